@@ -1,0 +1,143 @@
+"""Fixtures for the Blender tests, shared by both hosts they run in.
+
+* The PyPI ``bpy`` module: the repo root *is* the add-on package, so it is made importable as
+  ``collision_inspector`` through a symlink in a temporary directory, imported and registered.
+* Real Blender (``tests/blender/run_in_blender.py``): the extension was installed from the built zip,
+  the runner names its module in ``COLLISION_INSPECTOR_MODULE`` and it is enabled the way a user would.
+
+Tests reach submodules with ``importlib.import_module(addon.__name__ + ".ui.draw_geometry")`` and the
+operators with ``bpy.ops.collision_inspector.*``, so they read the same in both hosts.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from types import ModuleType
+from typing import Callable, Iterator, NamedTuple
+
+import bpy
+import pytest
+
+PACKAGE_NAME = "collision_inspector"
+MODULE_ENV = "COLLISION_INSPECTOR_MODULE"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+# Data blocks a test may create; empty_scene removes all of them so no test sees another's leftovers.
+SCENE_DATA = ("objects", "meshes", "curves", "fonts", "metaballs", "lights", "cameras", "materials")
+
+
+def installed_module_name() -> str | None:
+    """The installed extension's module name when running in real Blender, else None."""
+    return os.environ.get(MODULE_ENV) or None
+
+
+def in_real_blender() -> bool:
+    """True when the tests run in a Blender binary with the extension installed from its zip."""
+    return installed_module_name() is not None
+
+
+class AddonSwitch(NamedTuple):
+    """Turns the add-on off and on again the way its host does it."""
+
+    disable: Callable[[], None]
+    enable: Callable[[], None]
+
+
+def _enable_installed(name: str) -> ModuleType:
+    import addon_utils
+
+    if not addon_utils.check(name)[1]:
+        result = bpy.ops.preferences.addon_enable(module=name)
+        assert result == {"FINISHED"}, f"could not enable {name}: {result}"
+    return importlib.import_module(name)
+
+
+def _disable_installed(name: str) -> None:
+    result = bpy.ops.preferences.addon_disable(module=name)
+    assert result == {"FINISHED"}, f"could not disable {name}: {result}"
+
+
+def _import_from_repo(link_dir: Path) -> ModuleType:
+    """Import the repo root as the package ``collision_inspector`` without copying it."""
+    (link_dir / PACKAGE_NAME).symlink_to(REPO_ROOT, target_is_directory=True)
+    sys.path.insert(0, str(link_dir))
+    return importlib.import_module(PACKAGE_NAME)
+
+
+@pytest.fixture(scope="session")
+def addon() -> Iterator[ModuleType]:
+    """The registered add-on package module (``collision_inspector`` or ``bl_ext.<repo>.collision_inspector``)."""
+    name = installed_module_name()
+    if name:
+        yield _enable_installed(name)
+        return
+    link_dir = Path(tempfile.mkdtemp(prefix="collision_inspector_pkg_"))
+    try:
+        module = _import_from_repo(link_dir)
+        module.register()
+        yield module
+        module.unregister()
+    finally:
+        sys.path.remove(str(link_dir))
+        shutil.rmtree(link_dir)
+
+
+@pytest.fixture(scope="session")
+def addon_switch(addon: ModuleType) -> AddonSwitch:
+    """Disable/enable the add-on: addon_disable/addon_enable in real Blender, unregister/register with bpy."""
+    name = installed_module_name()
+    if name:
+        return AddonSwitch(lambda: _disable_installed(name), lambda: _enable_installed(name))
+    return AddonSwitch(addon.unregister, addon.register)
+
+
+def _remove_scene_data() -> None:
+    for collection_name in SCENE_DATA:
+        data = getattr(bpy.data, collection_name)
+        for block in list(data):
+            data.remove(block)
+    for scene in bpy.data.scenes:
+        for child in list(scene.collection.children):
+            scene.collection.children.unlink(child)
+    for collection in list(bpy.data.collections):
+        bpy.data.collections.remove(collection)
+    bpy.data.orphans_purge(do_recursive=True)
+
+
+def _reset_units(scene: bpy.types.Scene) -> None:
+    units = scene.unit_settings
+    units.system = "METRIC"
+    units.scale_length = 1.0
+    units.length_unit = "METERS"
+    units.use_separate = False
+    units.system_rotation = "DEGREES"
+
+
+def _reset_inspector(scene: bpy.types.Scene) -> None:
+    """Clear results and put every inspector setting back to its default."""
+    settings = scene.collision_inspector
+    for prop in settings.bl_rna.properties:
+        if prop.identifier == "rna_type":
+            continue
+        if prop.type == "COLLECTION":
+            getattr(settings, prop.identifier).clear()
+        elif not prop.is_readonly:
+            settings.property_unset(prop.identifier)
+
+
+@pytest.fixture
+def empty_scene(addon: ModuleType) -> bpy.types.Scene:
+    """The current scene with no objects or orphan data, no results, default settings and metric units."""
+    scene = bpy.context.scene
+    for other in [s for s in bpy.data.scenes if s != scene]:
+        bpy.data.scenes.remove(other)
+    _remove_scene_data()
+    _reset_units(scene)
+    _reset_inspector(scene)
+    scene.frame_set(1)
+    return scene

@@ -1,0 +1,48 @@
+"""Lengths as text in the scene's units (metric, imperial or none), as Blender's own fields show them."""
+
+import bpy
+
+# Scene "Length" units that fix the display unit: metres per unit, and the suffix Blender parses.
+_FIXED_LENGTH_UNITS = {
+    'KILOMETERS': (1e3, " km"),
+    'METERS': (1.0, " m"),
+    'CENTIMETERS': (1e-2, " cm"),
+    'MILLIMETERS': (1e-3, " mm"),
+    'MICROMETERS': (1e-6, " \u00b5m"),
+    'MILES': (1609.344, " mi"),
+    'FEET': (0.3048, "'"),
+    'INCHES': (0.0254, "\""),
+    'THOU': (2.54e-5, " thou"),
+}
+
+
+def format_length(value: float, scene: bpy.types.Scene, precision: int = 3) -> str:
+    """``value`` (Blender units, i.e. metres at unit scale 1) as the scene displays lengths.
+
+    Honours the unit system, the unit scale (``scale_length``), a fixed length unit (e.g. always
+    millimetres) and "Separate Units" (``1' 2"``). ``precision`` is the number of digits Blender keeps.
+    """
+    units = scene.unit_settings
+    scaled = value * units.scale_length
+    if units.system == 'NONE':
+        return bpy.utils.units.to_string('NONE', 'LENGTH', scaled, precision=precision).strip()
+    fixed = _FIXED_LENGTH_UNITS.get(units.length_unit)
+    if fixed is not None and not units.use_separate:
+        metres_per_unit, suffix = fixed
+        return f"{_significant(scaled / metres_per_unit, precision)}{suffix}"
+    return bpy.utils.units.to_string(
+        units.system,
+        'LENGTH',
+        scaled,
+        precision=precision,
+        split_unit=units.use_separate,
+        compatible_unit=False,
+    ).strip()
+
+
+def _significant(number: float, digits: int) -> str:
+    """``number`` with ``digits`` significant digits, without an exponent for everyday magnitudes."""
+    text = f"{number:.{max(digits, 1)}g}"
+    if "e" in text and 1e-6 <= abs(number) < 1e15:
+        text = f"{number:.{digits + 6}f}".rstrip("0").rstrip(".")
+    return text

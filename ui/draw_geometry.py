@@ -1,0 +1,182 @@
+"""Overlay geometry as plain arrays: arrows, witness points and label anchors for the analysed pairs.
+
+Pure numpy (no bpy, no gpu) so that it is tested without a GPU; ``overlay`` turns the arrays into
+batches. Everything is vectorised over results. World-space input, world-space lines and triangles
+out (drawn in POST_VIEW), label anchors in region pixels (drawn in POST_PIXEL).
+
+What is drawn per status (conventions of ``core.Contact``):
+
+- penetrating: an arrow from ``point_b`` to ``point_a`` (``point_a - point_b == depth * normal``), so
+  its length is the depth and it points along the normal;
+- touching: an arrow of fixed on-screen length from ``point_b`` along the normal (the depth is ~0);
+- separated: a line between the closest points (``point_b - point_a == distance * normal``);
+- every status: both witness points.
+
+Arrow heads keep a minimum on-screen size so they stay readable when zoomed out; with
+``fixed_length_px`` every arrow gets that on-screen length (for depths too small to see).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+STATUSES = ('penetrating', 'touching', 'separated')
+PENETRATING, TOUCHING, SEPARATED = range(3)
+
+
+@dataclass(frozen=True)
+class ResultArrays:
+    """The analysed pairs as arrays (N results): what the overlay caches between redraws."""
+
+    points_a: np.ndarray  # (N, 3) witness points on A, world space
+    points_b: np.ndarray  # (N, 3) witness points on B, world space
+    normals: np.ndarray  # (N, 3) unit normals from A toward B
+    depths: np.ndarray  # (N,) penetration depths (>= 0)
+    statuses: np.ndarray  # (N,) status codes: PENETRATING, TOUCHING or SEPARATED
+
+    @classmethod
+    def empty(cls) -> ResultArrays:
+        return cls(np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0), np.zeros(0, dtype=np.int8))
+
+    def __len__(self) -> int:
+        return len(self.statuses)
+
+
+@dataclass(frozen=True)
+class ArrowStyle:
+    """On-screen sizes, in pixels, and the colours per status."""
+
+    colors: np.ndarray  # (3, 4) RGBA, rows indexed by status code
+    head_scale: float = 1.0  # factor on head sizes (the user's "Arrow Scale")
+    fixed_length_px: float | None = None  # every arrow this long on screen; None: true lengths
+    touching_length_px: float = 40.0  # touching arrows (depth ~0) always have an on-screen length
+    min_head_px: float = 12.0  # heads are at least this long on screen (times head_scale)
+    head_fraction: float = 0.2  # heads are at least this fraction of the arrow's length
+    head_width_ratio: float = 0.6  # head width over head length
+    label_size_px: float = 14.0  # font size, to centre labels beside vertical arrows
+    label_offset_px: float = 10.0  # gap between an arrow and its label
+
+
+@dataclass(frozen=True)
+class OverlayGeometry:
+    """What to draw for one view: vertex arrays with one RGBA colour per vertex, label anchors per result."""
+
+    line_coords: np.ndarray  # (2L, 3) segment end points, world space
+    line_colors: np.ndarray  # (2L, 4)
+    triangle_coords: np.ndarray  # (3T, 3) arrow heads, world space
+    triangle_colors: np.ndarray  # (3T, 4)
+    point_coords: np.ndarray  # (P, 3) witness points, world space
+    point_colors: np.ndarray  # (P, 4)
+    label_anchors: np.ndarray  # (N, 2) region pixels, bottom-left of each result's label text
+    label_visible: np.ndarray  # (N,) False for labels whose anchor is behind the camera
+
+
+def status_codes(statuses: list[str]) -> np.ndarray:
+    """Status names ('penetrating', ...) as codes indexing ``STATUSES``."""
+    return np.array([STATUSES.index(s) for s in statuses], dtype=np.int8)
+
+
+def project_to_pixels(points: np.ndarray, view_projection: np.ndarray, size: tuple[float, float]):
+    """Region pixel coordinates (N, 2) of world points and their clip-space w (N,) (w <= 0: behind the eye)."""
+    homogeneous = np.hstack([points, np.ones((len(points), 1))]) @ np.asarray(view_projection).T
+    w = homogeneous[:, 3]
+    safe_w = np.where(np.abs(w) < 1e-12, 1e-12, w)
+    ndc = homogeneous[:, :2] / safe_w[:, None]
+    pixels = (ndc + 1.0) * 0.5 * np.asarray(size, dtype=float)
+    return pixels, w
+
+
+def pixels_per_unit(w: np.ndarray, projection: np.ndarray, size: tuple[float, float]) -> np.ndarray:
+    """On-screen pixels per world unit, for lengths across the view at points of clip-space ``w``.
+
+    Holds for Blender's perspective and orthographic matrices (no x/y term in the projection's w row).
+    """
+    scale = 0.5 * size[0] * abs(float(np.asarray(projection)[0, 0]))
+    return scale / np.maximum(np.abs(w), 1e-12)
+
+
+def _unit_rows(vectors: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+    """Rows normalised; rows too short to have a direction become ``fallback``."""
+    lengths = np.linalg.norm(vectors, axis=1)
+    good = lengths > 1e-9
+    out = np.broadcast_to(fallback, vectors.shape).copy()
+    out[good] = vectors[good] / lengths[good, None]
+    return out
+
+
+def compute_overlay_geometry(
+    results: ResultArrays,
+    view_matrix: np.ndarray,
+    projection_matrix: np.ndarray,
+    size: tuple[float, float],
+    style: ArrowStyle,
+) -> OverlayGeometry:
+    """Lines, arrow-head triangles, witness points and label anchors of ``results`` seen in this view.
+
+    ``view_matrix`` is world to eye (4x4), ``projection_matrix`` eye to clip (4x4), ``size`` the
+    region's (width, height) in pixels. Head sizes and fixed lengths depend on the view; the rest
+    does not.
+    """
+    view_matrix = np.asarray(view_matrix, dtype=float)
+    projection_matrix = np.asarray(projection_matrix, dtype=float)
+    view_projection = projection_matrix @ view_matrix
+    camera_right, camera_forward = view_matrix[0, :3], -view_matrix[2, :3]
+    colors = np.asarray(style.colors, dtype=np.float32)[results.statuses]
+
+    starts, ends = results.points_b, results.points_a.copy()
+    is_arrow = results.statuses != SEPARATED
+    directions = _unit_rows(results.normals, camera_right)
+    _, start_w = project_to_pixels(starts, view_projection, size)
+    ppu = pixels_per_unit(start_w, projection_matrix, size)
+
+    lengths = np.where(results.statuses == PENETRATING, results.depths, style.touching_length_px / ppu)
+    if style.fixed_length_px is not None:
+        lengths = np.full(len(results), style.fixed_length_px) / ppu
+    ends[is_arrow] = starts[is_arrow] + directions[is_arrow] * lengths[is_arrow, None]
+
+    head_lengths = np.maximum(style.head_fraction * lengths, style.min_head_px / ppu) * style.head_scale
+    shaft_ends = ends - directions * np.minimum(head_lengths, lengths)[:, None]
+    shaft_ends[~is_arrow] = ends[~is_arrow]
+
+    sides = _unit_rows(np.cross(directions, camera_forward), camera_right)
+    half_widths = 0.5 * style.head_width_ratio * head_lengths
+    head_bases = ends - directions * head_lengths[:, None]
+    tips = ends[is_arrow]
+    left = (head_bases + sides * half_widths[:, None])[is_arrow]
+    right = (head_bases - sides * half_widths[:, None])[is_arrow]
+
+    line_coords = np.stack([starts, shaft_ends], axis=1).reshape(-1, 3)
+    triangle_coords = np.stack([tips, left, right], axis=1).reshape(-1, 3)
+    point_coords = np.stack([results.points_a, results.points_b], axis=1).reshape(-1, 3)
+    anchors, anchor_w = _label_anchors(starts, ends, view_projection, size, style)
+    return OverlayGeometry(
+        line_coords=line_coords.astype(np.float32),
+        line_colors=np.repeat(colors, 2, axis=0),
+        triangle_coords=triangle_coords.astype(np.float32),
+        triangle_colors=np.repeat(colors[is_arrow], 3, axis=0),
+        point_coords=point_coords.astype(np.float32),
+        point_colors=np.repeat(colors, 2, axis=0),
+        label_anchors=anchors,
+        label_visible=anchor_w > 0,
+    )
+
+
+def _label_anchors(starts, ends, view_projection, size, style: ArrowStyle):
+    """Pixel anchors beside the middle of each drawn segment, on its right (or upper) side.
+
+    blf writes rightwards from the anchor, so putting the anchor on the side of the segment that faces
+    +x (or +y for horizontal segments) keeps the text off the arrow.
+    """
+    both, w = project_to_pixels(np.vstack([starts, ends]), view_projection, size)
+    start_px, end_px = both[: len(starts)], both[len(starts):]
+    along = end_px - start_px
+    normals = _unit_rows(np.stack([along[:, 1], -along[:, 0]], axis=1), np.array([1.0, 0.0]))
+    flip = (normals[:, 0] < -1e-6) | ((np.abs(normals[:, 0]) <= 1e-6) & (normals[:, 1] < 0))
+    normals[flip] *= -1.0
+    middles = 0.5 * (start_px + end_px)
+    anchors = middles + normals * style.label_offset_px
+    anchors[:, 1] -= 0.35 * style.label_size_px * np.abs(normals[:, 0])
+    middle_w = 0.5 * (w[: len(starts)] + w[len(starts):])
+    return anchors, middle_w

@@ -1,0 +1,27 @@
+"""Remove the stored results, and with them the viewport overlay."""
+
+import bpy
+
+from ..ui import overlay
+
+
+class COLLISION_INSPECTOR_OT_clear(bpy.types.Operator):
+    """Remove all collision results and their arrows and labels from the viewport"""
+
+    bl_idname = "collision_inspector.clear"
+    bl_label = "Clear Results"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        if not context.scene.collision_inspector.results:
+            cls.poll_message_set("No results to clear")
+            return False
+        return True
+
+    def execute(self, context: bpy.types.Context) -> set:
+        settings = context.scene.collision_inspector
+        settings.results.clear()
+        settings.active_result_index = 0
+        overlay.refresh()
+        return {'FINISHED'}

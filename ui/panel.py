@@ -1,0 +1,132 @@
+"""Sidebar tab "Collision" in the 3D viewport: buttons, tolerances, display options and results."""
+
+import bpy
+
+from .units import format_length
+
+
+class COLLISION_INSPECTOR_UL_results(bpy.types.UIList):
+    """One row per analysed pair: "A ↔ B", status and its length in scene units."""
+
+    def draw_item(self, context, layout, _data, item, _icon, _active_data, _active_property, _index=0, _flt_flag=0):
+        row = layout.row(align=True)
+        row.label(text=item.label, icon=item.status_icon)
+        value = row.row()
+        value.alignment = 'RIGHT'
+        value.label(text=f"{item.status} {format_length(item.value, context.scene)}")
+
+
+class _SidebarPanel:
+    """Where all panels live: the 3D viewport's sidebar, tab "Collision"."""
+
+    bl_space_type = 'VIEW_3D'
+    bl_region_type = 'UI'
+    bl_category = "Collision"
+
+
+class COLLISION_INSPECTOR_PT_main(_SidebarPanel, bpy.types.Panel):
+    """Analyse and clear."""
+
+    bl_label = "Collision Inspector"
+
+    def draw(self, context):
+        row = self.layout.row(align=True)
+        row.operator("collision_inspector.analyze", icon='MOD_PHYSICS')
+        row.operator("collision_inspector.clear", icon='X', text="Clear")
+
+
+class COLLISION_INSPECTOR_PT_tolerances(_SidebarPanel, bpy.types.Panel):
+    """Solver accuracy and the touch band."""
+
+    bl_label = "Tolerances"
+    bl_parent_id = "COLLISION_INSPECTOR_PT_main"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw(self, context):
+        settings = context.scene.collision_inspector
+        layout = self.layout
+        layout.use_property_split = True
+        layout.prop(settings, "tolerance")
+        layout.prop(settings, "touch_tolerance")
+        layout.prop(settings, "max_iterations")
+
+
+class COLLISION_INSPECTOR_PT_display(_SidebarPanel, bpy.types.Panel):
+    """How the overlay draws arrows and labels."""
+
+    bl_label = "Display"
+    bl_parent_id = "COLLISION_INSPECTOR_PT_main"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw(self, context):
+        settings = context.scene.collision_inspector
+        layout = self.layout
+        layout.use_property_split = True
+        layout.prop(settings, "show_arrows")
+        arrows = layout.column()
+        arrows.active = settings.show_arrows
+        arrows.prop(settings, "arrow_scale")
+        arrows.prop(settings, "fixed_length_arrows")
+        length = arrows.column()
+        length.active = settings.fixed_length_arrows
+        length.prop(settings, "fixed_arrow_length")
+        layout.prop(settings, "show_labels")
+        labels = layout.column()
+        labels.active = settings.show_labels
+        labels.prop(settings, "label_size")
+        colors = layout.column(heading="Colours")
+        colors.prop(settings, "color_penetrating")
+        colors.prop(settings, "color_touching")
+        colors.prop(settings, "color_separated")
+
+
+class COLLISION_INSPECTOR_PT_results(_SidebarPanel, bpy.types.Panel):
+    """The analysed pairs, and the details of the active one."""
+
+    bl_label = "Results"
+    bl_parent_id = "COLLISION_INSPECTOR_PT_main"
+
+    def draw(self, context):
+        scene = context.scene
+        settings = scene.collision_inspector
+        layout = self.layout
+        if not settings.results:
+            layout.label(text="Select two or more objects and analyse")
+            return
+        layout.template_list(
+            "COLLISION_INSPECTOR_UL_results", "", settings, "results", settings, "active_result_index", rows=3
+        )
+        if not 0 <= settings.active_result_index < len(settings.results):
+            return
+        result = settings.results[settings.active_result_index]
+        for line in result_details(result, scene):
+            layout.label(text=line)
+        if result.hull_note:
+            note = layout.column(align=True)
+            note.alert = True
+            note.label(text="Convex hull caveat:", icon='ERROR')
+            note.label(text=result.hull_note)
+
+
+def result_details(result, scene: bpy.types.Scene) -> list:
+    """Detail lines of one result in scene units: signed distance, normal, witness points."""
+
+    def point(vector) -> str:
+        return ", ".join(format_length(component, scene) for component in vector)
+
+    return [
+        f"Signed distance: {format_length(result.signed_distance, scene)}",
+        f"Touch tolerance: {format_length(result.tolerance, scene)}",
+        "Normal (A\u2192B): " + ", ".join(f"{component:.4f}" for component in result.normal),
+        f"Point on A: {point(result.point_a)}",
+        f"Point on B: {point(result.point_b)}",
+    ]
+
+
+CLASSES = (
+    COLLISION_INSPECTOR_UL_results,
+    COLLISION_INSPECTOR_PT_main,
+    COLLISION_INSPECTOR_PT_tolerances,
+    COLLISION_INSPECTOR_PT_display,
+    COLLISION_INSPECTOR_PT_results,
+)

@@ -1,0 +1,320 @@
+"""Viewport overlay: witness points and arrows (POST_VIEW, ``gpu``) and value labels (POST_PIXEL, ``blf``).
+
+The draw callbacks only read ``scene.collision_inspector``; they never compute collisions. Two caches
+keep them cheap:
+
+- the results as numpy arrays plus label texts, rebuilt when ``refresh()`` was called (the operators,
+  display settings, undo/redo and file loads call it) or a cheap key changes (number of results,
+  display settings, unit settings);
+- GPU batches and label anchors per view (head sizes depend on the zoom), rebuilt when the view
+  matrices or the region size change.
+
+``draw_scene_overlay`` draws everything for an explicit view into the bound framebuffer; the tests
+and ``snapshot`` use it with a camera's matrices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import blf
+import bpy
+import gpu
+import numpy as np
+from bpy.app.handlers import persistent
+from gpu_extras.batch import batch_for_shader
+from mathutils import Matrix
+
+from . import draw_geometry
+from .units import format_length
+
+LINE_WIDTH_PX = 2.0
+POINT_SIZE_PX = 7.0
+FONT_ID = 0
+_MAX_CACHED_VIEWS = 8
+
+_draw_handles: list = []
+_cache: dict = {"generation": 0, "scene": None, "views": {}}
+
+
+@dataclass(frozen=True)
+class _SceneDrawing:
+    """What the overlay draws for one scene, independent of the view."""
+
+    results: draw_geometry.ResultArrays
+    texts: tuple[str, ...]
+    style: draw_geometry.ArrowStyle
+    show_arrows: bool
+    show_labels: bool
+
+
+@dataclass(frozen=True)
+class _ViewDrawing:
+    """GPU batches and label anchors of one scene in one view."""
+
+    lines: object
+    triangles: object
+    points: object
+    labels: tuple[tuple[float, float, str, tuple[float, ...]], ...]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Handlers
+
+
+def add_handlers() -> None:
+    """Add the viewport draw callbacks and the file/undo handlers, once (calling again changes nothing)."""
+    if not _draw_handles:
+        space = bpy.types.SpaceView3D
+        _draw_handles.append(space.draw_handler_add(_draw_post_view, (), 'WINDOW', 'POST_VIEW'))
+        _draw_handles.append(space.draw_handler_add(_draw_post_pixel, (), 'WINDOW', 'POST_PIXEL'))
+    for handler_list in _app_handler_lists():
+        _remove_same_function(handler_list, _on_data_replaced)
+        handler_list.append(_on_data_replaced)
+    refresh()
+
+
+def remove_handlers() -> None:
+    """Remove everything ``add_handlers`` added and drop the caches (safe to call twice)."""
+    for handle in _draw_handles:
+        bpy.types.SpaceView3D.draw_handler_remove(handle, 'WINDOW')
+    _draw_handles.clear()
+    for handler_list in _app_handler_lists():
+        _remove_same_function(handler_list, _on_data_replaced)
+    refresh()
+
+
+def handlers_installed() -> bool:
+    """True when the viewport callbacks are active."""
+    return bool(_draw_handles)
+
+
+def refresh() -> None:
+    """Results or settings changed: drop the cached drawing and redraw every 3D viewport.
+
+    Safe without a window manager (background mode) and with no open windows.
+    """
+    _cache["generation"] += 1
+    _cache["scene"] = None
+    _cache["views"].clear()
+    for window_manager in getattr(bpy.data, "window_managers", ()):
+        for window in window_manager.windows:
+            for area in window.screen.areas:
+                if area.type == 'VIEW_3D':
+                    area.tag_redraw()
+
+
+def _app_handler_lists() -> tuple:
+    handlers = bpy.app.handlers
+    return handlers.load_post, handlers.undo_post, handlers.redo_post
+
+
+def _remove_same_function(handler_list, function) -> None:
+    """Remove ``function`` and copies of it left by an earlier import of this module (add-on reload)."""
+    for existing in list(handler_list):
+        if getattr(existing, "__qualname__", None) == function.__qualname__ and (
+            getattr(existing, "__module__", None) == function.__module__
+        ):
+            handler_list.remove(existing)
+
+
+@persistent
+def _on_data_replaced(*_args) -> None:
+    """File loaded, undo or redo: the cached results may point to data that no longer exists."""
+    refresh()
+
+
+def _draw_post_view() -> None:
+    view = _current_view_drawing()
+    if view is not None:
+        _draw_batches(view, bpy.context.region.width, bpy.context.region.height)
+
+
+def _draw_post_pixel() -> None:
+    view = _current_view_drawing()
+    if view is not None:
+        _draw_labels(view)
+
+
+def _current_view_drawing() -> _ViewDrawing | None:
+    context = bpy.context
+    region, region_3d = context.region, context.region_data
+    if region is None or region_3d is None:
+        return None
+    return _view_drawing(
+        context.scene, region_3d.view_matrix, region_3d.window_matrix, region.width, region.height
+    )
+
+
+# ---------------------------------------------------------------------------------------------------
+# Drawing
+
+
+def draw_scene_overlay(scene: bpy.types.Scene, view_matrix: Matrix, projection_matrix: Matrix, width: int,
+                       height: int) -> None:
+    """Draw the overlay of ``scene`` as seen through the given view into the bound framebuffer.
+
+    ``view_matrix`` maps world to eye space, ``projection_matrix`` eye to clip space, ``width`` and
+    ``height`` are the framebuffer's size in pixels. Arrows, points and labels as in the viewport.
+    """
+    view = _view_drawing(scene, view_matrix, projection_matrix, width, height)
+    if view is None:
+        return
+    with gpu.matrix.push_pop(), gpu.matrix.push_pop_projection():
+        gpu.matrix.load_matrix(view_matrix)
+        gpu.matrix.load_projection_matrix(projection_matrix)
+        _draw_batches(view, width, height)
+        gpu.matrix.load_identity()
+        gpu.matrix.load_projection_matrix(_pixel_projection(width, height))
+        _draw_labels(view)
+
+
+def _pixel_projection(width: int, height: int) -> Matrix:
+    """Projection for region pixel coordinates (origin bottom left), as in POST_PIXEL callbacks."""
+    return Matrix((
+        (2.0 / width, 0.0, 0.0, -1.0),
+        (0.0, 2.0 / height, 0.0, -1.0),
+        (0.0, 0.0, -1.0, 0.0),
+        (0.0, 0.0, 0.0, 1.0),
+    ))
+
+
+def _draw_batches(view: _ViewDrawing, width: int, height: int) -> None:
+    if view.lines is None and view.triangles is None and view.points is None:
+        return
+    gpu.state.blend_set('ALPHA')
+    gpu.state.depth_test_set('NONE')
+    if view.lines is not None:
+        shader = gpu.shader.from_builtin('POLYLINE_FLAT_COLOR')
+        shader.bind()
+        shader.uniform_float("viewportSize", (width, height))
+        shader.uniform_float("lineWidth", LINE_WIDTH_PX)
+        view.lines.draw(shader)
+    if view.triangles is not None:
+        view.triangles.draw(gpu.shader.from_builtin('FLAT_COLOR'))
+    if view.points is not None:
+        point_size, batch = view.points
+        gpu.state.point_size_set(point_size)
+        batch.draw(gpu.shader.from_builtin('POINT_FLAT_COLOR'))
+        gpu.state.point_size_set(1.0)
+    gpu.state.blend_set('NONE')
+
+
+def _draw_labels(view: _ViewDrawing) -> None:
+    if not view.labels:
+        return
+    blf.enable(FONT_ID, blf.SHADOW)
+    blf.shadow(FONT_ID, 3, 0.0, 0.0, 0.0, 0.9)
+    blf.shadow_offset(FONT_ID, 1, -1)
+    for x, y, text, (size, *rgba) in view.labels:
+        blf.size(FONT_ID, size)
+        blf.color(FONT_ID, *rgba)
+        blf.position(FONT_ID, x, y, 0.0)
+        blf.draw(FONT_ID, text)
+    blf.disable(FONT_ID, blf.SHADOW)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Caches
+
+
+def _view_drawing(scene, view_matrix: Matrix, projection_matrix: Matrix, width: int, height: int):
+    """The cached drawing of ``scene`` in this view, or None when there is nothing to draw."""
+    drawing = _scene_drawing(scene)
+    if drawing is None or not (drawing.show_arrows or drawing.show_labels):
+        return None
+    key = (view_matrix.copy().freeze(), projection_matrix.copy().freeze(), width, height)
+    views = _cache["views"]
+    view = views.get(key)
+    if view is None:
+        if len(views) >= _MAX_CACHED_VIEWS:
+            views.clear()
+        view = views[key] = _build_view(drawing, np.array(view_matrix), np.array(projection_matrix), width, height)
+    return view
+
+
+def _build_view(drawing: _SceneDrawing, view_matrix, projection_matrix, width, height) -> _ViewDrawing:
+    geometry = draw_geometry.compute_overlay_geometry(
+        drawing.results, view_matrix, projection_matrix, (width, height), drawing.style
+    )
+    lines = triangles = points = None
+    if drawing.show_arrows:
+        lines = _batch('POLYLINE_FLAT_COLOR', 'LINES', geometry.line_coords, geometry.line_colors)
+        triangles = _batch('FLAT_COLOR', 'TRIS', geometry.triangle_coords, geometry.triangle_colors)
+        point_batch = _batch('POINT_FLAT_COLOR', 'POINTS', geometry.point_coords, geometry.point_colors)
+        points = None if point_batch is None else (POINT_SIZE_PX * drawing.style.head_scale, point_batch)
+    labels = ()
+    if drawing.show_labels:
+        colors = np.asarray(drawing.style.colors)[drawing.results.statuses]
+        size = drawing.style.label_size_px
+        labels = tuple(
+            (float(x), float(y), text, (size, *map(float, rgba)))
+            for (x, y), visible, text, rgba in zip(geometry.label_anchors, geometry.label_visible, drawing.texts,
+                                                   colors)
+            if visible
+        )
+    return _ViewDrawing(lines, triangles, points, labels)
+
+
+def _batch(shader_name: str, primitive: str, coords: np.ndarray, colors: np.ndarray):
+    if len(coords) == 0:
+        return None
+    return batch_for_shader(gpu.shader.from_builtin(shader_name), primitive, {"pos": coords, "color": colors})
+
+
+def _scene_drawing(scene) -> _SceneDrawing | None:
+    """Results and display settings of ``scene``, re-read only when refreshed or the cheap key changed."""
+    settings = getattr(scene, "collision_inspector", None)
+    if settings is None:
+        return None
+    key = (_cache["generation"], scene.as_pointer(), len(settings.results), *_settings_key(settings),
+           *_units_key(scene.unit_settings))
+    cached = _cache["scene"]
+    if cached is None or cached[0] != key:
+        drawing = _read_scene(scene, settings) if len(settings.results) else None
+        cached = _cache["scene"] = (key, drawing)
+        _cache["views"].clear()
+    return cached[1]
+
+
+def _settings_key(settings) -> tuple:
+    return (
+        settings.show_arrows, settings.show_labels, settings.arrow_scale, settings.fixed_length_arrows,
+        settings.fixed_arrow_length, settings.label_size, tuple(settings.color_penetrating),
+        tuple(settings.color_touching), tuple(settings.color_separated),
+    )
+
+
+def _units_key(units) -> tuple:
+    return units.system, units.scale_length, units.length_unit, units.use_separate
+
+
+def _read_scene(scene, settings) -> _SceneDrawing:
+    results = settings.results
+    count = len(results)
+    vectors = {}
+    for name in ("point_a", "point_b", "normal"):
+        flat = np.empty(count * 3, dtype=np.float64)
+        results.foreach_get(name, flat)
+        vectors[name] = flat.reshape(count, 3)
+    depths = np.empty(count, dtype=np.float64)
+    results.foreach_get("depth", depths)
+    statuses = draw_geometry.status_codes([result.status for result in results])
+    arrays = draw_geometry.ResultArrays(vectors["point_a"], vectors["point_b"], vectors["normal"], depths, statuses)
+    style = draw_geometry.ArrowStyle(
+        colors=np.array([settings.color_penetrating, settings.color_touching, settings.color_separated]),
+        head_scale=settings.arrow_scale,
+        fixed_length_px=settings.fixed_arrow_length if settings.fixed_length_arrows else None,
+        label_size_px=float(settings.label_size),
+    )
+    texts = tuple(_label_text(result, scene) for result in results)
+    return _SceneDrawing(arrays, texts, style, settings.show_arrows, settings.show_labels)
+
+
+def _label_text(result, scene) -> str:
+    """The label next to a result's arrow: its depth or gap in scene units."""
+    if result.status == 'penetrating':
+        return f"depth {format_length(result.depth, scene)}"
+    if result.status == 'separated':
+        return f"gap {format_length(result.distance, scene)}"
+    return "touching"

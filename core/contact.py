@@ -1,0 +1,64 @@
+"""The answer for one pair of shapes, with the sign conventions of the physics-engine literature."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: Status values, from the touch band: |signed_distance| <= touch tolerance is 'touching'.
+SEPARATED, TOUCHING, PENETRATING = "separated", "touching", "penetrating"
+
+
+def classify(signed_distance: float, touch_tolerance: float) -> str:
+    """'touching' within the band, else 'penetrating' (negative) or 'separated' (positive)."""
+    if abs(signed_distance) <= touch_tolerance:
+        return TOUCHING
+    return PENETRATING if signed_distance < 0.0 else SEPARATED
+
+
+@dataclass(frozen=True)
+class Contact:
+    """Contact between shapes A and B, world space.
+
+    Conventions (exact up to rounding):
+    - ``normal`` is a unit vector from A toward B, and always
+      ``point_a - point_b == -signed_distance * normal``.
+    - Penetrating (``signed_distance < 0``): ``point_a - point_b == depth * normal``; moving B by
+      ``depth * normal`` separates the shapes. ``point_a`` is A's deepest point inside B.
+    - Separated: ``point_b - point_a == distance * normal``; the points are closest points.
+    - ``bounds`` is a (lower, upper) interval certain to hold the true signed distance.
+    - ``status`` is 'touching' when ``|signed_distance| <= tolerance`` (the touch band used).
+    - ``solver_status``: 'converged'; 'iteration_limit' (best answer at the cap, see ``bounds``);
+      'stalled' (rounding stopped EPA's refinement, see ``bounds``); 'degenerate' (A - B is flat,
+      a segment or a point, so nothing can be deeper than zero and the answer is GJK's distance).
+    """
+
+    status: str
+    signed_distance: float
+    normal: np.ndarray
+    point_a: np.ndarray
+    point_b: np.ndarray
+    bounds: tuple[float, float]
+    tolerance: float
+    gjk_iterations: int
+    epa_iterations: int
+    solver_status: str
+    tangents: np.ndarray = field(repr=False)
+
+    @property
+    def colliding(self) -> bool:
+        """The shapes touch or overlap (within the touch band)."""
+        return self.status != SEPARATED
+
+    @property
+    def depth(self) -> float:
+        return max(0.0, -self.signed_distance)
+
+    @property
+    def distance(self) -> float:
+        return max(0.0, self.signed_distance)
+
+    @property
+    def iterations(self) -> int:
+        return self.gjk_iterations + self.epa_iterations

@@ -1,0 +1,169 @@
+"""Convex shapes as support mappings: polytopes (hulls of point clouds), boxes and spheres.
+
+Every shape is a local body mapped to the world by an affine transform ``x -> L x + t``. The support
+point of the mapped body along ``d`` is ``L · support_local(Lᵀ d) + t``, so moving a shape only swaps
+its transform and never touches the (prepared) points. A shape may carry a ``margin``: the body is
+then its core inflated by a ball of that radius (a sphere is a point with a margin), which the solver
+adds exactly after working on the cores.
+
+Support points are plain float 3-tuples: the solver's per-iteration arithmetic on three numbers is
+faster in Python floats than in tiny numpy arrays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .support_index import SupportIndex
+from .validation import as_affine, as_length, as_points, as_vector3
+
+Vec3 = tuple[float, float, float]
+
+#: Point clouds at least this large get a spatial index; below it a full scan is faster.
+INDEX_MIN_POINTS = 4096
+
+
+class Shape:
+    """Base: an affine map (``linear`` may be None for identity) applied to a local convex body."""
+
+    margin: float = 0.0
+
+    def __init__(self, linear: np.ndarray | None, offset: np.ndarray):
+        self._linear = None if linear is None or np.array_equal(linear, np.eye(3)) else linear
+        self._offset = np.asarray(offset, dtype=np.float64)
+        self._rows = None if self._linear is None else tuple(map(tuple, self._linear.tolist()))
+        self._t = tuple(self._offset.tolist())
+
+    # -- what subclasses provide ---------------------------------------------------------------
+    def _local_support(self, direction: Vec3) -> Vec3:
+        raise NotImplementedError
+
+    def _with_affine(self, linear: np.ndarray | None, offset: np.ndarray) -> "Shape":
+        raise NotImplementedError
+
+    # -- shared ----------------------------------------------------------------------------------
+    def support(self, d: Vec3) -> Vec3:
+        """Farthest point of the core body (without margin) along ``d``, in world space."""
+        rows, (tx, ty, tz) = self._rows, self._t
+        if rows is None:
+            px, py, pz = self._local_support(d)
+            return (px + tx, py + ty, pz + tz)
+        (a, b, c), (e, f, g), (h, i, j) = rows
+        dx, dy, dz = d
+        px, py, pz = self._local_support((a * dx + e * dy + h * dz, b * dx + f * dy + i * dz,
+                                          c * dx + g * dy + j * dz))
+        return (a * px + b * py + c * pz + tx, e * px + f * py + g * pz + ty,
+                h * px + i * py + j * pz + tz)
+
+    def transformed(self, matrix) -> "Shape":
+        """This shape moved by the 4x4 affine ``matrix`` (applied after its current transform)."""
+        linear, offset = as_affine(matrix, "matrix")
+        current = np.eye(3) if self._linear is None else self._linear
+        return self._with_affine(linear @ current, linear @ self._offset + offset)
+
+    def translated(self, offset) -> "Shape":
+        """This shape shifted by ``offset``; the solver uses it to work in a pair-local frame."""
+        return self._with_affine(self._linear, self._offset + np.asarray(offset, dtype=np.float64))
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Exact world-space axis-aligned bounding box (margin included)."""
+        low = [self.support(tuple(-e))[k] for k, e in enumerate(np.eye(3))]
+        high = [self.support(tuple(e))[k] for k, e in enumerate(np.eye(3))]
+        return np.array(low) - self.margin, np.array(high) + self.margin
+
+
+class Polytope(Shape):
+    """The convex hull of a point cloud (e.g. a mesh's vertices), optionally transformed.
+
+    Flat clouds (a plane), segments and single points are valid. Clouds of ``INDEX_MIN_POINTS`` or
+    more points get a ``SupportIndex`` unless ``index=False`` (for one-shot queries, where building
+    it costs more than it saves).
+    """
+
+    def __init__(self, points, transform=None, *, index: bool = True):
+        cloud = as_points(points, "points")
+        linear, offset = (None, np.zeros(3)) if transform is None else as_affine(transform, "transform")
+        self._index = SupportIndex(cloud) if index and len(cloud) >= INDEX_MIN_POINTS else None
+        self._points = cloud if self._index is None else self._index.points
+        super().__init__(linear, offset)
+
+    @property
+    def points(self) -> np.ndarray:
+        """The local points (possibly reordered by the index)."""
+        return self._points
+
+    def _local_support(self, d: Vec3) -> Vec3:
+        direction = np.array(d)
+        if self._index is not None:
+            return tuple(self._points[self._index.argmax(direction)].tolist())
+        return tuple(self._points[int(np.argmax(self._points @ direction))].tolist())
+
+    def _with_affine(self, linear, offset) -> "Polytope":
+        moved = object.__new__(Polytope)
+        moved._index, moved._points = self._index, self._points
+        Shape.__init__(moved, linear, offset)
+        return moved
+
+
+class Box(Shape):
+    """A box centred at its local origin with the given half extents, optionally transformed."""
+
+    def __init__(self, half_extents, transform=None):
+        half = as_vector3(half_extents, "half_extents")
+        if (half < 0).any():
+            raise ValueError(f"half_extents must be non-negative, got {half.tolist()}")
+        self._half = tuple(half.tolist())
+        linear, offset = (None, np.zeros(3)) if transform is None else as_affine(transform, "transform")
+        super().__init__(linear, offset)
+
+    def _local_support(self, d: Vec3) -> Vec3:
+        hx, hy, hz = self._half
+        return (hx if d[0] >= 0 else -hx, hy if d[1] >= 0 else -hy, hz if d[2] >= 0 else -hz)
+
+    def _with_affine(self, linear, offset) -> "Box":
+        moved = object.__new__(Box)
+        moved._half = self._half
+        Shape.__init__(moved, linear, offset)
+        return moved
+
+
+class Sphere(Shape):
+    """A ball: its core is the centre point and its radius is a margin, so answers are exact."""
+
+    def __init__(self, center, radius):
+        self.margin = as_length(radius, "radius")
+        super().__init__(None, as_vector3(center, "center"))
+
+    @property
+    def center(self) -> np.ndarray:
+        return self._offset.copy()
+
+    @property
+    def radius(self) -> float:
+        return self.margin
+
+    def _local_support(self, d: Vec3) -> Vec3:
+        return (0.0, 0.0, 0.0)
+
+    def transformed(self, matrix) -> "Sphere":
+        """The moved sphere; only rotations, uniform scales and translations keep it a sphere."""
+        linear, offset = as_affine(matrix, "matrix")
+        gram = linear.T @ linear
+        scale2 = gram[0, 0]
+        if not np.allclose(gram, scale2 * np.eye(3), rtol=1e-9, atol=1e-12 * max(scale2, 1e-300)):
+            raise ValueError("matrix must be a similarity (rotation, uniform scale, translation) "
+                             "to move a Sphere; use a Polytope for ellipsoids")
+        return Sphere(linear @ self._offset + offset, self.margin * float(np.sqrt(scale2)))
+
+    def _with_affine(self, linear, offset) -> "Sphere":
+        return Sphere(offset, self.margin)
+
+
+def as_shape(value, name: str) -> Shape:
+    """A prepared shape passes through; anything else is read as a point cloud."""
+    if isinstance(value, Shape):
+        return value
+    try:
+        return Polytope(value, index=False)
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("points", name, 1)) from None

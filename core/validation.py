@@ -1,0 +1,69 @@
+"""Argument checks shared by the public entry points: every error names the offending argument."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def as_points(value, name: str) -> np.ndarray:
+    """Return ``value`` as a C-contiguous (N, 3) float64 array, or raise ``ValueError`` naming ``name``."""
+    try:
+        points = np.array(value, dtype=np.float64, order="C", copy=True)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be an (N, 3) array of numbers: {exc}") from None
+    if points.ndim != 2 or points.shape[1] != 3:
+        raise ValueError(f"{name} must have shape (N, 3), got {points.shape}")
+    if points.shape[0] == 0:
+        raise ValueError(f"{name} is empty: a shape needs at least one point")
+    if not np.isfinite(points).all():
+        raise ValueError(f"{name} contains NaN or infinite coordinates")
+    return points
+
+
+def as_affine(value, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Split a 4x4 (or 3x4) affine matrix into its 3x3 linear part and translation."""
+    try:
+        matrix = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a 4x4 affine matrix: {exc}") from None
+    if matrix.shape not in ((4, 4), (3, 4)):
+        raise ValueError(f"{name} must be a 4x4 (or 3x4) affine matrix, got shape {matrix.shape}")
+    if not np.isfinite(matrix).all():
+        raise ValueError(f"{name} contains NaN or infinite values")
+    if matrix.shape == (4, 4) and not np.array_equal(matrix[3], [0.0, 0.0, 0.0, 1.0]):
+        raise ValueError(f"{name} must be affine: its last row must be (0, 0, 0, 1)")
+    return matrix[:3, :3].copy(), matrix[:3, 3].copy()
+
+
+def as_vector3(value, name: str) -> np.ndarray:
+    """Return ``value`` as a finite float64 3-vector."""
+    try:
+        vector = np.array(value, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be 3 numbers: {exc}") from None
+    if vector.shape != (3,):
+        raise ValueError(f"{name} must be 3 numbers, got {vector.shape[0]}")
+    if not np.isfinite(vector).all():
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return vector
+
+
+def as_length(value, name: str, *, allow_none: bool = False) -> float | None:
+    """Return a finite, non-negative float (or None when allowed)."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a non-negative number, got {value!r}")
+    length = float(value)
+    if not np.isfinite(length) or length < 0.0:
+        raise ValueError(f"{name} must be a finite, non-negative number, got {value!r}")
+    return length
+
+
+def as_iteration_cap(value, name: str) -> int:
+    """Return a positive int."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)

@@ -55,8 +55,11 @@ class _Pair:
         """Sign an undetermined normal (flat contact) so that it points from A toward B."""
         if normal is None:
             normal = self.a_to_b if norm(self.a_to_b) > 0.0 else (0.0, 0.0, 1.0)
-        normal = scale(normal, 1.0 / norm(normal))
-        return scale(normal, -1.0) if dot(normal, self.a_to_b) < 0.0 else normal
+        normal = _unit(normal)
+        alignment = dot(normal, self.a_to_b)
+        if alignment == 0.0:  # no preferred side: make the largest component positive
+            alignment = max(normal, key=abs)
+        return scale(normal, -1.0) if alignment < 0.0 else normal
 
 
 def collide(points_a, points_b, *, tolerance: float | None = None, touch_tolerance: float | None = None,
@@ -73,7 +76,7 @@ def collide(points_a, points_b, *, tolerance: float | None = None, touch_toleran
     epa_iterations = 0
     if not result.overlapping:
         signed_distance = result.distance
-        normal = pair.orient(scale(result.v, -1.0))
+        normal = _unit(scale(result.v, -1.0))
         point_a, point_b = _witnesses(result.simplex, result.weights)
         bounds = (result.lower_bound, signed_distance)
         solver_status = "converged" if result.converged else "iteration_limit"
@@ -81,8 +84,10 @@ def collide(points_a, points_b, *, tolerance: float | None = None, touch_toleran
         seed = expand_simplex(pair.support, result.simplex, pair.tolerance)
         if seed.dimension < 3:
             signed_distance = result.distance
-            direction = scale(result.v, -1.0) if signed_distance > 0.0 else seed.flat_normal
-            normal = pair.orient(direction)
+            if signed_distance > 0.0:
+                normal = _unit(scale(result.v, -1.0))
+            else:
+                normal = pair.orient(seed.flat_normal)
             point_a, point_b = _witnesses(result.simplex, result.weights)
             bounds = (0.0, signed_distance)
             solver_status = "degenerate"
@@ -108,6 +113,10 @@ def intersect(points_a, points_b, *, tolerance: float | None = None, touch_toler
     return result.overlapping or result.distance - pair.margin <= pair.touch_tolerance
 
 
+def _unit(v: Vec3) -> Vec3:
+    return scale(v, 1.0 / norm(v))
+
+
 def _witnesses(simplex, weights) -> tuple[Vec3, Vec3]:
     return combine(weights, [v[1] for v in simplex]), combine(weights, [v[2] for v in simplex])
 
@@ -120,7 +129,7 @@ def _contact(pair: _Pair, core_signed_distance: float, normal: Vec3, point_a: Ve
     point_b = combine((1.0, -pair.b.margin), (point_b, normal))
     middle = scale(combine((1.0, 1.0), (point_a, point_b)), 0.5)
     half = scale(normal, 0.5 * signed_distance)
-    normal_array = np.array(normal)
+    normal_array = np.array(normal) + 0.0  # no -0.0 components
     return Contact(
         status=classify(signed_distance, pair.touch_tolerance),
         signed_distance=signed_distance,

@@ -24,7 +24,7 @@ from .vec3 import Vec3, combine, cross, dot, norm, orthonormal_basis, scale, sub
 
 @dataclass
 class Blowup:
-    """A polytope seed of 4-5 vertices around the origin, or the dimension of a degenerate A - B."""
+    """A tetrahedron whose closure holds the origin, or the dimension of a degenerate A - B."""
 
     vertices: list
     dimension: int
@@ -53,7 +53,7 @@ def _distance_to_line(p: Vec3, origin: Vec3, unit_direction: Vec3) -> float:
 
 
 def expand_simplex(support: SupportFn, simplex: list, tolerance: float) -> Blowup:
-    """Grow GJK's simplex (1-4 vertices near the origin) into a full-dimensional seed polytope."""
+    """Grow GJK's simplex (1-4 vertices near the origin) into a tetrahedron around the origin."""
     vertices: list[Vertex] = []
     for vertex in simplex:
         if all(norm(sub(vertex[0], kept[0])) > tolerance for kept in vertices):
@@ -84,14 +84,14 @@ def expand_simplex(support: SupportFn, simplex: list, tolerance: float) -> Blowu
     if len(vertices) == 3:
         base = vertices[0][0]
         normal = _unit(cross(sub(vertices[1][0], base), sub(vertices[2][0], base)))
-        apexes = []
+        heights = []
         for direction in (normal, scale(normal, -1.0)):
             candidate = support(direction)
-            if dot(direction, sub(candidate[0], base)) > tolerance:
-                apexes.append(candidate)
-        if not apexes:
+            heights.append((dot(direction, sub(candidate[0], base)), candidate))
+        height, apex = max(heights, key=lambda pair: pair[0])
+        if height <= tolerance:
             return Blowup(vertices, 2, normal)
-        vertices.extend(apexes)
+        vertices.append(apex)  # the origin lies on the base triangle: the tetrahedron's closure holds it
     return Blowup(vertices, 3)
 
 
@@ -127,9 +127,7 @@ class _Polytope:
         self.heap: list[tuple[float, int]] = []
         self._next_id = 0
         centroid = scale(combine([1.0] * len(seed), [v[0] for v in seed]), 1.0 / len(seed))
-        triples = [(0, 1, 2), (0, 3, 1), (0, 2, 3), (1, 3, 2)] if len(seed) == 4 else [
-            (0, 1, 3), (1, 2, 3), (2, 0, 3), (0, 1, 4), (1, 2, 4), (2, 0, 4)]
-        for i, j, k in triples:
+        for i, j, k in ((0, 1, 2), (0, 3, 1), (0, 2, 3), (1, 3, 2)):
             normal = self.raw_normal(i, j, k)
             if dot(normal, sub(self.vertices[i][0], centroid)) < 0.0:
                 j, k = k, j

@@ -10,7 +10,8 @@ What is drawn per status (conventions of ``core.Contact``):
   its length is the depth and it points along the normal;
 - touching: an arrow of fixed on-screen length from ``point_b`` along the normal (the depth is ~0);
 - separated: a line between the closest points (``point_b - point_a == distance * normal``);
-- every status: both witness points.
+- every status: both witness points, as diamonds of fixed on-screen size (triangles, because point
+  shaders with a size differ between Blender versions).
 
 Arrow heads keep a minimum on-screen size so they stay readable when zoomed out; with
 ``fixed_length_px`` every arrow gets that on-screen length (for depths too small to see).
@@ -55,6 +56,7 @@ class ArrowStyle:
     min_head_px: float = 12.0  # heads are at least this long on screen (times head_scale)
     head_fraction: float = 0.2  # heads are at least this fraction of the arrow's length
     head_width_ratio: float = 0.6  # head width over head length
+    point_size_px: float = 7.0  # witness point diamonds, corner to corner (times head_scale)
     label_size_px: float = 14.0  # font size, to centre labels beside vertical arrows
     label_offset_px: float = 10.0  # gap between an arrow and its label
 
@@ -68,7 +70,8 @@ class OverlayGeometry:
     triangle_coords: np.ndarray  # (3T, 3) arrow heads, world space
     triangle_colors: np.ndarray  # (3T, 4)
     point_coords: np.ndarray  # (P, 3) witness points, world space
-    point_colors: np.ndarray  # (P, 4)
+    marker_coords: np.ndarray  # (6P, 3) two triangles per witness point, a diamond around it
+    marker_colors: np.ndarray  # (6P, 4)
     label_anchors: np.ndarray  # (N, 2) region pixels, bottom-left of each result's label text
     label_visible: np.ndarray  # (N,) False for labels whose anchor is behind the camera
 
@@ -122,7 +125,7 @@ def compute_overlay_geometry(
     view_matrix = np.asarray(view_matrix, dtype=float)
     projection_matrix = np.asarray(projection_matrix, dtype=float)
     view_projection = projection_matrix @ view_matrix
-    camera_right, camera_forward = view_matrix[0, :3], -view_matrix[2, :3]
+    camera_right, camera_up, camera_forward = view_matrix[0, :3], view_matrix[1, :3], -view_matrix[2, :3]
     colors = np.asarray(style.colors, dtype=np.float32)[results.statuses]
 
     starts, ends = results.points_b, results.points_a.copy()
@@ -150,6 +153,9 @@ def compute_overlay_geometry(
     line_coords = np.stack([starts, shaft_ends], axis=1).reshape(-1, 3)
     triangle_coords = np.stack([tips, left, right], axis=1).reshape(-1, 3)
     point_coords = np.stack([results.points_a, results.points_b], axis=1).reshape(-1, 3)
+    _, point_w = project_to_pixels(point_coords, view_projection, size)
+    radii = 0.5 * style.point_size_px * style.head_scale / pixels_per_unit(point_w, projection_matrix, size)
+    marker_coords = _diamonds(point_coords, radii, camera_right, camera_up)
     anchors, anchor_w = _label_anchors(starts, ends, view_projection, size, style)
     return OverlayGeometry(
         line_coords=line_coords.astype(np.float32),
@@ -157,10 +163,19 @@ def compute_overlay_geometry(
         triangle_coords=triangle_coords.astype(np.float32),
         triangle_colors=np.repeat(colors[is_arrow], 3, axis=0),
         point_coords=point_coords.astype(np.float32),
-        point_colors=np.repeat(colors, 2, axis=0),
+        marker_coords=marker_coords.astype(np.float32),
+        marker_colors=np.repeat(colors, 12, axis=0),
         label_anchors=anchors,
         label_visible=anchor_w > 0,
     )
+
+
+def _diamonds(centres: np.ndarray, radii: np.ndarray, right: np.ndarray, up: np.ndarray) -> np.ndarray:
+    """Two triangles per centre forming a camera-facing diamond with corners ``radii`` away: (6P, 3)."""
+    offsets_right, offsets_up = right * radii[:, None], up * radii[:, None]
+    top, bottom = centres + offsets_up, centres - offsets_up
+    left, right_corner = centres - offsets_right, centres + offsets_right
+    return np.stack([top, left, right_corner, bottom, right_corner, left], axis=1).reshape(-1, 3)
 
 
 def _label_anchors(starts, ends, view_projection, size, style: ArrowStyle):

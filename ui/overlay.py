@@ -29,7 +29,6 @@ from . import draw_geometry
 from .units import format_length
 
 LINE_WIDTH_PX = 2.0
-POINT_SIZE_PX = 7.0
 FONT_ID = 0
 _MAX_CACHED_VIEWS = 8
 
@@ -52,9 +51,8 @@ class _SceneDrawing:
 class _ViewDrawing:
     """GPU batches and label anchors of one scene in one view."""
 
-    lines: object
-    triangles: object
-    points: object
+    lines: object  # batch of arrow shafts and separation lines, or None
+    triangles: object  # batch of arrow heads and witness point markers, or None
     labels: tuple[tuple[float, float, str, tuple[float, ...]], ...]
 
 
@@ -180,7 +178,7 @@ def _pixel_projection(width: int, height: int) -> Matrix:
 
 
 def _draw_batches(view: _ViewDrawing, width: int, height: int) -> None:
-    if view.lines is None and view.triangles is None and view.points is None:
+    if view.lines is None and view.triangles is None:
         return
     gpu.state.blend_set('ALPHA')
     gpu.state.depth_test_set('NONE')
@@ -192,11 +190,6 @@ def _draw_batches(view: _ViewDrawing, width: int, height: int) -> None:
         view.lines.draw(shader)
     if view.triangles is not None:
         view.triangles.draw(gpu.shader.from_builtin('FLAT_COLOR'))
-    if view.points is not None:
-        point_size, batch = view.points
-        gpu.state.point_size_set(point_size)
-        batch.draw(gpu.shader.from_builtin('POINT_FLAT_COLOR'))
-        gpu.state.point_size_set(1.0)
     gpu.state.blend_set('NONE')
 
 
@@ -237,12 +230,14 @@ def _build_view(drawing: _SceneDrawing, view_matrix, projection_matrix, width, h
     geometry = draw_geometry.compute_overlay_geometry(
         drawing.results, view_matrix, projection_matrix, (width, height), drawing.style
     )
-    lines = triangles = points = None
+    lines = triangles = None
     if drawing.show_arrows:
         lines = _batch('POLYLINE_FLAT_COLOR', 'LINES', geometry.line_coords, geometry.line_colors)
-        triangles = _batch('FLAT_COLOR', 'TRIS', geometry.triangle_coords, geometry.triangle_colors)
-        point_batch = _batch('POINT_FLAT_COLOR', 'POINTS', geometry.point_coords, geometry.point_colors)
-        points = None if point_batch is None else (POINT_SIZE_PX * drawing.style.head_scale, point_batch)
+        triangles = _batch(
+            'FLAT_COLOR', 'TRIS',
+            np.concatenate([geometry.triangle_coords, geometry.marker_coords]),
+            np.concatenate([geometry.triangle_colors, geometry.marker_colors]),
+        )
     labels = ()
     if drawing.show_labels:
         colors = np.asarray(drawing.style.colors)[drawing.results.statuses]
@@ -253,7 +248,7 @@ def _build_view(drawing: _SceneDrawing, view_matrix, projection_matrix, width, h
                                                    colors)
             if visible
         )
-    return _ViewDrawing(lines, triangles, points, labels)
+    return _ViewDrawing(lines, triangles, labels)
 
 
 def _batch(shader_name: str, primitive: str, coords: np.ndarray, colors: np.ndarray):

@@ -127,11 +127,20 @@ def test_touching_pairs_get_an_arrow_with_an_on_screen_length(geometry):
     np.testing.assert_allclose(out.triangle_colors, [COLORS[1]] * 3)
 
 
-def test_both_witness_points_are_drawn_in_the_status_colour(geometry):
+@pytest.mark.parametrize("distance", [2.0, 200.0])
+def test_witness_points_get_markers_of_fixed_on_screen_size_in_the_status_colour(geometry, distance):
     res = penetrating_x(geometry)
-    out = compute(geometry, res, look_down_z(2.0))
-    np.testing.assert_allclose(out.point_coords, np.vstack([res.points_a, res.points_b]), atol=1e-6)
-    np.testing.assert_allclose(out.point_colors, [COLORS[0]] * 2)
+    view = look_down_z(distance)
+    out = compute(geometry, res, view, point_size_px=8.0)
+    np.testing.assert_allclose(out.point_coords, [res.points_a[0], res.points_b[0]], atol=1e-6)
+    assert out.marker_coords.shape == (12, 3)
+    for centre, marker in zip(out.point_coords, out.marker_coords.reshape(2, 6, 3)):
+        pixels, _ = geometry.project_to_pixels(marker.astype(float), perspective() @ view, (WIDTH, HEIGHT))
+        centre_px, _ = geometry.project_to_pixels(centre[None].astype(float), perspective() @ view, (WIDTH, HEIGHT))
+        np.testing.assert_allclose(pixels.mean(axis=0), centre_px[0], atol=1e-3)
+        extent = pixels.max(axis=0) - pixels.min(axis=0)
+        np.testing.assert_allclose(extent, [8.0, 8.0], rtol=1e-3)
+    np.testing.assert_allclose(out.marker_colors, [COLORS[0]] * 12)
 
 
 def test_labels_sit_beside_the_arrow_not_on_it(geometry):
@@ -170,6 +179,7 @@ def test_many_results_are_handled_together(geometry):
     assert out.line_coords.shape == (2 * count, 3)
     assert out.triangle_coords.shape == (3 * arrows, 3)
     assert out.point_coords.shape == (2 * count, 3)
+    assert out.marker_coords.shape == (12 * count, 3)
     assert out.label_anchors.shape == (count, 2)
     penetrating = np.array(statuses) == 'penetrating'
     tips = out.triangle_coords[0::3].astype(float)[penetrating[np.array(statuses) != 'separated']]
@@ -178,6 +188,6 @@ def test_many_results_are_handled_together(geometry):
 
 def test_empty_input_gives_empty_arrays(geometry):
     out = compute(geometry, geometry.ResultArrays.empty(), look_down_z(2.0))
-    for array in (out.line_coords, out.triangle_coords, out.point_coords, out.label_anchors, out.label_visible):
+    for array in (out.line_coords, out.triangle_coords, out.marker_coords, out.label_anchors, out.label_visible):
         assert len(array) == 0
     assert out.line_coords.shape == (0, 3) and out.line_colors.shape == (0, 4)

@@ -7,7 +7,9 @@ temporary images removed.
 
 from __future__ import annotations
 
+import ctypes
 import os
+import sys
 import tempfile
 from contextlib import contextmanager
 
@@ -27,12 +29,30 @@ def ensure_gpu() -> None:
     """
     if _gpu_works():
         return
+    _check_gpu_context_possible()
     if hasattr(gpu, "init"):
         gpu.init()
     else:
         _render_tiny_workbench_image()
     if not _gpu_works():
         raise RuntimeError("Could not initialise the GPU for drawing in background mode")
+
+
+def _check_gpu_context_possible() -> None:
+    """Raise instead of letting Blender abort the process when it cannot open any GPU context.
+
+    Without a display, Blender on Linux opens its context through EGL; a missing ``libEGL.so.1``
+    makes it abort (seen with a Debian Blender root that lacks the ``libegl1`` package).
+    """
+    if sys.platform != "linux" or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return
+    try:
+        ctypes.CDLL("libEGL.so.1")
+    except OSError as error:
+        raise RuntimeError(
+            f"Cannot draw headless: no display and {error}; install libEGL (Debian: libegl1) or run "
+            "Blender with a virtual display (xvfb-run)"
+        ) from error
 
 
 def _gpu_works() -> bool:

@@ -23,9 +23,11 @@ from typing import Callable, Iterator, NamedTuple
 import bpy
 import pytest
 
-PACKAGE_NAME = "collision_inspector"
 MODULE_ENV = "COLLISION_INSPECTOR_MODULE"
 REPO_ROOT = Path(__file__).resolve().parents[2]
+
+sys.path.insert(0, str(REPO_ROOT / "scripts"))
+from addon_loader import import_repo_package  # noqa: E402  (scripts/ is not a package)
 
 # Data blocks a test may create; empty_scene removes all of them so no test sees another's leftovers.
 SCENE_DATA = ("objects", "meshes", "curves", "fonts", "metaballs", "lights", "cameras", "materials")
@@ -62,13 +64,6 @@ def _disable_installed(name: str) -> None:
     assert result == {"FINISHED"}, f"could not disable {name}: {result}"
 
 
-def _import_from_repo(link_dir: Path) -> ModuleType:
-    """Import the repo root as the package ``collision_inspector`` without copying it."""
-    (link_dir / PACKAGE_NAME).symlink_to(REPO_ROOT, target_is_directory=True)
-    sys.path.insert(0, str(link_dir))
-    return importlib.import_module(PACKAGE_NAME)
-
-
 @pytest.fixture(scope="session")
 def addon() -> Iterator[ModuleType]:
     """The registered add-on package module (``collision_inspector`` or ``bl_ext.<repo>.collision_inspector``)."""
@@ -78,7 +73,7 @@ def addon() -> Iterator[ModuleType]:
         return
     link_dir = Path(tempfile.mkdtemp(prefix="collision_inspector_pkg_"))
     try:
-        module = _import_from_repo(link_dir)
+        module = import_repo_package(link_dir)
         module.register()
         yield module
         module.unregister()

@@ -1,0 +1,86 @@
+"""The extension package: manifest fields, Blender's own ``extension validate`` and what the zip holds.
+
+Validation and building call the code behind ``blender --command extension validate|build``
+(``bl_pkg.bl_extension_cli``), which ships with Blender and with the ``bpy`` module, so every host
+checks the manifest with its own Blender version's rules.
+"""
+
+import re
+import shutil
+import tomllib
+import zipfile
+from pathlib import Path
+from typing import Iterator
+
+import bpy
+import pytest
+from bl_pkg import bl_extension_cli
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+ADDON_DIRECTORIES = ("core/", "operators/", "ui/")
+DEVELOPMENT_PATHS = ("tests/", "benchmarks/", "scripts/", "docs/", ".ci/", ".git/", ".venv/", "dev.py", "out/")
+
+
+def extension_command(*arguments: str) -> int:
+    """Run ``blender --command extension <arguments>`` in this process; its exit code."""
+    return bl_extension_cli.cli_extension_handler(list(arguments))
+
+
+@pytest.fixture(scope="module")
+def manifest(addon) -> dict:
+    """The manifest of the add-on under test (the installed one in real Blender)."""
+    return tomllib.loads((Path(addon.__file__).parent / "blender_manifest.toml").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def built_zip(tmp_path_factory) -> Iterator[zipfile.ZipFile]:
+    output = tmp_path_factory.mktemp("build")
+    assert extension_command("build", "--source-dir", str(REPO_ROOT), "--output-dir", str(output)) == 0
+    (path,) = output.glob("*.zip")
+    with zipfile.ZipFile(path) as archive:
+        yield archive
+
+
+def test_identity(addon, manifest):
+    assert manifest["schema_version"] == "1.0.0"
+    assert manifest["id"] == "collision_inspector"
+    assert addon.__name__.rpartition(".")[2] == manifest["id"]
+    assert manifest["name"] == "Collision Inspector"
+    assert manifest["type"] == "add-on"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", manifest["version"])
+
+
+def test_tagline_is_short_without_trailing_punctuation(manifest):
+    tagline = manifest["tagline"]
+    assert 0 < len(tagline) <= 64
+    assert tagline[-1].isalnum()
+
+
+def test_license_and_lowest_blender_version(manifest):
+    assert manifest["license"] == ["SPDX:GPL-3.0-or-later"]
+    assert manifest["blender_version_min"] == "4.2.0"
+    lowest = tuple(int(part) for part in manifest["blender_version_min"].split("."))
+    assert bpy.app.version >= lowest  # this host is a claimed version
+
+
+def test_blender_validates_the_manifest():
+    assert extension_command("validate", str(REPO_ROOT)) == 0
+
+
+def test_validation_rejects_a_tagline_with_trailing_punctuation(tmp_path):
+    """The validate check above can fail: the same manifest with a full stop after the tagline does."""
+    text = (REPO_ROOT / "blender_manifest.toml").read_text(encoding="utf-8")
+    broken = re.sub(r'^(tagline = ".*)"$', r'\1."', text, count=1, flags=re.MULTILINE)
+    assert broken != text
+    (tmp_path / "blender_manifest.toml").write_text(broken, encoding="utf-8")
+    shutil.copy(REPO_ROOT / "__init__.py", tmp_path)
+    assert extension_command("validate", str(tmp_path)) != 0
+
+
+def test_zip_holds_the_addon_and_no_development_files(built_zip):
+    names = built_zip.namelist()
+    assert "blender_manifest.toml" in names and "__init__.py" in names
+    for directory in ADDON_DIRECTORIES:
+        assert any(name.startswith(directory) and name.endswith(".py") for name in names), directory
+    leaked = [name for name in names if name.startswith(DEVELOPMENT_PATHS) or "__pycache__" in name]
+    assert leaked == []

@@ -191,6 +191,7 @@ def blender_layer(installer: Path, pytest_args: list[str]) -> LayerResult | None
             command.append("--python-use-system-env")
         run([*command, "--command", "extension", "validate", str(REPO)], env=env)
         build = home / "build"
+        build.mkdir()
         run([*command, "--command", "extension", "build", "--source-dir", str(REPO), "--output-dir", str(build)], env=env)
         (package,) = build.glob("*.zip")
         run([*command, "--command", "extension", "install-file", "-r", "user_default", "-e", str(package)], env=env)

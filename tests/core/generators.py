@@ -66,7 +66,7 @@ def random_shape(rng: np.random.Generator, family: str) -> np.ndarray:
     elif family == "box":
         points = box(rng.uniform(0.1, 0.6, size=3))
     elif family == "sphere":
-        points = sphere(int(rng.integers(60, 300)), rng.uniform(0.3, 0.6))
+        points = sphere(int(rng.integers(40, 160)), rng.uniform(0.3, 0.6))
     else:
         points = cylinder(int(rng.integers(6, 48)), rng.uniform(0.1, 0.5), rng.uniform(0.1, 1.0))
     return points @ random_rotation(rng).T

@@ -23,6 +23,12 @@ UNIQUE_MARGIN = 1e-9  # offsets (relative to size) closer than this make a norma
 SAME_NORMAL_ANGLE = 1e-7  # facet normals closer than this (radians) count as one normal
 
 
+def size_of(points: np.ndarray) -> float:
+    """A shape's size: the diagonal of its axis-aligned bounding box."""
+    points = np.asarray(points, dtype=float).reshape(-1, 3)
+    return float(np.linalg.norm(points.max(axis=0) - points.min(axis=0)))
+
+
 def closest_points_on_segments(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Closest point to ``p`` on each segment ``a[i]``-``b[i]`` (degenerate segments allowed)."""
     ab = b - a
@@ -62,7 +68,7 @@ class ExactHull:
 
     def __init__(self, points: np.ndarray) -> None:
         points = np.unique(np.asarray(points, dtype=float).reshape(-1, 3), axis=0)
-        self.size = float(np.linalg.norm(points.max(axis=0) - points.min(axis=0)))
+        self.size = size_of(points)
         centre = points.mean(axis=0)
         axes = np.linalg.svd(points - centre, full_matrices=False)[2] if len(points) > 1 else np.eye(3)
         coordinates = (points - centre) @ axes.T

@@ -136,7 +136,8 @@ def _contact(pair: _Pair, core_signed_distance: float, normal: Vec3, point_a: Ve
         normal=normal_array,
         point_a=np.array(sub(middle, half)) + pair.center,
         point_b=np.array(combine((1.0, 1.0), (middle, half))) + pair.center,
-        bounds=(core_bounds[0] - pair.margin, core_bounds[1] - pair.margin),
+        # Rounding may put a bound an ulp past the value itself; the value is always inside.
+        bounds=(min(core_bounds[0] - pair.margin, signed_distance), max(core_bounds[1] - pair.margin, signed_distance)),
         tolerance=pair.touch_tolerance,
         gjk_iterations=gjk_iterations,
         epa_iterations=epa_iterations,

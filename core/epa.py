@@ -190,6 +190,7 @@ def _is_single_loop(edges) -> bool:
 def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int) -> EpaResult:
     """Expand ``seed`` (from ``expand_simplex``) until the closest face lies on the boundary."""
     polytope = _Polytope(seed)
+    known_points = {vertex[0] for vertex in seed}
     min_support = math.inf  # smallest support value seen along a face normal: bounds the depth above
     status, iterations = "iteration_limit", 0
     while iterations < max_iterations:
@@ -199,7 +200,7 @@ def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int
         vertex = support(normal)
         height = dot(normal, vertex[0])
         min_support = min(min_support, height)
-        if height - distance <= tolerance or any(vertex[0] == v[0] for v in polytope.vertices):
+        if height - distance <= tolerance or vertex[0] in known_points:
             status = "converged"
             break
         visible, horizon = polytope.visible_region(face_id, vertex[0], tolerance)
@@ -210,6 +211,7 @@ def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int
             polytope.vertices.pop()
             status = "stalled"
             break
+        known_points.add(vertex[0])
         for face in visible:
             polytope.remove_face(face)
         for (a, b), raw in zip(horizon, normals):

@@ -96,7 +96,7 @@ class Polytope(Shape):
         direction = np.array(d)
         if self._index is not None:
             return tuple(self._points[self._index.argmax(direction)].tolist())
-        return tuple(self._points[int(np.argmax(self._points @ direction))].tolist())
+        return tuple(self._points[(self._points @ direction).argmax()].tolist())
 
     def _with_affine(self, linear, offset) -> "Polytope":
         moved = object.__new__(Polytope)

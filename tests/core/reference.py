@@ -131,7 +131,8 @@ class Reference:
 
     ``candidate_normals`` lists every facet normal that attains the answer within the margin (for
     ambiguous cases); ``normal`` is None only when the geometry defines no normal at all (two
-    coincident points, or a segment through the origin).
+    coincident points, or a segment through the origin). ``size`` is the pair's size: the diagonal of
+    the bounding box of both shapes.
     """
 
     signed_distance: float
@@ -158,7 +159,7 @@ def _distinct(normals: np.ndarray) -> np.ndarray:
 def reference_contact(points_a: np.ndarray, points_b: np.ndarray) -> Reference:
     """Exact signed distance and contact normal of hull(points_a) and hull(points_b)."""
     hull_a, hull_b = ExactHull(points_a), ExactHull(points_b)
-    size = max(hull_a.size, hull_b.size)
+    size = size_of(np.vstack([hull_a.vertices, hull_b.vertices]))
     margin = UNIQUE_MARGIN * size
     difference = ExactHull((hull_a.vertices[:, None, :] - hull_b.vertices[None, :, :]).reshape(-1, 3))
     origin = np.zeros(3)

@@ -6,7 +6,8 @@ keep them cheap:
 - the results as numpy arrays plus label texts, rebuilt when ``refresh()`` was called (the operators,
   display settings, undo/redo and file loads call it) or a cheap key changes (number of results,
   display settings, unit settings);
-- GPU batches and label anchors per view (head sizes depend on the zoom), rebuilt when the view
+- the label texts drawn into one texture (``label_atlas``), rebuilt with the results;
+- GPU batches per view (head sizes and label positions depend on the view), rebuilt when the view
   matrices or the region size change.
 
 ``draw_scene_overlay`` draws everything for an explicit view into the bound framebuffer; the tests
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import blf
 import bpy
 import gpu
 import numpy as np
@@ -26,14 +26,14 @@ from gpu_extras.batch import batch_for_shader
 from mathutils import Matrix
 
 from . import draw_geometry
+from .label_atlas import LabelAtlas, pixel_projection
 from .units import format_length
 
 LINE_WIDTH_PX = 2.0
-FONT_ID = 0
 _MAX_CACHED_VIEWS = 8
 
 _draw_handles: list = []
-_cache: dict = {"generation": 0, "scene": None, "views": {}}
+_cache: dict = {"generation": 0, "scene": None, "atlas": None, "views": {}}
 
 
 @dataclass(frozen=True)
@@ -49,11 +49,11 @@ class _SceneDrawing:
 
 @dataclass(frozen=True)
 class _ViewDrawing:
-    """GPU batches and label anchors of one scene in one view."""
+    """GPU batches of one scene in one view."""
 
     lines: object  # batch of arrow shafts and separation lines, or None
     triangles: object  # batch of arrow heads and witness point markers, or None
-    labels: tuple[tuple[float, float, str, tuple[float, ...]], ...]
+    labels: tuple[LabelAtlas, object] | None  # the atlas and a batch of its quads
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -94,6 +94,7 @@ def refresh() -> None:
     """
     _cache["generation"] += 1
     _cache["scene"] = None
+    _cache["atlas"] = None
     _cache["views"].clear()
     for window_manager in getattr(bpy.data, "window_managers", ()):
         for window in window_manager.windows:
@@ -163,18 +164,8 @@ def draw_scene_overlay(scene: bpy.types.Scene, view_matrix: Matrix, projection_m
         gpu.matrix.load_projection_matrix(projection_matrix)
         _draw_batches(view, width, height)
         gpu.matrix.load_identity()
-        gpu.matrix.load_projection_matrix(_pixel_projection(width, height))
+        gpu.matrix.load_projection_matrix(pixel_projection(width, height))
         _draw_labels(view)
-
-
-def _pixel_projection(width: int, height: int) -> Matrix:
-    """Projection for region pixel coordinates (origin bottom left), as in POST_PIXEL callbacks."""
-    return Matrix((
-        (2.0 / width, 0.0, 0.0, -1.0),
-        (0.0, 2.0 / height, 0.0, -1.0),
-        (0.0, 0.0, -1.0, 0.0),
-        (0.0, 0.0, 0.0, 1.0),
-    ))
 
 
 def _draw_batches(view: _ViewDrawing, width: int, height: int) -> None:
@@ -194,17 +185,9 @@ def _draw_batches(view: _ViewDrawing, width: int, height: int) -> None:
 
 
 def _draw_labels(view: _ViewDrawing) -> None:
-    if not view.labels:
-        return
-    blf.enable(FONT_ID, blf.SHADOW)
-    blf.shadow(FONT_ID, 3, 0.0, 0.0, 0.0, 0.9)
-    blf.shadow_offset(FONT_ID, 1, -1)
-    for x, y, text, (size, *rgba) in view.labels:
-        blf.size(FONT_ID, size)
-        blf.color(FONT_ID, *rgba)
-        blf.position(FONT_ID, x, y, 0.0)
-        blf.draw(FONT_ID, text)
-    blf.disable(FONT_ID, blf.SHADOW)
+    if view.labels is not None:
+        atlas, batch = view.labels
+        atlas.draw(batch)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -238,17 +221,20 @@ def _build_view(drawing: _SceneDrawing, view_matrix, projection_matrix, width, h
             np.concatenate([geometry.triangle_coords, geometry.marker_coords]),
             np.concatenate([geometry.triangle_colors, geometry.marker_colors]),
         )
-    labels = ()
-    if drawing.show_labels:
-        colors = np.asarray(drawing.style.colors)[drawing.results.statuses]
-        size = drawing.style.label_size_px
-        labels = tuple(
-            (float(x), float(y), text, (size, *map(float, rgba)))
-            for (x, y), visible, text, rgba in zip(geometry.label_anchors, geometry.label_visible, drawing.texts,
-                                                   colors)
-            if visible
-        )
+    labels = None
+    visible = np.flatnonzero(geometry.label_visible)
+    if drawing.show_labels and len(visible):
+        atlas = _label_atlas(drawing)
+        labels = atlas, atlas.batch(geometry.label_anchors[visible], visible)
     return _ViewDrawing(lines, triangles, labels)
+
+
+def _label_atlas(drawing: _SceneDrawing) -> LabelAtlas:
+    """The texture with this scene's label texts, drawn on first use (it needs a GPU context)."""
+    if _cache["atlas"] is None:
+        colors = np.asarray(drawing.style.colors)[drawing.results.statuses]
+        _cache["atlas"] = LabelAtlas(drawing.texts, colors, drawing.style.label_size_px)
+    return _cache["atlas"]
 
 
 def _batch(shader_name: str, primitive: str, coords: np.ndarray, colors: np.ndarray):
@@ -268,6 +254,7 @@ def _scene_drawing(scene) -> _SceneDrawing | None:
     if cached is None or cached[0] != key:
         drawing = _read_scene(scene, settings) if len(settings.results) else None
         cached = _cache["scene"] = (key, drawing)
+        _cache["atlas"] = None
         _cache["views"].clear()
     return cached[1]
 

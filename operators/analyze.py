@@ -7,6 +7,7 @@ import numpy as np
 
 from ..core import Polytope, collide
 from ..ui import overlay
+from ..ui.properties import STATUS_ITEMS
 from ..ui.units import format_length
 from .geometry import evaluated_mesh, has_geometry, hull_note, world_points
 
@@ -86,16 +87,15 @@ class COLLISION_INSPECTOR_OT_analyze(bpy.types.Operator):
         return {'FINISHED'}
 
     def report_results(self, scene: bpy.types.Scene, results) -> None:
-        """One line per pair in scene units, then a count per status."""
-        counts = {}
+        """One line per pair in scene units, then how many pairs have each status."""
         for result in results:
-            counts[result.status] = counts.get(result.status, 0) + 1
             self.report(
                 {'WARNING'} if result.hull_note else {'INFO'},
                 f"{result.label}: {result.status} {format_length(result.value, scene)}"
                 + (f" ({result.hull_note})" if result.hull_note else ""),
             )
-        summary = ", ".join(f"{count} {status}" for status, count in counts.items())
+        counts = [(status, sum(r.status == status for r in results)) for status, *_rest in STATUS_ITEMS]
+        summary = ", ".join(f"{count} {status}" for status, count in counts if count)
         self.report({'INFO'}, f"Analysed {len(results)} pair{'s' if len(results) != 1 else ''}: {summary}")
 
 

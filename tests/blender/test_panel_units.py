@@ -1,0 +1,257 @@
+"""Lengths in scene units, the operator's report lines, the settings' contract and the sidebar panels.
+
+Panels are drawn into a recording stand-in for ``UILayout`` (headless Blender has no region to draw
+in), which shows what each panel offers without depending on pixels.
+"""
+
+import importlib
+from types import SimpleNamespace
+
+import bpy
+import pytest
+
+INCH = 0.0254
+FOOT = 0.3048
+
+
+@pytest.fixture
+def units_module(addon):
+    return importlib.import_module(addon.__name__ + ".ui.units")
+
+
+@pytest.fixture
+def panel_module(addon):
+    return importlib.import_module(addon.__name__ + ".ui.panel")
+
+
+def set_units(scene, system: str, length_unit: str = 'ADAPTIVE', scale_length: float = 1.0, separate=False):
+    units = scene.unit_settings
+    units.system = system
+    if system != 'NONE':
+        units.length_unit = length_unit
+    units.scale_length = scale_length
+    units.use_separate = separate
+
+
+# --- format_length ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "system, length_unit, scale_length, value, expected",
+    [
+        ('METRIC', 'METERS', 1.0, 0.1, "0.1 m"),
+        ('METRIC', 'METERS', 1.0, -0.1, "-0.1 m"),
+        ('METRIC', 'METERS', 1.0, 1e-5, "0.00001 m"),
+        ('METRIC', 'METERS', 2.0, 0.1, "0.2 m"),
+        ('METRIC', 'MILLIMETERS', 1.0, 0.0124, "12.4 mm"),
+        ('METRIC', 'MILLIMETERS', 0.001, 12.4, "12.4 mm"),  # 1 Blender unit = 1 mm
+        ('METRIC', 'CENTIMETERS', 1.0, 0.5, "50 cm"),
+        ('METRIC', 'ADAPTIVE', 1.0, 0.0124, "1.24 cm"),
+        ('METRIC', 'ADAPTIVE', 1.0, 1234.5, "1.23 km"),
+        ('IMPERIAL', 'INCHES', 1.0, 3 * INCH, "3\""),
+        ('IMPERIAL', 'INCHES', 1.0, 0.1, "3.94\""),
+        ('IMPERIAL', 'FEET', 1.0, 2.5 * FOOT, "2.5'"),
+        ('IMPERIAL', 'THOU', 1.0, INCH / 4, "250 thou"),
+        ('IMPERIAL', 'ADAPTIVE', 1.0, 3 * INCH, "3\""),
+        ('NONE', None, 1.0, 0.1, "0.1"),
+        ('NONE', None, 3.0, 0.1, "0.3"),
+    ],
+)
+def test_format_length_follows_the_scene_units(empty_scene, units_module, system, length_unit, scale_length, value,
+                                               expected):
+    set_units(empty_scene, system, length_unit, scale_length)
+    assert units_module.format_length(value, empty_scene) == expected
+
+
+def test_format_length_splits_units_when_the_scene_does(empty_scene, units_module):
+    set_units(empty_scene, 'IMPERIAL', 'FEET', separate=True)
+    assert units_module.format_length(2 * FOOT + 3 * INCH, empty_scene) == "2' 3\""
+    set_units(empty_scene, 'METRIC', 'METERS', separate=True)
+    assert units_module.format_length(1.25, empty_scene) == "1 m 25 cm"
+
+
+# --- the operator's report lines ----------------------------------------------------------------------
+
+
+def analysed_overlapping_cubes(distance: float = 0.9):
+    bpy.ops.mesh.primitive_cube_add(size=1.0)
+    bpy.context.active_object.name = "Cube"
+    bpy.ops.mesh.primitive_cube_add(size=1.0, location=(distance, 0.0, 0.0))
+    bpy.context.active_object.name = "Other"
+    for obj in bpy.context.scene.objects:
+        obj.select_set(True)
+    assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
+    return bpy.context.scene.collision_inspector.results
+
+
+def report_lines(addon, scene) -> list:
+    """The lines the analyse operator reports for the scene's results (recorded instead of printed)."""
+    analyze = importlib.import_module(addon.__name__ + ".operators.analyze")
+    lines = []
+    recorder = SimpleNamespace(report=lambda kinds, text: lines.append((set(kinds), text)))
+    analyze.COLLISION_INSPECTOR_OT_analyze.report_results(recorder, scene, scene.collision_inspector.results)
+    return lines
+
+
+@pytest.mark.parametrize(
+    "system, length_unit, expected",
+    [
+        ('METRIC', 'MILLIMETERS', "Cube \u2194 Other: penetrating 100 mm"),
+        ('METRIC', 'METERS', "Cube \u2194 Other: penetrating 0.1 m"),
+        ('IMPERIAL', 'INCHES', "Cube \u2194 Other: penetrating 3.94\""),
+    ],
+)
+def test_report_lines_are_in_scene_units(empty_scene, addon, system, length_unit, expected):
+    analysed_overlapping_cubes()
+    set_units(empty_scene, system, length_unit)
+    assert report_lines(addon, empty_scene) == [
+        ({'INFO'}, expected),
+        ({'INFO'}, "Analysed 1 pair: 1 penetrating"),
+    ]
+
+
+def test_report_warns_about_the_convex_hull(empty_scene, addon):
+    bpy.ops.mesh.primitive_torus_add()
+    bpy.context.active_object.name = "Ring"
+    analysed_overlapping_cubes(distance=3.0)
+    lines = report_lines(addon, empty_scene)
+    ring_lines = [(kinds, text) for kinds, text in lines if "Ring" in text and "\u2194" in text]
+    assert len(ring_lines) == 2
+    assert all(kinds == {'WARNING'} and "Ring is not convex" in text for kinds, text in ring_lines)
+    assert lines[-1] == ({'INFO'}, "Analysed 3 pairs: 1 penetrating, 2 separated")
+
+
+# --- the settings contract ----------------------------------------------------------------------------
+
+
+def rna_property(struct, name: str):
+    return struct.bl_rna.properties[name]
+
+
+def test_settings_defaults_and_units(empty_scene):
+    settings = empty_scene.collision_inspector
+    expected_defaults = {
+        "tolerance": 1e-9, "touch_tolerance": 1e-5, "max_iterations": 256, "show_arrows": True,
+        "show_labels": True, "arrow_scale": 1.0, "fixed_length_arrows": False, "fixed_arrow_length": 60.0,
+        "label_size": 14, "active_result_index": 0,
+    }
+    for name, default in expected_defaults.items():
+        assert getattr(settings, name) == pytest.approx(default), name
+    for name in ("tolerance", "touch_tolerance"):
+        assert rna_property(settings, name).subtype == 'DISTANCE'
+        assert rna_property(settings, name).hard_min == 0.0
+        assert rna_property(settings, name).description
+    for name in ("color_penetrating", "color_touching", "color_separated"):
+        prop = rna_property(settings, name)
+        assert (prop.subtype, prop.array_length, prop.hard_min, prop.hard_max) == ('COLOR_GAMMA', 4, 0.0, 1.0)
+    red, yellow = settings.color_penetrating, settings.color_touching
+    assert red[0] > 0.9 and red[1] < 0.3 and red[2] < 0.3
+    assert yellow[0] > 0.9 and yellow[1] > 0.7 and yellow[2] < 0.3
+
+
+def test_result_fields_carry_units(empty_scene):
+    result = empty_scene.collision_inspector.results.add()
+    statuses = [item.identifier for item in rna_property(result, "status").enum_items]
+    assert statuses == ['penetrating', 'touching', 'separated']
+    for name in ("signed_distance", "depth", "distance", "tolerance"):
+        assert rna_property(result, name).subtype == 'DISTANCE', name
+    assert rna_property(result, "normal").subtype == 'DIRECTION'
+    for name in ("point_a", "point_b"):
+        assert (rna_property(result, name).subtype, rna_property(result, name).array_length) == ('TRANSLATION', 3)
+    for name in ("object_a", "object_b"):
+        assert rna_property(result, name).fixed_type.identifier == 'Object'
+    assert all(prop.description for prop in result.bl_rna.properties if prop.identifier != "rna_type")
+
+
+# --- panels -------------------------------------------------------------------------------------------
+
+
+class RecordingLayout:
+    """Stands in for ``bpy.types.UILayout``: records what a draw function puts in the panel."""
+
+    def __init__(self, log=None):
+        self.log = [] if log is None else log
+
+    def _child(self, *_args, **_kwargs):
+        return RecordingLayout(self.log)
+
+    row = column = box = split = _child
+
+    def label(self, text="", icon='NONE'):
+        self.log.append(("label", text, icon))
+
+    def prop(self, data, name, **_kwargs):
+        self.log.append(("prop", name))
+
+    def operator(self, idname, **_kwargs):
+        self.log.append(("operator", idname))
+
+    def template_list(self, list_type, _list_id, data, collection, _active_data, active_name, **_kwargs):
+        self.log.append(("template_list", list_type, collection, active_name))
+
+    def entries(self, kind: str) -> list:
+        return [entry[1:] if len(entry) > 2 else entry[1] for entry in self.log if entry[0] == kind]
+
+
+def draw(panel_class, context=None) -> RecordingLayout:
+    layout = RecordingLayout()
+    panel_class.draw(SimpleNamespace(layout=layout), context or bpy.context)
+    return layout
+
+
+def test_panels_sit_in_the_collision_tab(addon, panel_module, empty_scene):
+    panels = [cls for cls in panel_module.CLASSES if issubclass(cls, bpy.types.Panel)]
+    assert len(panels) == 4
+    for cls in panels:
+        assert (cls.bl_space_type, cls.bl_region_type, cls.bl_category) == ('VIEW_3D', 'UI', "Collision")
+        assert bpy.types.Panel.bl_rna_get_subclass_py(cls.__name__) is not None
+    assert bpy.types.UIList.bl_rna_get_subclass_py("COLLISION_INSPECTOR_UL_results") is not None
+
+
+def test_main_panel_offers_analyse_and_clear(panel_module, empty_scene):
+    layout = draw(panel_module.COLLISION_INSPECTOR_PT_main)
+    assert layout.entries("operator") == ["collision_inspector.analyze", "collision_inspector.clear"]
+
+
+def test_settings_panels_show_every_setting(panel_module, empty_scene):
+    assert draw(panel_module.COLLISION_INSPECTOR_PT_tolerances).entries("prop") == [
+        "tolerance", "touch_tolerance", "max_iterations",
+    ]
+    assert set(draw(panel_module.COLLISION_INSPECTOR_PT_display).entries("prop")) == {
+        "show_arrows", "show_labels", "arrow_scale", "fixed_length_arrows", "fixed_arrow_length", "label_size",
+        "color_penetrating", "color_touching", "color_separated",
+    }
+
+
+def test_results_panel_lists_pairs_and_details_in_scene_units(panel_module, empty_scene):
+    assert draw(panel_module.COLLISION_INSPECTOR_PT_results).entries("template_list") == []
+    analysed_overlapping_cubes()
+    set_units(empty_scene, 'METRIC', 'MILLIMETERS')
+    layout = draw(panel_module.COLLISION_INSPECTOR_PT_results)
+    assert layout.entries("template_list") == [("COLLISION_INSPECTOR_UL_results", "results", "active_result_index")]
+    labels = [text for text, _icon in layout.entries("label")]
+    assert "Signed distance: -100 mm" in labels
+    assert "Normal (A\u2192B): 1.0000, 0.0000, 0.0000" in labels
+    assert any(line.startswith("Point on A: 500 mm, ") for line in labels)  # on A's +x face
+    assert any(line.startswith("Point on B: 400 mm, ") for line in labels)  # on B's -x face
+    assert not any("hull" in text for text in labels)
+
+
+def test_results_list_row_shows_pair_status_and_value(panel_module, empty_scene):
+    result = analysed_overlapping_cubes()[0]
+    set_units(empty_scene, 'IMPERIAL', 'INCHES')
+    layout = RecordingLayout()
+    row_drawer = panel_module.COLLISION_INSPECTOR_UL_results.draw_item
+    row_drawer(None, bpy.context, layout, empty_scene.collision_inspector, result, 0, None, "", 0)
+    assert layout.entries("label") == [("Cube \u2194 Other", 'ERROR'), ("penetrating 3.94\"", 'NONE')]
+
+
+def test_results_panel_shows_the_hull_caveat(panel_module, empty_scene):
+    bpy.ops.mesh.primitive_torus_add()
+    bpy.context.active_object.name = "Ring"
+    results = analysed_overlapping_cubes(distance=3.0)
+    for index, result in enumerate(results):
+        empty_scene.collision_inspector.active_result_index = index
+        labels = [text for text, _icon in draw(panel_module.COLLISION_INSPECTOR_PT_results).entries("label")]
+        shows_caveat = any(text.startswith("Ring is not convex") for text in labels)
+        assert shows_caveat == ("Ring" in (result.name_a, result.name_b))

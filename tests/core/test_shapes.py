@@ -1,0 +1,131 @@
+"""Exact shapes (Sphere, Box) against analytic answers; transformed polytopes against moved points."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import core
+from checks import NORMAL_TOLERANCE, VALUE_TOLERANCE, angle, assert_conventions, assert_matches_reference
+from generators import affine, box, cloud, random_rotation, rotation_about, sphere
+from reference import reference_contact
+
+TOL = VALUE_TOLERANCE * 4  # the pairs below are at most about 4 across
+
+
+@pytest.mark.parametrize("gap", [-0.7, -1e-6, 0.0, 1e-6, 2.5])
+def test_sphere_pair_is_exact(gap):
+    direction = np.array([2.0, -1.0, 0.5]) / np.linalg.norm([2.0, -1.0, 0.5])
+    c1, r1, r2 = np.array([0.3, 0.2, -0.1]), 0.8, 0.45
+    c2 = c1 + (r1 + r2 + gap) * direction
+    contact = core.collide(core.Sphere(c1, r1), core.Sphere(c2, r2))
+    assert_conventions(contact, 4.0)
+    assert contact.signed_distance == pytest.approx(gap, abs=TOL)
+    assert angle(contact.normal, direction) <= 1e-12
+    np.testing.assert_allclose(contact.point_a, c1 + r1 * direction, atol=TOL)
+    np.testing.assert_allclose(contact.point_b, c2 - r2 * direction, atol=TOL)
+    assert contact.status == ("touching" if gap == 0.0 else "penetrating" if gap < 0 else "separated")
+
+
+def box_sphere_answer(half, rotation, offset, centre, radius):
+    """Analytic signed distance and normal (box toward sphere) of a rotated box and a sphere."""
+    q = rotation.T @ (centre - offset)
+    nearest = np.clip(q, -half, half)
+    if np.any(q != nearest):
+        gap = q - nearest
+        return np.linalg.norm(gap) - radius, rotation @ (gap / np.linalg.norm(gap))
+    axis = int(np.argmin(half - np.abs(q)))
+    return -(half[axis] - abs(q[axis]) + radius), rotation @ (np.sign(q[axis]) * np.eye(3)[axis])
+
+
+@pytest.mark.parametrize("local_centre", [(1.2, 0.1, 0.2), (0.9, 0.8, 0.2), (0.9, 0.7, 1.1),
+                                          (0.3, 0.1, -0.2), (0.0, 0.05, 0.7), (0.55, 0.0, 0.0)])
+def test_box_against_sphere_is_exact(local_centre):
+    half, radius = np.array([0.6, 0.5, 0.4]), 0.3
+    rotation = random_rotation(np.random.default_rng(4))
+    offset = np.array([10.0, -3.0, 2.0])
+    centre = rotation @ np.array(local_centre) + offset
+    contact = core.collide(core.Box(half, affine(rotation, offset)), core.Sphere(centre, radius))
+    expected_sd, expected_normal = box_sphere_answer(half, rotation, offset, centre, radius)
+    assert_conventions(contact, 4.0)
+    assert contact.signed_distance == pytest.approx(expected_sd, abs=TOL)
+    assert angle(contact.normal, expected_normal) <= NORMAL_TOLERANCE
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_box_equals_its_corners(seed):
+    rng = np.random.default_rng(seed)
+    half_a, half_b = rng.uniform(0.1, 0.6, 3), rng.uniform(0.1, 0.6, 3)
+    ma = affine(random_rotation(rng), rng.normal(size=3) * 0.1)
+    mb = affine(random_rotation(rng), rng.normal(size=3) * 0.6)
+    corners_a = box(half_a) @ ma[:3, :3].T + ma[:3, 3]
+    corners_b = box(half_b) @ mb[:3, :3].T + mb[:3, 3]
+    contact = core.collide(core.Box(half_a, ma), core.Box(half_b, mb))
+    assert_matches_reference(contact, reference_contact(corners_a, corners_b), corners_a, corners_b)
+
+
+def test_sphere_against_cloud_is_reference_minus_radius():
+    points = cloud(np.random.default_rng(8), 50)
+    centre, radius = np.array([0.9, 0.1, 0.0]), 0.35
+    contact = core.collide(points, core.Sphere(centre, radius))
+    ref = reference_contact(points, centre[None])
+    assert contact.signed_distance == pytest.approx(ref.signed_distance - radius, abs=TOL)
+    assert angle(contact.normal, ref.normal) <= NORMAL_TOLERANCE
+
+
+MATRICES = {
+    "rotation+translation": affine(rotation_about([1, 2, 3], 0.7), [0.5, -0.2, 0.1]),
+    "non-uniform scale": affine(rotation_about([0, 1, 1], 0.3) @ np.diag([2.0, 0.5, 1.3]), [0.2, 0.0, 0.3]),
+    "mirror": affine(np.diag([-1.0, 1.0, 1.0]), [0.1, 0.1, 0.0]),
+    "negative non-uniform": affine(np.diag([-2.0, -0.5, 3.0]) @ rotation_about([1, 0, 0], 1.1), [0.0, 0.4, 0.0]),
+    "shear": affine(np.array([[1.0, 0.4, 0.0], [0.0, 1.0, 0.2], [0.0, 0.0, 0.8]]), [0.3, 0.0, 0.0]),
+}
+
+
+def moved(points: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    return points @ matrix[:3, :3].T + matrix[:3, 3]
+
+
+@pytest.mark.parametrize("name", MATRICES)
+@pytest.mark.parametrize("count", [30, 5000])  # 5000 points use the spatial index
+def test_transformed_polytope_equals_transformed_points(name, count):
+    rng = np.random.default_rng(count)
+    matrix = MATRICES[name]
+    local = sphere(count, 0.5) * [1.0, 0.7, 0.4] + rng.normal(scale=1e-3, size=(count, 3))
+    other = cloud(rng, 40) + [0.9, 0.3, 0.2]
+    expected = core.collide(moved(local, matrix), other)
+    for shape in (core.Polytope(local).transformed(matrix), core.Polytope(local, transform=matrix)):
+        contact = core.collide(shape, other)
+        assert contact.signed_distance == pytest.approx(expected.signed_distance, abs=TOL)
+        assert angle(contact.normal, expected.normal) <= NORMAL_TOLERANCE
+        np.testing.assert_allclose(contact.point_a, expected.point_a, atol=TOL)
+    ref = reference_contact(moved(local, matrix), other)
+    assert expected.signed_distance == pytest.approx(ref.signed_distance, abs=TOL)
+
+
+def test_transformed_composes():
+    first, second = MATRICES["negative non-uniform"], MATRICES["rotation+translation"]
+    local = cloud(np.random.default_rng(2), 60)
+    other = box([0.3, 0.3, 0.3]) + [1.0, 0.5, 0.0]
+    chained = core.collide(core.Polytope(local).transformed(first).transformed(second), other)
+    direct = core.collide(moved(local, second @ first), other)
+    assert chained.signed_distance == pytest.approx(direct.signed_distance, abs=TOL)
+    assert angle(chained.normal, direct.normal) <= NORMAL_TOLERANCE
+
+
+def test_box_transformed_with_negative_scale_equals_its_corners():
+    matrix = MATRICES["negative non-uniform"]
+    half = np.array([0.2, 0.3, 0.1])
+    other = cloud(np.random.default_rng(6), 30) + [0.5, 0.8, 0.1]
+    contact = core.collide(core.Box(half).transformed(matrix), other)
+    corners = moved(box(half), matrix)
+    assert_matches_reference(contact, reference_contact(corners, other), corners, other)
+
+
+def test_sphere_transformed_by_similarity():
+    matrix = affine(2.0 * rotation_about([0, 0, 1], 0.5), [1.0, 2.0, 3.0])
+    ball = core.Sphere([0.5, 0.0, 0.0], 0.25).transformed(matrix)
+    np.testing.assert_allclose(ball.center, matrix[:3, :3] @ [0.5, 0, 0] + matrix[:3, 3], atol=1e-15)
+    assert ball.radius == pytest.approx(0.5, abs=1e-15)
+    with pytest.raises(ValueError, match="matrix"):
+        core.Sphere([0, 0, 0], 1.0).transformed(np.diag([1.0, 2.0, 1.0, 1.0]))

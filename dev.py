@@ -234,6 +234,31 @@ def command_test(pytest_args: list[str]) -> int:
     return 0 if all(r.ok for r in results) else 1
 
 
+def command_screenshot() -> int:
+    """docs/overlay.png from Blender's real interface (see scripts/screenshot_ui.py); a maintainer's command."""
+    blender = find_blender()
+    if blender is None:
+        raise SetupError("no Blender binary: set BLENDER or put blender on PATH")
+    home = Path(tempfile.mkdtemp(prefix="collision_inspector_home_"))
+    try:
+        env = {**os.environ, "HOME": str(home)}
+        site = blender_numpy_site(blender, home, ensure_env("core"))
+        command = [blender]
+        if site is not None:
+            env["PYTHONPATH"] = str(site)
+            command.append("--python-use-system-env")
+        no_splash = "import bpy; bpy.context.preferences.view.show_splash = False; bpy.ops.wm.save_userpref()"
+        run([*command, "--background", "--python-expr", no_splash], env=env)
+        script, scene = str(REPO / "scripts/screenshot_ui.py"), str(home / "demo.blend")
+        run([*command, "--background", "--python", script, "--", "--save-scene", scene], env=env)
+        output = run([*command, scene, "--python", script, "--", "--capture", str(REPO / "docs/overlay.png")],
+                     env={**env, "BLENDER_XVFB": "1"})
+        print(next(line for line in output.splitlines() if line.startswith("screenshot: ")))
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    return 0
+
+
 def command_demo() -> int:
     python = ensure_env(DEMO_ENV)
     OUT.mkdir(exist_ok=True)
@@ -245,11 +270,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("demo", help="analyse a demo scene in the PyPI bpy module; write out/demo_overlay.png")
+    commands.add_parser("screenshot", help="maintainers: docs/overlay.png from real Blender's interface")
     test = commands.add_parser("test", help="run all test layers; extra arguments go to every pytest run")
     test.add_argument("pytest_args", nargs=argparse.REMAINDER, help="e.g. -k register (default: all tests)")
     arguments = parser.parse_args()
     try:
-        return command_demo() if arguments.command == "demo" else command_test(arguments.pytest_args)
+        if arguments.command == "test":
+            return command_test(arguments.pytest_args)
+        return command_demo() if arguments.command == "demo" else command_screenshot()
     except SetupError as error:
         print(error, file=sys.stderr)
         return 1

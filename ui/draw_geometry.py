@@ -53,9 +53,9 @@ class ArrowStyle:
     head_scale: float = 1.0  # factor on head sizes (the user's "Arrow Scale")
     fixed_length_px: float | None = None  # every arrow this long on screen; None: true lengths
     touching_length_px: float = 40.0  # touching arrows (depth ~0) always have an on-screen length
-    min_head_px: float = 12.0  # heads are at least this long on screen (times head_scale)
+    min_head_px: float = 14.0  # heads are at least this long on screen (times head_scale)
     head_fraction: float = 0.2  # heads are at least this fraction of the arrow's length
-    head_width_ratio: float = 0.6  # head width over head length
+    head_width_ratio: float = 0.7  # head width over head length
     point_size_px: float = 7.0  # witness point diamonds, corner to corner (times head_scale)
     label_size_px: float = 14.0  # font size, to centre labels beside vertical arrows
     label_offset_px: float = 10.0  # gap between an arrow and its label

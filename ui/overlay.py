@@ -29,7 +29,7 @@ from . import draw_geometry
 from .label_atlas import LabelAtlas, pixel_projection
 from .units import format_length
 
-LINE_WIDTH_PX = 2.0
+LINE_WIDTH_PX = 2.5
 _MAX_CACHED_VIEWS = 8
 
 _draw_handles: list = []

@@ -173,6 +173,8 @@ def test_handlers_are_added_once_and_removed_cleanly(overlay):
         overlay.add_handlers()
         overlay.add_handlers()
         assert all(len(ours(handler_list)) == 1 for handler_list in lists)
+        # Persistent, or Blender would drop them on the first file load.
+        assert all(hasattr(h, "_bpy_persistent") for handler_list in lists for h in ours(handler_list))
         overlay.remove_handlers()
         overlay.remove_handlers()
         assert not overlay.handlers_installed()

@@ -305,3 +305,39 @@ def test_sphere_with_6000_vertices_against_box(prepared, gap):
     assert contact.signed_distance == pytest.approx(gap, abs=TOL)
     np.testing.assert_allclose(contact.normal, [1, 0, 0], atol=1e-6)
     assert_on_shape(contact.point_a, ExactHull(ball), 1.0, "point_a")
+
+
+@pytest.mark.parametrize("prepared", [False, True])
+@pytest.mark.parametrize("gap", [-0.05, -1e-6, 1e-6])
+def test_two_spheres_with_6000_vertices(prepared, gap):
+    """Too big for the reference (36M differences), so the answer is certified by support values:
+    the normal attains the reported signed distance, no nearby direction does better, and (apart)
+    the witness points lie on the shapes."""
+    rng = np.random.default_rng(12)
+    a, b = sphere(6000, 0.5) @ random_rotation(rng).T, sphere(6000, 0.5) @ random_rotation(rng).T
+    centre_line = np.array([0.48, -0.6, 0.64])
+    b = b + (1.0 + gap) * centre_line
+    contact = core.collide(*((core.Polytope(a), core.Polytope(b)) if prepared else (a, b)))
+    separation = lambda m: np.min(m @ b.T, axis=-1) - np.max(m @ a.T, axis=-1)
+    assert contact.signed_distance == pytest.approx(separation(contact.normal), abs=TOL)
+    assert angle(contact.normal, centre_line) <= 0.05
+    tilts = rng.normal(size=(300, 3)) * np.geomspace(1e-6, 1e-2, 300)[:, None]
+    nearby = contact.normal + tilts
+    nearby /= np.linalg.norm(nearby, axis=1)[:, None]
+    assert np.all(separation(nearby) <= contact.signed_distance + TOL)
+    if gap > 0:
+        assert_on_shape(contact.point_a, ExactHull(a), 1.0, "point_a")
+        assert_on_shape(contact.point_b, ExactHull(b), 1.0, "point_b")
+
+
+@pytest.mark.parametrize("multiple", [-3.0, -1.5, -0.5, 0.0, 0.5, 1.5, 3.0])
+def test_touch_band_edges(multiple):
+    """Gaps in multiples of the touch tolerance: inside the band 'touching', outside by sign; intersect agrees."""
+    tolerance = core.collide(CUBE, CUBE + [1.0, 0.0, 0.0]).tolerance
+    expected = "touching" if abs(multiple) <= 1 else ("penetrating" if multiple < 0 else "separated")
+    for a, b in [(CUBE, CUBE + [1.0 + multiple * tolerance, 0.2, 0.1]),
+                 (core.Sphere([0, 0, 0], 0.5), core.Sphere([1.0 + multiple * tolerance, 0, 0], 0.5))]:
+        contact = core.collide(a, b)
+        assert contact.status == expected
+        assert contact.signed_distance == pytest.approx(multiple * tolerance, abs=0.01 * tolerance)
+        assert core.intersect(a, b) == (expected != "separated")

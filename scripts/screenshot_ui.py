@@ -51,10 +51,11 @@ def viewport() -> tuple[bpy.types.Area, bpy.types.Region]:
 
 
 def frame_demo(area: bpy.types.Area) -> None:
-    """Look at the demo objects from the demo camera's direction, solid shading, sidebar shown."""
+    """Look at the demo objects from the demo camera's direction, in their colours, sidebar shown."""
     space = area.spaces.active
     space.show_region_ui = True
     space.shading.type = 'SOLID'
+    space.shading.color_type = 'OBJECT'
     view = space.region_3d
     view.view_perspective = 'PERSP'
     view.view_location = CAMERA_TARGET

@@ -47,9 +47,10 @@ class ResultArrays:
 
 @dataclass(frozen=True)
 class ArrowStyle:
-    """On-screen sizes, in pixels, and the colours per status."""
+    """On-screen sizes, in pixels at UI scale 1, and the colours per status."""
 
     colors: np.ndarray  # (3, 4) RGBA, rows indexed by status code
+    pixel_scale: float = 1.0  # Blender's UI scale: multiplies every size in pixels below
     head_scale: float = 1.0  # factor on head sizes (the user's "Arrow Scale")
     fixed_length_px: float | None = None  # every arrow this long on screen; None: true lengths
     touching_length_px: float = 40.0  # touching arrows (depth ~0) always have an on-screen length
@@ -134,6 +135,7 @@ def compute_overlay_geometry(
     _, start_w = project_to_pixels(starts, view_projection, size)
     ppu = pixels_per_unit(start_w, projection_matrix, size)
 
+    ppu = ppu / style.pixel_scale  # from here on, sizes in pixels at UI scale 1
     lengths = np.where(results.statuses == PENETRATING, results.depths, style.touching_length_px / ppu)
     if style.fixed_length_px is not None:
         lengths = np.full(len(results), style.fixed_length_px) / ppu
@@ -154,7 +156,9 @@ def compute_overlay_geometry(
     triangle_coords = np.stack([tips, left, right], axis=1).reshape(-1, 3)
     point_coords = np.stack([results.points_a, results.points_b], axis=1).reshape(-1, 3)
     _, point_w = project_to_pixels(point_coords, view_projection, size)
-    radii = 0.5 * style.point_size_px * style.head_scale / pixels_per_unit(point_w, projection_matrix, size)
+    radii = 0.5 * style.point_size_px * style.head_scale * style.pixel_scale / pixels_per_unit(
+        point_w, projection_matrix, size
+    )
     marker_coords = _diamonds(point_coords, radii, camera_right, camera_up)
     anchors, anchor_w = _label_anchors(starts, ends, view_projection, size, style)
     return OverlayGeometry(
@@ -191,7 +195,7 @@ def _label_anchors(starts, ends, view_projection, size, style: ArrowStyle):
     flip = (normals[:, 0] < -1e-6) | ((np.abs(normals[:, 0]) <= 1e-6) & (normals[:, 1] < 0))
     normals[flip] *= -1.0
     middles = 0.5 * (start_px + end_px)
-    anchors = middles + normals * style.label_offset_px
-    anchors[:, 1] -= 0.35 * style.label_size_px * np.abs(normals[:, 0])
+    anchors = middles + normals * (style.label_offset_px * style.pixel_scale)
+    anchors[:, 1] -= 0.35 * style.label_size_px * style.pixel_scale * np.abs(normals[:, 0])
     middle_w = 0.5 * (w[: len(starts)] + w[len(starts):])
     return anchors, middle_w

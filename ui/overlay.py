@@ -54,6 +54,7 @@ class _ViewDrawing:
     lines: object  # batch of arrow shafts and separation lines, or None
     triangles: object  # batch of arrow heads and witness point markers, or None
     labels: tuple[LabelAtlas, object] | None  # the atlas and a batch of its quads
+    pixel_scale: float  # Blender's UI scale
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -171,17 +172,19 @@ def draw_scene_overlay(scene: bpy.types.Scene, view_matrix: Matrix, projection_m
 def _draw_batches(view: _ViewDrawing, width: int, height: int) -> None:
     if view.lines is None and view.triangles is None:
         return
+    depth_test = gpu.state.depth_test_get()
     gpu.state.blend_set('ALPHA')
-    gpu.state.depth_test_set('NONE')
+    gpu.state.depth_test_set('NONE')  # arrows inside the objects they measure must stay visible
     if view.lines is not None:
         shader = gpu.shader.from_builtin('POLYLINE_FLAT_COLOR')
         shader.bind()
         shader.uniform_float("viewportSize", (width, height))
-        shader.uniform_float("lineWidth", LINE_WIDTH_PX)
+        shader.uniform_float("lineWidth", LINE_WIDTH_PX * view.pixel_scale)
         view.lines.draw(shader)
     if view.triangles is not None:
         view.triangles.draw(gpu.shader.from_builtin('FLAT_COLOR'))
     gpu.state.blend_set('NONE')
+    gpu.state.depth_test_set(depth_test)
 
 
 def _draw_labels(view: _ViewDrawing) -> None:
@@ -226,14 +229,15 @@ def _build_view(drawing: _SceneDrawing, view_matrix, projection_matrix, width, h
     if drawing.show_labels and len(visible):
         atlas = _label_atlas(drawing)
         labels = atlas, atlas.batch(geometry.label_anchors[visible], visible)
-    return _ViewDrawing(lines, triangles, labels)
+    return _ViewDrawing(lines, triangles, labels, drawing.style.pixel_scale)
 
 
 def _label_atlas(drawing: _SceneDrawing) -> LabelAtlas:
     """The texture with this scene's label texts, drawn on first use (it needs a GPU context)."""
     if _cache["atlas"] is None:
         colors = np.asarray(drawing.style.colors)[drawing.results.statuses]
-        _cache["atlas"] = LabelAtlas(drawing.texts, colors, drawing.style.label_size_px)
+        style = drawing.style
+        _cache["atlas"] = LabelAtlas(drawing.texts, colors, style.label_size_px * style.pixel_scale)
     return _cache["atlas"]
 
 
@@ -249,7 +253,7 @@ def _scene_drawing(scene) -> _SceneDrawing | None:
     if settings is None:
         return None
     key = (_cache["generation"], scene.as_pointer(), len(settings.results), *_settings_key(settings),
-           *_units_key(scene.unit_settings))
+           *_units_key(scene.unit_settings), _ui_scale())
     cached = _cache["scene"]
     if cached is None or cached[0] != key:
         drawing = _read_scene(scene, settings) if len(settings.results) else None
@@ -265,6 +269,13 @@ def _settings_key(settings) -> tuple:
         settings.fixed_arrow_length, settings.label_size, tuple(settings.color_penetrating),
         tuple(settings.color_touching), tuple(settings.color_separated),
     )
+
+
+def _ui_scale() -> float:
+    """Blender's interface scale (resolution scale times display DPI); 1 without a window (it reads 0 then)."""
+    preferences = getattr(bpy.context, "preferences", None)
+    scale = preferences.system.ui_scale if preferences is not None else 0.0
+    return scale if scale > 0.0 else 1.0
 
 
 def _units_key(units) -> tuple:
@@ -288,6 +299,7 @@ def _read_scene(scene, settings) -> _SceneDrawing:
         head_scale=settings.arrow_scale,
         fixed_length_px=settings.fixed_arrow_length if settings.fixed_length_arrows else None,
         label_size_px=float(settings.label_size),
+        pixel_scale=_ui_scale(),
     )
     texts = tuple(_label_text(result, scene) for result in results)
     return _SceneDrawing(arrays, texts, style, settings.show_arrows, settings.show_labels)

@@ -89,6 +89,19 @@ def test_arrow_head_keeps_a_minimum_size_on_screen_when_zoomed_out(geometry):
     np.testing.assert_allclose(far_tip, res.points_a[0], atol=1e-5)
 
 
+@pytest.mark.parametrize("distance", [2.0, 500.0])
+def test_ui_scale_multiplies_every_pixel_size(geometry, distance):
+    res, view = penetrating_x(geometry, depth=1e-4), look_down_z(distance)
+    sizes = {}
+    for scale in (1.0, 2.0):
+        out = compute(geometry, res, view, pixel_scale=scale, fixed_length_px=50.0)
+        start, tip = out.line_coords[0].astype(float), out.triangle_coords[0].astype(float)
+        pixels, _ = geometry.project_to_pixels(np.array([start, tip]), perspective() @ view, (WIDTH, HEIGHT))
+        sizes[scale] = (np.linalg.norm(pixels[1] - pixels[0]), head_length_px(geometry, out, view, perspective()))
+    np.testing.assert_allclose(sizes[2.0], 2.0 * np.array(sizes[1.0]), rtol=1e-3)
+    assert sizes[1.0][0] == pytest.approx(50.0, rel=1e-3)
+
+
 def test_head_scale_multiplies_the_head_size(geometry):
     res, view = penetrating_x(geometry), look_down_z(500.0)
     one = head_length_px(geometry, compute(geometry, res, view, head_scale=1.0), view, perspective())

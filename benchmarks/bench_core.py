@@ -1,0 +1,183 @@
+"""Benchmark of ``core.collide``: median microseconds per query, side by side with coal when installed.
+
+Run from the repository root: ``python benchmarks/bench_core.py`` (``--quick`` for fewer repeats).
+For each pair it measures
+- one-shot: the query straight from raw (N, 3) arrays, preparation included. For coal that is its
+  convex hull build (Qhull) of both clouds plus the query;
+- prepared: a repeated query on prepared shapes after B moved (``Polytope.transformed`` for core, a
+  new ``Transform3s`` for coal);
+and prints the issue's targets next to the figures. coal runs with its default settings (GJK/EPA
+tolerance 1e-6); the last column shows how far its signed distance is from core's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import core  # noqa: E402  (the repository root must be on sys.path first)
+
+try:
+    import coal
+except ImportError:  # the coal column is skipped
+    coal = None
+
+REPEATED_QUERY_TARGET_US = 10_000.0  # the 1M-point repeated query must stay under 10 ms
+PREPARED_RATIO_TARGET = 10.0  # prepared query within 10x of coal's
+
+
+def fibonacci_sphere(count: int, radius: float) -> np.ndarray:
+    """``count`` points evenly on a sphere: every one is a hull vertex."""
+    i = np.arange(count) + 0.5
+    z = 1.0 - 2.0 * i / count
+    phi = i * np.pi * (3.0 - np.sqrt(5.0))
+    r = np.sqrt(1.0 - z * z)
+    return radius * np.column_stack([r * np.cos(phi), r * np.sin(phi), z])
+
+
+def noisy_shell(rng: np.random.Generator, count: int, radius: float) -> np.ndarray:
+    """A scan-like cloud: ``count`` points in a thin shell (2 % thick) under a sphere."""
+    v = rng.normal(size=(count, 3))
+    return radius * v / np.linalg.norm(v, axis=1)[:, None] * rng.uniform(0.98, 1.0, size=(count, 1))
+
+
+def random_rotation(rng: np.random.Generator) -> np.ndarray:
+    q, r = np.linalg.qr(rng.normal(size=(3, 3)))
+    q = q * np.sign(np.diag(r))
+    return q if np.linalg.det(q) > 0 else -q
+
+
+@dataclass
+class Pair:
+    """Local point clouds of A and B and where B sits (A stays at the origin)."""
+
+    name: str
+    points_a: np.ndarray
+    points_b: np.ndarray
+    offset_b: np.ndarray
+    one_shot_repeats: int
+    query_repeats: int
+
+    def moves(self, count: int) -> list[np.ndarray]:
+        """Offsets of B for the repeated query: tiny different steps, so nothing can be cached."""
+        return [self.offset_b + 1e-5 * k * np.array([0.3, -0.5, 0.8]) for k in range(count)]
+
+
+def median_us(run: Callable[[int], object], repeats: int) -> float:
+    """Median wall time of ``run(k)`` for k in range(repeats), in microseconds."""
+    times = []
+    for k in range(repeats):
+        start = time.perf_counter()
+        run(k)
+        times.append(time.perf_counter() - start)
+    return 1e6 * statistics.median(times)
+
+
+def translation(offset: np.ndarray) -> np.ndarray:
+    matrix = np.eye(4)
+    matrix[:3, 3] = offset
+    return matrix
+
+
+def measure_core(pair: Pair) -> dict:
+    world_b = pair.points_b + pair.offset_b
+    one_shot = median_us(lambda k: core.collide(pair.points_a, world_b), pair.one_shot_repeats)
+    start = time.perf_counter()
+    shape_a, shape_b = core.Polytope(pair.points_a), core.Polytope(pair.points_b)
+    prepare = 1e6 * (time.perf_counter() - start)
+    moves = pair.moves(pair.query_repeats)
+    query = median_us(lambda k: core.collide(shape_a, shape_b.transformed(translation(moves[k]))),
+                      pair.query_repeats)
+    contact = core.collide(shape_a, shape_b.transformed(translation(pair.offset_b)))
+    return {"one_shot": one_shot, "prepare": prepare, "query": query,
+            "signed_distance": contact.signed_distance, "status": contact.status}
+
+
+def coal_hull(points: np.ndarray):
+    vertices = coal.StdVec_Vec3s()
+    vertices.extend(points)
+    return coal.ConvexBase.convexHull(vertices, False, "Qt")
+
+
+def coal_signed_distance(hull_a, hull_b, offset_b: np.ndarray) -> float:
+    request, result = coal.DistanceRequest(), coal.DistanceResult()
+    request.enable_signed_distance = True
+    return coal.distance(hull_a, coal.Transform3s(), hull_b, coal.Transform3s(np.eye(3), offset_b),
+                         request, result)
+
+
+def measure_coal(pair: Pair) -> dict | None:
+    if coal is None:
+        return None
+
+    def one_shot(_):
+        coal_signed_distance(coal_hull(pair.points_a), coal_hull(pair.points_b), pair.offset_b)
+
+    one_shot_us = median_us(one_shot, pair.one_shot_repeats)
+    hull_a, hull_b = coal_hull(pair.points_a), coal_hull(pair.points_b)
+    moves = pair.moves(pair.query_repeats)
+    query = median_us(lambda k: coal_signed_distance(hull_a, hull_b, moves[k]), pair.query_repeats)
+    return {"one_shot": one_shot_us, "query": query,
+            "signed_distance": coal_signed_distance(hull_a, hull_b, pair.offset_b)}
+
+
+def pairs(quick: bool) -> list[Pair]:
+    rng = np.random.default_rng(2024)
+    small = lambda: fibonacci_sphere(100, 0.5) @ random_rotation(rng).T
+    large = lambda: fibonacci_sphere(10_000, 0.5) @ random_rotation(rng).T
+    few = 3 if quick else 7
+    return [
+        Pair("2x100-vertex hulls, colliding", small(), small(), np.array([0.9, 0.1, 0.05]), 50 * few, 100 * few),
+        Pair("2x100-vertex hulls, separated", small(), small(), np.array([1.1, 0.1, 0.05]), 50 * few, 100 * few),
+        Pair("2x10k-vertex hulls, colliding", large(), large(), np.array([0.9, 0.1, 0.05]), few, 10 * few),
+        Pair("2x1M raw points, colliding", noisy_shell(rng, 1_000_000, 0.5), noisy_shell(rng, 1_000_000, 0.5),
+             np.array([0.9, 0.1, 0.05]), 1 if quick else 3, 3 * few),
+    ]
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "MISSED"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats (rougher medians)")
+    args = parser.parse_args()
+    print(f"core benchmark, median us per query; coal {'(not installed)' if coal is None else coal.__version__}")
+    header = (f"{'pair':32} {'core one-shot':>14} {'coal hull+query':>16} {'core prepare':>13} "
+              f"{'core query':>11} {'coal query':>11} {'ratio':>6} {'|sd core-coal|':>15}")
+    print(header)
+    print("-" * len(header))
+    targets = []
+    for pair in pairs(args.quick):
+        ours, theirs = measure_core(pair), measure_coal(pair)
+        coal_cells = ("-", "-", "-", "-") if theirs is None else (
+            f"{theirs['one_shot']:.0f}", f"{theirs['query']:.1f}", f"{ours['query'] / theirs['query']:.1f}",
+            f"{abs(ours['signed_distance'] - theirs['signed_distance']):.1e}")
+        print(f"{pair.name:32} {ours['one_shot']:14.0f} {coal_cells[0]:>16} {ours['prepare']:13.0f} "
+              f"{ours['query']:11.1f} {coal_cells[1]:>11} {coal_cells[2]:>6} {coal_cells[3]:>15}")
+        if theirs is not None:
+            targets.append((f"{pair.name}: one-shot <= coal hull build + query",
+                            f"{ours['one_shot']:.0f} vs {theirs['one_shot']:.0f} us",
+                            ours["one_shot"] <= theirs["one_shot"]))
+            targets.append((f"{pair.name}: prepared query <= {PREPARED_RATIO_TARGET:.0f}x coal query",
+                            f"{ours['query'] / theirs['query']:.1f}x",
+                            ours["query"] <= PREPARED_RATIO_TARGET * theirs["query"]))
+        if "1M" in pair.name:
+            targets.append((f"{pair.name}: repeated query < 10 ms", f"{ours['query'] / 1000:.1f} ms",
+                            ours["query"] < REPEATED_QUERY_TARGET_US))
+    print("\ntargets")
+    for name, figure, ok in targets:
+        print(f"  {verdict(ok):6} {name}: {figure}")
+
+
+if __name__ == "__main__":
+    main()

@@ -22,8 +22,10 @@ import time
 import venv
 import xml.etree.ElementTree as ElementTree
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 REPO = Path(__file__).resolve().parent
 CACHE = REPO / ".venv"
@@ -64,16 +66,13 @@ class LayerResult:
         return f"{self.name:<22} {counts:<36} {self.seconds:7.1f} s{problem}"
 
 
-def run(command: list[str], *, env: dict | None = None, quiet: bool = True) -> str:
-    """Run ``command`` in the repo; quiet steps keep their output unless they fail (pip would drown the log)."""
-    result = subprocess.run(
-        command, cwd=REPO, env=env, text=True, stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE if quiet else None, stderr=subprocess.STDOUT if quiet else None,
-    )
+def run(command: list[str], *, env: dict | None = None) -> str:
+    """Run a setup step in the repo and return its output; shown only if it fails (pip would drown the log)."""
+    result = subprocess.run(command, cwd=REPO, env=env, text=True, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if result.returncode != 0:
-        shown = f"\n{result.stdout}" if quiet else ""
-        raise SetupError(f"command failed ({result.returncode}): {' '.join(command)}{shown}")
-    return result.stdout or ""
+        raise SetupError(f"command failed ({result.returncode}): {' '.join(command)}\n{result.stdout}")
+    return result.stdout
 
 
 def pip_install(python: Path, arguments: list[str]) -> None:
@@ -166,6 +165,26 @@ def blender_numpy_site(blender: str, home: Path, installer: Path) -> Path | None
     return site
 
 
+@contextmanager
+def blender_home(blender: str, installer: Path) -> Iterator[tuple[list[str], dict, Path]]:
+    """``(command, environment, home)`` to run Blender with a temporary HOME, deleted afterwards.
+
+    The user's own preferences and extensions stay untouched. When Blender's Python lacks numpy, the
+    command and environment add the cached numpy (``--python-use-system-env`` honours PYTHONPATH).
+    """
+    home = Path(tempfile.mkdtemp(prefix="collision_inspector_home_"))
+    try:
+        env = {**os.environ, "HOME": str(home)}
+        command = [blender]
+        site = blender_numpy_site(blender, home, installer)
+        if site is not None:
+            env["PYTHONPATH"] = str(site)
+            command.append("--python-use-system-env")
+        yield command, env, home
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
 def blender_layer(installer: Path, pytest_args: list[str]) -> LayerResult | None:
     """Validate, build and install the extension zip into a temporary HOME, then run pytest in Blender.
 
@@ -181,29 +200,22 @@ def blender_layer(installer: Path, pytest_args: list[str]) -> LayerResult | None
         return None
     print(f"\n===== {name}: {blender} (the first call of a Blender wrapper may take minutes) =====", flush=True)
     started = time.monotonic()
-    home = Path(tempfile.mkdtemp(prefix="collision_inspector_home_"))  # the user's own extensions stay untouched
     try:
-        env = {**os.environ, "HOME": str(home)}
-        site = blender_numpy_site(blender, home, installer)
-        command = [blender]
-        if site is not None:
-            env["PYTHONPATH"] = str(site)
-            command.append("--python-use-system-env")
-        run([*command, "--command", "extension", "validate", str(REPO)], env=env)
-        build = home / "build"
-        build.mkdir()
-        run([*command, "--command", "extension", "build", "--source-dir", str(REPO), "--output-dir", str(build)], env=env)
-        (package,) = build.glob("*.zip")
-        run([*command, "--command", "extension", "install-file", "-r", "user_default", "-e", str(package)], env=env)
-        print(f"extension: validated, built {package.name}, installed and enabled", flush=True)
-        runner = [*command, "--background", "--factory-startup", "--python-exit-code", "1",
-                  "--python", str(REPO / "tests/blender/run_in_blender.py"), "--", *PYTEST_OPTIONS, *pytest_args]
-        result = run_pytest_layer(name, runner, home / "junit.xml", env)
+        with blender_home(blender, installer) as (command, env, home):
+            run([*command, "--command", "extension", "validate", str(REPO)], env=env)
+            build = home / "build"
+            build.mkdir()
+            run([*command, "--command", "extension", "build", "--source-dir", str(REPO), "--output-dir", str(build)],
+                env=env)
+            (package,) = build.glob("*.zip")
+            run([*command, "--command", "extension", "install-file", "-r", "user_default", "-e", str(package)], env=env)
+            print(f"extension: validated, built {package.name}, installed and enabled", flush=True)
+            runner = [*command, "--background", "--factory-startup", "--python-exit-code", "1",
+                      "--python", str(REPO / "tests/blender/run_in_blender.py"), "--", *PYTEST_OPTIONS, *pytest_args]
+            result = run_pytest_layer(name, runner, home / "junit.xml", env)
     except SetupError as error:
         print(error, flush=True)
         result = LayerResult(name, error="setup failed (see above)")
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
     result.seconds = time.monotonic() - started
     return result
 
@@ -239,23 +251,14 @@ def command_screenshot() -> int:
     blender = find_blender()
     if blender is None:
         raise SetupError("no Blender binary: set BLENDER or put blender on PATH")
-    home = Path(tempfile.mkdtemp(prefix="collision_inspector_home_"))
-    try:
-        env = {**os.environ, "HOME": str(home)}
-        site = blender_numpy_site(blender, home, ensure_env("core"))
-        command = [blender]
-        if site is not None:
-            env["PYTHONPATH"] = str(site)
-            command.append("--python-use-system-env")
+    with blender_home(blender, ensure_env("core")) as (command, env, home):
         no_splash = "import bpy; bpy.context.preferences.view.show_splash = False; bpy.ops.wm.save_userpref()"
         run([*command, "--background", "--python-expr", no_splash], env=env)
         script, scene = str(REPO / "scripts/screenshot_ui.py"), str(home / "demo.blend")
         run([*command, "--background", "--python", script, "--", "--save-scene", scene], env=env)
         output = run([*command, scene, "--python", script, "--", "--capture", str(REPO / "docs/overlay.png")],
                      env={**env, "BLENDER_XVFB": "1"})
-        print(next(line for line in output.splitlines() if line.startswith("screenshot: ")))
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
+    print(next(line for line in output.splitlines() if line.startswith("screenshot: ")))
     return 0
 
 
@@ -280,6 +283,8 @@ def main() -> int:
         return command_demo() if arguments.command == "demo" else command_screenshot()
     except SetupError as error:
         print(error, file=sys.stderr)
+        if arguments.command == "test":
+            print("total: 0 passed, 1 failed")
         return 1
 
 

@@ -2,8 +2,7 @@
 
 The signed distance of two convex shapes A and B is the signed distance of the origin to their
 Minkowski difference D = A - B (negative inside). Qhull (``scipy.spatial.ConvexHull``) gives the hull
-of D; facet offsets are re-evaluated as support values so every facet plane is an exact supporting
-plane. Inside: depth = smallest facet offset, normal = that facet's outward normal. Outside: distance
+of D; facet offsets are taken through each facet's own (exact) corners. Inside: depth = smallest facet offset, normal = that facet's outward normal. Outside: distance
 = closest point of the hull's triangles (exact point-triangle distance), normal = -closest/|closest|.
 Qhull fails on flat input and its joggle option 'QJ' is not exact, so point sets that are flat,
 segments or points are detected by SVD and handled in their own subspace.
@@ -74,13 +73,16 @@ class ExactHull:
         coordinates = (points - centre) @ axes.T
         thick = np.ptp(coordinates, axis=0) > FLAT_TOLERANCE * self.size
         self.dimension = int(thick.sum())
-        self.normals = np.zeros((0, 3))
+        self.normals, self.offsets = np.zeros((0, 3)), np.zeros(0)
         if self.dimension == 3:
             hull = ConvexHull(points)
             self.vertices = points[hull.vertices]
             self.triangles = points[hull.simplices]
             normals = hull.equations[:, :3]
             self.normals = normals / np.linalg.norm(normals, axis=1)[:, None]
+            # Offsets from each facet's own corners (not Qhull's fitted plane): the plane then
+            # passes through exact input points, and Qhull's convexity makes it a supporting plane.
+            self.offsets = np.einsum("fj,fkj->fk", self.normals, self.triangles).max(axis=1)
         elif self.dimension == 2:
             ring = ConvexHull(coordinates[:, thick]).vertices  # counter-clockwise in 2D
             self.vertices = points[ring]
@@ -98,10 +100,6 @@ class ExactHull:
         """max over the hull of x . direction."""
         return float(np.max(self.vertices @ direction))
 
-    def offsets(self) -> np.ndarray:
-        """Facet offsets of a polyhedron, re-evaluated as exact support values along each normal."""
-        return np.max(self.normals @ self.vertices.T, axis=1)
-
     def closest_point(self, x: np.ndarray) -> np.ndarray:
         """Closest point of the hull's boundary surface (or of the flat hull itself) to ``x``."""
         if self.dimension >= 2:
@@ -116,13 +114,13 @@ class ExactHull:
     def distance(self, x: np.ndarray) -> float:
         """Euclidean distance from ``x`` to the hull (0 inside)."""
         x = np.asarray(x, dtype=float)
-        if self.dimension == 3 and np.all(self.normals @ x <= self.offsets()):
+        if self.dimension == 3 and np.all(self.normals @ x <= self.offsets):
             return 0.0
         return float(np.linalg.norm(self.closest_point(x) - x))
 
     def facet_violation(self, x: np.ndarray) -> float:
         """Largest amount by which ``x`` violates a facet inequality (<= 0 inside); polyhedra only."""
-        return float(np.max(self.normals @ np.asarray(x, dtype=float) - self.offsets()))
+        return float(np.max(self.normals @ np.asarray(x, dtype=float) - self.offsets))
 
 
 @dataclass
@@ -165,7 +163,7 @@ def reference_contact(points_a: np.ndarray, points_b: np.ndarray) -> Reference:
     origin = np.zeros(3)
 
     if difference.dimension == 3:
-        offsets = difference.offsets()
+        offsets = difference.offsets
         if offsets.min() >= 0.0:  # origin inside: penetrating (or touching from inside)
             best = int(np.argmin(offsets))
             candidates = _distinct(difference.normals[offsets <= offsets[best] + margin])

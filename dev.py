@@ -274,12 +274,13 @@ def main() -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("demo", help="analyse a demo scene in the PyPI bpy module; write out/demo_overlay.png")
     commands.add_parser("screenshot", help="maintainers: docs/overlay.png from real Blender's interface")
-    test = commands.add_parser("test", help="run all test layers; extra arguments go to every pytest run")
-    test.add_argument("pytest_args", nargs=argparse.REMAINDER, help="e.g. -k register (default: all tests)")
-    arguments = parser.parse_args()
+    commands.add_parser("test", help="run all test layers; other arguments go to every pytest run (e.g. -x)")
+    arguments, pytest_args = parser.parse_known_args()
+    if pytest_args and arguments.command != "test":
+        parser.error(f"unrecognized arguments: {' '.join(pytest_args)}")
     try:
         if arguments.command == "test":
-            return command_test(arguments.pytest_args)
+            return command_test(pytest_args)
         return command_demo() if arguments.command == "demo" else command_screenshot()
     except SetupError as error:
         print(error, file=sys.stderr)

@@ -52,3 +52,18 @@ def test_iteration_cap_keeps_bounds_honest(index, family_a, family_b, relative_g
         assert abs(contact.signed_distance - ref.signed_distance) <= VALUE_TOLERANCE * ref.size
     else:
         assert contact.solver_status in ("iteration_limit", "stalled", "degenerate")
+
+
+@pytest.mark.parametrize("relative_tolerance", [1e-6, 1e-2])
+@pytest.mark.parametrize("index, family_a, family_b, relative_gap", CASES[::4], ids=CASE_IDS[::4])
+def test_coarse_tolerance_is_honoured(index, family_a, family_b, relative_gap, relative_tolerance):
+    """With a coarser solver tolerance the answer is within it, and converged bounds are that close."""
+    points_a, points_b, _ = make_pair(index, family_a, family_b, relative_gap)
+    ref = reference_contact(points_a, points_b)
+    tolerance, slack = relative_tolerance * ref.size, BOUNDS_SLACK * ref.size
+    contact = core.collide(points_a, points_b, tolerance=tolerance)
+    assert abs(contact.signed_distance - ref.signed_distance) <= tolerance + slack
+    assert abs(ref.separation_along(contact.normal) - contact.signed_distance) <= tolerance + slack
+    assert contact.bounds[0] - slack <= ref.signed_distance <= contact.bounds[1] + slack
+    assert contact.solver_status == "converged"
+    assert contact.bounds[1] - contact.bounds[0] <= tolerance + slack

@@ -8,7 +8,7 @@ import pytest
 import core
 from checks import NORMAL_TOLERANCE, VALUE_TOLERANCE, angle, assert_conventions, assert_matches_reference
 from generators import affine, box, cloud, random_rotation, rotation_about, sphere
-from reference import reference_contact
+from reference import ExactHull, reference_contact
 
 TOL = VALUE_TOLERANCE * 4  # the pairs below are at most about 4 across
 
@@ -129,3 +129,41 @@ def test_sphere_transformed_by_similarity():
     assert ball.radius == pytest.approx(0.5, abs=1e-15)
     with pytest.raises(ValueError, match="matrix"):
         core.Sphere([0, 0, 0], 1.0).transformed(np.diag([1.0, 2.0, 1.0, 1.0]))
+
+
+def large_clouds() -> dict[str, np.ndarray]:
+    """Big clouds (spatial index) with the ties and degeneracies that trip hill climbing and pruning."""
+    rng = np.random.default_rng(31)
+    g = np.linspace(-0.5, 0.5, 41)
+    x, y = np.meshgrid(g, g)
+    face = np.column_stack([x.ravel(), y.ravel(), np.full(x.size, 0.5)])
+    turns = [rotation_about([1, 0, 0], k * np.pi / 2) for k in range(4)]
+    turns += [rotation_about([0, 1, 0], s * np.pi / 2) for s in (1, -1)]
+    return {
+        "gaussian": rng.normal(size=(20000, 3)),
+        "sphere": sphere(8000),
+        "cube surface grid": np.vstack([face @ t.T for t in turns]),
+        "flat disk": np.column_stack([rng.uniform(-1, 1, (8000, 2)), np.zeros(8000)]) @ random_rotation(rng).T,
+        "segment": np.outer(rng.uniform(-1, 1, 6000), [1.0, 2.0, 3.0]),
+        "five points repeated": np.repeat(rng.normal(size=(5, 3)), 1000, axis=0),
+    }
+
+
+LARGE_CLOUDS = large_clouds()
+
+
+@pytest.mark.parametrize("name", list(LARGE_CLOUDS))
+def test_prepared_support_is_exact(name):
+    """Support points of a prepared (indexed) polytope, moved or not, attain the exact maximum."""
+    points = LARGE_CLOUDS[name]
+    rng = np.random.default_rng(3)
+    directions = np.vstack([rng.normal(size=(300, 3)), np.eye(3), -np.eye(3), [[1, 1, 0], [1, 1, 1]]])
+    directions /= np.linalg.norm(directions, axis=1)[:, None]
+    matrix = MATRICES["negative non-uniform"]
+    for shape, world in ((core.Polytope(points), points),
+                         (core.Polytope(points).transformed(matrix), moved(points, matrix))):
+        scale = np.abs(world).max()
+        found = np.array([shape.support(tuple(d)) for d in directions])
+        assert np.all(np.einsum("ij,ij->i", found, directions) >= (world @ directions.T).max(axis=0) - 1e-14 * scale)
+        hull = ExactHull(world)
+        assert all(hull.distance(p) <= 1e-12 * scale for p in found[:20])

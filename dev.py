@@ -239,6 +239,8 @@ def command_test(pytest_args: list[str]) -> int:
     print("\n===== summary =====")
     for result in results:
         print(result.summary())
+    if blender is None:
+        print(f"{'real Blender':<22} NOT RUN (no Blender binary; set BLENDER)")
     print(f"{'all, with setup':<22} {'':<36} {time.monotonic() - started:7.1f} s")
     passed = sum(r.passed for r in results)
     failed = sum(r.failed or bool(r.error) for r in results)  # a layer that broke counts as one failure

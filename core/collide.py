@@ -39,6 +39,7 @@ class _Pair:
         self.center = 0.5 * (low + high)
         size = float((high - low).max())
         floor = MIN_RELATIVE_TOLERANCE * size
+        self.rounding = floor
         self.tolerance = max(DEFAULT_RELATIVE_TOLERANCE * size if tolerance is None else tolerance, floor)
         self.touch_tolerance = max(self.tolerance if touch_tolerance is None else touch_tolerance,
                                    self.tolerance)
@@ -89,11 +90,11 @@ def collide(points_a, points_b, *, tolerance: float | None = None, touch_toleran
             else:
                 normal = pair.orient(seed.flat_normal)
             point_a, point_b = _witnesses(result.simplex, result.weights)
-            bounds = (0.0, signed_distance)
+            bounds = (-pair.tolerance, signed_distance)  # flat within the tolerance: so deep at most
             solver_status = "degenerate"
         else:
             found = epa(pair.support, seed.vertices, tolerance=pair.tolerance,
-                        max_iterations=pair.max_iterations)
+                        max_iterations=pair.max_iterations, rounding=pair.rounding)
             signed_distance, normal = found.signed_distance, found.normal
             point_a, point_b = found.point_a, found.point_b
             bounds = (found.lower_bound, min(found.upper_bound, result.distance))

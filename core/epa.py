@@ -187,8 +187,15 @@ def _is_single_loop(edges) -> bool:
     return node == start and steps == len(edges)
 
 
-def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int) -> EpaResult:
-    """Expand ``seed`` (from ``expand_simplex``) until the closest face lies on the boundary."""
+def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int,
+        rounding: float) -> EpaResult:
+    """Expand ``seed`` (from ``expand_simplex``) until the closest face lies on the boundary.
+
+    ``rounding`` is the pair's floating-point noise level. A face sees a new point when the point is
+    more than that in front of it, whatever the (possibly much coarser) ``tolerance`` that ends the
+    expansion: a coarser visibility test would leave faces behind the new point and the polytope
+    would stop being convex. Faces whose planes agree to ``rounding`` belong to the same facet.
+    """
     polytope = _Polytope(seed)
     known_points = {vertex[0] for vertex in seed}
     min_support = math.inf  # smallest support value seen along a face normal: bounds the depth above
@@ -200,10 +207,13 @@ def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int
         vertex = support(normal)
         height = dot(normal, vertex[0])
         min_support = min(min_support, height)
-        if height - distance <= tolerance or vertex[0] in known_points:
+        if height - distance <= tolerance:
             status = "converged"
             break
-        visible, horizon = polytope.visible_region(face_id, vertex[0], tolerance)
+        if vertex[0] in known_points:  # nothing new to add, yet the bounds are apart: say so
+            status = "stalled"
+            break
+        visible, horizon = polytope.visible_region(face_id, vertex[0], rounding)
         new_index = len(polytope.vertices)
         polytope.vertices.append(vertex)
         normals = [polytope.raw_normal(a, b, new_index) for a, b in horizon]
@@ -216,17 +226,17 @@ def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int
             polytope.remove_face(face)
         for (a, b), raw in zip(horizon, normals):
             polytope.add_face(a, b, new_index, raw)
-    return _finish(polytope, min_support, iterations, status, tolerance)
+    return _finish(polytope, min_support, iterations, status, rounding)
 
 
 def _finish(polytope: _Polytope, min_support: float, iterations: int, status: str,
-            tolerance: float) -> EpaResult:
+            rounding: float) -> EpaResult:
     """Answer from the closest face: normal from the best-shaped face of its facet, witness points
     from the face whose triangle holds the foot of the origin."""
     best_id = polytope.closest_face()
     best_distance, best_normal = polytope.faces[best_id][4], polytope.faces[best_id][3]
     facet = [face for face in polytope.faces.values()
-             if face[4] - best_distance <= 4.0 * tolerance and dot(face[3], best_normal) >= 1.0 - 1e-6]
+             if face[4] - best_distance <= rounding and dot(face[3], best_normal) >= 1.0 - 1e-6]
     i, j, k, normal, distance = max(facet, key=lambda f: norm(polytope.raw_normal(*f[:3])))
     foot = scale(normal, distance)
     best = None
@@ -239,6 +249,9 @@ def _finish(polytope: _Polytope, min_support: float, iterations: int, status: st
     point_a = combine(weights, [polytope.vertices[index][1] for index in face[:3]])
     point_b = combine(weights, [polytope.vertices[index][2] for index in face[:3]])
     lower = -min_support if math.isfinite(min_support) else -distance
-    upper = -polytope.heap[0][0] if polytope.heap[0][0] > 0.0 else math.inf
+    # Any point of A - B bounds the signed distance from above; so does the closest face's distance
+    # when the origin is strictly inside the polytope (which lies inside A - B).
+    nearest, _ = closest_on_triangle(*(polytope.vertices[index][0] for index in face[:3]))
+    upper = min(norm(nearest), -best_distance if best_distance > 0.0 else math.inf)
     return EpaResult(-distance, normal, point_a, point_b, min(lower, -distance),
                      max(upper, -distance), iterations, status)

@@ -68,15 +68,17 @@ def gjk(support: SupportFn, first_direction: Vec3, *, tolerance: float, max_iter
     separated when the lower bound exceeds ``separated_above`` (for yes/no queries).
     """
     simplex = [support(first_direction)]
-    v, weights, lower = simplex[0][0], (1.0,), 0.0
+    v, weights, lower = simplex[0][0], (1.0,), -math.inf
     for iteration in range(1, max_iterations + 1):
         vv = dot(v, v)
         if vv <= overlap_below * overlap_below:
             return GjkResult(True, v, simplex, weights, 0.0, iteration - 1, True)
         length = math.sqrt(vv)
         vertex = support(scale(v, -1.0))
-        lower = max(lower, dot(v, vertex[0]) / length)
-        if lower > separated_above or length - lower <= tolerance:
+        along_v = dot(v, vertex[0]) / length  # separation along -v: a lower bound
+        lower = max(lower, along_v)
+        # Stop on the gap along the current direction, so the reported normal achieves the value.
+        if lower > separated_above or length - along_v <= tolerance:
             return GjkResult(False, v, simplex, weights, lower, iteration, True)
         if any(vertex[0] == old[0] for old in simplex):
             return GjkResult(False, v, simplex, weights, lower, iteration, True)

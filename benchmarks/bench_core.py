@@ -131,15 +131,18 @@ def measure_coal(pair: Pair) -> dict | None:
 
 def pairs(quick: bool) -> list[Pair]:
     rng = np.random.default_rng(2024)
-    small = lambda: fibonacci_sphere(100, 0.5) @ random_rotation(rng).T
-    large = lambda: fibonacci_sphere(10_000, 0.5) @ random_rotation(rng).T
+
+    def turned_sphere(count: int) -> np.ndarray:
+        return fibonacci_sphere(count, 0.5) @ random_rotation(rng).T
+
     few = 3 if quick else 7
+    near, apart = np.array([0.9, 0.1, 0.05]), np.array([1.1, 0.1, 0.05])
     return [
-        Pair("2x100-vertex hulls, colliding", small(), small(), np.array([0.9, 0.1, 0.05]), 50 * few, 100 * few),
-        Pair("2x100-vertex hulls, separated", small(), small(), np.array([1.1, 0.1, 0.05]), 50 * few, 100 * few),
-        Pair("2x10k-vertex hulls, colliding", large(), large(), np.array([0.9, 0.1, 0.05]), few, 10 * few),
+        Pair("2x100-vertex hulls, colliding", turned_sphere(100), turned_sphere(100), near, 50 * few, 100 * few),
+        Pair("2x100-vertex hulls, separated", turned_sphere(100), turned_sphere(100), apart, 50 * few, 100 * few),
+        Pair("2x10k-vertex hulls, colliding", turned_sphere(10_000), turned_sphere(10_000), near, few, 10 * few),
         Pair("2x1M raw points, colliding", noisy_shell(rng, 1_000_000, 0.5), noisy_shell(rng, 1_000_000, 0.5),
-             np.array([0.9, 0.1, 0.05]), 1 if quick else 3, 3 * few),
+             near, 1 if quick else 3, 3 * few),
     ]
 
 

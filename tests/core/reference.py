@@ -2,8 +2,9 @@
 
 The signed distance of two convex shapes A and B is the signed distance of the origin to their
 Minkowski difference D = A - B (negative inside). Qhull (``scipy.spatial.ConvexHull``) gives the hull
-of D; facet offsets are taken through each facet's own (exact) corners. Inside: depth = smallest facet offset, normal = that facet's outward normal. Outside: distance
-= closest point of the hull's triangles (exact point-triangle distance), normal = -closest/|closest|.
+of D; facet offsets are taken through each facet's own (exact) corners. Inside: depth = smallest
+facet offset, normal = that facet's outward normal. Outside: distance = closest point of the hull's
+triangles (exact point-triangle distance), normal = -closest/|closest|.
 Qhull fails on flat input and its joggle option 'QJ' is not exact, so point sets that are flat,
 segments or points are detected by SVD and handled in their own subspace.
 

@@ -237,9 +237,9 @@ def test_duplicated_and_near_duplicated_vertices():
     rng = np.random.default_rng(11)
     plain = (CUBE, CUBE @ rotation_about([1, 2, 3], 0.4).T + [0.9, 0.2, 0.1])
     expected = core.collide(*plain)
-    jitter = lambda p: p + rng.uniform(-1e-12, 1e-12, size=p.shape)
-    noisy_a = np.vstack([plain[0], plain[0], jitter(plain[0])])
-    noisy_b = np.vstack([jitter(plain[1]), plain[1], plain[1][::-1]])
+    near_a, near_b = (p + rng.uniform(-1e-12, 1e-12, size=p.shape) for p in plain)
+    noisy_a = np.vstack([plain[0], plain[0], near_a])
+    noisy_b = np.vstack([near_b, plain[1], plain[1][::-1]])
     contact, _ = solve(noisy_a, noisy_b)
     assert contact.signed_distance == pytest.approx(expected.signed_distance, abs=TOL)
     assert angle(contact.normal, expected.normal) <= 1e-6
@@ -318,7 +318,10 @@ def test_two_spheres_with_6000_vertices(prepared, gap):
     centre_line = np.array([0.48, -0.6, 0.64])
     b = b + (1.0 + gap) * centre_line
     contact = core.collide(*((core.Polytope(a), core.Polytope(b)) if prepared else (a, b)))
-    separation = lambda m: np.min(m @ b.T, axis=-1) - np.max(m @ a.T, axis=-1)
+
+    def separation(m: np.ndarray) -> np.ndarray:
+        return np.min(m @ b.T, axis=-1) - np.max(m @ a.T, axis=-1)
+
     assert contact.signed_distance == pytest.approx(separation(contact.normal), abs=TOL)
     assert angle(contact.normal, centre_line) <= 0.05
     tilts = rng.normal(size=(300, 3)) * np.geomspace(1e-6, 1e-2, 300)[:, None]

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import bpy
-from mathutils import Euler, Vector
+from mathutils import Vector
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from addon_loader import load_registered_addon  # noqa: E402  (scripts/ is not a package)

@@ -83,6 +83,12 @@ def addon() -> Iterator[ModuleType]:
 
 
 @pytest.fixture(scope="session")
+def real_blender() -> bool:
+    """True in the real-Blender host (installed extension), False with the PyPI bpy module."""
+    return in_real_blender()
+
+
+@pytest.fixture(scope="session")
 def addon_switch(addon: ModuleType) -> AddonSwitch:
     """Disable/enable the add-on: addon_disable/addon_enable in real Blender, unregister/register with bpy."""
     name = installed_module_name()

@@ -84,3 +84,15 @@ def test_zip_holds_the_addon_and_no_development_files(built_zip):
         assert any(name.startswith(directory) and name.endswith(".py") for name in names), directory
     leaked = [name for name in names if name.startswith(DEVELOPMENT_PATHS) or "__pycache__" in name]
     assert leaked == []
+
+
+def test_each_host_tests_the_right_copy_of_the_addon(addon, real_blender):
+    """Real Blender tests the extension installed from the zip; the bpy module tests this checkout."""
+    package_dir = Path(addon.__file__).resolve().parent
+    if real_blender:
+        assert addon.__name__ == "bl_ext.user_default.collision_inspector"
+        assert package_dir.parent.name == "user_default" and package_dir != REPO_ROOT
+        assert not (package_dir / "tests").exists()
+    else:
+        assert addon.__name__ == "collision_inspector"
+        assert package_dir == REPO_ROOT

@@ -86,15 +86,22 @@ def moved(points: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     return points @ matrix[:3, :3].T + matrix[:3, 3]
 
 
+@pytest.fixture
+def index_from_1000_points(monkeypatch):
+    """Let test-sized clouds use the spatial index (the production threshold is 100k points)."""
+    monkeypatch.setattr(core.shapes, "INDEX_MIN_POINTS", 1000)
+
+
 @pytest.mark.parametrize("name", MATRICES)
 @pytest.mark.parametrize("count", [30, 5000])  # 5000 points use the spatial index
-def test_transformed_polytope_equals_transformed_points(name, count):
+def test_transformed_polytope_equals_transformed_points(name, count, index_from_1000_points):
     rng = np.random.default_rng(count)
     matrix = MATRICES[name]
     local = sphere(count, 0.5) * [1.0, 0.7, 0.4] + rng.normal(scale=1e-3, size=(count, 3))
     other = cloud(rng, 40) + [0.9, 0.3, 0.2]
     expected = core.collide(moved(local, matrix), other)
     for shape in (core.Polytope(local).transformed(matrix), core.Polytope(local, transform=matrix)):
+        assert (shape._index is not None) == (count >= 1000)
         contact = core.collide(shape, other)
         assert contact.signed_distance == pytest.approx(expected.signed_distance, abs=TOL)
         assert angle(contact.normal, expected.normal) <= NORMAL_TOLERANCE
@@ -153,7 +160,7 @@ LARGE_CLOUDS = large_clouds()
 
 
 @pytest.mark.parametrize("name", list(LARGE_CLOUDS))
-def test_prepared_support_is_exact(name):
+def test_prepared_support_is_exact(name, index_from_1000_points):
     """Support points of a prepared (indexed) polytope, moved or not, attain the exact maximum."""
     points = LARGE_CLOUDS[name]
     rng = np.random.default_rng(3)
@@ -162,6 +169,7 @@ def test_prepared_support_is_exact(name):
     matrix = MATRICES["negative non-uniform"]
     for shape, world in ((core.Polytope(points), points),
                          (core.Polytope(points).transformed(matrix), moved(points, matrix))):
+        assert shape._index is not None
         scale = np.abs(world).max()
         found = np.array([shape.support(tuple(d)) for d in directions])
         assert np.all(np.einsum("ij,ij->i", found, directions) >= (world @ directions.T).max(axis=0) - 1e-14 * scale)

@@ -1,19 +1,33 @@
 """Sidebar tab "Collision" in the 3D viewport: buttons, tolerances, display options and results."""
 
+import textwrap
+
 import bpy
 
 from .units import format_length
+
+# Words on a result row: the length that matters for each status.
+VALUE_WORDS = {'penetrating': "depth", 'separated': "gap"}
+# Characters per line of wrapped notes when the sidebar's width is unknown, and pixels per character.
+NOTE_WIDTH_CHARS = 40
+PIXELS_PER_CHAR = 7
 
 
 class COLLISION_INSPECTOR_UL_results(bpy.types.UIList):
     """One row per analysed pair: "A ↔ B", status and its length in scene units."""
 
     def draw_item(self, context, layout, _data, item, _icon, _active_data, _active_property, _index=0, _flt_flag=0):
-        row = layout.row(align=True)
-        row.label(text=item.label, icon=item.status_icon)
-        value = row.row()
+        split = layout.split(factor=0.55)
+        split.label(text=item.label, icon=item.status_icon)
+        value = split.row()
         value.alignment = 'RIGHT'
-        value.label(text=f"{item.status} {format_length(item.value, context.scene)}")
+        value.label(text=row_value(item, context.scene))
+
+
+def row_value(result, scene: bpy.types.Scene) -> str:
+    """The status in a word with its length: "depth 12.4 mm", "gap 3 cm" or "touching"."""
+    word = VALUE_WORDS.get(result.status)
+    return f"{word} {format_length(result.value, scene)}" if word else result.status
 
 
 class _SidebarPanel:
@@ -105,7 +119,9 @@ class COLLISION_INSPECTOR_PT_results(_SidebarPanel, bpy.types.Panel):
             note = layout.column(align=True)
             note.alert = True
             note.label(text="Convex hull caveat:", icon='ERROR')
-            note.label(text=result.hull_note)
+            width = context.region.width // PIXELS_PER_CHAR if context.region else NOTE_WIDTH_CHARS
+            for line in textwrap.wrap(result.hull_note, max(width, 20)):
+                note.label(text=line)
 
 
 def result_details(result, scene: bpy.types.Scene) -> list:
@@ -115,6 +131,7 @@ def result_details(result, scene: bpy.types.Scene) -> list:
         return ", ".join(format_length(component, scene) for component in vector)
 
     return [
+        f"Status: {result.status}",
         f"Signed distance: {format_length(result.signed_distance, scene)}",
         f"Touch tolerance: {format_length(result.tolerance, scene)}",
         "Normal (A\u2192B): " + ", ".join(f"{component:.4f}" for component in result.normal),

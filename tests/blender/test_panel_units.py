@@ -230,6 +230,7 @@ def test_results_panel_lists_pairs_and_details_in_scene_units(panel_module, empt
     layout = draw(panel_module.COLLISION_INSPECTOR_PT_results)
     assert layout.entries("template_list") == [("COLLISION_INSPECTOR_UL_results", "results", "active_result_index")]
     labels = [text for text, _icon in layout.entries("label")]
+    assert "Status: penetrating" in labels
     assert "Signed distance: -100 mm" in labels
     assert "Normal (A\u2192B): 1.0000, 0.0000, 0.0000" in labels
     assert any(line.startswith("Point on A: 500 mm, ") for line in labels)  # on A's +x face
@@ -243,7 +244,7 @@ def test_results_list_row_shows_pair_status_and_value(panel_module, empty_scene)
     layout = RecordingLayout()
     row_drawer = panel_module.COLLISION_INSPECTOR_UL_results.draw_item
     row_drawer(None, bpy.context, layout, empty_scene.collision_inspector, result, 0, None, "", 0)
-    assert layout.entries("label") == [("Cube \u2194 Other", 'ERROR'), ("penetrating 3.94\"", 'NONE')]
+    assert layout.entries("label") == [("Cube \u2194 Other", 'ERROR'), ("depth 3.94\"", 'NONE')]
 
 
 def test_results_panel_shows_the_hull_caveat(panel_module, empty_scene):
@@ -253,5 +254,24 @@ def test_results_panel_shows_the_hull_caveat(panel_module, empty_scene):
     for index, result in enumerate(results):
         empty_scene.collision_inspector.active_result_index = index
         labels = [text for text, _icon in draw(panel_module.COLLISION_INSPECTOR_PT_results).entries("label")]
-        shows_caveat = any(text.startswith("Ring is not convex") for text in labels)
+        shows_caveat = "Convex hull caveat:" in labels
         assert shows_caveat == ("Ring" in (result.name_a, result.name_b))
+        if shows_caveat:
+            caveat = labels[labels.index("Convex hull caveat:") + 1:]
+            assert " ".join(caveat) == result.hull_note  # wrapped, nothing lost
+            assert caveat[0].startswith("Ring is not convex")
+
+
+@pytest.mark.parametrize(
+    "status, field, value, expected",
+    [
+        ('penetrating', "depth", 0.1, "depth 0.1 m"),
+        ('separated', "distance", 0.25, "gap 0.25 m"),
+        ('touching', "signed_distance", -2e-6, "touching"),
+    ],
+)
+def test_result_row_names_the_length_of_each_status(panel_module, empty_scene, status, field, value, expected):
+    result = empty_scene.collision_inspector.results.add()
+    result.status = status
+    setattr(result, field, value)
+    assert panel_module.row_value(result, empty_scene) == expected

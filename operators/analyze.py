@@ -77,13 +77,6 @@ class COLLISION_INSPECTOR_OT_analyze(bpy.types.Operator):
         store_results(settings, pairs)
         overlay.refresh()
         self.report_results(scene, settings.results)
-        capped = [f"{a.name} \u2194 {b.name}" for a, b, contact, _note in pairs if contact.solver_status == 'iteration_limit']
-        if capped:
-            self.report(
-                {'WARNING'},
-                f"Iteration limit reached for {', '.join(capped)}: values are the best found so far; "
-                "raise Max Iterations or the Tolerance",
-            )
         return {'FINISHED'}
 
     def report_results(self, scene: bpy.types.Scene, results) -> None:
@@ -97,6 +90,13 @@ class COLLISION_INSPECTOR_OT_analyze(bpy.types.Operator):
         counts = [(status, sum(r.status == status for r in results)) for status, *_rest in STATUS_ITEMS]
         summary = ", ".join(f"{count} {status}" for status, count in counts if count)
         self.report({'INFO'}, f"Analysed {len(results)} pair{'s' if len(results) != 1 else ''}: {summary}")
+        capped = [result.label for result in results if result.solver_status == 'iteration_limit']
+        if capped:
+            self.report(
+                {'WARNING'},
+                f"Iteration limit reached for {', '.join(capped)}: the values are the best found so far; "
+                "raise Max Iterations or loosen the Tolerance",
+            )
 
 
 def store_results(settings, pairs: list) -> None:
@@ -117,4 +117,5 @@ def store_results(settings, pairs: list) -> None:
         result.point_a = contact.point_a
         result.point_b = contact.point_b
         result.hull_note = note
+        result.solver_status = contact.solver_status
     settings.active_result_index = 0

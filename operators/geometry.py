@@ -97,7 +97,8 @@ def closed_mesh_volume(mesh: bpy.types.Mesh, points: np.ndarray) -> float:
     next_corner[np.append(face_starts[1:], len(corner_verts)) - 1] = face_starts
     x, y, z = (points - points[0]).astype(np.float32).T.copy()[:, corner_verts]
     xn, yn, zn = x[next_corner], y[next_corner], z[next_corner]
-    cross_sums = (np.add.reduceat(c, face_starts) for c in (y * zn - z * yn, z * xn - x * zn, x * yn - y * xn))
+    crosses = (y * zn - z * yn, z * xn - x * zn, x * yn - y * xn)
+    cross_sums = (np.add.reduceat(c, face_starts) for c in crosses)
     volume = sum(np.dot(p[face_starts].astype(np.float64), c) for p, c in zip((x, y, z), cross_sums))
     return abs(float(volume)) / 6.0
 

@@ -16,7 +16,7 @@ PIXELS_PER_CHAR = 7
 class COLLISION_INSPECTOR_UL_results(bpy.types.UIList):
     """One row per analysed pair: "A ↔ B", status and its length in scene units."""
 
-    def draw_item(self, context, layout, _data, item, _icon, _active_data, _active_property, _index=0, _flt_flag=0):
+    def draw_item(self, context, layout, _data, item, _icon, _active_data, _active_prop, _index=0, _flags=0):
         split = layout.split(factor=0.55)
         split.label(text=item.label, icon=item.status_icon)
         value = split.row()
@@ -131,7 +131,8 @@ def result_details(result, scene: bpy.types.Scene) -> list:
         return ", ".join(format_length(component, scene) for component in vector)
 
     return [
-        f"Status: {result.status}",
+        f"Status: {result.status}"
+        + (" (iteration limit reached)" if result.solver_status == 'iteration_limit' else ""),
         f"Signed distance: {format_length(result.signed_distance, scene)}",
         f"Touch tolerance: {format_length(result.tolerance, scene)}",
         "Normal (A\u2192B): " + ", ".join(f"{component:.4f}" for component in result.normal),

@@ -20,8 +20,14 @@ from bpy.props import (
 
 STATUS_ITEMS = (
     ('penetrating', "Penetrating", "The convex hulls overlap by more than the touch tolerance", 'ERROR', 0),
-    ('touching', "Touching", "The hulls' signed distance is within the touch tolerance", 'PIVOT_BOUNDBOX', 1),
+    ('touching', "Touching", "The signed distance is within the touch tolerance", 'PIVOT_BOUNDBOX', 1),
     ('separated', "Separated", "The convex hulls are apart by more than the touch tolerance", 'CHECKMARK', 2),
+)
+
+SOLVER_STATUS_ITEMS = (
+    ('converged', "Converged", "The solver's bounds on the signed distance met the tolerance"),
+    ('iteration_limit', "Iteration Limit", "Max Iterations was reached: the values are the best so far"),
+    ('degenerate', "Degenerate", "Flat, segment or point Minkowski difference, answered exactly"),
 )
 
 
@@ -71,19 +77,34 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
         description="Penetration depth: the shortest move of B along the normal that separates the pair",
     )
     distance: FloatProperty(
-        name="Distance", subtype='DISTANCE', precision=6, description="Gap between the convex hulls when separated"
+        name="Distance",
+        subtype='DISTANCE',
+        precision=6,
+        description="Gap between the convex hulls when separated",
     )
     tolerance: FloatProperty(
-        name="Touch Tolerance Used", subtype='DISTANCE', precision=6, description="Touch tolerance of this analysis"
+        name="Touch Tolerance Used",
+        subtype='DISTANCE',
+        precision=6,
+        description="Touch tolerance of this analysis",
     )
     normal: FloatVectorProperty(
-        name="Normal", size=3, subtype='DIRECTION', description="Unit contact normal, pointing from A toward B"
+        name="Normal",
+        size=3,
+        subtype='DIRECTION',
+        description="Unit contact normal, pointing from A toward B",
     )
     point_a: FloatVectorProperty(
         name="Point on A", size=3, subtype='TRANSLATION', description="Witness point on A (world space)"
     )
     point_b: FloatVectorProperty(
         name="Point on B", size=3, subtype='TRANSLATION', description="Witness point on B (world space)"
+    )
+    solver_status: EnumProperty(
+        name="Solver Status",
+        items=SOLVER_STATUS_ITEMS,
+        default='converged',
+        description="How the solver finished",
     )
     hull_note: StringProperty(
         name="Hull Note",
@@ -142,11 +163,15 @@ class CollisionInspectorSettings(bpy.types.PropertyGroup):
         soft_max=4096,
     )
     show_arrows: BoolProperty(
-        name="Arrows", description="Draw witness points and contact arrows in the viewport", default=True,
+        name="Arrows",
+        description="Draw witness points and contact arrows in the viewport",
+        default=True,
         update=_redraw_overlay,
     )
     show_labels: BoolProperty(
-        name="Labels", description="Draw the depth or distance next to each arrow", default=True,
+        name="Labels",
+        description="Draw the depth or distance next to each arrow",
+        default=True,
         update=_redraw_overlay,
     )
     arrow_scale: FloatProperty(
@@ -173,11 +198,18 @@ class CollisionInspectorSettings(bpy.types.PropertyGroup):
         update=_redraw_overlay,
     )
     label_size: IntProperty(
-        name="Label Size", description="Font size of the labels, in pixels", subtype='PIXEL', default=14, min=4,
-        soft_max=72, update=_redraw_overlay,
+        name="Label Size",
+        description="Font size of the labels, in pixels",
+        subtype='PIXEL',
+        default=14,
+        min=4,
+        soft_max=72,
+        update=_redraw_overlay,
     )
     color_penetrating: _color("Penetrating", (1.0, 0.1, 0.1, 1.0), "Colour of penetrating pairs")
     color_touching: _color("Touching", (1.0, 0.85, 0.0, 1.0), "Colour of touching pairs")
     color_separated: _color("Separated", (0.0, 0.8, 0.9, 1.0), "Colour of separated pairs")
     results: CollectionProperty(type=CollisionInspectorResult, name="Results", description="Analysed pairs")
-    active_result_index: IntProperty(name="Active Result", description="Result shown in detail", default=0, min=0)
+    active_result_index: IntProperty(
+        name="Active Result", description="Result shown in detail", default=0, min=0
+    )

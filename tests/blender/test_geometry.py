@@ -113,7 +113,8 @@ def test_torus_hull_is_larger_than_the_torus(empty_scene, geometry):
     assert closed
     # Revolving a regular polygon section along a regular polygon path (Pappus for chords):
     section_area = section_sides / 2 * minor**2 * math.sin(2 * math.pi / section_sides)
-    assert volume == pytest.approx(section_area * major * ring_sides * math.sin(2 * math.pi / ring_sides), rel=1e-6)
+    path_factor = ring_sides * math.sin(2 * math.pi / ring_sides)  # 2 pi for a smooth torus
+    assert volume == pytest.approx(section_area * major * path_factor, rel=1e-6)
     assert hull > 1.5 * volume
     with geometry.evaluated_mesh(torus, bpy.context.evaluated_depsgraph_get()) as (mesh, matrix):
         note = geometry.hull_note("Torus", mesh, geometry.world_points(mesh, matrix))
@@ -128,4 +129,7 @@ def test_meshes_above_the_vertex_limit_say_they_were_not_checked(empty_scene, ge
         assert geometry.hull_note("Ball", mesh, points) == ""  # convex
         monkeypatch.setattr(geometry, "HULL_CHECK_MAX_VERTICES", len(points) - 1)
         note = geometry.hull_note("Ball", mesh, points)
-    assert note == f"Ball has {len(points)} vertices, too many for the convexity check; the results are about its convex hull"
+    assert note == (
+        f"Ball has {len(points)} vertices, too many for the convexity check; "
+        "the results are about its convex hull"
+    )

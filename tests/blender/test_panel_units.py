@@ -57,8 +57,9 @@ def set_units(scene, system: str, length_unit: str = 'ADAPTIVE', scale_length: f
         ('NONE', None, 3.0, 0.1, "0.3"),
     ],
 )
-def test_format_length_follows_the_scene_units(empty_scene, units_module, system, length_unit, scale_length, value,
-                                               expected):
+def test_format_length_follows_the_scene_units(
+    empty_scene, units_module, system, length_unit, scale_length, value, expected
+):
     set_units(empty_scene, system, length_unit, scale_length)
     assert units_module.format_length(value, empty_scene) == expected
 
@@ -121,6 +122,22 @@ def test_report_warns_about_the_convex_hull(empty_scene, addon):
     assert lines[-1] == ({'INFO'}, "Analysed 3 pairs: 1 penetrating, 2 separated")
 
 
+def test_report_warns_when_the_iteration_limit_cuts_the_solver_short(empty_scene, addon):
+    bpy.ops.mesh.primitive_uv_sphere_add(radius=0.5, location=(0.3, 0.4, 1.2))
+    bpy.context.active_object.name = "Ball"
+    empty_scene.collision_inspector.max_iterations = 2
+    results = analysed_overlapping_cubes(distance=0.7)
+    capped = [result.label for result in results if result.solver_status == 'iteration_limit']
+    assert capped, "two iterations cannot converge on these pairs"
+    kinds, text = report_lines(addon, empty_scene)[-1]
+    assert kinds == {'WARNING'}
+    assert text.startswith(f"Iteration limit reached for {', '.join(capped)}: ")
+    empty_scene.collision_inspector.max_iterations = 256
+    results = analysed_overlapping_cubes(distance=0.7)
+    assert all(result.solver_status != 'iteration_limit' for result in results)
+    assert report_lines(addon, empty_scene)[-1][0] == {'INFO'}
+
+
 # --- the settings contract ----------------------------------------------------------------------------
 
 
@@ -157,7 +174,8 @@ def test_result_fields_carry_units(empty_scene):
         assert rna_property(result, name).subtype == 'DISTANCE', name
     assert rna_property(result, "normal").subtype == 'DIRECTION'
     for name in ("point_a", "point_b"):
-        assert (rna_property(result, name).subtype, rna_property(result, name).array_length) == ('TRANSLATION', 3)
+        prop = rna_property(result, name)
+        assert (prop.subtype, prop.array_length) == ('TRANSLATION', 3)
     for name in ("object_a", "object_b"):
         assert rna_property(result, name).fixed_type.identifier == 'Object'
     assert all(prop.description for prop in result.bl_rna.properties if prop.identifier != "rna_type")
@@ -218,8 +236,8 @@ def test_settings_panels_show_every_setting(panel_module, empty_scene):
         "tolerance", "touch_tolerance", "max_iterations",
     ]
     assert set(draw(panel_module.COLLISION_INSPECTOR_PT_display).entries("prop")) == {
-        "show_arrows", "show_labels", "arrow_scale", "fixed_length_arrows", "fixed_arrow_length", "label_size",
-        "color_penetrating", "color_touching", "color_separated",
+        "show_arrows", "show_labels", "arrow_scale", "fixed_length_arrows", "fixed_arrow_length",
+        "label_size", "color_penetrating", "color_touching", "color_separated",
     }
 
 
@@ -228,7 +246,9 @@ def test_results_panel_lists_pairs_and_details_in_scene_units(panel_module, empt
     analysed_overlapping_cubes()
     set_units(empty_scene, 'METRIC', 'MILLIMETERS')
     layout = draw(panel_module.COLLISION_INSPECTOR_PT_results)
-    assert layout.entries("template_list") == [("COLLISION_INSPECTOR_UL_results", "results", "active_result_index")]
+    assert layout.entries("template_list") == [
+        ("COLLISION_INSPECTOR_UL_results", "results", "active_result_index"),
+    ]
     labels = [text for text, _icon in layout.entries("label")]
     assert "Status: penetrating" in labels
     assert "Signed distance: -100 mm" in labels
@@ -270,7 +290,9 @@ def test_results_panel_shows_the_hull_caveat(panel_module, empty_scene):
         ('touching', "signed_distance", -2e-6, "touching"),
     ],
 )
-def test_result_row_names_the_length_of_each_status(panel_module, empty_scene, status, field, value, expected):
+def test_result_row_names_the_length_of_each_status(
+    panel_module, empty_scene, status, field, value, expected
+):
     result = empty_scene.collision_inspector.results.add()
     result.status = status
     setattr(result, field, value)

@@ -4,6 +4,7 @@ Every expected value comes from the scene's construction (sizes, offsets, rotati
 previous run. Pairs are ordered by object name, so A and B are named to make A the first.
 """
 
+import importlib
 import math
 
 import bpy
@@ -198,6 +199,27 @@ def test_text_object_is_analysed_through_its_mesh(empty_scene):
     result = only_result(text, cube)
     assert result.status == 'penetrating'
     assert result.depth == pytest.approx(0.05, abs=EXACT)
+
+
+@pytest.mark.parametrize(
+    "add_object",
+    [
+        lambda: bpy.ops.surface.primitive_nurbs_surface_sphere_add(radius=1.0),
+        lambda: bpy.ops.object.metaball_add(type='BALL', radius=1.0),
+        lambda: bpy.ops.curve.primitive_bezier_curve_add(radius=1.0),  # no bevel: a polyline, still a hull
+    ],
+    ids=["nurbs surface", "metaball", "curve"],
+)
+def test_surfaces_metaballs_and_curves_are_measured_through_their_evaluated_mesh(empty_scene, addon, add_object):
+    add_object()
+    shape = rename(bpy.context.active_object, "A")
+    wall = add_cube("B", location=(20.0, 0.0, 0.0), size=10.0)  # its -x face x = 15 covers the shape
+    geometry = importlib.import_module(addon.__name__ + ".operators.geometry")
+    points = geometry.evaluated_world_points(shape, bpy.context.evaluated_depsgraph_get())
+    assert len(points) > 4
+    result = only_result(shape, wall)
+    assert result.status == 'separated'
+    assert result.distance == pytest.approx(15.0 - points[:, 0].max(), abs=EXACT)
 
 
 def test_torus_gets_a_hull_note_and_the_cube_none(empty_scene):

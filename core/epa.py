@@ -199,6 +199,7 @@ def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int
     polytope = _Polytope(seed)
     known_points = {vertex[0] for vertex in seed}
     min_support = math.inf  # smallest support value seen along a face normal: bounds the depth above
+    tightest = None  # (normal, support vertex) that gave it
     status, iterations = "iteration_limit", 0
     while iterations < max_iterations:
         iterations += 1
@@ -206,7 +207,8 @@ def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int
         i, j, k, normal, distance = polytope.faces[face_id]
         vertex = support(normal)
         height = dot(normal, vertex[0])
-        min_support = min(min_support, height)
+        if height < min_support:
+            min_support, tightest = height, (normal, vertex)
         if height - distance <= tolerance:
             status = "converged"
             break
@@ -226,6 +228,8 @@ def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int
             polytope.remove_face(face)
         for (a, b), raw in zip(horizon, normals):
             polytope.add_face(a, b, new_index, raw)
+    if status != "converged" and tightest is not None:
+        return _conservative(polytope, min_support, tightest, iterations, status)
     return _finish(polytope, min_support, iterations, status, rounding)
 
 
@@ -255,3 +259,17 @@ def _finish(polytope: _Polytope, min_support: float, iterations: int, status: st
     upper = min(norm(nearest), -best_distance if best_distance > 0.0 else math.inf)
     return EpaResult(-distance, normal, point_a, point_b, min(lower, -distance),
                      max(upper, -distance), iterations, status)
+
+
+def _conservative(polytope: _Polytope, min_support: float, tightest, iterations: int,
+                  status: str) -> EpaResult:
+    """Unfinished expansion: report the depth bound that is certain.
+
+    The smallest support value seen, ``h = n·w``, bounds the depth from above, and moving B by
+    ``h·n`` is certain to separate the pair; the closest face bounds it from below. The witness points
+    are the support points along ``n`` (``collide`` shifts them to match the convention).
+    """
+    normal, (_, point_a, point_b) = tightest
+    closest_distance = polytope.faces[polytope.closest_face()][4]
+    upper = -closest_distance if closest_distance > 0.0 else math.inf
+    return EpaResult(-min_support, normal, point_a, point_b, -min_support, upper, iterations, status)

@@ -92,4 +92,5 @@ def gjk(support: SupportFn, first_direction: Vec3, *, tolerance: float, max_iter
         simplex = [candidate[i] for i in kept]
         weights = tuple(candidate_weights[i] for i in kept)
         v = closest
-    return GjkResult(False, v, simplex, weights, lower, max_iterations, False)
+    overlapping = dot(v, v) <= overlap_below * overlap_below  # the cap may fall on the origin
+    return GjkResult(overlapping, v, simplex, weights, 0.0 if overlapping else lower, max_iterations, False)

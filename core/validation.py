@@ -6,6 +6,9 @@ import numbers
 
 import numpy as np
 
+#: Largest coordinate accepted: squared distances of such coordinates stay far from float64 overflow.
+MAX_COORDINATE = 1e100
+
 
 def as_points(value, name: str) -> np.ndarray:
     """Return ``value`` as a C-contiguous (N, 3) float64 array, or raise ``ValueError`` naming ``name``."""
@@ -19,6 +22,8 @@ def as_points(value, name: str) -> np.ndarray:
         raise ValueError(f"{name} is empty: a shape needs at least one point")
     if not np.isfinite(points).all():
         raise ValueError(f"{name} contains NaN or infinite coordinates")
+    if np.abs(points).max() > MAX_COORDINATE:
+        raise ValueError(f"{name} has coordinates beyond ±{MAX_COORDINATE:g}: too large to measure")
     return points
 
 
@@ -32,6 +37,8 @@ def as_affine(value, name: str) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"{name} must be a 4x4 (or 3x4) affine matrix, got shape {matrix.shape}")
     if not np.isfinite(matrix).all():
         raise ValueError(f"{name} contains NaN or infinite values")
+    if np.abs(matrix).max() > MAX_COORDINATE:
+        raise ValueError(f"{name} has entries beyond ±{MAX_COORDINATE:g}: too large to measure")
     if matrix.shape == (4, 4) and not np.array_equal(matrix[3], [0.0, 0.0, 0.0, 1.0]):
         raise ValueError(f"{name} must be affine: its last row must be (0, 0, 0, 1)")
     return matrix[:3, :3].copy(), matrix[:3, 3].copy()
@@ -47,6 +54,8 @@ def as_vector3(value, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be 3 numbers, got {vector.shape[0]}")
     if not np.isfinite(vector).all():
         raise ValueError(f"{name} contains NaN or infinite values")
+    if np.abs(vector).max() > MAX_COORDINATE:
+        raise ValueError(f"{name} has values beyond ±{MAX_COORDINATE:g}: too large to measure")
     return vector
 
 

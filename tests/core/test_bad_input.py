@@ -70,3 +70,15 @@ def test_good_options_are_accepted():
     assert contact.status == "touching" and contact.tolerance == pytest.approx(0.6)
     assert core.intersect(CUBE, CUBE + [1.5, 0, 0], touch_tolerance=0.6)
     assert not core.intersect(CUBE, CUBE + [1.5, 0, 0], touch_tolerance=0.4)
+
+
+@pytest.mark.parametrize("make", [
+    lambda huge: core.collide([[huge, 0.0, 0.0]], [[0.0, 0.0, 0.0]]),
+    lambda huge: core.Polytope([[0.0, 0.0, 0.0]], transform=np.diag([huge, 1.0, 1.0, 1.0])),
+    lambda huge: core.Sphere([0.0, huge, 0.0], 1.0),
+])
+def test_coordinates_too_large_to_square_are_refused(make):
+    """Beyond 1e100 float64 squares head for overflow (inf, then NaN); refuse them by name."""
+    make(1e100)  # still fine
+    with pytest.raises(ValueError, match="too large"):
+        make(3.4e38 * 1e100)

@@ -90,11 +90,11 @@ class COLLISION_INSPECTOR_OT_analyze(bpy.types.Operator):
         counts = [(status, sum(r.status == status for r in results)) for status, *_rest in STATUS_ITEMS]
         summary = ", ".join(f"{count} {status}" for status, count in counts if count)
         self.report({'INFO'}, f"Analysed {len(results)} pair{'s' if len(results) != 1 else ''}: {summary}")
-        capped = [result.label for result in results if result.solver_status == 'iteration_limit']
-        if capped:
+        unfinished = [result.label for result in results if result.solver_status in {'iteration_limit', 'stalled'}]
+        if unfinished:
             self.report(
                 {'WARNING'},
-                f"Iteration limit reached for {', '.join(capped)}: the values are the best found so far; "
+                f"The solver stopped early for {', '.join(unfinished)}: depths are upper bounds; "
                 "raise Max Iterations or loosen the Tolerance",
             )
 

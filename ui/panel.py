@@ -132,7 +132,8 @@ def result_details(result, scene: bpy.types.Scene) -> list:
 
     return [
         f"Status: {result.status}"
-        + (" (iteration limit reached)" if result.solver_status == 'iteration_limit' else ""),
+        + {'iteration_limit': " (iteration limit reached)", 'stalled': " (stopped early by rounding)"}.get(
+            result.solver_status, ""),
         f"Signed distance: {format_length(result.signed_distance, scene)}",
         f"Touch tolerance: {format_length(result.tolerance, scene)}",
         "Normal (A\u2192B): " + ", ".join(f"{component:.4f}" for component in result.normal),

@@ -26,7 +26,10 @@ STATUS_ITEMS = (
 
 SOLVER_STATUS_ITEMS = (
     ('converged', "Converged", "The solver's bounds on the signed distance met the tolerance"),
-    ('iteration_limit', "Iteration Limit", "Max Iterations was reached: the values are the best so far"),
+    ('iteration_limit', "Iteration Limit",
+     "Max Iterations was reached: the depth is a certain upper bound (pushing B that far along the normal "
+     "separates the pair)"),
+    ('stalled', "Stalled", "Rounding stopped the refinement early: the value lies within the solver's bounds"),
     ('degenerate', "Degenerate", "Flat, segment or point Minkowski difference, answered exactly"),
 )
 

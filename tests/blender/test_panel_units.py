@@ -131,7 +131,7 @@ def test_report_warns_when_the_iteration_limit_cuts_the_solver_short(empty_scene
     assert capped, "two iterations cannot converge on these pairs"
     kinds, text = report_lines(addon, empty_scene)[-1]
     assert kinds == {'WARNING'}
-    assert text.startswith(f"Iteration limit reached for {', '.join(capped)}: ")
+    assert text.startswith(f"The solver stopped early for {', '.join(capped)}: depths are upper bounds")
     empty_scene.collision_inspector.max_iterations = 256
     results = analysed_overlapping_cubes(distance=0.7)
     assert all(result.solver_status != 'iteration_limit' for result in results)

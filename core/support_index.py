@@ -13,23 +13,31 @@ from __future__ import annotations
 import numpy as np
 
 
+#: Points used to size the grid; the grid only needs to be about right, the index stays exact.
+_SIZING_SAMPLE = 65_536
+
+
 def _voxel_ids(points: np.ndarray, low: np.ndarray, extent: np.ndarray, cells: int) -> np.ndarray:
-    index = np.minimum(((points - low) * (cells / extent)).astype(np.int64), cells - 1)
+    index = np.clip(((points - low) * (cells / extent)).astype(np.int64), 0, cells - 1)
     return (index[:, 0] * cells + index[:, 1]) * cells + index[:, 2]
 
 
 def cluster_order(points: np.ndarray, cluster_size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Permutation grouping points by voxel, and the start offset of each occupied voxel."""
-    low = points.min(axis=0)
-    extent = points.max(axis=0) - low
+    """Permutation grouping points by voxel, and the start offset of each occupied voxel.
+
+    The grid is sized on an evenly strided sample (its box and occupancy); points outside the
+    sample's box fall into the border voxels, which only makes those clusters' spheres larger.
+    """
+    sample = points[:: max(1, len(points) // _SIZING_SAMPLE)]
+    low = sample.min(axis=0)
+    extent = sample.max(axis=0) - low
     extent[extent <= 0.0] = 1.0  # a flat or linear cloud: one cell across that axis
     wanted = max(1, len(points) // cluster_size)
     cells = max(1, round(wanted ** (1.0 / 3.0)))
-    ids = _voxel_ids(points, low, extent, cells)
-    occupied = len(np.unique(ids))
+    occupied = len(np.unique(_voxel_ids(sample, low, extent, cells)))
     if occupied < wanted / 2:  # a surface: occupancy grows like cells**2
         cells = max(cells + 1, round(cells * np.sqrt(wanted / occupied)))
-        ids = _voxel_ids(points, low, extent, cells)
+    ids = _voxel_ids(points, low, extent, cells)
     order = np.argsort(ids)
     sorted_ids = ids[order]
     starts = np.concatenate(([0], np.flatnonzero(sorted_ids[1:] != sorted_ids[:-1]) + 1))

@@ -93,6 +93,13 @@ class Polytope(Shape):
         """The local points (possibly reordered by the index)."""
         return self._points
 
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """World box in one pass over the points (six support queries when an index makes those cheap)."""
+        if self._index is not None:
+            return super().bounds()
+        world = self._points if self._linear is None else self._points @ self._linear.T
+        return world.min(axis=0) + self._offset, world.max(axis=0) + self._offset
+
     def _local_support(self, d: Vec3) -> Vec3:
         direction = np.array(d)
         if self._index is not None:

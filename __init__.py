@@ -6,11 +6,15 @@ This module only registers and unregisters; the work lives in ``core`` (pure num
 
 import bpy
 
+from . import cli
 from .operators.analyze import COLLISION_INSPECTOR_OT_analyze
 from .operators.clear import COLLISION_INSPECTOR_OT_clear
 from .ui import overlay
 from .ui.panel import CLASSES as PANEL_CLASSES
 from .ui.properties import CollisionInspectorResult, CollisionInspectorSettings
+
+# The handle of `blender --command collision_inspector` (cli.run) while registered.
+_cli_command = None
 
 CLASSES = (
     CollisionInspectorResult,
@@ -22,13 +26,18 @@ CLASSES = (
 
 
 def register() -> None:
+    global _cli_command
     for cls in CLASSES:
         bpy.utils.register_class(cls)
     bpy.types.Scene.collision_inspector = bpy.props.PointerProperty(type=CollisionInspectorSettings)
     overlay.add_handlers()
+    _cli_command = bpy.utils.register_cli_command(cli.COMMAND, cli.run)
 
 
 def unregister() -> None:
+    global _cli_command
+    bpy.utils.unregister_cli_command(_cli_command)
+    _cli_command = None
     overlay.remove_handlers()
     del bpy.types.Scene.collision_inspector
     for cls in reversed(CLASSES):

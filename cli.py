@@ -1,0 +1,158 @@
+"""The headless command: ``blender --background FILE.blend --command collision_inspector check ...``.
+
+``run(argv)`` parses the arguments after the command id, checks the open file's scene with
+``operators.clash.check_scene``, prints one line per clash on stdout and progress on stderr, writes
+the optional JSON/CSV reports and returns the exit code: 0 when clean, 1 when clashes of the
+``--fail-on`` kind exist, 2 on a usage, scene or file error (with a message on stderr).
+``__init__.register()`` registers ``run`` under ``COMMAND`` with ``bpy.utils.register_cli_command``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+
+import bpy
+
+from .operators.analyze import ObjectGeometryError
+from .operators.clash import check_scene
+from .operators.clash_report import ClashReport, write_csv, write_json
+
+COMMAND = "collision_inspector"
+USAGE_ERROR = 2
+
+#: --fail-on: which statuses make the command exit with 1.
+FAILING_STATUSES = {
+    'penetrating': {'penetrating'},
+    'clearance': {'penetrating', 'touching', 'clearance'},
+    'none': set(),
+}
+
+
+class UsageError(Exception):
+    """Bad arguments or an unusable scene or file: exit code 2, message on stderr."""
+
+
+def _length(text: str) -> float:
+    """A finite length >= 0 (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value) or value < 0.0:
+        raise argparse.ArgumentTypeError(f"must be a finite length >= 0: {text!r}")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises UsageError instead of exiting the (Blender) process on bad arguments."""
+
+    def error(self, message: str):
+        raise UsageError(f"{self.format_usage()}{self.prog}: error: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=f"blender --background FILE.blend --command {COMMAND}",
+        description="Collision Inspector: exact clash checks between the objects of a .blend file.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    check = commands.add_parser(
+        "check",
+        help="check object pairs for clashes; exit 0 clean, 1 clashes of the --fail-on kind, 2 usage/file error",
+        description=(
+            "Check pairs of objects for clashes (convex hulls of their evaluated geometry). "
+            "A pair is 'penetrating', 'touching' (|signed distance| <= touch tolerance) or a 'clearance' "
+            "violation (apart, but closer than the clearance). Exit codes: 0 no clash of the --fail-on "
+            "kind, 1 such clashes exist, 2 usage, scene or file error."
+        ),
+    )
+    check.add_argument("--scope", choices=("selected", "active", "all", "collections"),
+                       help="which pairs: all pairs among the selected objects, the active object against the "
+                            "other selected, collection --a against --b, or all objects of the scene "
+                            "(default: collections when --a is given, else all)")
+    check.add_argument("--a", metavar="COLLECTION", help="collection A (scope collections)")
+    check.add_argument("--b", metavar="COLLECTION", help="collection B (default: A against itself)")
+    check.add_argument("--clearance", type=_length, default=0.0, metavar="D",
+                       help="report pairs closer than D (world units) as clearance violations (default 0)")
+    check.add_argument("--touch-tolerance", type=_length, metavar="T",
+                       help="|signed distance| <= T counts as touching (default: the scene's setting)")
+    check.add_argument("--json", metavar="OUT", help="write the report as JSON to OUT")
+    check.add_argument("--csv", metavar="OUT", help="write the report as CSV to OUT")
+    check.add_argument("--fail-on", choices=tuple(FAILING_STATUSES), default="penetrating",
+                       help="exit 1 when penetrating pairs exist (default), when any clash exists "
+                            "(penetrating, touching or clearance), or never")
+    return parser
+
+
+def _collection(name: str | None, option: str) -> bpy.types.Collection | None:
+    if name is None:
+        return None
+    collection = bpy.data.collections.get(name)
+    if collection is None:
+        known = ", ".join(sorted(c.name for c in bpy.data.collections)) or "none"
+        raise UsageError(f"{option}: no collection named {name!r} (collections: {known})")
+    return collection
+
+
+class _ProgressPrinter:
+    """``progress`` callback printing ``checked 120/2000`` lines on stderr, at most one per second."""
+
+    def __init__(self) -> None:
+        self.last = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self.last >= 1.0 or done == total:
+            self.last = now
+            print(f"{COMMAND}: {done}/{total} objects read and pairs measured", file=sys.stderr, flush=True)
+
+
+def _check(arguments: argparse.Namespace) -> ClashReport:
+    scope = arguments.scope or ("collections" if arguments.a else "all")
+    if scope == "collections" and arguments.a is None:
+        raise UsageError("--scope collections needs --a COLLECTION")
+    if scope != "collections" and (arguments.a or arguments.b):
+        raise UsageError(f"--a and --b only apply to --scope collections, not {scope}")
+    context = bpy.context
+    return check_scene(
+        context.scene, context.evaluated_depsgraph_get(), scope=scope.upper(),
+        collection_a=_collection(arguments.a, "--a"), collection_b=_collection(arguments.b, "--b"),
+        clearance=arguments.clearance, touch_tolerance=arguments.touch_tolerance,
+        progress=_ProgressPrinter(),
+    )
+
+
+def _print_report(report: ClashReport) -> None:
+    for result in report.results:
+        print(f"{result.object_a}\t{result.object_b}\t{result.status}\t{result.signed_distance:.6g}")
+    counts = ", ".join(f"{count} {status}" for status, count in report.counts.items())
+    print(f"{COMMAND}: {report.objects} objects, {report.candidate_pairs} candidate pairs of "
+          f"{report.possible_pairs}: {counts} ({report.seconds:.2f} s)")
+
+
+def run(argv: list[str]) -> int:
+    """The command: parse ``argv`` (the arguments after the command id), check, report; the exit code."""
+    try:
+        arguments = build_parser().parse_args(argv)
+    except SystemExit as done:  # --help printed its text
+        return int(done.code or 0)
+    except UsageError as error:
+        print(error, file=sys.stderr)
+        return USAGE_ERROR
+    try:
+        report = _check(arguments)
+        for path, write in ((arguments.json, write_json), (arguments.csv, write_csv)):
+            if path:
+                write(report, path)
+    except (UsageError, ObjectGeometryError) as error:
+        print(f"{COMMAND}: error: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    except OSError as error:
+        print(f"{COMMAND}: error: cannot write the report: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    _print_report(report)
+    failing = FAILING_STATUSES[arguments.fail_on]
+    return 1 if any(result.status in failing for result in report.results) else 0

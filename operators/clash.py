@@ -1,0 +1,206 @@
+"""Scene-wide clash check: which objects penetrate, touch or come closer than a clearance distance.
+
+``check_scene`` reads every object's evaluated world-space vertices once, prepares one
+``core.Polytope`` per object, asks the broad phase (``core.overlapping_pairs``, sort-and-sweep on
+world bounding boxes inflated by the clearance) for candidate pairs, and runs GJK/EPA
+(``core.collide``) on those only: N objects cost O(N log N + candidates), not N². No UI here; the
+panel, the operator and the command line (``cli.py``) all call ``check_scene``.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from typing import Callable, Iterable, Optional
+
+import bpy
+import numpy as np
+
+from ..core import Polytope, collide, overlapping_pairs
+from .analyze import ObjectGeometryError
+from .clash_report import ClashReport, ClashResult
+from .geometry import evaluated_world_points, has_geometry
+
+SCOPES = ('SELECTED', 'ACTIVE', 'COLLECTIONS', 'ALL')
+
+#: ``progress(done, total)``; returning False cancels the check (see ``check_scene``).
+ProgressCallback = Callable[[int, int], Optional[bool]]
+
+__all__ = ['SCOPES', 'ClashReport', 'ClashResult', 'ObjectGeometryError', 'check_scene']
+
+
+class _Cancelled(Exception):
+    """The progress callback returned False."""
+
+
+def _geometry_objects(objects: Iterable[bpy.types.Object]) -> list:
+    """Objects with geometry, each once, sorted by name (names are unique within a file)."""
+    return sorted({obj for obj in objects if has_geometry(obj)}, key=lambda obj: obj.name)
+
+
+def _read_points(obj: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> np.ndarray:
+    """World-space vertices of the evaluated object; ObjectGeometryError names an unusable one."""
+    points = evaluated_world_points(obj, depsgraph)
+    if len(points) == 0:
+        raise ObjectGeometryError(f"{obj.name} has no vertices to analyse")
+    if not np.isfinite(points).all():
+        raise ObjectGeometryError(f"{obj.name} has non-finite vertex coordinates (NaN or infinity)")
+    return points
+
+
+def _scope_sides(scene, depsgraph, scope, objects, active, collection_a, collection_b) -> tuple[list, list]:
+    """``(side A, side B)`` objects for the scope; the same list twice means all pairs among them."""
+    view_layer = scene.view_layers[depsgraph.view_layer.name]  # the original: selection is current there
+    if scope == 'ALL':
+        everything = _geometry_objects(scene.objects)
+        return everything, everything
+    if scope == 'COLLECTIONS':
+        if collection_a is None:
+            raise ValueError("scope 'COLLECTIONS' needs collection_a")
+        side_a = _geometry_objects(collection_a.all_objects)
+        if collection_b is None or collection_b == collection_a:
+            return side_a, side_a
+        return side_a, _geometry_objects(collection_b.all_objects)
+    chosen = _geometry_objects(view_layer.objects.selected if objects is None else objects)
+    if scope == 'SELECTED':
+        return chosen, chosen
+    if scope == 'ACTIVE':
+        active = view_layer.objects.active if active is None else active
+        if active is None or not has_geometry(active):
+            return [], []
+        return [active], [obj for obj in chosen if obj != active]
+    raise ValueError(f"scope must be one of {', '.join(SCOPES)}, got {scope!r}")
+
+
+def _allowed_pairs(candidates: np.ndarray, in_a: np.ndarray, in_b: np.ndarray) -> list[tuple[int, int]]:
+    """Candidate index pairs ``i < j`` (objects sorted by name) that the scope allows, as ``(a, b)``.
+
+    A pair is kept when one object is on side A and the other on side B; the A-side object becomes
+    ``object_a``. When both objects are on both sides (all pairs among one set) the earlier name is A.
+    """
+    pairs = []
+    for i, j in candidates.tolist():
+        if in_a[i] and in_b[j]:
+            pairs.append((i, j))
+        elif in_a[j] and in_b[i]:
+            pairs.append((j, i))
+    return pairs
+
+
+def _possible_pairs(side_a: list, side_b: list) -> int:
+    """How many distinct unordered pairs of different objects the two sides allow (a brute-force count)."""
+    set_a, set_b = set(side_a), set(side_b)
+    both, only_a, only_b = len(set_a & set_b), len(set_a - set_b), len(set_b - set_a)
+    return both * (both - 1) // 2 + both * (only_a + only_b) + only_a * only_b
+
+
+def _status(signed_distance: float, core_status: str, clearance: float) -> str:
+    """'penetrating' / 'touching' come from the core; a separated pair closer than the clearance is 'clearance'."""
+    if core_status == 'separated' and signed_distance < clearance:
+        return 'clearance'
+    return core_status
+
+
+def check_scene(
+    scene: bpy.types.Scene,
+    depsgraph: bpy.types.Depsgraph,
+    *,
+    scope: str,
+    objects: Optional[Iterable[bpy.types.Object]] = None,
+    active: Optional[bpy.types.Object] = None,
+    collection_a: Optional[bpy.types.Collection] = None,
+    collection_b: Optional[bpy.types.Collection] = None,
+    clearance: float = 0.0,
+    touch_tolerance: Optional[float] = None,
+    tolerance: Optional[float] = None,
+    max_iterations: Optional[int] = None,
+    progress: Optional[ProgressCallback] = None,
+) -> ClashReport:
+    """Check the scope's object pairs for clashes and return a ``ClashReport`` of those found.
+
+    Scopes (objects without geometry are left out; names sort the pairs, A before B):
+    * 'SELECTED': all pairs among ``objects`` (default: the view layer's selected objects);
+    * 'ACTIVE': ``active`` (default: the view layer's active object) against the other ones of
+      ``objects`` (default: selected); the active object is always object A;
+    * 'COLLECTIONS': every object of ``collection_a`` (with its child collections) against every one of
+      ``collection_b``, A side as object A; all pairs within ``collection_a`` when B is None or the same;
+    * 'ALL': all pairs among the scene's objects.
+
+    Thresholds, in world units: ``touch_tolerance`` (|signed distance| <= it is 'touching'),
+    ``clearance`` (apart but closer than it is a 'clearance' violation; raising it only adds results),
+    ``tolerance`` and ``max_iterations`` (the core's accuracy and iteration cap). None takes the
+    value stored in ``scene.collision_inspector``.
+
+    ``progress(done, total)`` is called after each object read and each pair measured
+    (``total`` = objects + candidate pairs, known once the broad phase has run; before that it counts
+    the objects only). Returning False cancels: the report comes back with ``cancelled = True`` and
+    the clashes found so far. Exceptions raised by the callback propagate.
+
+    Raises ``ObjectGeometryError`` (message names the object) for an object with no vertices or with
+    non-finite coordinates, and ``ValueError`` for an unknown scope or a negative threshold.
+    """
+    settings = scene.collision_inspector
+    touch_tolerance = settings.touch_tolerance if touch_tolerance is None else float(touch_tolerance)
+    tolerance = settings.tolerance if tolerance is None else float(tolerance)
+    max_iterations = settings.max_iterations if max_iterations is None else int(max_iterations)
+    clearance = float(clearance)
+    for name, value in (('clearance', clearance), ('touch_tolerance', touch_tolerance)):
+        if not value >= 0.0 or not np.isfinite(value):
+            raise ValueError(f"{name} must be a finite length >= 0, got {value}")
+
+    started = time.perf_counter()
+    report = ClashReport(
+        scope=scope, clearance=clearance, touch_tolerance=touch_tolerance, tolerance=tolerance,
+        max_iterations=max_iterations, blend_file=bpy.data.filepath,
+        blender_version=bpy.app.version_string,
+        time=datetime.now(timezone.utc).isoformat(timespec='seconds'),
+        collection_a=collection_a.name if collection_a is not None else '',
+        collection_b=(collection_b or collection_a).name if scope == 'COLLECTIONS' and collection_a else '',
+    )
+    side_a, side_b = _scope_sides(scene, depsgraph, scope, objects, active, collection_a, collection_b)
+    members = _geometry_objects([*side_a, *side_b])
+    report.objects = len(members)
+    report.possible_pairs = _possible_pairs(side_a, side_b)
+    try:
+        _run(report, members, set(side_a), set(side_b), depsgraph, progress)
+    except _Cancelled:
+        report.cancelled = True
+    report.results.sort(key=lambda result: (result.object_a, result.object_b))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _run(report: ClashReport, members: list, side_a: set, side_b: set, depsgraph, progress) -> None:
+    """Read and prepare every object, broad phase, then GJK/EPA on the allowed candidates."""
+    def step(done: int, total: int) -> None:
+        if progress is not None and progress(done, total) is False:
+            raise _Cancelled
+
+    shapes = []
+    for done, obj in enumerate(members, start=1):
+        shapes.append(Polytope(_read_points(obj, depsgraph)))
+        step(done, len(members))
+    if len(members) < 2:
+        return
+    boxes = [shape.bounds() for shape in shapes]
+    lows, highs = np.array([low for low, _high in boxes]), np.array([high for _low, high in boxes])
+    margin = max(report.clearance, report.touch_tolerance)
+    in_a = np.array([obj in side_a for obj in members])
+    in_b = np.array([obj in side_b for obj in members])
+    pairs = _allowed_pairs(overlapping_pairs(lows, highs, margin=margin), in_a, in_b)
+    report.candidate_pairs = len(pairs)
+    total = len(members) + len(pairs)
+    for done, (i, j) in enumerate(pairs, start=len(members) + 1):
+        contact = collide(shapes[i], shapes[j], tolerance=report.tolerance,
+                          touch_tolerance=report.touch_tolerance, max_iterations=report.max_iterations)
+        status = _status(contact.signed_distance, contact.status, report.clearance)
+        if status == 'separated':
+            report.separated += 1
+        else:
+            report.results.append(ClashResult(
+                object_a=members[i].name, object_b=members[j].name, status=status,
+                signed_distance=float(contact.signed_distance),
+                normal=tuple(map(float, contact.normal)), point_a=tuple(map(float, contact.point_a)),
+                point_b=tuple(map(float, contact.point_b)), solver_status=contact.solver_status,
+            ))
+        step(done, total)

@@ -1,0 +1,157 @@
+"""The result of a scene-wide clash check and its JSON and CSV forms (standard library only).
+
+``operators.clash.check_scene`` fills a ``ClashReport``; ``write_json`` and ``write_csv`` save it for
+reviewers and pipelines. Nothing here imports bpy, so reports can be read and written anywhere.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import tomllib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+#: The clash statuses, most severe first. 'separated' pairs are counted but not listed.
+CLASH_STATUSES = ('penetrating', 'touching', 'clearance')
+STATUSES = (*CLASH_STATUSES, 'separated')
+
+#: Columns of the CSV file, one row per clash (vectors are split into x, y, z columns).
+CSV_COLUMNS = (
+    'object_a', 'object_b', 'status', 'signed_distance',
+    'normal_x', 'normal_y', 'normal_z',
+    'point_a_x', 'point_a_y', 'point_a_z',
+    'point_b_x', 'point_b_y', 'point_b_z',
+    'solver_status', 'review_state',
+)
+
+MANIFEST = Path(__file__).resolve().parents[1] / "blender_manifest.toml"
+
+
+@lru_cache(maxsize=1)
+def extension_version() -> str:
+    """The add-on's version, from the ``blender_manifest.toml`` shipped next to it."""
+    with MANIFEST.open("rb") as manifest:
+        return str(tomllib.load(manifest)["version"])
+
+
+@dataclass(frozen=True)
+class ClashResult:
+    """One clashing pair. Conventions are those of ``core.Contact`` (normal from A toward B, world space).
+
+    ``status`` is 'penetrating', 'touching' (|signed distance| <= touch tolerance) or 'clearance'
+    (apart, but closer than the clearance distance). ``review_state`` is the reviewer's verdict
+    ('new' until someone reviews it).
+    """
+
+    object_a: str
+    object_b: str
+    status: str
+    signed_distance: float
+    normal: tuple[float, float, float]
+    point_a: tuple[float, float, float]
+    point_b: tuple[float, float, float]
+    solver_status: str
+    review_state: str = 'new'
+
+    def as_dict(self) -> dict:
+        return {
+            'object_a': self.object_a, 'object_b': self.object_b, 'status': self.status,
+            'signed_distance': self.signed_distance, 'normal': list(self.normal),
+            'point_a': list(self.point_a), 'point_b': list(self.point_b),
+            'solver_status': self.solver_status, 'review_state': self.review_state,
+        }
+
+    def csv_row(self) -> list:
+        return [self.object_a, self.object_b, self.status, repr(self.signed_distance),
+                *map(repr, self.normal), *map(repr, self.point_a), *map(repr, self.point_b),
+                self.solver_status, self.review_state]
+
+
+@dataclass
+class ClashReport:
+    """What a clash check found, and under which settings.
+
+    * ``results``: the clashes (penetrating, touching, clearance), sorted by ``(object_a, object_b)``.
+    * ``objects``: how many objects took part; ``candidate_pairs``: pairs whose clearance-inflated
+      bounding boxes overlap (the only ones GJK/EPA saw); ``possible_pairs``: pairs the scope allows
+      (what a brute-force check would have tested).
+    * ``separated``: candidate pairs found farther apart than the clearance.
+    * ``cancelled``: the progress callback stopped the check; ``results`` then hold the pairs done so far.
+    * ``blend_file`` ('' when unsaved), ``blender_version``, ``time`` (ISO 8601, UTC, when the check
+      started), ``seconds`` (how long it took).
+    """
+
+    scope: str
+    clearance: float
+    touch_tolerance: float
+    tolerance: float
+    max_iterations: int
+    blend_file: str = ''
+    blender_version: str = ''
+    time: str = ''
+    collection_a: str = ''
+    collection_b: str = ''
+    objects: int = 0
+    possible_pairs: int = 0
+    candidate_pairs: int = 0
+    separated: int = 0
+    cancelled: bool = False
+    seconds: float = 0.0
+    results: list[ClashResult] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Number of pairs per status (clashes and 'separated')."""
+        counts = {status: 0 for status in STATUSES}
+        for result in self.results:
+            counts[result.status] += 1
+        counts['separated'] = self.separated
+        return counts
+
+    def metadata(self) -> dict:
+        """Everything but the results: where, when, with which thresholds, and how many of each status."""
+        return {
+            'blend_file': self.blend_file,
+            'scope': self.scope,
+            'collection_a': self.collection_a,
+            'collection_b': self.collection_b,
+            'clearance': self.clearance,
+            'touch_tolerance': self.touch_tolerance,
+            'tolerance': self.tolerance,
+            'max_iterations': self.max_iterations,
+            'extension_version': extension_version(),
+            'blender_version': self.blender_version,
+            'time': self.time,
+            'seconds': self.seconds,
+            'cancelled': self.cancelled,
+            'objects': self.objects,
+            'possible_pairs': self.possible_pairs,
+            'candidate_pairs': self.candidate_pairs,
+            'counts': self.counts,
+        }
+
+
+def write_json(report: ClashReport, path: str | Path) -> None:
+    """``{...metadata, "results": [{object_a, object_b, status, signed_distance, normal, ...}]}``."""
+    document = {**report.metadata(), 'results': [result.as_dict() for result in report.results]}
+    Path(path).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+
+
+def write_csv(report: ClashReport, path: str | Path) -> None:
+    """Comment lines ``# key: value`` with the metadata, then a header row and one row per clash.
+
+    Numbers are written with ``repr`` so they read back exactly; counts are one line per status.
+    Spreadsheets and ``pandas.read_csv(path, comment='#')`` skip the comment lines.
+    """
+    metadata = report.metadata()
+    counts = metadata.pop('counts')
+    with Path(path).open("w", newline="", encoding="utf-8") as stream:
+        for key, value in metadata.items():
+            stream.write(f"# {key}: {value}\n")
+        for status, count in counts.items():
+            stream.write(f"# count_{status}: {count}\n")
+        writer = csv.writer(stream)
+        writer.writerow(CSV_COLUMNS)
+        writer.writerows(result.csv_row() for result in report.results)

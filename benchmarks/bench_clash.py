@@ -1,0 +1,124 @@
+"""Time the scene-wide clash check on 2,000 objects (target: full check <= 2 s).
+
+    .venv/bpy-5.0.1/bin/python benchmarks/bench_clash.py                    # PyPI bpy module
+    blender --background --factory-startup --python benchmarks/bench_clash.py   # real Blender
+
+The generated scene mixes boxes (8 vertices), UV spheres (114) and jittered 1k-vertex blobs (1,002),
+randomly rotated and scaled, on a grid 2 m apart; every fifth object is moved next to its neighbour
+so that it touches or overlaps it. Prints the time of a first check through the command (``cli.run``, as
+``blender --command collision_inspector check`` runs it on a freshly loaded file), then of a second
+``check_scene`` split into reading and preparing the objects and the broad and narrow phases, and the broad phase's candidate pairs
+next to the N(N-1)/2 pairs a brute-force check would measure.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import os
+import sys
+import tempfile
+import time
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import bpy
+import bmesh  # after bpy: the PyPI bpy module provides bmesh only once bpy is imported
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+OBJECTS = 2_000
+SPACING = 2.0  # metres between grid cells; objects are about 1 m across
+NEIGHBOUR_EVERY = 5
+
+
+def import_addon():
+    """The add-on package from this checkout, registered (imported as ``collision_inspector``)."""
+    link_dir = tempfile.mkdtemp(prefix="collision_inspector_bench_")
+    os.symlink(REPO, os.path.join(link_dir, "collision_inspector"), target_is_directory=True)
+    sys.path.insert(0, link_dir)
+    addon = importlib.import_module("collision_inspector")
+    addon.register()
+    return addon
+
+
+def template_mesh(name: str, segments: int, rings: int) -> bpy.types.Mesh:
+    """A UV sphere of radius 0.5 (``segments * (rings - 1) + 2`` vertices), or a unit cube for 0 segments."""
+    bm = bmesh.new()
+    if segments:
+        bmesh.ops.create_uvsphere(bm, u_segments=segments, v_segments=rings, radius=0.5)
+    else:
+        bmesh.ops.create_cube(bm, size=1.0)
+    mesh = bpy.data.meshes.new(name)
+    bm.to_mesh(mesh)
+    bm.free()
+    return mesh
+
+
+def jittered_copy(mesh: bpy.types.Mesh, rng: np.random.Generator) -> bpy.types.Mesh:
+    """A copy of ``mesh`` with every vertex moved by up to 3 % of its size (a unique 1k-vertex blob)."""
+    copy = mesh.copy()
+    points = np.empty(len(copy.vertices) * 3, dtype=np.float32)
+    copy.vertices.foreach_get("co", points)
+    points *= rng.uniform(0.97, 1.03, points.shape).astype(np.float32)
+    copy.vertices.foreach_set("co", points)
+    copy.update()
+    return copy
+
+
+def build_scene(scene: bpy.types.Scene, rng: np.random.Generator) -> None:
+    """``OBJECTS`` objects on a grid; every ``NEIGHBOUR_EVERY``-th one moved into its x neighbour."""
+    box, sphere, blob = template_mesh("box", 0, 0), template_mesh("sphere", 12, 10), template_mesh("blob", 40, 26)
+    side = int(np.ceil(OBJECTS ** (1 / 3)))
+    for index in range(OBJECTS):
+        kind = index % 3
+        mesh = (box, sphere, jittered_copy(blob, rng))[kind]
+        obj = bpy.data.objects.new(f"{('Box', 'Sphere', 'Blob')[kind]} {index:04d}", mesh)
+        cell = np.array(np.unravel_index(index, (side, side, side)), dtype=float) * SPACING
+        if index % NEIGHBOUR_EVERY == 1:  # pulled toward the previous object: touching or overlapping
+            cell[2] -= SPACING - rng.uniform(0.8, 1.0)
+        obj.location = cell
+        obj.rotation_euler = rng.uniform(0.0, np.pi, 3)
+        obj.scale = rng.uniform(0.8, 1.0, 3)
+        scene.collection.objects.link(obj)
+    bpy.context.view_layer.update()
+
+
+def main() -> None:
+    addon = import_addon()
+    clash = importlib.import_module(addon.__name__ + ".operators.clash")
+    cli = importlib.import_module(addon.__name__ + ".cli")
+    scene = bpy.context.scene
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    build_scene(scene, np.random.default_rng(0))
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    vertices = sum(len(obj.data.vertices) for obj in scene.objects)
+
+    command_started = time.perf_counter()  # first: a pipeline's command meets a freshly loaded file
+    with redirect_stdout(io.StringIO()):
+        exit_code = cli.run(["check", "--fail-on", "none"])
+    command_seconds = time.perf_counter() - command_started
+
+    read_done, count = [], len(scene.objects)
+
+    def note_reading_done(done: int, _total: int) -> None:
+        if done == count and not read_done:
+            read_done.append(time.perf_counter())
+
+    started = time.perf_counter()
+    report = clash.check_scene(scene, depsgraph, scope='ALL', progress=note_reading_done)
+    finished = time.perf_counter()
+
+    n = report.objects
+    print(f"Blender {bpy.app.version_string}: {n} objects, {vertices:,} vertices")
+    print(f"  candidate pairs (broad phase): {report.candidate_pairs:,} of {n * (n - 1) // 2:,} "
+          f"(N^2 = {n * n:,})")
+    print(f"  clashes: {report.counts}")
+    print(f"  through the command (cli.run, first check, exit {exit_code}): {command_seconds:.2f} s  (target <= 2 s)")
+    print(f"  check_scene again: {finished - started:.2f} s (read + prepare {read_done[0] - started:.2f} s, "
+          f"broad + narrow phase {finished - read_done[0]:.2f} s)")
+
+
+if __name__ == "__main__":
+    main()

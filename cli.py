@@ -3,7 +3,9 @@
 ``run(argv)`` parses the arguments after the command id, checks the open file's scene with
 ``operators.clash.check_scene``, prints one line per clash on stdout and progress on stderr, writes
 the optional JSON/CSV reports and returns the exit code: 0 when clean, 1 when clashes of the
-``--fail-on`` kind exist, 2 on a usage, scene or file error (with a message on stderr).
+``--fail-on`` kind exist, 2 on a usage, scene or file error (with a message on stderr): bad
+arguments, an unknown collection, an object with unusable geometry, a ``.blend`` that Blender could
+not open, a report that cannot be written.
 ``__init__.register()`` registers ``run`` under ``COMMAND`` with ``bpy.utils.register_cli_command``.
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 
@@ -110,7 +113,23 @@ class _ProgressPrinter:
             print(f"{COMMAND}: {done}/{total} objects read and pairs measured", file=sys.stderr, flush=True)
 
 
+def unread_blend_files(argv: list[str]) -> list[str]:
+    """The ``.blend`` files named on Blender's command line before ``--command`` that are not open.
+
+    Blender reports a file it cannot read and carries on with its startup scene; a pipeline must not
+    then pass a clash check on that scene. Empty when not run by ``--command`` (e.g. from a script).
+    """
+    ends = [index for index, arg in enumerate(argv) if arg in ("--command", "-c")]
+    if not ends:
+        return []
+    open_file = os.path.realpath(bpy.data.filepath) if bpy.data.filepath else None
+    return [arg for arg in argv[1:ends[0]] if arg.endswith(".blend") and os.path.realpath(arg) != open_file]
+
+
 def _check(arguments: argparse.Namespace) -> ClashReport:
+    unread = unread_blend_files(sys.argv)
+    if unread:
+        raise UsageError(f"could not open {', '.join(unread)} (see Blender's message above)")
     scope = arguments.scope or ("collections" if arguments.a else "all")
     if scope == "collections" and arguments.a is None:
         raise UsageError("--scope collections needs --a COLLECTION")

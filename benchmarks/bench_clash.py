@@ -23,7 +23,6 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 import bpy
-import bmesh  # after bpy: the PyPI bpy module provides bmesh only once bpy is imported
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
@@ -44,6 +43,7 @@ def import_addon():
 
 def template_mesh(name: str, segments: int, rings: int) -> bpy.types.Mesh:
     """A UV sphere of radius 0.5 (``segments * (rings - 1) + 2`` vertices), or a unit cube for 0 segments."""
+    import bmesh  # here: the PyPI bpy module provides bmesh only once bpy has been imported
     bm = bmesh.new()
     if segments:
         bmesh.ops.create_uvsphere(bm, u_segments=segments, v_segments=rings, radius=0.5)

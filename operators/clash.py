@@ -10,8 +10,8 @@ panel, the operator and the command line (``cli.py``) all call ``check_scene``.
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
-from typing import Callable, Iterable, Optional
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 
 import bpy
 import numpy as np
@@ -24,7 +24,7 @@ from .geometry import evaluated_world_points, has_geometry
 SCOPES = ('SELECTED', 'ACTIVE', 'COLLECTIONS', 'ALL')
 
 #: ``progress(done, total)``; returning False cancels the check (see ``check_scene``).
-ProgressCallback = Callable[[int, int], Optional[bool]]
+ProgressCallback = Callable[[int, int], bool | None]
 
 __all__ = ['SCOPES', 'ClashReport', 'ClashResult', 'ObjectGeometryError', 'check_scene']
 
@@ -106,15 +106,15 @@ def check_scene(
     depsgraph: bpy.types.Depsgraph,
     *,
     scope: str,
-    objects: Optional[Iterable[bpy.types.Object]] = None,
-    active: Optional[bpy.types.Object] = None,
-    collection_a: Optional[bpy.types.Collection] = None,
-    collection_b: Optional[bpy.types.Collection] = None,
+    objects: Iterable[bpy.types.Object] | None = None,
+    active: bpy.types.Object | None = None,
+    collection_a: bpy.types.Collection | None = None,
+    collection_b: bpy.types.Collection | None = None,
     clearance: float = 0.0,
-    touch_tolerance: Optional[float] = None,
-    tolerance: Optional[float] = None,
-    max_iterations: Optional[int] = None,
-    progress: Optional[ProgressCallback] = None,
+    touch_tolerance: float | None = None,
+    tolerance: float | None = None,
+    max_iterations: int | None = None,
+    progress: ProgressCallback | None = None,
 ) -> ClashReport:
     """Check the scope's object pairs for clashes and return a ``ClashReport`` of those found.
 
@@ -153,9 +153,9 @@ def check_scene(
         scope=scope, clearance=clearance, touch_tolerance=touch_tolerance, tolerance=tolerance,
         max_iterations=max_iterations, blend_file=bpy.data.filepath,
         blender_version=bpy.app.version_string,
-        time=datetime.now(timezone.utc).isoformat(timespec='seconds'),
+        time=datetime.now(UTC).isoformat(timespec='seconds'),
         collection_a=collection_a.name if collection_a is not None else '',
-        collection_b=(collection_b or collection_a).name if scope == 'COLLECTIONS' and collection_a else '',
+        collection_b=(collection_b or collection_a).name if collection_a is not None else '',
     )
     side_a, side_b = _scope_sides(scene, depsgraph, scope, objects, active, collection_a, collection_b)
     members = _geometry_objects([*side_a, *side_b])

@@ -148,10 +148,8 @@ def write_csv(report: ClashReport, path: str | Path) -> None:
     metadata = report.metadata()
     counts = metadata.pop('counts')
     with Path(path).open("w", newline="", encoding="utf-8") as stream:
-        for key, value in metadata.items():
-            stream.write(f"# {key}: {value}\n")
-        for status, count in counts.items():
-            stream.write(f"# count_{status}: {count}\n")
+        stream.writelines(f"# {key}: {value}\n" for key, value in metadata.items())
+        stream.writelines(f"# count_{status}: {count}\n" for status, count in counts.items())
         writer = csv.writer(stream)
         writer.writerow(CSV_COLUMNS)
         writer.writerows(result.csv_row() for result in report.results)

@@ -10,7 +10,7 @@ import csv
 import importlib
 import json
 import math
-from itertools import combinations
+from itertools import combinations, pairwise
 
 import bpy
 import numpy as np
@@ -131,7 +131,9 @@ def test_statuses_penetrating_touching_clearance(empty_scene, clash):
     add_cube("C", location=(0.0, 1.0, 0.0))   # shares a face with A
     add_cube("D", location=(0.0, 0.0, 1.25))  # 0.25 above A
     add_cube("E", location=(6.0, 0.0, 0.0))   # far from everything
+    bpy.context.scene.collection.objects.link(bpy.data.objects.new("Empty", None))  # no geometry: left out
     report = check(clash, scope='ALL', clearance=0.3)
+    assert report.objects == 5
     by_pair = {(r.object_a, r.object_b): r for r in report.results}
     assert by_pair["A", "B"].status == 'penetrating'
     assert by_pair["A", "B"].signed_distance == pytest.approx(-0.1, abs=1e-6)
@@ -146,7 +148,7 @@ def test_statuses_penetrating_touching_clearance(empty_scene, clash):
 def test_raising_the_clearance_only_adds_results(empty_scene, clash):
     random_scene(7)
     found = [set(pairs_of(check(clash, scope='ALL', clearance=c))) for c in (0.0, 0.1, 0.3, 0.8)]
-    assert all(smaller <= larger for smaller, larger in zip(found, found[1:]))
+    assert all(smaller <= larger for smaller, larger in pairwise(found))
     assert len(found[-1]) > len(found[0])
 
 

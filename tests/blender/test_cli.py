@@ -14,7 +14,6 @@ import subprocess
 
 import bpy
 import pytest
-
 from conftest import in_real_blender
 from test_clash import add_cube
 
@@ -73,6 +72,16 @@ def test_unknown_collection_exits_2_naming_it(clashing_scene, cli, capsys):
 def test_unwritable_report_exits_2(clashing_scene, cli, capsys, tmp_path):
     assert cli.run(["check", "--json", str(tmp_path / "missing" / "report.json")]) == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+def test_a_blend_file_blender_could_not_open_exits_2(clashing_scene, cli, capsys, monkeypatch, tmp_path):
+    missing = str(tmp_path / "missing.blend")
+    command_line = ["blender", "--background", missing, "--command", "collision_inspector", "check"]
+    monkeypatch.setattr("sys.argv", command_line)
+    assert cli.run(["check"]) == 2
+    assert missing in capsys.readouterr().err
+    monkeypatch.setattr("sys.argv", ["blender", "--background", "--command", "collision_inspector", "check"])
+    assert cli.run(["check"]) == 1  # no file named: the open scene is checked
 
 
 @pytest.mark.parametrize("argv, code", [
@@ -153,7 +162,7 @@ def test_real_command_line_on_a_saved_file(clashing_scene, tmp_path):
         command.append("--python-use-system-env")
 
     def blender(*argv: str) -> subprocess.CompletedProcess:
-        return subprocess.run([*command, *argv], capture_output=True, text=True, timeout=300)
+        return subprocess.run([*command, *argv], check=False, capture_output=True, text=True, timeout=300)
 
     report = tmp_path / "report.json"
     failing = blender(str(blend), "--command", "collision_inspector", "check", "--json", str(report))
@@ -163,4 +172,6 @@ def test_real_command_line_on_a_saved_file(clashing_scene, tmp_path):
     assert clean.returncode == 0, clean.stderr
     unknown = blender(str(blend), "--command", "collision_inspector", "check", "--a", "Ducts")
     assert unknown.returncode == 2 and "Ducts" in unknown.stderr
+    missing = blender(str(tmp_path / "missing.blend"), "--command", "collision_inspector", "check")
+    assert missing.returncode == 2 and "missing.blend" in missing.stderr
     assert blender("--command", "collision_inspector", "check", "--help").returncode == 0

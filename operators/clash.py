@@ -1,9 +1,9 @@
 """Scene-wide clash check: which objects penetrate, touch or come closer than a clearance distance.
 
-``check_scene`` reads every object's evaluated world-space vertices once, prepares one
-``core.Polytope`` per object, asks the broad phase (``core.overlapping_pairs``, sort-and-sweep on
-world bounding boxes inflated by the clearance) for candidate pairs, and runs GJK/EPA
-(``core.collide``) on those only: N objects cost O(N log N + candidates), not N². No UI here; the
+``check_scene`` reads every object's evaluated world-space vertices once, asks the broad phase
+(``core.overlapping_pairs``, sort-and-sweep on world bounding boxes inflated by the clearance) for
+candidate pairs, prepares one ``core.Polytope`` per object that has any, and runs GJK/EPA
+(``core.collide``) on those pairs only: N objects cost O(N log N + candidates), not N². No UI here; the
 panel, the operator and the command line (``cli.py``) all call ``check_scene``.
 """
 
@@ -171,27 +171,37 @@ def check_scene(
 
 
 def _run(report: ClashReport, members: list, side_a: set, side_b: set, depsgraph, progress) -> None:
-    """Read and prepare every object, broad phase, then GJK/EPA on the allowed candidates."""
+    """Read every object once, broad phase on their world boxes, then GJK/EPA on the allowed candidates.
+
+    Each object's ``Polytope`` is prepared once, on its first candidate pair: objects that no box
+    comes near (often most of a scene) are never prepared.
+    """
     def step(done: int, total: int) -> None:
         if progress is not None and progress(done, total) is False:
             raise _Cancelled
 
-    shapes = []
+    points = []
     for done, obj in enumerate(members, start=1):
-        shapes.append(Polytope(_read_points(obj, depsgraph)))
+        points.append(_read_points(obj, depsgraph))
         step(done, len(members))
     if len(members) < 2:
         return
-    boxes = [shape.bounds() for shape in shapes]
-    lows, highs = np.array([low for low, _high in boxes]), np.array([high for _low, high in boxes])
+    lows = np.array([cloud.min(axis=0) for cloud in points])
+    highs = np.array([cloud.max(axis=0) for cloud in points])
     margin = max(report.clearance, report.touch_tolerance)
     in_a = np.array([obj in side_a for obj in members])
     in_b = np.array([obj in side_b for obj in members])
     pairs = _allowed_pairs(overlapping_pairs(lows, highs, margin=margin), in_a, in_b)
     report.candidate_pairs = len(pairs)
-    total = len(members) + len(pairs)
+    shapes: dict[int, Polytope] = {}
+
+    def shape(index: int) -> Polytope:
+        if index not in shapes:
+            shapes[index] = Polytope(points[index])
+        return shapes[index]
+
     for done, (i, j) in enumerate(pairs, start=len(members) + 1):
-        contact = collide(shapes[i], shapes[j], tolerance=report.tolerance,
+        contact = collide(shape(i), shape(j), tolerance=report.tolerance,
                           touch_tolerance=report.touch_tolerance, max_iterations=report.max_iterations)
         status = _status(contact.signed_distance, contact.status, report.clearance)
         if status == 'separated':
@@ -203,4 +213,4 @@ def _run(report: ClashReport, members: list, side_a: set, side_b: set, depsgraph
                 normal=tuple(map(float, contact.normal)), point_a=tuple(map(float, contact.point_a)),
                 point_b=tuple(map(float, contact.point_b)), solver_status=contact.solver_status,
             ))
-        step(done, total)
+        step(done, len(members) + len(pairs))

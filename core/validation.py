@@ -10,6 +10,14 @@ import numpy as np
 MAX_COORDINATE = 1e100
 
 
+def _require_measurable(values: np.ndarray, name: str, what: str) -> None:
+    """Finite and small enough that the solver's squares cannot overflow."""
+    if not np.isfinite(values).all():
+        raise ValueError(f"{name} contains NaN or infinite {what}")
+    if np.abs(values).max() > MAX_COORDINATE:
+        raise ValueError(f"{name} has {what} beyond ±{MAX_COORDINATE:g}: too large to measure")
+
+
 def as_points(value, name: str) -> np.ndarray:
     """Return ``value`` as a C-contiguous (N, 3) float64 array, or raise ``ValueError`` naming ``name``."""
     try:
@@ -20,10 +28,7 @@ def as_points(value, name: str) -> np.ndarray:
         raise ValueError(f"{name} must have shape (N, 3), got {points.shape}")
     if points.shape[0] == 0:
         raise ValueError(f"{name} is empty: a shape needs at least one point")
-    if not np.isfinite(points).all():
-        raise ValueError(f"{name} contains NaN or infinite coordinates")
-    if np.abs(points).max() > MAX_COORDINATE:
-        raise ValueError(f"{name} has coordinates beyond ±{MAX_COORDINATE:g}: too large to measure")
+    _require_measurable(points, name, "coordinates")
     return points
 
 
@@ -35,10 +40,7 @@ def as_affine(value, name: str) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"{name} must be a 4x4 affine matrix: {exc}") from None
     if matrix.shape not in ((4, 4), (3, 4)):
         raise ValueError(f"{name} must be a 4x4 (or 3x4) affine matrix, got shape {matrix.shape}")
-    if not np.isfinite(matrix).all():
-        raise ValueError(f"{name} contains NaN or infinite values")
-    if np.abs(matrix).max() > MAX_COORDINATE:
-        raise ValueError(f"{name} has entries beyond ±{MAX_COORDINATE:g}: too large to measure")
+    _require_measurable(matrix, name, "values")
     if matrix.shape == (4, 4) and not np.array_equal(matrix[3], [0.0, 0.0, 0.0, 1.0]):
         raise ValueError(f"{name} must be affine: its last row must be (0, 0, 0, 1)")
     return matrix[:3, :3].copy(), matrix[:3, 3].copy()
@@ -52,10 +54,7 @@ def as_vector3(value, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be 3 numbers: {exc}") from None
     if vector.shape != (3,):
         raise ValueError(f"{name} must be 3 numbers, got {vector.shape[0]}")
-    if not np.isfinite(vector).all():
-        raise ValueError(f"{name} contains NaN or infinite values")
-    if np.abs(vector).max() > MAX_COORDINATE:
-        raise ValueError(f"{name} has values beyond ±{MAX_COORDINATE:g}: too large to measure")
+    _require_measurable(vector, name, "values")
     return vector
 
 

@@ -15,10 +15,8 @@ thread's CPU time is the callbacks' own cost, as on a machine with a real GPU.
 from __future__ import annotations
 
 import importlib
-import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -28,19 +26,12 @@ import numpy as np
 from mathutils import Matrix, Vector
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "scripts"))
+from addon_loader import load_registered_addon  # noqa: E402  (needs the path above)
+
 RESULTS = 100
 WIDTH, HEIGHT = 1280, 720
 REDRAWS = 200
-
-
-def import_addon():
-    """The add-on package from this checkout, registered (imported as ``collision_inspector``)."""
-    link_dir = tempfile.mkdtemp(prefix="collision_inspector_bench_")
-    os.symlink(REPO, os.path.join(link_dir, "collision_inspector"), target_is_directory=True)
-    sys.path.insert(0, link_dir)
-    addon = importlib.import_module("collision_inspector")
-    addon.register()
-    return addon
 
 
 def fill_results(scene, count: int) -> None:
@@ -94,7 +85,7 @@ def median_ms(draw, redraws: int = REDRAWS) -> tuple[float, float]:
 
 
 def main() -> None:
-    addon = import_addon()
+    addon = load_registered_addon()
     overlay = importlib.import_module(addon.__name__ + ".ui.overlay")
     snapshot = importlib.import_module(addon.__name__ + ".ui.snapshot")
     snapshot.ensure_gpu()

@@ -115,6 +115,21 @@ def test_selected_scope_reads_the_saved_selection(clashing_scene, cli):
     assert cli.run(["check", "--scope", "selected", "--clearance", "0.3", "--fail-on", "clearance"]) == 1
 
 
+def test_active_scope_checks_the_saved_active_object(clashing_scene, cli, capsys):
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(True)
+    bpy.context.view_layer.objects.active = bpy.data.objects["Wall"]
+    assert cli.run(["check", "--scope", "active", "--fail-on", "clearance"]) == 1
+    lines = [line.split("\t") for line in capsys.readouterr().out.splitlines() if "\t" in line]
+    assert [(a, b) for a, b, *_rest in lines] == [("Wall", "Lamp"), ("Wall", "Pipe 1")]
+
+
+def test_an_object_without_vertices_exits_2_naming_it(clashing_scene, cli, capsys):
+    clashing_scene.collection.objects.link(bpy.data.objects.new("Hollow", bpy.data.meshes.new("Hollow")))
+    assert cli.run(["check"]) == 2
+    assert "Hollow has no vertices" in capsys.readouterr().err
+
+
 def test_json_and_csv_reports_hold_the_check(clashing_scene, cli, tmp_path):
     json_path, csv_path = tmp_path / "clashes.json", tmp_path / "clashes.csv"
     code = cli.run(["check", "--clearance", "0.3", "--touch-tolerance", "1e-4",

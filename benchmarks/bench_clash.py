@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import importlib
 import io
-import os
 import sys
-import tempfile
 import time
 from contextlib import redirect_stdout
 from pathlib import Path
@@ -27,19 +25,12 @@ import bpy
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "scripts"))
+from addon_loader import load_registered_addon  # noqa: E402  (needs the path above)
+
 OBJECTS = 2_000
 SPACING = 2.0  # metres between grid cells; objects are about 1 m across
 NEIGHBOUR_EVERY = 5
-
-
-def import_addon():
-    """The add-on package from this checkout, registered (imported as ``collision_inspector``)."""
-    link_dir = tempfile.mkdtemp(prefix="collision_inspector_bench_")
-    os.symlink(REPO, os.path.join(link_dir, "collision_inspector"), target_is_directory=True)
-    sys.path.insert(0, link_dir)
-    addon = importlib.import_module("collision_inspector")
-    addon.register()
-    return addon
 
 
 def template_mesh(name: str, segments: int, rings: int) -> bpy.types.Mesh:
@@ -86,7 +77,7 @@ def build_scene(scene: bpy.types.Scene, rng: np.random.Generator) -> None:
 
 
 def main() -> None:
-    addon = import_addon()
+    addon = load_registered_addon()
     clash = importlib.import_module(addon.__name__ + ".operators.clash")
     cli = importlib.import_module(addon.__name__ + ".cli")
     scene = bpy.context.scene

@@ -19,7 +19,7 @@ import time
 
 import bpy
 
-from .operators.analyze import ObjectGeometryError
+from .operators.geometry import ObjectGeometryError
 from .operators.clash import check_scene
 from .operators.clash_report import ClashReport, write_csv, write_json
 

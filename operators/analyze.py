@@ -3,13 +3,13 @@
 from itertools import combinations
 
 import bpy
-import numpy as np
 
 from ..core import Polytope, collide
 from ..ui import overlay
 from ..ui.properties import STATUS_ITEMS
 from ..ui.units import format_length
-from .geometry import evaluated_mesh, has_geometry, hull_note, world_points
+from .geometry import (ObjectGeometryError, evaluated_mesh, has_geometry, hull_note, require_measurable,
+                       world_points)
 
 
 def selected_geometry_objects(context: bpy.types.Context) -> list:
@@ -17,18 +17,10 @@ def selected_geometry_objects(context: bpy.types.Context) -> list:
     return sorted((obj for obj in context.selected_objects if has_geometry(obj)), key=lambda obj: obj.name)
 
 
-class ObjectGeometryError(Exception):
-    """An object's evaluated geometry cannot be analysed; the message names the object."""
-
-
 def read_object(obj: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> tuple:
     """``(world points, hull note)`` of one object, or ObjectGeometryError when unusable."""
     with evaluated_mesh(obj, depsgraph) as (mesh, matrix_world):
-        points = world_points(mesh, matrix_world)
-        if len(points) == 0:
-            raise ObjectGeometryError(f"{obj.name} has no vertices to analyse")
-        if not np.isfinite(points).all():
-            raise ObjectGeometryError(f"{obj.name} has non-finite vertex coordinates (NaN or infinity)")
+        points = require_measurable(obj.name, world_points(mesh, matrix_world))
         return points, hull_note(obj.name, mesh, points)
 
 

@@ -17,9 +17,8 @@ import bpy
 import numpy as np
 
 from ..core import Polytope, collide, overlapping_pairs
-from .analyze import ObjectGeometryError
 from .clash_report import ClashReport, ClashResult
-from .geometry import evaluated_world_points, has_geometry
+from .geometry import ObjectGeometryError, evaluated_world_points, has_geometry, require_measurable
 
 SCOPES = ('SELECTED', 'ACTIVE', 'COLLECTIONS', 'ALL')
 
@@ -40,12 +39,7 @@ def _geometry_objects(objects: Iterable[bpy.types.Object]) -> list:
 
 def _read_points(obj: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> np.ndarray:
     """World-space vertices of the evaluated object; ObjectGeometryError names an unusable one."""
-    points = evaluated_world_points(obj, depsgraph)
-    if len(points) == 0:
-        raise ObjectGeometryError(f"{obj.name} has no vertices to analyse")
-    if not np.isfinite(points).all():
-        raise ObjectGeometryError(f"{obj.name} has non-finite vertex coordinates (NaN or infinity)")
-    return points
+    return require_measurable(obj.name, evaluated_world_points(obj, depsgraph))
 
 
 def _scope_sides(scene, depsgraph, scope, objects, active, collection_a, collection_b) -> tuple[list, list]:

@@ -68,6 +68,19 @@ def world_points(mesh: Optional[bpy.types.Mesh], matrix_world: np.ndarray) -> np
     return local @ matrix_world[:3, :3].T + matrix_world[:3, 3]
 
 
+class ObjectGeometryError(Exception):
+    """An object's evaluated geometry cannot be analysed; the message names the object."""
+
+
+def require_measurable(name: str, points: np.ndarray) -> np.ndarray:
+    """``points`` when there are some and all are finite, else ObjectGeometryError naming the object."""
+    if len(points) == 0:
+        raise ObjectGeometryError(f"{name} has no vertices to analyse")
+    if not np.isfinite(points).all():
+        raise ObjectGeometryError(f"{name} has non-finite vertex coordinates (NaN or infinity)")
+    return points
+
+
 def evaluated_world_points(obj: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> np.ndarray:
     """(N,3) float64 world-space vertices of the object as evaluated (modifiers, parents, scale)."""
     with evaluated_mesh(obj, depsgraph) as (mesh, matrix_world):

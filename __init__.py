@@ -8,6 +8,7 @@ import bpy
 
 from . import cli
 from .operators.analyze import COLLISION_INSPECTOR_OT_analyze
+from .operators.browse import CLASSES as BROWSE_CLASSES
 from .operators.clear import COLLISION_INSPECTOR_OT_clear
 from .ui import overlay
 from .ui.panel import CLASSES as PANEL_CLASSES
@@ -21,6 +22,7 @@ CLASSES = (
     CollisionInspectorSettings,
     COLLISION_INSPECTOR_OT_analyze,
     COLLISION_INSPECTOR_OT_clear,
+    *BROWSE_CLASSES,
     *PANEL_CLASSES,
 )
 

@@ -1,15 +1,24 @@
-"""Analyse the selected objects: evaluated geometry -> core GJK/EPA on every pair -> scene results."""
+"""Analyse the panel's scope with the clash engine (``clash.check_scene``) and store the scene's results.
 
-from itertools import combinations
+One engine for the panel, the command line and scripts. The few-object scopes (selected, active vs
+selected) measure every pair and list separated ones too; collections and the whole scene list the
+clashes the broad phase lets through. Review states carry over between runs (``review.review_states``).
+"""
 
 import bpy
 
-from ..core import Polytope, collide
 from ..ui import overlay
 from ..ui.properties import STATUS_ITEMS
 from ..ui.units import format_length
-from .geometry import (ObjectGeometryError, evaluated_mesh, has_geometry, hull_note, require_measurable,
-                       world_points)
+from .clash import check_scene
+from .clash_report import ClashResult
+from .geometry import ObjectGeometryError, evaluated_mesh, has_geometry, hull_note, world_points
+from .review import Previous, review_states
+
+#: Scopes whose every pair is measured and listed (the user picked the objects one by one).
+EVERY_PAIR_SCOPES = frozenset({'SELECTED', 'ACTIVE'})
+#: Per-pair report lines are written up to this many results; above it only the summary.
+MAX_REPORTED_PAIRS = 20
 
 
 def selected_geometry_objects(context: bpy.types.Context) -> list:
@@ -17,68 +26,107 @@ def selected_geometry_objects(context: bpy.types.Context) -> list:
     return sorted((obj for obj in context.selected_objects if has_geometry(obj)), key=lambda obj: obj.name)
 
 
-def read_object(obj: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> tuple:
-    """``(world points, hull note)`` of one object, or ObjectGeometryError when unusable."""
-    with evaluated_mesh(obj, depsgraph) as (mesh, matrix_world):
-        points = require_measurable(obj.name, world_points(mesh, matrix_world))
-        return points, hull_note(obj.name, mesh, points)
+def scope_refusal(context: bpy.types.Context) -> str:
+    """Why the scope set in the panel cannot be analysed now ('' when it can)."""
+    settings = context.scene.collision_inspector
+    if settings.scope == 'COLLECTIONS':
+        return "" if settings.collection_a is not None else "Choose collection A (and B, or none for A against itself)"
+    if settings.scope == 'ALL':
+        count = sum(has_geometry(obj) for obj in context.scene.objects)
+        return "" if count >= 2 else f"The scene needs at least two objects with geometry; it has {count}"
+    count = len(selected_geometry_objects(context))
+    if settings.scope == 'ACTIVE':
+        active = context.active_object
+        if active is None or not has_geometry(active) or not active.select_get():
+            return "Make a selected object with geometry active"
+        if count < 2:
+            return f"Select at least one more object with geometry besides the active one; {count} selected"
+        return ""
+    if count < 2:
+        return (f"Select at least two objects with geometry (meshes, curves, text, surfaces, metaballs); "
+                f"{count} selected")
+    return ""
+
+
+def scope_signature(context: bpy.types.Context) -> str:
+    """What the panel's scope covers now: the scope with its collections or its objects' names."""
+    settings = context.scene.collision_inspector
+    if settings.scope == 'COLLECTIONS':
+        names = [c.name for c in (settings.collection_a, settings.collection_b) if c is not None]
+    elif settings.scope == 'ALL':
+        names = [context.scene.name]
+    else:
+        names = [obj.name for obj in selected_geometry_objects(context)]
+        if settings.scope == 'ACTIVE':
+            names.insert(0, context.active_object.name)
+    return "\n".join([settings.scope, *names])
+
+
+def object_hull_notes(names: set, depsgraph: bpy.types.Depsgraph) -> dict:
+    """``{name: convex-hull note}`` of the named objects ('' for those close enough to convex)."""
+    notes = {}
+    for name in sorted(names):
+        obj = bpy.data.objects[name]
+        with evaluated_mesh(obj, depsgraph) as (mesh, matrix_world):
+            notes[name] = hull_note(name, mesh, world_points(mesh, matrix_world))
+    return notes
 
 
 class COLLISION_INSPECTOR_OT_analyze(bpy.types.Operator):
-    """Measure penetration depth or distance, contact normal and witness points of every selected pair"""
+    """Measure penetration depth or distance, contact normal and witness points of the pairs in the scope"""
 
     bl_idname = "collision_inspector.analyze"
-    bl_label = "Analyse Selected"
+    bl_label = "Analyse"
     bl_options = {'REGISTER', 'UNDO'}
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
-        count = len(selected_geometry_objects(context))
-        if count < 2:
-            cls.poll_message_set(
-                f"Select at least two objects with geometry (meshes, curves, text, surfaces, metaballs); "
-                f"{count} selected"
-            )
+        refusal = scope_refusal(context)
+        if refusal:
+            cls.poll_message_set(refusal)
             return False
         return True
 
     def execute(self, context: bpy.types.Context) -> set:
         scene = context.scene
         settings = scene.collision_inspector
-        objects = selected_geometry_objects(context)
         depsgraph = context.evaluated_depsgraph_get()
+        window_manager = context.window_manager
+        window_manager.progress_begin(0, 1000)
+
+        def progress(done: int, total: int) -> None:
+            window_manager.progress_update(int(1000 * done / max(total, 1)))
+
         try:
-            geometry = [read_object(obj, depsgraph) for obj in objects]
-        except ObjectGeometryError as error:
+            report = check_scene(
+                scene, depsgraph, scope=settings.scope, collection_a=settings.collection_a,
+                collection_b=settings.collection_b, clearance=settings.clearance,
+                every_pair=settings.scope in EVERY_PAIR_SCOPES, progress=progress,
+            )
+            notes = object_hull_notes({name for r in report.results for name in (r.object_a, r.object_b)}, depsgraph)
+        except (ObjectGeometryError, ValueError) as error:
             self.report({'ERROR'}, str(error))
             return {'CANCELLED'}
+        finally:
+            window_manager.progress_end()
 
-        shapes = [Polytope(points) for points, _note in geometry]
-        pairs = []
-        for i, j in combinations(range(len(objects)), 2):
-            contact = collide(
-                shapes[i],
-                shapes[j],
-                tolerance=settings.tolerance,
-                touch_tolerance=settings.touch_tolerance,
-                max_iterations=settings.max_iterations,
-            )
-            note = "; ".join(n for n in (geometry[i][1], geometry[j][1]) if n)
-            pairs.append((objects[i], objects[j], contact, note))
-
-        store_results(settings, pairs)
+        signature = scope_signature(context)
+        store_results(settings, report.results, notes, report.touch_tolerance,
+                      keep_vanished=signature == settings.analysed_scope)
+        settings.analysed_scope = signature
         overlay.refresh()
-        self.report_results(scene, settings.results)
+        self.report_results(scene, list(settings.results)[:len(report.results)])
         return {'FINISHED'}
 
     def report_results(self, scene: bpy.types.Scene, results) -> None:
-        """One line per pair in scene units, then how many pairs have each status."""
-        for result in results:
-            self.report(
-                {'WARNING'} if result.hull_note else {'INFO'},
-                f"{result.label}: {result.status} {format_length(result.value, scene)}"
-                + (f" ({result.hull_note})" if result.hull_note else ""),
-            )
+        """One line per pair in scene units (for a few pairs), then how many pairs have each status."""
+        if len(results) <= MAX_REPORTED_PAIRS:
+            for result in results:
+                self.report(
+                    {'WARNING'} if result.hull_note else {'INFO'},
+                    f"{result.label}: {result.status} {format_length(result.value, scene)}"
+                    + (f" ({result.hull_note})" if result.hull_note else ""),
+                )
         counts = [(status, sum(r.status == status for r in results)) for status, *_rest in STATUS_ITEMS]
         summary = ", ".join(f"{count} {status}" for status, count in counts if count)
         self.report({'INFO'}, f"Analysed {len(results)} pair{'s' if len(results) != 1 else ''}: {summary}")
@@ -91,23 +139,50 @@ class COLLISION_INSPECTOR_OT_analyze(bpy.types.Operator):
             )
 
 
-def store_results(settings, pairs: list) -> None:
-    """Replace ``settings.results`` with one item per ``(object_a, object_b, contact, note)``."""
+def result_pair(result) -> tuple:
+    """``(name A, name B)`` of a stored result: current names, or those at analysis time once deleted."""
+    return (result.object_a.name if result.object_a else result.name_a,
+            result.object_b.name if result.object_b else result.name_b)
+
+
+def _stored_values(result) -> dict:
+    """Every property of a stored result, to write it back after the collection is rebuilt."""
+    values = {}
+    for prop in result.bl_rna.properties:
+        if prop.identifier != 'rna_type':
+            value = getattr(result, prop.identifier)
+            values[prop.identifier] = tuple(value) if getattr(prop, 'array_length', 0) else value
+    return values
+
+
+def store_results(settings, clashes: list[ClashResult], notes: dict, touch_tolerance: float,
+                  keep_vanished: bool) -> None:
+    """Replace ``settings.results`` with ``clashes`` (review states carried over), then, with
+    ``keep_vanished`` (the same scope as before), the earlier clashes that vanished, marked 'resolved'."""
+    previous = [Previous(result_pair(r), r.status, r.review_state) for r in settings.results]
+    kept = [_stored_values(r) for r in settings.results]
+    states, vanished = review_states(previous, [((c.object_a, c.object_b), c.status) for c in clashes])
     settings.results.clear()
-    for object_a, object_b, contact, note in pairs:
+    for clash, state in zip(clashes, states):
         result = settings.results.add()
-        result.object_a = object_a
-        result.object_b = object_b
-        result.name_a = object_a.name
-        result.name_b = object_b.name
-        result.status = contact.status
-        result.signed_distance = contact.signed_distance
-        result.depth = contact.depth
-        result.distance = contact.distance
-        result.tolerance = contact.tolerance
-        result.normal = contact.normal
-        result.point_a = contact.point_a
-        result.point_b = contact.point_b
-        result.hull_note = note
-        result.solver_status = contact.solver_status
-    settings.active_result_index = 0
+        result.object_a = bpy.data.objects.get(clash.object_a)
+        result.object_b = bpy.data.objects.get(clash.object_b)
+        result.name_a, result.name_b = clash.object_a, clash.object_b
+        result.status = clash.status
+        result.signed_distance = clash.signed_distance
+        result.depth = max(-clash.signed_distance, 0.0)
+        result.distance = max(clash.signed_distance, 0.0)
+        result.tolerance = touch_tolerance
+        result.normal = clash.normal
+        result.point_a = clash.point_a
+        result.point_b = clash.point_b
+        result.solver_status = clash.solver_status
+        result.hull_note = "; ".join(note for note in (notes[clash.object_a], notes[clash.object_b]) if note)
+        result.review_state = state
+    for index in vanished if keep_vanished else ():
+        result = settings.results.add()
+        for name, value in kept[index].items():
+            setattr(result, name, value)
+        result.review_state = 'resolved'
+    if settings.active_result_index >= len(settings.results):
+        settings.active_result_index = max(len(settings.results) - 1, 0)

@@ -10,6 +10,7 @@ panel, the operator and the command line (``cli.py``) all call ``check_scene``.
 from __future__ import annotations
 
 import time
+from itertools import combinations
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
@@ -108,6 +109,7 @@ def check_scene(
     touch_tolerance: float | None = None,
     tolerance: float | None = None,
     max_iterations: int | None = None,
+    every_pair: bool = False,
     progress: ProgressCallback | None = None,
 ) -> ClashReport:
     """Check the scope's object pairs for clashes and return a ``ClashReport`` of those found.
@@ -124,6 +126,9 @@ def check_scene(
     ``clearance`` (apart but closer than it is a 'clearance' violation; raising it only adds results),
     ``tolerance`` and ``max_iterations`` (the core's accuracy and iteration cap). None takes the
     value stored in ``scene.collision_inspector``.
+
+    ``every_pair`` skips the broad phase: every pair the scope allows is measured and separated
+    pairs are listed in ``results`` too (the panel's few-object scopes show every pair's distance).
 
     ``progress(done, total)`` is called after each object read and each pair measured
     (``total`` = objects + candidate pairs, known once the broad phase has run; before that it counts
@@ -156,7 +161,7 @@ def check_scene(
     report.objects = len(members)
     report.possible_pairs = _possible_pairs(side_a, side_b)
     try:
-        _run(report, members, set(side_a), set(side_b), depsgraph, progress)
+        _run(report, members, set(side_a), set(side_b), depsgraph, every_pair, progress)
     except _Cancelled:
         report.cancelled = True
     report.results.sort(key=lambda result: (result.object_a, result.object_b))
@@ -164,8 +169,11 @@ def check_scene(
     return report
 
 
-def _run(report: ClashReport, members: list, side_a: set, side_b: set, depsgraph, progress) -> None:
+def _run(report: ClashReport, members: list, side_a: set, side_b: set, depsgraph, every_pair: bool,
+         progress) -> None:
     """Read every object once, broad phase on their world boxes, then GJK/EPA on the allowed candidates.
+
+    With ``every_pair`` every allowed pair is a candidate and separated ones are listed as well.
 
     Each object's ``Polytope`` is prepared once, on its first candidate pair: objects that no box
     comes near (often most of a scene) are never prepared.
@@ -185,7 +193,9 @@ def _run(report: ClashReport, members: list, side_a: set, side_b: set, depsgraph
     margin = max(report.clearance, report.touch_tolerance)
     in_a = np.array([obj in side_a for obj in members])
     in_b = np.array([obj in side_b for obj in members])
-    pairs = _allowed_pairs(overlapping_pairs(lows, highs, margin=margin), in_a, in_b)
+    candidates = (np.array(list(combinations(range(len(members)), 2)), dtype=np.int64) if every_pair
+                  else overlapping_pairs(lows, highs, margin=margin))
+    pairs = _allowed_pairs(candidates, in_a, in_b)
     report.candidate_pairs = len(pairs)
     shapes: dict[int, Polytope] = {}
 
@@ -200,7 +210,7 @@ def _run(report: ClashReport, members: list, side_a: set, side_b: set, depsgraph
         status = _status(contact.signed_distance, contact.status, report.clearance)
         if status == 'separated':
             report.separated += 1
-        else:
+        if status != 'separated' or every_pair:
             report.results.append(ClashResult(
                 object_a=members[i].name, object_b=members[j].name, status=status,
                 signed_distance=float(contact.signed_distance),

@@ -9,7 +9,7 @@ What is drawn per status (conventions of ``core.Contact``):
 - penetrating: an arrow from ``point_b`` to ``point_a`` (``point_a - point_b == depth * normal``), so
   its length is the depth and it points along the normal;
 - touching: an arrow of fixed on-screen length from ``point_b`` along the normal (the depth is ~0);
-- separated: a line between the closest points (``point_b - point_a == distance * normal``);
+- separated and clearance: a line between the closest points (``point_b - point_a == distance * normal``);
 - every status: both witness points, as diamonds of fixed on-screen size (triangles, because point
   shaders with a size differ between Blender versions).
 
@@ -23,8 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-STATUSES = ('penetrating', 'touching', 'separated')
-PENETRATING, TOUCHING, SEPARATED = range(3)
+STATUSES = ('penetrating', 'touching', 'separated', 'clearance')
+PENETRATING, TOUCHING, SEPARATED, CLEARANCE = range(4)
+# The highlighted result: its colour moves this far toward white and its arrow head grows by this factor.
+HIGHLIGHT_WHITEN = 0.5
+HIGHLIGHT_HEAD_SCALE = 1.6
 
 
 @dataclass(frozen=True)
@@ -35,7 +38,7 @@ class ResultArrays:
     points_b: np.ndarray  # (N, 3) witness points on B, world space
     normals: np.ndarray  # (N, 3) unit normals from A toward B
     depths: np.ndarray  # (N,) penetration depths (>= 0)
-    statuses: np.ndarray  # (N,) status codes: PENETRATING, TOUCHING or SEPARATED
+    statuses: np.ndarray  # (N,) status codes: PENETRATING, TOUCHING, SEPARATED or CLEARANCE
 
     @classmethod
     def empty(cls) -> ResultArrays:
@@ -49,7 +52,8 @@ class ResultArrays:
 class ArrowStyle:
     """On-screen sizes, in pixels at UI scale 1, and the colours per status."""
 
-    colors: np.ndarray  # (3, 4) RGBA, rows indexed by status code
+    colors: np.ndarray  # (4, 4) RGBA, rows indexed by status code
+    highlight: int = -1  # index of the result drawn brighter and with a bigger head (-1: none)
     pixel_scale: float = 1.0  # Blender's UI scale: multiplies every size in pixels below
     head_scale: float = 1.0  # factor on head sizes (the user's "Arrow Scale")
     fixed_length_px: float | None = None  # every arrow this long on screen; None: true lengths
@@ -128,9 +132,11 @@ def compute_overlay_geometry(
     view_projection = projection_matrix @ view_matrix
     camera_right, camera_up, camera_forward = view_matrix[0, :3], view_matrix[1, :3], -view_matrix[2, :3]
     colors = np.asarray(style.colors, dtype=np.float32)[results.statuses]
+    highlighted = np.arange(len(results)) == style.highlight
+    colors[highlighted, :3] += (1.0 - colors[highlighted, :3]) * HIGHLIGHT_WHITEN
 
     starts, ends = results.points_b, results.points_a.copy()
-    is_arrow = results.statuses != SEPARATED
+    is_arrow = (results.statuses != SEPARATED) & (results.statuses != CLEARANCE)
     directions = _unit_rows(results.normals, camera_right)
     _, start_w = project_to_pixels(starts, view_projection, size)
     ppu = pixels_per_unit(start_w, projection_matrix, size)
@@ -142,6 +148,7 @@ def compute_overlay_geometry(
     ends[is_arrow] = starts[is_arrow] + directions[is_arrow] * lengths[is_arrow, None]
 
     head_lengths = np.maximum(style.head_fraction * lengths, style.min_head_px / ppu) * style.head_scale
+    head_lengths[highlighted] *= HIGHLIGHT_HEAD_SCALE
     shaft_ends = ends - directions * np.minimum(head_lengths, lengths)[:, None]
     shaft_ends[~is_arrow] = ends[~is_arrow]
 

@@ -267,7 +267,8 @@ def _settings_key(settings) -> tuple:
     return (
         settings.show_arrows, settings.show_labels, settings.arrow_scale, settings.fixed_length_arrows,
         settings.fixed_arrow_length, settings.label_size, tuple(settings.color_penetrating),
-        tuple(settings.color_touching), tuple(settings.color_separated),
+        tuple(settings.color_touching), tuple(settings.color_separated), tuple(settings.color_clearance),
+        settings.active_result_index,
     )
 
 
@@ -295,7 +296,9 @@ def _read_scene(scene, settings) -> _SceneDrawing:
     statuses = draw_geometry.status_codes([result.status for result in results])
     arrays = draw_geometry.ResultArrays(vectors["point_a"], vectors["point_b"], vectors["normal"], depths, statuses)
     style = draw_geometry.ArrowStyle(
-        colors=np.array([settings.color_penetrating, settings.color_touching, settings.color_separated]),
+        colors=np.array([settings.color_penetrating, settings.color_touching, settings.color_separated,
+                         settings.color_clearance]),
+        highlight=settings.active_result_index if count > 1 else -1,  # one result: nothing to pick out
         head_scale=settings.arrow_scale,
         fixed_length_px=settings.fixed_arrow_length if settings.fixed_length_arrows else None,
         label_size_px=float(settings.label_size),
@@ -309,6 +312,6 @@ def _label_text(result, scene) -> str:
     """The label next to a result's arrow: its depth or gap in scene units."""
     if result.status == 'penetrating':
         return f"depth {format_length(result.depth, scene)}"
-    if result.status == 'separated':
+    if result.status in {'separated', 'clearance'}:
         return f"gap {format_length(result.distance, scene)}"
     return "touching"

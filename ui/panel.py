@@ -1,27 +1,63 @@
-"""Sidebar tab "Collision" in the 3D viewport: buttons, tolerances, display options and results."""
+"""Sidebar tab "Collision" in the 3D viewport: scope, buttons, thresholds, display options and results."""
 
 import textwrap
 
 import bpy
 
+from ..operators.browse import settings_order
 from .units import format_length
 
 # Words on a result row: the length that matters for each status.
-VALUE_WORDS = {'penetrating': "depth", 'separated': "gap"}
+VALUE_WORDS = {'penetrating': "depth", 'separated': "gap", 'clearance': "gap"}
 # Characters per line of wrapped notes when the sidebar's width is unknown, and pixels per character.
 NOTE_WIDTH_CHARS = 40
 PIXELS_PER_CHAR = 7
 
 
 class COLLISION_INSPECTOR_UL_results(bpy.types.UIList):
-    """One row per analysed pair: "A ↔ B", status and its length in scene units."""
+    """One row per analysed pair: "A ↔ B", status, its length in scene units, review state and a button
+    that selects and frames it. Sorted and filtered by the scene's list settings (``settings_order``)."""
 
-    def draw_item(self, context, layout, _data, item, _icon, _active_data, _active_prop, _index=0, _flags=0):
-        split = layout.split(factor=0.55)
+    def draw_item(self, context, layout, _data, item, _icon, _active_data, _active_prop, index=0, _flags=0):
+        split = layout.split(factor=0.5)
         split.label(text=item.label, icon=item.status_icon)
-        value = split.row()
+        value = split.row(align=True)
         value.alignment = 'RIGHT'
         value.label(text=row_value(item, context.scene))
+        value.prop(item, "review_state", text="", icon_only=True, emboss=False)
+        value.operator("collision_inspector.show_result", text="", icon='ZOOM_SELECTED', emboss=False).index = index
+
+    def draw_filter(self, context, layout):
+        """The list's sort and filter settings live in the scene (see the Results panel), not in the list."""
+        draw_list_settings(layout, context.scene.collision_inspector)
+
+    def filter_items(self, context, data, propname):
+        return list_filter(getattr(data, propname), settings_order(context.scene.collision_inspector),
+                           self.bitflag_filter_item)
+
+
+def list_filter(results, order: list, visible_flag: int) -> tuple:
+    """UIList ``(flags, new order)`` showing the results of ``order`` in that order, the rest hidden.
+
+    ``new_order[i]`` is the row of result ``i``; hidden results go after the shown ones.
+    """
+    flags = [0] * len(results)
+    new_order = [0] * len(results)
+    shown = set(order)
+    hidden = [index for index in range(len(results)) if index not in shown]
+    for row, index in enumerate([*order, *hidden]):
+        new_order[index] = row
+    for index in order:
+        flags[index] = visible_flag
+    return flags, new_order
+
+
+def draw_list_settings(layout, settings) -> None:
+    """Sort order and status filter of the results list."""
+    row = layout.row(align=True)
+    row.prop(settings, "sort_by", text="Sort")
+    row.prop(settings, "hide_touching", toggle=True)
+    layout.row(align=True).prop(settings, "show_statuses", expand=True)
 
 
 def row_value(result, scene: bpy.types.Scene) -> str:
@@ -39,20 +75,26 @@ class _SidebarPanel:
 
 
 class COLLISION_INSPECTOR_PT_main(_SidebarPanel, bpy.types.Panel):
-    """Analyse and clear."""
+    """Scope, analyse and clear."""
 
     bl_label = "Collision Inspector"
 
     def draw(self, context):
-        row = self.layout.row(align=True)
+        settings = context.scene.collision_inspector
+        layout = self.layout
+        layout.prop(settings, "scope")
+        if settings.scope == 'COLLECTIONS':
+            layout.prop(settings, "collection_a", text="A")
+            layout.prop(settings, "collection_b", text="B")
+        row = layout.row(align=True)
         row.operator("collision_inspector.analyze", icon='MOD_PHYSICS')
         row.operator("collision_inspector.clear", icon='X', text="Clear")
 
 
 class COLLISION_INSPECTOR_PT_tolerances(_SidebarPanel, bpy.types.Panel):
-    """Solver accuracy and the touch band."""
+    """Solver accuracy, the touch band and the clearance distance."""
 
-    bl_label = "Tolerances"
+    bl_label = "Thresholds"
     bl_parent_id = "COLLISION_INSPECTOR_PT_main"
     bl_options = {'DEFAULT_CLOSED'}
 
@@ -62,6 +104,7 @@ class COLLISION_INSPECTOR_PT_tolerances(_SidebarPanel, bpy.types.Panel):
         layout.use_property_split = True
         layout.prop(settings, "tolerance")
         layout.prop(settings, "touch_tolerance")
+        layout.prop(settings, "clearance")
         layout.prop(settings, "max_iterations")
 
 
@@ -91,6 +134,7 @@ class COLLISION_INSPECTOR_PT_display(_SidebarPanel, bpy.types.Panel):
         colors = layout.column(heading="Colours")
         colors.prop(settings, "color_penetrating")
         colors.prop(settings, "color_touching")
+        colors.prop(settings, "color_clearance")
         colors.prop(settings, "color_separated")
 
 
@@ -105,14 +149,19 @@ class COLLISION_INSPECTOR_PT_results(_SidebarPanel, bpy.types.Panel):
         settings = scene.collision_inspector
         layout = self.layout
         if not settings.results:
-            layout.label(text="Select two or more objects and analyse")
+            layout.label(text="Choose a scope and analyse")
             return
+        draw_list_settings(layout, settings)
         layout.template_list(
             "COLLISION_INSPECTOR_UL_results", "", settings, "results", settings, "active_result_index", rows=3
         )
+        row = layout.row(align=True)
+        row.operator("collision_inspector.previous_result", text="Previous", icon='TRIA_LEFT')
+        row.operator("collision_inspector.next_result", text="Next", icon='TRIA_RIGHT')
         if not 0 <= settings.active_result_index < len(settings.results):
             return
         result = settings.results[settings.active_result_index]
+        layout.prop(result, "review_state")
         for line in result_details(result, scene):
             layout.label(text=line)
         if result.hull_note:

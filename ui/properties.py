@@ -21,7 +21,29 @@ from bpy.props import (
 STATUS_ITEMS = (
     ('penetrating', "Penetrating", "The convex hulls overlap by more than the touch tolerance", 'ERROR', 0),
     ('touching', "Touching", "The signed distance is within the touch tolerance", 'PIVOT_BOUNDBOX', 1),
-    ('separated', "Separated", "The convex hulls are apart by more than the touch tolerance", 'CHECKMARK', 2),
+    ('clearance', "Clearance", "Apart, but closer than the clearance distance", 'CON_DISTLIMIT', 3),
+    ('separated', "Separated", "Apart by more than the touch tolerance and the clearance", 'CHECKMARK', 2),
+)
+
+REVIEW_STATE_ITEMS = (
+    ('new', "New", "Found by the last analysis and not reviewed yet", 'KEYTYPE_KEYFRAME_VEC', 0),
+    ('reviewed', "Reviewed", "Looked at, no verdict yet", 'HIDE_OFF', 1),
+    ('approved', "Approved", "Accepted as intended (for example a deliberate contact)", 'CHECKMARK', 2),
+    ('ignored', "Ignored", "Not relevant; kept out of the way", 'CANCEL', 3),
+    ('resolved', "Resolved", "Clashed in an earlier analysis and no longer does", 'FILE_TICK', 4),
+)
+
+SCOPE_ITEMS = (
+    ('SELECTED', "Selected", "Every pair among the selected objects"),
+    ('ACTIVE', "Active vs Selected", "The active object against each of the other selected objects"),
+    ('COLLECTIONS', "Collections", "Collection A against collection B, or collection A against itself when B is empty"),
+    ('ALL', "All Objects", "Every pair among the scene's objects (broad phase first)"),
+)
+
+SORT_ITEMS = (
+    ('NAME', "Name", "By object A's name, then object B's"),
+    ('DEPTH', "Depth", "Deepest penetration first (smallest signed distance first)"),
+    ('DISTANCE', "Distance", "Closest to contact first (smallest |signed distance| first)"),
 )
 
 SOLVER_STATUS_ITEMS = (
@@ -113,6 +135,12 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
         name="Hull Note",
         description="Set when an object is so non-convex that its convex hull changes the answer",
     )
+    review_state: EnumProperty(
+        name="Review State",
+        items=REVIEW_STATE_ITEMS,
+        default='new',
+        description="The reviewer's verdict; kept when analysing again while the pair still clashes",
+    )
 
     @property
     def label(self) -> str:
@@ -130,7 +158,7 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
         """The length that matters for the status: depth, distance, or |signed distance| when touching."""
         if self.status == 'penetrating':
             return self.depth
-        if self.status == 'separated':
+        if self.status in {'separated', 'clearance'}:
             return self.distance
         return abs(self.signed_distance)
 
@@ -150,13 +178,62 @@ class CollisionInspectorSettings(bpy.types.PropertyGroup):
     )
     touch_tolerance: FloatProperty(
         name="Touch Tolerance",
-        description="Pairs whose signed distance is within this band count as touching",
+        description="An overlap or a gap smaller than this is 'touching' rather than penetrating or apart",
         subtype='DISTANCE',
         default=1e-5,
         min=0.0,
         soft_max=0.1,
         precision=6,
         step=0.001,
+    )
+    clearance: FloatProperty(
+        name="Clearance",
+        description="Separated pairs closer than this are clearance violations; raising it adds results",
+        subtype='DISTANCE',
+        default=0.0,
+        min=0.0,
+        soft_max=1.0,
+        precision=4,
+        step=0.1,
+    )
+    scope: EnumProperty(
+        name="Scope",
+        items=SCOPE_ITEMS,
+        default='SELECTED',
+        description="Which object pairs the analysis measures",
+    )
+    collection_a: PointerProperty(
+        name="Collection A",
+        type=bpy.types.Collection,
+        description="Objects of this collection (and its children) are object A of each pair",
+    )
+    collection_b: PointerProperty(
+        name="Collection B",
+        type=bpy.types.Collection,
+        description="Checked against collection A; empty checks collection A against itself",
+    )
+    analysed_scope: StringProperty(
+        name="Analysed Scope",
+        description="What the stored results cover (scope, collections or objects); analysing the same scope "
+                    "again keeps vanished clashes as resolved",
+    )
+    hide_touching: BoolProperty(
+        name="Hide Touching",
+        description="Leave touching pairs out of the results list",
+        default=False,
+    )
+    sort_by: EnumProperty(
+        name="Sort By",
+        items=SORT_ITEMS,
+        default='NAME',
+        description="Order of the results list (also the order Next and Previous step through)",
+    )
+    show_statuses: EnumProperty(
+        name="Show",
+        items=[item[:3] for item in STATUS_ITEMS],
+        options={'ENUM_FLAG'},
+        default={item[0] for item in STATUS_ITEMS},
+        description="Statuses listed in the results list",
     )
     max_iterations: IntProperty(
         name="Max Iterations",
@@ -211,8 +288,10 @@ class CollisionInspectorSettings(bpy.types.PropertyGroup):
     )
     color_penetrating: _color("Penetrating", (1.0, 0.1, 0.1, 1.0), "Colour of penetrating pairs")
     color_touching: _color("Touching", (1.0, 0.85, 0.0, 1.0), "Colour of touching pairs")
+    color_clearance: _color("Clearance", (1.0, 0.5, 0.0, 1.0), "Colour of clearance violations")
     color_separated: _color("Separated", (0.0, 0.8, 0.9, 1.0), "Colour of separated pairs")
     results: CollectionProperty(type=CollisionInspectorResult, name="Results", description="Analysed pairs")
     active_result_index: IntProperty(
-        name="Active Result", description="Result shown in detail", default=0, min=0
+        name="Active Result", description="Result shown in detail and highlighted in the viewport", default=0,
+        min=0, update=_redraw_overlay,
     )

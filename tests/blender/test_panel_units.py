@@ -150,15 +150,17 @@ def test_settings_defaults_and_units(empty_scene):
     expected_defaults = {
         "tolerance": 1e-9, "touch_tolerance": 1e-5, "max_iterations": 256, "show_arrows": True,
         "show_labels": True, "arrow_scale": 1.0, "fixed_length_arrows": False, "fixed_arrow_length": 60.0,
-        "label_size": 14, "active_result_index": 0,
+        "label_size": 14, "active_result_index": 0, "clearance": 0.0, "hide_touching": False,
     }
     for name, default in expected_defaults.items():
         assert getattr(settings, name) == pytest.approx(default), name
-    for name in ("tolerance", "touch_tolerance"):
+    assert (settings.scope, settings.sort_by) == ('SELECTED', 'NAME')
+    assert settings.show_statuses == {'penetrating', 'touching', 'clearance', 'separated'}
+    for name in ("tolerance", "touch_tolerance", "clearance"):
         assert rna_property(settings, name).subtype == 'DISTANCE'
         assert rna_property(settings, name).hard_min == 0.0
         assert rna_property(settings, name).description
-    for name in ("color_penetrating", "color_touching", "color_separated"):
+    for name in ("color_penetrating", "color_touching", "color_clearance", "color_separated"):
         prop = rna_property(settings, name)
         assert (prop.subtype, prop.array_length, prop.hard_min, prop.hard_max) == ('COLOR_GAMMA', 4, 0.0, 1.0)
     red, yellow = settings.color_penetrating, settings.color_touching
@@ -169,7 +171,7 @@ def test_settings_defaults_and_units(empty_scene):
 def test_result_fields_carry_units(empty_scene):
     result = empty_scene.collision_inspector.results.add()
     statuses = [item.identifier for item in rna_property(result, "status").enum_items]
-    assert statuses == ['penetrating', 'touching', 'separated']
+    assert statuses == ['penetrating', 'touching', 'clearance', 'separated']
     for name in ("signed_distance", "depth", "distance", "tolerance"):
         assert rna_property(result, name).subtype == 'DISTANCE', name
     assert rna_property(result, "normal").subtype == 'DIRECTION'
@@ -203,6 +205,7 @@ class RecordingLayout:
 
     def operator(self, idname, **_kwargs):
         self.log.append(("operator", idname))
+        return SimpleNamespace()  # stands in for the operator's properties
 
     def template_list(self, list_type, _list_id, data, collection, _active_data, active_name, **_kwargs):
         self.log.append(("template_list", list_type, collection, active_name))
@@ -229,15 +232,18 @@ def test_panels_sit_in_the_collision_tab(addon, panel_module, empty_scene):
 def test_main_panel_offers_analyse_and_clear(panel_module, empty_scene):
     layout = draw(panel_module.COLLISION_INSPECTOR_PT_main)
     assert layout.entries("operator") == ["collision_inspector.analyze", "collision_inspector.clear"]
+    assert layout.entries("prop") == ["scope"]
+    empty_scene.collision_inspector.scope = 'COLLECTIONS'
+    assert draw(panel_module.COLLISION_INSPECTOR_PT_main).entries("prop") == ["scope", "collection_a", "collection_b"]
 
 
 def test_settings_panels_show_every_setting(panel_module, empty_scene):
     assert draw(panel_module.COLLISION_INSPECTOR_PT_tolerances).entries("prop") == [
-        "tolerance", "touch_tolerance", "max_iterations",
+        "tolerance", "touch_tolerance", "clearance", "max_iterations",
     ]
     assert set(draw(panel_module.COLLISION_INSPECTOR_PT_display).entries("prop")) == {
         "show_arrows", "show_labels", "arrow_scale", "fixed_length_arrows", "fixed_arrow_length",
-        "label_size", "color_penetrating", "color_touching", "color_separated",
+        "label_size", "color_penetrating", "color_touching", "color_clearance", "color_separated",
     }
 
 
@@ -287,6 +293,7 @@ def test_results_panel_shows_the_hull_caveat(panel_module, empty_scene):
     [
         ('penetrating', "depth", 0.1, "depth 0.1 m"),
         ('separated', "distance", 0.25, "gap 0.25 m"),
+        ('clearance', "distance", 0.05, "gap 0.05 m"),
         ('touching', "signed_distance", -2e-6, "touching"),
     ],
 )

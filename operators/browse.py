@@ -1,0 +1,158 @@
+"""Step through the results: the list's order and filter, choosing one result, framing its contact.
+
+``visible_order`` is the one definition of what the results list shows and in which order; the
+list (``ui.panel``) and the Next/Previous operators both use it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import bpy
+import numpy as np
+
+#: The framed box around a contact is at least this wide (world units), so touching pairs stay visible.
+MIN_FRAME_SIZE = 0.1
+#: Half the sensor width Blender's viewport uses for its lens (mm), to turn the lens into a field of view.
+VIEW_HALF_SENSOR = 36.0
+
+
+def _sort_key(sort_by: str):
+    if sort_by == 'DEPTH':
+        return lambda item: item[1].signed_distance
+    if sort_by == 'DISTANCE':
+        return lambda item: abs(item[1].signed_distance)
+    return lambda item: (item[1].name_a, item[1].name_b)
+
+
+def visible_order(results, sort_by: str, statuses: set, hide_touching: bool, reverse: bool = False) -> list[int]:
+    """Indices of the results to list, in list order.
+
+    Kept: results whose status is in ``statuses`` (and not 'touching' with ``hide_touching``). Order:
+    'NAME' by object names, 'DEPTH' deepest first, 'DISTANCE' closest to contact first; ties keep the
+    stored order. ``reverse`` flips it.
+    """
+    shown = [(index, result) for index, result in enumerate(results)
+             if result.status in statuses and not (hide_touching and result.status == 'touching')]
+    shown.sort(key=_sort_key(sort_by), reverse=reverse)
+    return [index for index, _result in shown]
+
+
+def settings_order(settings) -> list[int]:
+    """``visible_order`` with the list settings stored in the scene."""
+    return visible_order(settings.results, settings.sort_by, set(settings.show_statuses), settings.hide_touching)
+
+
+def contact_frame(point_a, point_b, signed_distance: float, min_size: float = MIN_FRAME_SIZE) -> tuple:
+    """``(centre, radius)`` of the region to frame: the box around both witness points, padded on
+    every side by |signed distance| (the depth or the gap) and at least ``min_size`` wide."""
+    points = np.array([point_a, point_b], dtype=float)
+    pad = abs(signed_distance)
+    low, high = points.min(axis=0) - pad, points.max(axis=0) + pad
+    centre = 0.5 * (low + high)
+    half = np.maximum(0.5 * (high - low), 0.5 * min_size)
+    return tuple(centre), float(np.linalg.norm(half))
+
+
+def frame_views(screen, centre: tuple, radius: float) -> int:
+    """Centre every 3D viewport of ``screen`` on the sphere ``(centre, radius)`` and zoom it to fit; returns
+    how many views were framed (0 without a screen, as in background mode)."""
+    framed = 0
+    for area in screen.areas if screen is not None else ():
+        if area.type != 'VIEW_3D':
+            continue
+        space = area.spaces.active
+        view = space.region_3d
+        view.view_location = centre
+        if view.is_perspective:
+            half_angle = math.atan(VIEW_HALF_SENSOR / space.lens)
+            view.view_distance = radius / math.sin(half_angle)
+        else:
+            view.view_distance = 2.0 * radius
+        area.tag_redraw()
+        framed += 1
+    return framed
+
+
+class COLLISION_INSPECTOR_OT_show_result(bpy.types.Operator):
+    """Make this result the active one: select its two objects (A active) and frame the contact region"""
+
+    bl_idname = "collision_inspector.show_result"
+    bl_label = "Show Result"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    index: bpy.props.IntProperty(name="Index", description="Index of the result in the scene's results", min=0)
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        if not context.scene.collision_inspector.results:
+            cls.poll_message_set("No results: analyse first")
+            return False
+        return True
+
+    def execute(self, context: bpy.types.Context) -> set:
+        return show_result(self, context, self.index)
+
+
+def show_result(operator: bpy.types.Operator, context: bpy.types.Context, index: int) -> set:
+    """Activate result ``index``, select its objects and frame its contact (the operators' shared body)."""
+    settings = context.scene.collision_inspector
+    if not 0 <= index < len(settings.results):
+        operator.report({'ERROR'}, f"No result {index}; there are {len(settings.results)}")
+        return {'CANCELLED'}
+    settings.active_result_index = index
+    result = settings.results[index]
+    view_layer = context.view_layer
+    pair = [obj for obj in (result.object_a, result.object_b) if obj is not None and obj.name in view_layer.objects]
+    for obj in view_layer.objects:
+        obj.select_set(obj in pair)
+    if result.object_a in pair:
+        view_layer.objects.active = result.object_a
+    frame_views(context.screen, *contact_frame(result.point_a, result.point_b, result.signed_distance))
+    return {'FINISHED'}
+
+
+class _StepResult:
+    """Move to the neighbouring result in the list's order (wrapping round)."""
+
+    bl_options = {'REGISTER', 'UNDO'}
+    step = 0
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        if not settings_order(context.scene.collision_inspector):
+            cls.poll_message_set("No results listed: analyse, or show more statuses")
+            return False
+        return True
+
+    def execute(self, context: bpy.types.Context) -> set:
+        settings = context.scene.collision_inspector
+        order = settings_order(settings)
+        if settings.active_result_index in order:
+            position = (order.index(settings.active_result_index) + self.step) % len(order)
+        else:
+            position = 0 if self.step > 0 else len(order) - 1
+        return show_result(self, context, order[position])
+
+
+class COLLISION_INSPECTOR_OT_next_result(_StepResult, bpy.types.Operator):
+    """Show the next result of the list: select its objects and frame its contact"""
+
+    bl_idname = "collision_inspector.next_result"
+    bl_label = "Next Result"
+    step = 1
+
+
+class COLLISION_INSPECTOR_OT_previous_result(_StepResult, bpy.types.Operator):
+    """Show the previous result of the list: select its objects and frame its contact"""
+
+    bl_idname = "collision_inspector.previous_result"
+    bl_label = "Previous Result"
+    step = -1
+
+
+CLASSES = (
+    COLLISION_INSPECTOR_OT_show_result,
+    COLLISION_INSPECTOR_OT_next_result,
+    COLLISION_INSPECTOR_OT_previous_result,
+)

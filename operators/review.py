@@ -1,0 +1,45 @@
+"""Review states across analyses: which verdicts carry over, which pairs became 'resolved'.
+
+Pure Python (no bpy): results are matched by the pair's object names ``(A, B)``; the analyse operator
+applies the answer to the scene's result items.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+#: Statuses that count as a clash (a separated pair has nothing to review).
+CLASHING = frozenset({'penetrating', 'touching', 'clearance'})
+
+
+class Previous(NamedTuple):
+    """One result of the earlier analysis: its pair, status and review state."""
+
+    pair: tuple[str, str]
+    status: str
+    review_state: str
+
+
+def review_states(previous: list[Previous], current: list[tuple[tuple[str, str], str]]) -> tuple[list[str], list[int]]:
+    """``(state of each current result, indices of previous results to keep as 'resolved')``.
+
+    ``current`` holds ``(pair, status)`` of the new analysis. A pair that still clashes keeps its
+    reviewer's state (unless it was 'resolved': clashing again makes it 'new'); a pair that clashed
+    before and now is separated becomes 'resolved'; everything else is 'new'. Earlier clashes (and
+    earlier resolved pairs) missing from the new results are kept as 'resolved'.
+    """
+    before = {item.pair: item for item in previous}
+    states = []
+    for pair, status in current:
+        old = before.get(pair)
+        was_open = old is not None and old.status in CLASHING and old.review_state != 'resolved'
+        if status in CLASHING:
+            states.append(old.review_state if was_open else 'new')
+        else:
+            states.append('resolved' if was_open or (old is not None and old.review_state == 'resolved') else 'new')
+    present = {pair for pair, _status in current}
+    vanished = [
+        index for index, item in enumerate(previous)
+        if item.pair not in present and (item.status in CLASHING or item.review_state == 'resolved')
+    ]
+    return states, vanished

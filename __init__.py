@@ -10,6 +10,7 @@ from . import cli
 from .operators.analyze import COLLISION_INSPECTOR_OT_analyze
 from .operators.browse import CLASSES as BROWSE_CLASSES
 from .operators.clear import COLLISION_INSPECTOR_OT_clear
+from .operators.export import COLLISION_INSPECTOR_OT_export_report
 from .ui import overlay
 from .ui.panel import CLASSES as PANEL_CLASSES
 from .ui.properties import CollisionInspectorResult, CollisionInspectorSettings
@@ -22,6 +23,7 @@ CLASSES = (
     CollisionInspectorSettings,
     COLLISION_INSPECTOR_OT_analyze,
     COLLISION_INSPECTOR_OT_clear,
+    COLLISION_INSPECTOR_OT_export_report,
     *BROWSE_CLASSES,
     *PANEL_CLASSES,
 )

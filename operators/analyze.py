@@ -3,14 +3,21 @@
 One engine for the panel, the command line and scripts. The few-object scopes (selected, active vs
 selected) measure every pair and list separated ones too; collections and the whole scene list the
 clashes the broad phase lets through. Review states carry over between runs (``review.review_states``).
+
+From the panel the analysis runs modally, a slice per timer tick, with the window manager's progress
+indicator; Esc cancels and keeps the previous results. From scripts and in background mode it runs to
+the end at once.
 """
+
+import time
+from collections.abc import Iterator
 
 import bpy
 
 from ..ui import overlay
 from ..ui.properties import STATUS_ITEMS
 from ..ui.units import format_length
-from .clash import check_scene
+from .clash import start_check
 from .clash_report import ClashResult
 from .geometry import ObjectGeometryError, evaluated_mesh, has_geometry, hull_note, world_points
 from .review import Previous, review_states
@@ -19,6 +26,20 @@ from .review import Previous, review_states
 EVERY_PAIR_SCOPES = frozenset({'SELECTED', 'ACTIVE'})
 #: Per-pair report lines are written up to this many results; above it only the summary.
 MAX_REPORTED_PAIRS = 20
+#: Seconds of work per timer tick of the modal analysis: the interface stays responsive to Esc.
+SLICE_SECONDS = 0.05
+#: The progress indicator counts in thousandths.
+PROGRESS_STEPS = 1000
+
+
+def advance(steps: Iterator[tuple[int, int]], seconds: float) -> tuple[int, int] | None:
+    """Run ``steps`` for about ``seconds``; the last ``(done, total)``, or None once the check has finished."""
+    deadline = time.perf_counter() + seconds
+    latest = (0, 1)
+    for latest in steps:
+        if time.perf_counter() >= deadline:
+            return latest
+    return None
 
 
 def selected_geometry_objects(context: bpy.types.Context) -> list:
@@ -63,10 +84,13 @@ def scope_signature(context: bpy.types.Context) -> str:
 
 
 def object_hull_notes(names: set, depsgraph: bpy.types.Depsgraph) -> dict:
-    """``{name: convex-hull note}`` of the named objects ('' for those close enough to convex)."""
+    """``{name: convex-hull note}`` of the named objects ('' for those close enough to convex; objects
+    deleted since the check are left out)."""
     notes = {}
     for name in sorted(names):
-        obj = bpy.data.objects[name]
+        obj = bpy.data.objects.get(name)
+        if obj is None:
+            continue
         with evaluated_mesh(obj, depsgraph) as (mesh, matrix_world):
             notes[name] = hull_note(name, mesh, world_points(mesh, matrix_world))
     return notes
@@ -88,32 +112,81 @@ class COLLISION_INSPECTOR_OT_analyze(bpy.types.Operator):
         return True
 
     def execute(self, context: bpy.types.Context) -> set:
+        """Analyse to the end at once (scripts, background mode, redo)."""
+        if not self.start(context):
+            return {'CANCELLED'}
+        while True:
+            outcome = self.step(context, SLICE_SECONDS)
+            if outcome is not None:
+                return outcome
+
+    def invoke(self, context: bpy.types.Context, _event) -> set:
+        """From the interface: analyse a slice per timer tick; Esc cancels."""
+        if bpy.app.background or context.window is None:
+            return self.execute(context)
+        if not self.start(context):
+            return {'CANCELLED'}
+        self._timer = context.window_manager.event_timer_add(0.0, window=context.window)
+        context.window_manager.modal_handler_add(self)
+        return {'RUNNING_MODAL'}
+
+    def modal(self, context: bpy.types.Context, event) -> set:
+        if event.type == 'ESC':
+            self.stop(context)
+            self.report({'WARNING'}, "Analysis cancelled; the previous results are kept")
+            return {'CANCELLED'}
+        if event.type != 'TIMER':
+            return {'PASS_THROUGH'}
+        return self.step(context, SLICE_SECONDS) or {'RUNNING_MODAL'}
+
+    def start(self, context: bpy.types.Context) -> bool:
+        """Begin the check of the panel's scope and the progress indicator; False (reported) if refused."""
+        settings = context.scene.collision_inspector
+        try:
+            self._report, self._steps = start_check(
+                context.scene, context.evaluated_depsgraph_get(), scope=settings.scope,
+                collection_a=settings.collection_a, collection_b=settings.collection_b,
+                clearance=settings.clearance, every_pair=settings.scope in EVERY_PAIR_SCOPES,
+            )
+        except ValueError as error:
+            self.report({'ERROR'}, str(error))
+            return False
+        self._signature = scope_signature(context)  # what the results will cover, whatever changes meanwhile
+        self._timer = None
+        context.window_manager.progress_begin(0, PROGRESS_STEPS)
+        return True
+
+    def stop(self, context: bpy.types.Context) -> None:
+        """End the progress indicator and the timer; abandon the check's remaining steps."""
+        self._steps.close()
+        context.window_manager.progress_end()
+        if self._timer is not None:
+            context.window_manager.event_timer_remove(self._timer)
+
+    def step(self, context: bpy.types.Context, seconds: float) -> set | None:
+        """Advance the check for about ``seconds``; the operator's outcome once it is over, else None."""
+        try:
+            progress = advance(self._steps, seconds)
+        except (ObjectGeometryError, ReferenceError) as error:  # ReferenceError: an object was deleted meanwhile
+            self.stop(context)
+            self.report({'ERROR'}, str(error))
+            return {'CANCELLED'}
+        if progress is not None:
+            done, total = progress
+            context.window_manager.progress_update(PROGRESS_STEPS * done // max(total, 1))
+            return None
+        self.stop(context)
+        return self.finish(context, self._report)
+
+    def finish(self, context: bpy.types.Context, report) -> set:
+        """Store the finished check's results (review states carried over) and report them."""
         scene = context.scene
         settings = scene.collision_inspector
         depsgraph = context.evaluated_depsgraph_get()
-        window_manager = context.window_manager
-        window_manager.progress_begin(0, 1000)
-
-        def progress(done: int, total: int) -> None:
-            window_manager.progress_update(int(1000 * done / max(total, 1)))
-
-        try:
-            report = check_scene(
-                scene, depsgraph, scope=settings.scope, collection_a=settings.collection_a,
-                collection_b=settings.collection_b, clearance=settings.clearance,
-                every_pair=settings.scope in EVERY_PAIR_SCOPES, progress=progress,
-            )
-            notes = object_hull_notes({name for r in report.results for name in (r.object_a, r.object_b)}, depsgraph)
-        except (ObjectGeometryError, ValueError) as error:
-            self.report({'ERROR'}, str(error))
-            return {'CANCELLED'}
-        finally:
-            window_manager.progress_end()
-
-        signature = scope_signature(context)
+        notes = object_hull_notes({name for r in report.results for name in (r.object_a, r.object_b)}, depsgraph)
         store_results(settings, report.results, notes, report.touch_tolerance,
-                      keep_vanished=signature == settings.analysed_scope)
-        settings.analysed_scope = signature
+                      keep_vanished=self._signature == settings.analysed_scope)
+        settings.analysed_scope = self._signature
         overlay.refresh()
         self.report_results(scene, list(settings.results)[:len(report.results)])
         return {'FINISHED'}
@@ -177,7 +250,7 @@ def store_results(settings, clashes: list[ClashResult], notes: dict, touch_toler
         result.point_a = clash.point_a
         result.point_b = clash.point_b
         result.solver_status = clash.solver_status
-        result.hull_note = "; ".join(note for note in (notes[clash.object_a], notes[clash.object_b]) if note)
+        result.hull_note = "; ".join(filter(None, (notes.get(clash.object_a), notes.get(clash.object_b))))
         result.review_state = state
     for index in vanished if keep_vanished else ():
         result = settings.results.add()

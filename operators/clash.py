@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from itertools import combinations
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 
 import bpy
@@ -26,11 +26,7 @@ SCOPES = ('SELECTED', 'ACTIVE', 'COLLECTIONS', 'ALL')
 #: ``progress(done, total)``; returning False cancels the check (see ``check_scene``).
 ProgressCallback = Callable[[int, int], bool | None]
 
-__all__ = ['SCOPES', 'ClashReport', 'ClashResult', 'ObjectGeometryError', 'check_scene']
-
-
-class _Cancelled(Exception):
-    """The progress callback returned False."""
+__all__ = ['SCOPES', 'ClashReport', 'ClashResult', 'ObjectGeometryError', 'check_scene', 'start_check']
 
 
 def _geometry_objects(objects: Iterable[bpy.types.Object]) -> list:
@@ -114,6 +110,48 @@ def check_scene(
 ) -> ClashReport:
     """Check the scope's object pairs for clashes and return a ``ClashReport`` of those found.
 
+    The options are those of ``start_check``; ``progress`` is described below.
+
+    ``progress(done, total)`` is called after each object read and each pair measured
+    (``total`` = objects + candidate pairs, known once the broad phase has run; before that it counts
+    the objects only). Returning False cancels: the report comes back with ``cancelled = True`` and
+    the clashes found so far. Exceptions raised by the callback propagate.
+    """
+    report, steps = start_check(
+        scene, depsgraph, scope=scope, objects=objects, active=active, collection_a=collection_a,
+        collection_b=collection_b, clearance=clearance, touch_tolerance=touch_tolerance, tolerance=tolerance,
+        max_iterations=max_iterations, every_pair=every_pair,
+    )
+    for done, total in steps:
+        if progress is not None and progress(done, total) is False:
+            report.cancelled = True
+            steps.close()
+            break
+    return report
+
+
+def start_check(
+    scene: bpy.types.Scene,
+    depsgraph: bpy.types.Depsgraph,
+    *,
+    scope: str,
+    objects: Iterable[bpy.types.Object] | None = None,
+    active: bpy.types.Object | None = None,
+    collection_a: bpy.types.Collection | None = None,
+    collection_b: bpy.types.Collection | None = None,
+    clearance: float = 0.0,
+    touch_tolerance: float | None = None,
+    tolerance: float | None = None,
+    max_iterations: int | None = None,
+    every_pair: bool = False,
+) -> tuple[ClashReport, Iterator[tuple[int, int]]]:
+    """``(report, steps)``: the check as a generator, for callers that run it a slice at a time
+    (the panel's cancellable analysis); ``check_scene`` simply runs it to the end.
+
+    Each ``next(steps)`` reads one object or measures one pair and yields ``(done, total)`` (see
+    ``check_scene``'s progress); once exhausted, or closed early, ``report`` holds the clashes found,
+    sorted, and its duration.
+
     Scopes (objects without geometry are left out; names sort the pairs, A before B):
     * 'SELECTED': all pairs among ``objects`` (default: the view layer's selected objects);
     * 'ACTIVE': ``active`` (default: the view layer's active object) against the other ones of
@@ -130,13 +168,9 @@ def check_scene(
     ``every_pair`` skips the broad phase: every pair the scope allows is measured and separated
     pairs are listed in ``results`` too (the panel's few-object scopes show every pair's distance).
 
-    ``progress(done, total)`` is called after each object read and each pair measured
-    (``total`` = objects + candidate pairs, known once the broad phase has run; before that it counts
-    the objects only). Returning False cancels: the report comes back with ``cancelled = True`` and
-    the clashes found so far. Exceptions raised by the callback propagate.
-
-    Raises ``ObjectGeometryError`` (message names the object) for an object with no vertices or with
-    non-finite coordinates, and ``ValueError`` for an unknown scope or a negative threshold.
+    Stepping raises ``ObjectGeometryError`` (message names the object) for an object with no vertices
+    or with non-finite coordinates; ``start_check`` raises ``ValueError`` for an unknown scope or a
+    negative threshold.
     """
     settings = scene.collision_inspector
     touch_tolerance = settings.touch_tolerance if touch_tolerance is None else float(touch_tolerance)
@@ -160,17 +194,21 @@ def check_scene(
     members = _geometry_objects([*side_a, *side_b])
     report.objects = len(members)
     report.possible_pairs = _possible_pairs(side_a, side_b)
+    return report, _steps(report, members, set(side_a), set(side_b), depsgraph, every_pair, started)
+
+
+def _steps(report: ClashReport, members: list, side_a: set, side_b: set, depsgraph, every_pair: bool,
+           started: float) -> Iterator[tuple[int, int]]:
+    """Sort the results and time the check however the stepping ends (``_measure`` does the work)."""
     try:
-        _run(report, members, set(side_a), set(side_b), depsgraph, every_pair, progress)
-    except _Cancelled:
-        report.cancelled = True
-    report.results.sort(key=lambda result: (result.object_a, result.object_b))
-    report.seconds = time.perf_counter() - started
-    return report
+        yield from _measure(report, members, side_a, side_b, depsgraph, every_pair)
+    finally:
+        report.results.sort(key=lambda result: (result.object_a, result.object_b))
+        report.seconds = time.perf_counter() - started
 
 
-def _run(report: ClashReport, members: list, side_a: set, side_b: set, depsgraph, every_pair: bool,
-         progress) -> None:
+def _measure(report: ClashReport, members: list, side_a: set, side_b: set, depsgraph,
+             every_pair: bool) -> Iterator[tuple[int, int]]:
     """Read every object once, broad phase on their world boxes, then GJK/EPA on the allowed candidates.
 
     With ``every_pair`` every allowed pair is a candidate and separated ones are listed as well.
@@ -178,14 +216,10 @@ def _run(report: ClashReport, members: list, side_a: set, side_b: set, depsgraph
     Each object's ``Polytope`` is prepared once, on its first candidate pair: objects that no box
     comes near (often most of a scene) are never prepared.
     """
-    def step(done: int, total: int) -> None:
-        if progress is not None and progress(done, total) is False:
-            raise _Cancelled
-
     points = []
     for done, obj in enumerate(members, start=1):
         points.append(_read_points(obj, depsgraph))
-        step(done, len(members))
+        yield done, len(members)
     if len(members) < 2:
         return
     lows = np.array([cloud.min(axis=0) for cloud in points])
@@ -217,4 +251,4 @@ def _run(report: ClashReport, members: list, side_a: set, side_b: set, depsgraph
                 normal=tuple(map(float, contact.normal)), point_a=tuple(map(float, contact.point_a)),
                 point_b=tuple(map(float, contact.point_b)), solver_status=contact.solver_status,
             ))
-        step(done, len(members) + len(pairs))
+        yield done, len(members) + len(pairs)

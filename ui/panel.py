@@ -158,6 +158,7 @@ class COLLISION_INSPECTOR_PT_results(_SidebarPanel, bpy.types.Panel):
         row = layout.row(align=True)
         row.operator("collision_inspector.previous_result", text="Previous", icon='TRIA_LEFT')
         row.operator("collision_inspector.next_result", text="Next", icon='TRIA_RIGHT')
+        layout.operator("collision_inspector.export_report", icon='EXPORT')
         if not 0 <= settings.active_result_index < len(settings.results):
             return
         result = settings.results[settings.active_result_index]

@@ -3,7 +3,9 @@ saved in the .blend and restored by undo. Also the pure merge rule (``operators.
 
 from __future__ import annotations
 
+import csv
 import importlib
+import json
 
 import bpy
 import pytest
@@ -106,3 +108,31 @@ def test_merge_rule(review):
     assert review.review_states(previous, []) == (
         [], [0, 1, 3],  # clashes and already-resolved pairs stay listed; a separated pair does not
     )
+
+
+@pytest.mark.parametrize("suffix", [".json", ".csv"])
+def test_exported_report_carries_the_review_states(empty_scene, tmp_path, suffix):
+    clashing_scene()
+    analyse('ALL', clearance=0.5)  # A-B and C-D penetrate; E-F are 1.0 apart
+    set_state(("A", "B"), 'approved')
+    bpy.data.objects["D"].location.x = 8.0
+    analyse('ALL', clearance=0.5)  # C-D vanished: resolved
+    path = tmp_path / f"report{suffix}"
+    assert bpy.ops.collision_inspector.export_report(filepath=str(path)) == {'FINISHED'}
+    if suffix == ".json":
+        document = json.loads(path.read_text())
+        rows = {(r["object_a"], r["object_b"]): (r["status"], r["review_state"]) for r in document["results"]}
+        assert document["clearance"] == pytest.approx(0.5)
+        assert document["scope"] == 'ALL'
+    else:
+        lines = [line for line in path.read_text().splitlines() if not line.startswith("#")]
+        rows = {(r["object_a"], r["object_b"]): (r["status"], r["review_state"]) for r in csv.DictReader(lines)}
+    assert rows == {("A", "B"): ('penetrating', 'approved'), ("C", "D"): ('penetrating', 'resolved')}
+
+
+def test_export_refuses_other_extensions_and_empty_results(empty_scene, tmp_path):
+    assert not bpy.ops.collision_inspector.export_report.poll()
+    clashing_scene()
+    analyse('ALL')
+    with pytest.raises(RuntimeError, match="Name the report .json or .csv"):
+        bpy.ops.collision_inspector.export_report(filepath=str(tmp_path / "report.txt"))

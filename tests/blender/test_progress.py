@@ -1,0 +1,84 @@
+"""Long analyses: the check as steps (``clash.start_check``), the operator's slicing (``analyze.advance``)
+and the interface call path, which must run to the end at once in background mode."""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+
+import bpy
+import pytest
+
+from test_browser import add_cube, analyse, select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
+
+
+@pytest.fixture
+def clash(addon):
+    return importlib.import_module(addon.__name__ + ".operators.clash")
+
+
+@pytest.fixture
+def analyze(addon):
+    return importlib.import_module(addon.__name__ + ".operators.analyze")
+
+
+def row_of_cubes(count: int) -> None:
+    """Cubes along x, each overlapping the next by 0.1."""
+    for index in range(count):
+        add_cube(f"C{index:02d}", 0.9 * index)
+    select_only()
+    bpy.context.view_layer.update()
+
+
+def clashes(report) -> list:
+    return [(r.object_a, r.object_b, r.status, round(r.signed_distance, 9)) for r in report.results]
+
+
+def test_stepping_the_check_gives_check_scenes_report(empty_scene, clash):
+    row_of_cubes(6)
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    report, steps = clash.start_check(empty_scene, depsgraph, scope='ALL')
+    progress = list(steps)
+    assert progress[:6] == [(done, 6) for done in range(1, 7)]  # one step per object read
+    total = 6 + report.candidate_pairs
+    assert progress[6:] == [(done, total) for done in range(7, total + 1)]  # one per pair measured
+    assert clashes(report) == clashes(clash.check_scene(empty_scene, depsgraph, scope='ALL'))
+    assert len(report.results) == 5 and report.seconds > 0.0
+
+
+def test_closing_the_steps_early_keeps_the_clashes_so_far_sorted(empty_scene, clash):
+    row_of_cubes(8)
+    report, steps = clash.start_check(empty_scene, bpy.context.evaluated_depsgraph_get(), scope='ALL')
+    for _ in itertools.islice(steps, 8 + 3):  # every object read and three pairs measured
+        pass
+    steps.close()
+    assert len(report.results) == 3
+    assert [r.object_a for r in report.results] == sorted(r.object_a for r in report.results)
+    assert report.seconds > 0.0
+
+
+def test_advance_runs_for_its_time_slice_then_reports_where_it_is(analyze):
+    steps = iter([(1, 3), (2, 3), (3, 3)])
+    assert analyze.advance(steps, seconds=0.0) == (1, 3)  # at least one step per slice
+    assert analyze.advance(steps, seconds=60.0) is None  # ran out: the check is over
+    assert next(steps, None) is None
+
+
+def test_the_interface_call_runs_to_the_end_in_background_mode(empty_scene):
+    assert bpy.app.background
+    row_of_cubes(4)
+    select_only(*bpy.data.objects)
+    assert bpy.ops.collision_inspector.analyze('INVOKE_DEFAULT') == {'FINISHED'}
+    results = empty_scene.collision_inspector.results
+    assert len(results) == 6  # every pair of the four selected cubes
+    assert sum(r.status == 'penetrating' for r in results) == 3
+
+
+def test_a_broken_object_met_while_stepping_cancels_and_keeps_the_results(empty_scene):
+    row_of_cubes(3)
+    assert len(analyse('ALL')) == 2
+    hollow = bpy.data.objects.new("Hollow", bpy.data.meshes.new("Hollow"))
+    empty_scene.collection.objects.link(hollow)
+    with pytest.raises(RuntimeError, match="Hollow has no vertices"):
+        bpy.ops.collision_inspector.analyze()
+    assert len(empty_scene.collision_inspector.results) == 2

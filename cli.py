@@ -1,8 +1,9 @@
 """The headless command: ``blender --background FILE.blend --command collision_inspector check ...``.
 
 ``run(argv)`` parses the arguments after the command id, checks the open file's scene with
-``operators.clash.check_scene``, prints one line per clash on stdout and progress on stderr, writes
-the optional JSON/CSV reports and returns the exit code: 0 when clean, 1 when clashes of the
+``operators.clash.check_scene`` (review states come from the results stored in the file), prints one
+line per clash on stdout and progress on stderr, writes the optional JSON/CSV reports and returns
+the exit code: 0 when clean, 1 when clashes of the
 ``--fail-on`` kind exist, 2 on a usage, scene or file error (with a message on stderr): bad
 arguments, an unknown collection, an object with unusable geometry, a ``.blend`` that Blender could
 not open, a report that cannot be written.
@@ -20,7 +21,9 @@ import time
 import bpy
 
 from .operators.geometry import ObjectGeometryError
+from .operators.analyze import stored_reviews
 from .operators.clash import check_scene
+from .operators.review import with_review_states
 from .operators.clash_report import ClashReport, write_csv, write_json
 
 COMMAND = "collision_inspector"
@@ -136,12 +139,15 @@ def _check(arguments: argparse.Namespace) -> ClashReport:
     if scope != "collections" and (arguments.a or arguments.b):
         raise UsageError(f"--a and --b only apply to --scope collections, not {scope}")
     context = bpy.context
-    return check_scene(
+    report = check_scene(
         context.scene, context.evaluated_depsgraph_get(), scope=scope.upper(),
         collection_a=_collection(arguments.a, "--a"), collection_b=_collection(arguments.b, "--b"),
         clearance=arguments.clearance, touch_tolerance=arguments.touch_tolerance,
         progress=_ProgressPrinter(),
     )
+    # Review states of pairs reviewed in the panel and saved with the file carry over to the report.
+    report.results = with_review_states(report.results, stored_reviews(context.scene.collision_inspector))
+    return report
 
 
 def _print_report(report: ClashReport) -> None:

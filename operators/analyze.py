@@ -218,6 +218,11 @@ def result_pair(result) -> tuple:
             result.object_b.name if result.object_b else result.name_b)
 
 
+def stored_reviews(settings) -> list[Previous]:
+    """Pair, status and review state of every stored result (what the next analysis carries over)."""
+    return [Previous(result_pair(r), r.status, r.review_state) for r in settings.results]
+
+
 def _stored_values(result) -> dict:
     """Every property of a stored result, to write it back after the collection is rebuilt."""
     values = {}
@@ -232,7 +237,7 @@ def store_results(settings, clashes: list[ClashResult], notes: dict, touch_toler
                   keep_vanished: bool) -> None:
     """Replace ``settings.results`` with ``clashes`` (review states carried over), then, with
     ``keep_vanished`` (the same scope as before), the earlier clashes that vanished, marked 'resolved'."""
-    previous = [Previous(result_pair(r), r.status, r.review_state) for r in settings.results]
+    previous = stored_reviews(settings)
     kept = [_stored_values(r) for r in settings.results]
     states, vanished = review_states(previous, [((c.object_a, c.object_b), c.status) for c in clashes])
     settings.results.clear()

@@ -6,6 +6,7 @@ applies the answer to the scene's result items.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import NamedTuple
 
 #: Statuses that count as a clash (a separated pair has nothing to review).
@@ -43,3 +44,10 @@ def review_states(previous: list[Previous], current: list[tuple[tuple[str, str],
         if item.pair not in present and (item.status in CLASHING or item.review_state == 'resolved')
     ]
     return states, vanished
+
+
+def with_review_states(clashes: list, previous: list[Previous]) -> list:
+    """``ClashResult``s (``clash_report``) with the review states ``review_states`` gives them, e.g. for a
+    command-line report of a .blend whose stored results were reviewed in the panel."""
+    states, _vanished = review_states(previous, [((c.object_a, c.object_b), c.status) for c in clashes])
+    return [dataclasses.replace(clash, review_state=state) for clash, state in zip(clashes, states)]

@@ -136,3 +136,15 @@ def test_export_refuses_other_extensions_and_empty_results(empty_scene, tmp_path
     analyse('ALL')
     with pytest.raises(RuntimeError, match="Name the report .json or .csv"):
         bpy.ops.collision_inspector.export_report(filepath=str(tmp_path / "report.txt"))
+
+
+def test_the_command_reports_the_review_states_stored_in_the_file(empty_scene, addon, tmp_path):
+    cli = importlib.import_module(addon.__name__ + ".cli")
+    clashing_scene()
+    analyse('ALL')
+    set_state(("C", "D"), 'ignored')
+    bpy.data.objects["F"].location.x = 10.5  # E-F clash after the review: new
+    path = tmp_path / "report.json"
+    assert cli.run(["check", "--json", str(path), "--fail-on", "none"]) == 0
+    rows = {(r["object_a"], r["object_b"]): r["review_state"] for r in json.loads(path.read_text())["results"]}
+    assert rows == {("A", "B"): 'new', ("C", "D"): 'ignored', ("E", "F"): 'new'}

@@ -28,6 +28,8 @@ EVERY_PAIR_SCOPES = frozenset({'SELECTED', 'ACTIVE'})
 MAX_REPORTED_PAIRS = 20
 #: Seconds of work per timer tick of the modal analysis: the interface stays responsive to Esc.
 SLICE_SECONDS = 0.05
+#: Interval of the modal analysis' timer: the slices follow each other with this pause.
+TIMER_SECONDS = 0.01
 #: The progress indicator counts in thousandths.
 PROGRESS_STEPS = 1000
 
@@ -126,7 +128,7 @@ class COLLISION_INSPECTOR_OT_analyze(bpy.types.Operator):
             return self.execute(context)
         if not self.start(context):
             return {'CANCELLED'}
-        self._timer = context.window_manager.event_timer_add(0.0, window=context.window)
+        self._timer = context.window_manager.event_timer_add(TIMER_SECONDS, window=context.window)
         context.window_manager.modal_handler_add(self)
         return {'RUNNING_MODAL'}
 

@@ -25,6 +25,7 @@ from bpy.app.handlers import persistent
 from gpu_extras.batch import batch_for_shader
 from mathutils import Matrix
 
+from ..operators.browse import settings_order
 from . import draw_geometry
 from .label_atlas import LabelAtlas, pixel_projection
 from .units import format_length
@@ -268,7 +269,7 @@ def _settings_key(settings) -> tuple:
         settings.show_arrows, settings.show_labels, settings.arrow_scale, settings.fixed_length_arrows,
         settings.fixed_arrow_length, settings.label_size, tuple(settings.color_penetrating),
         tuple(settings.color_touching), tuple(settings.color_separated), tuple(settings.color_clearance),
-        settings.active_result_index,
+        settings.active_result_index, settings.hide_touching, tuple(sorted(settings.show_statuses)),
     )
 
 
@@ -284,8 +285,10 @@ def _units_key(units) -> tuple:
 
 
 def _read_scene(scene, settings) -> _SceneDrawing:
+    """The results the list shows (status filter, Hide Touching), in stored order, and the display style."""
     results = settings.results
     count = len(results)
+    shown = sorted(settings_order(settings))
     vectors = {}
     for name in ("point_a", "point_b", "normal"):
         flat = np.empty(count * 3, dtype=np.float64)
@@ -294,17 +297,20 @@ def _read_scene(scene, settings) -> _SceneDrawing:
     depths = np.empty(count, dtype=np.float64)
     results.foreach_get("depth", depths)
     statuses = draw_geometry.status_codes([result.status for result in results])
-    arrays = draw_geometry.ResultArrays(vectors["point_a"], vectors["point_b"], vectors["normal"], depths, statuses)
+    arrays = draw_geometry.ResultArrays(
+        vectors["point_a"][shown], vectors["point_b"][shown], vectors["normal"][shown], depths[shown], statuses[shown]
+    )
+    active = settings.active_result_index
     style = draw_geometry.ArrowStyle(
         colors=np.array([settings.color_penetrating, settings.color_touching, settings.color_separated,
                          settings.color_clearance]),
-        highlight=settings.active_result_index if count > 1 else -1,  # one result: nothing to pick out
+        highlight=shown.index(active) if active in shown and len(shown) > 1 else -1,  # one: nothing to pick out
         head_scale=settings.arrow_scale,
         fixed_length_px=settings.fixed_arrow_length if settings.fixed_length_arrows else None,
         label_size_px=float(settings.label_size),
         pixel_scale=_ui_scale(),
     )
-    texts = tuple(_label_text(result, scene) for result in results)
+    texts = tuple(_label_text(results[index], scene) for index in shown)
     return _SceneDrawing(arrays, texts, style, settings.show_arrows, settings.show_labels)
 
 

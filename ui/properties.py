@@ -219,8 +219,9 @@ class CollisionInspectorSettings(bpy.types.PropertyGroup):
     )
     hide_touching: BoolProperty(
         name="Hide Touching",
-        description="Leave touching pairs out of the results list",
+        description="Leave touching pairs out of the results list and the viewport",
         default=False,
+        update=_redraw_overlay,
     )
     sort_by: EnumProperty(
         name="Sort By",
@@ -233,7 +234,8 @@ class CollisionInspectorSettings(bpy.types.PropertyGroup):
         items=[item[:3] for item in STATUS_ITEMS],
         options={'ENUM_FLAG'},
         default={item[0] for item in STATUS_ITEMS},
-        description="Statuses listed in the results list",
+        description="Statuses shown in the results list and the viewport",
+        update=_redraw_overlay,
     )
     max_iterations: IntProperty(
         name="Max Iterations",

@@ -253,3 +253,27 @@ def test_highlighted_result_is_brighter_and_clearance_is_a_line(addon):
     head = lambda out, i: np.ptp(out.triangle_coords[3 * i:3 * i + 3, 1])  # noqa: E731  (head width)
     assert head(lit, 1) == pytest.approx(geometry.HIGHLIGHT_HEAD_SCALE * head(plain, 1))
     assert head(lit, 0) == pytest.approx(head(plain, 0))
+
+
+def test_the_overlay_draws_only_what_the_list_shows(empty_scene, addon):
+    from mathutils import Matrix
+
+    snapshot = importlib.import_module(addon.__name__ + ".ui.snapshot")
+    snapshot.ensure_gpu()
+    select_only(add_cube("A", 0.0), add_cube("B", 1.0))  # touching at x = 0.5
+    assert analyse() == [("A", "B", 'touching')]
+    view = Matrix.Translation((-0.5, 0.0, -5.0))  # looking down at the contact
+    projection = Matrix.Diagonal((2.0, 2.0, -0.1, 1.0))
+
+    def anything_drawn() -> bool:
+        return bool((snapshot.draw_overlay_offscreen(empty_scene, view, projection, 100, 100)[..., 3] > 0.01).any())
+
+    settings = empty_scene.collision_inspector
+    assert anything_drawn()
+    settings.hide_touching = True
+    assert not anything_drawn()
+    settings.hide_touching = False
+    settings.show_statuses = {'penetrating', 'separated'}
+    assert not anything_drawn()
+    settings.show_statuses = {'touching'}
+    assert anything_drawn()

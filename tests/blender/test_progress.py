@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import itertools
+from types import MethodType, SimpleNamespace
 
 import bpy
 import pytest
@@ -82,3 +83,44 @@ def test_a_broken_object_met_while_stepping_cancels_and_keeps_the_results(empty_
     with pytest.raises(RuntimeError, match="Hollow has no vertices"):
         bpy.ops.collision_inspector.analyze()
     assert len(empty_scene.collision_inspector.results) == 2
+
+
+def modal_operator(analyze):
+    """The analyse operator's methods bound to a stand-in instance (bpy creates real ones only for calls),
+    so the modal path can be driven with made-up events in background mode."""
+    operator_class = analyze.COLLISION_INSPECTOR_OT_analyze
+    operator = SimpleNamespace(reports=[])
+    operator.report = lambda kinds, text: operator.reports.append((set(kinds), text))
+    for name in ("start", "stop", "step", "finish", "report_results", "modal"):
+        setattr(operator, name, MethodType(getattr(operator_class, name), operator))
+    return operator
+
+
+def test_modal_analysis_passes_other_events_and_finishes_on_timer_ticks(empty_scene, analyze):
+    row_of_cubes(4)
+    select_only(*bpy.data.objects)
+    operator = modal_operator(analyze)
+    assert operator.start(bpy.context)
+    assert operator.modal(bpy.context, SimpleNamespace(type='MOUSEMOVE')) == {'PASS_THROUGH'}
+    assert len(empty_scene.collision_inspector.results) == 0
+    outcome = {'RUNNING_MODAL'}
+    for _tick in range(100):
+        outcome = operator.modal(bpy.context, SimpleNamespace(type='TIMER'))
+        if outcome != {'RUNNING_MODAL'}:
+            break
+    assert outcome == {'FINISHED'}
+    assert len(empty_scene.collision_inspector.results) == 6
+    assert operator.reports[-1] == ({'INFO'}, "Analysed 6 pairs: 3 penetrating, 3 separated")
+
+
+def test_escape_cancels_the_modal_analysis_and_keeps_the_previous_results(empty_scene, analyze):
+    row_of_cubes(4)
+    assert len(analyse('ALL')) == 3
+    bpy.data.objects["C01"].location.x = 50.0
+    operator = modal_operator(analyze)
+    assert operator.start(bpy.context)
+    assert operator.modal(bpy.context, SimpleNamespace(type='ESC')) == {'CANCELLED'}
+    assert operator.reports == [({'WARNING'}, "Analysis cancelled; the previous results are kept")]
+    assert len(empty_scene.collision_inspector.results) == 3
+    with pytest.raises(StopIteration):
+        next(operator._steps)  # the check was abandoned

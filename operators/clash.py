@@ -96,32 +96,20 @@ def check_scene(
     scene: bpy.types.Scene,
     depsgraph: bpy.types.Depsgraph,
     *,
-    scope: str,
-    objects: Iterable[bpy.types.Object] | None = None,
-    active: bpy.types.Object | None = None,
-    collection_a: bpy.types.Collection | None = None,
-    collection_b: bpy.types.Collection | None = None,
-    clearance: float = 0.0,
-    touch_tolerance: float | None = None,
-    tolerance: float | None = None,
-    max_iterations: int | None = None,
-    every_pair: bool = False,
     progress: ProgressCallback | None = None,
+    **options,
 ) -> ClashReport:
     """Check the scope's object pairs for clashes and return a ``ClashReport`` of those found.
 
-    The options are those of ``start_check``; ``progress`` is described below.
+    The keyword options (``scope``, ``objects``, ``clearance``, ...) are those of ``start_check``;
+    ``progress`` is described below.
 
     ``progress(done, total)`` is called after each object read and each pair measured
     (``total`` = objects + candidate pairs, known once the broad phase has run; before that it counts
     the objects only). Returning False cancels: the report comes back with ``cancelled = True`` and
     the clashes found so far. Exceptions raised by the callback propagate.
     """
-    report, steps = start_check(
-        scene, depsgraph, scope=scope, objects=objects, active=active, collection_a=collection_a,
-        collection_b=collection_b, clearance=clearance, touch_tolerance=touch_tolerance, tolerance=tolerance,
-        max_iterations=max_iterations, every_pair=every_pair,
-    )
+    report, steps = start_check(scene, depsgraph, **options)
     for done, total in steps:
         if progress is not None and progress(done, total) is False:
             report.cancelled = True

@@ -34,7 +34,7 @@ PYTEST_OPTIONS = ("-q", "-rfE", "-p", "no:cacheprovider")
 
 # One virtual environment per host Python: name -> pip requirements.
 ENVS = {
-    "core": ("numpy", "scipy", "pytest"),
+    "core": ("numpy", "scipy", "pytest", "coal", "manifold3d"),  # coal, manifold3d: independent references
     "bpy-4.2": ("bpy==4.2.*", "scipy", "pytest"),
     "bpy-5.0.1": ("bpy==5.0.1", "scipy", "pytest"),
 }

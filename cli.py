@@ -1,7 +1,7 @@
 """The headless command: ``blender --background FILE.blend --command collision_inspector check ...``.
 
 ``run(argv)`` parses the arguments after the command id, checks the open file's scene with
-``operators.clash.check_scene`` (review states come from the results stored in the file), prints one
+``analysis.clash.check_scene`` (review states come from the results stored in the file), prints one
 line per clash on stdout and progress on stderr, writes the optional JSON/CSV reports and returns
 the exit code: 0 when clean, 1 when clashes of the
 ``--fail-on`` kind exist, 2 on a usage, scene or file error (with a message on stderr): bad
@@ -20,11 +20,11 @@ import time
 
 import bpy
 
-from .operators.geometry import ObjectGeometryError
-from .operators.analyze import stored_reviews
-from .operators.clash import check_scene
-from .operators.review import with_review_states
-from .operators.clash_report import ClashReport, write_csv, write_json
+from .analysis.clash import check_scene
+from .analysis.clash_report import ClashReport, write_csv, write_json
+from .analysis.geometry import ObjectGeometryError
+from .analysis.review import with_review_states
+from .analysis.store import stored_reviews
 
 COMMAND = "collision_inspector"
 USAGE_ERROR = 2

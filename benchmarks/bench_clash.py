@@ -78,7 +78,7 @@ def build_scene(scene: bpy.types.Scene, rng: np.random.Generator) -> None:
 
 def main() -> None:
     addon = load_registered_addon()
-    clash = importlib.import_module(addon.__name__ + ".operators.clash")
+    clash = importlib.import_module(addon.__name__ + ".analysis.clash")
     cli = importlib.import_module(addon.__name__ + ".cli")
     scene = bpy.context.scene
     for obj in list(bpy.data.objects):

@@ -1,8 +1,8 @@
-"""Analyse the panel's scope with the clash engine (``clash.check_scene``) and store the scene's results.
+"""The Analyse operator: run the panel's scope through the clash engine (``analysis.clash``) and store the results.
 
 One engine for the panel, the command line and scripts. The few-object scopes (selected, active vs
 selected) measure every pair and list separated ones too; collections and the whole scene list the
-clashes the broad phase lets through. Review states carry over between runs (``review.review_states``).
+clashes the broad phase lets through. Review states carry over between runs (``analysis.review``).
 
 From the panel the analysis runs modally, a slice per timer tick, with the window manager's progress
 indicator; Esc cancels and keeps the previous results. From scripts and in background mode it runs to
@@ -17,10 +17,10 @@ import bpy
 from ..ui import overlay
 from ..ui.properties import STATUS_ITEMS
 from ..ui.units import format_length
-from .clash import start_check
-from .clash_report import ClashResult
-from .geometry import ObjectGeometryError, evaluated_mesh, has_geometry, hull_note, world_points
-from .review import Previous, review_states
+from ..analysis.clash import start_check
+from ..analysis.geometry import ObjectGeometryError
+from ..analysis.scope import scope_refusal, scope_signature
+from ..analysis.store import object_hull_notes, store_results
 
 #: Scopes whose every pair is measured and listed (the user picked the objects one by one). Only these
 #: get convex-hull notes: the check costs ~10 ms per 1k-vertex object, ten times a whole-scene check's
@@ -44,60 +44,6 @@ def advance(steps: Iterator[tuple[int, int]], seconds: float) -> tuple[int, int]
         if time.perf_counter() >= deadline:
             return latest
     return None
-
-
-def selected_geometry_objects(context: bpy.types.Context) -> list:
-    """Selected objects that have geometry, sorted by name (pair order: A is the earlier name)."""
-    return sorted((obj for obj in context.selected_objects if has_geometry(obj)), key=lambda obj: obj.name)
-
-
-def scope_refusal(context: bpy.types.Context) -> str:
-    """Why the scope set in the panel cannot be analysed now ('' when it can)."""
-    settings = context.scene.collision_inspector
-    if settings.scope == 'COLLECTIONS':
-        return "" if settings.collection_a is not None else "Choose collection A (and B, or none for A against itself)"
-    if settings.scope == 'ALL':
-        count = sum(has_geometry(obj) for obj in context.scene.objects)
-        return "" if count >= 2 else f"The scene needs at least two objects with geometry; it has {count}"
-    count = len(selected_geometry_objects(context))
-    if settings.scope == 'ACTIVE':
-        active = context.active_object
-        if active is None or not has_geometry(active) or not active.select_get():
-            return "Make a selected object with geometry active"
-        if count < 2:
-            return f"Select at least one more object with geometry besides the active one; {count} selected"
-        return ""
-    if count < 2:
-        return (f"Select at least two objects with geometry (meshes, curves, text, surfaces, metaballs); "
-                f"{count} selected")
-    return ""
-
-
-def scope_signature(context: bpy.types.Context) -> str:
-    """What the panel's scope covers now: the scope with its collections or its objects' names."""
-    settings = context.scene.collision_inspector
-    if settings.scope == 'COLLECTIONS':
-        names = [c.name for c in (settings.collection_a, settings.collection_b) if c is not None]
-    elif settings.scope == 'ALL':
-        names = [context.scene.name]
-    else:
-        names = [obj.name for obj in selected_geometry_objects(context)]
-        if settings.scope == 'ACTIVE':
-            names.insert(0, context.active_object.name)
-    return "\n".join([settings.scope, *names])
-
-
-def object_hull_notes(names: set, depsgraph: bpy.types.Depsgraph) -> dict:
-    """``{name: convex-hull note}`` of the named objects ('' for those close enough to convex; objects
-    deleted since the check are left out)."""
-    notes = {}
-    for name in sorted(names):
-        obj = bpy.data.objects.get(name)
-        if obj is None:
-            continue
-        with evaluated_mesh(obj, depsgraph) as (mesh, matrix_world):
-            notes[name] = hull_note(name, mesh, world_points(mesh, matrix_world))
-    return notes
 
 
 class COLLISION_INSPECTOR_OT_analyze(bpy.types.Operator):
@@ -217,55 +163,3 @@ class COLLISION_INSPECTOR_OT_analyze(bpy.types.Operator):
             )
 
 
-def result_pair(result) -> tuple:
-    """``(name A, name B)`` of a stored result: current names, or those at analysis time once deleted."""
-    return (result.object_a.name if result.object_a else result.name_a,
-            result.object_b.name if result.object_b else result.name_b)
-
-
-def stored_reviews(settings) -> list[Previous]:
-    """Pair, status and review state of every stored result (what the next analysis carries over)."""
-    return [Previous(result_pair(r), r.status, r.review_state) for r in settings.results]
-
-
-def _stored_values(result) -> dict:
-    """Every property of a stored result, to write it back after the collection is rebuilt."""
-    values = {}
-    for prop in result.bl_rna.properties:
-        if prop.identifier != 'rna_type':
-            value = getattr(result, prop.identifier)
-            values[prop.identifier] = tuple(value) if getattr(prop, 'array_length', 0) else value
-    return values
-
-
-def store_results(settings, clashes: list[ClashResult], notes: dict, touch_tolerance: float,
-                  keep_vanished: bool) -> None:
-    """Replace ``settings.results`` with ``clashes`` (review states carried over), then, with
-    ``keep_vanished`` (the same scope as before), the earlier clashes that vanished, marked 'resolved'."""
-    previous = stored_reviews(settings)
-    kept = [_stored_values(r) for r in settings.results]
-    states, vanished = review_states(previous, [((c.object_a, c.object_b), c.status) for c in clashes])
-    settings.results.clear()
-    for clash, state in zip(clashes, states):
-        result = settings.results.add()
-        result.object_a = bpy.data.objects.get(clash.object_a)
-        result.object_b = bpy.data.objects.get(clash.object_b)
-        result.name_a, result.name_b = clash.object_a, clash.object_b
-        result.status = clash.status
-        result.signed_distance = clash.signed_distance
-        result.depth = max(-clash.signed_distance, 0.0)
-        result.distance = max(clash.signed_distance, 0.0)
-        result.tolerance = touch_tolerance
-        result.normal = clash.normal
-        result.point_a = clash.point_a
-        result.point_b = clash.point_b
-        result.solver_status = clash.solver_status
-        result.hull_note = "; ".join(filter(None, (notes.get(clash.object_a), notes.get(clash.object_b))))
-        result.review_state = state
-    for index in vanished if keep_vanished else ():
-        result = settings.results.add()
-        for name, value in kept[index].items():
-            setattr(result, name, value)
-        result.review_state = 'resolved'
-    if settings.active_result_index >= len(settings.results):
-        settings.active_result_index = max(len(settings.results) - 1, 0)

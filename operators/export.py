@@ -2,40 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 
 import bpy
 from bpy_extras.io_utils import ExportHelper
 
-from .clash_report import ClashReport, ClashResult, write_csv, write_json
+from ..analysis.clash_report import write_csv, write_json
+from ..analysis.store import stored_report
 
 WRITERS = {'.json': write_json, '.csv': write_csv}
-
-
-def stored_report(scene: bpy.types.Scene) -> ClashReport:
-    """The scene's stored results as a ``ClashReport`` (clashes listed with their review states,
-    separated pairs counted); thresholds are those of the results (touch tolerance) and the scene."""
-    settings = scene.collision_inspector
-    results = list(settings.results)
-    report = ClashReport(
-        scope=settings.scope, clearance=settings.clearance,
-        touch_tolerance=results[0].tolerance if results else settings.touch_tolerance,
-        tolerance=settings.tolerance, max_iterations=settings.max_iterations, blend_file=bpy.data.filepath,
-        blender_version=bpy.app.version_string, time=datetime.now(UTC).isoformat(timespec='seconds'),
-        collection_a=settings.collection_a.name if settings.scope == 'COLLECTIONS' and settings.collection_a else '',
-        collection_b=((settings.collection_b or settings.collection_a).name
-                      if settings.scope == 'COLLECTIONS' and settings.collection_a else ''),
-        objects=len({name for r in results for name in (r.name_a, r.name_b)}),
-        separated=sum(r.status == 'separated' for r in results),
-    )
-    report.results = [
-        ClashResult(object_a=r.name_a, object_b=r.name_b, status=r.status, signed_distance=r.signed_distance,
-                    normal=tuple(r.normal), point_a=tuple(r.point_a), point_b=tuple(r.point_b),
-                    solver_status=r.solver_status, review_state=r.review_state)
-        for r in results if r.status != 'separated'
-    ]
-    return report
 
 
 class COLLISION_INSPECTOR_OT_export_report(bpy.types.Operator, ExportHelper):

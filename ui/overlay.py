@@ -25,7 +25,7 @@ from bpy.app.handlers import persistent
 from gpu_extras.batch import batch_for_shader
 from mathutils import Matrix
 
-from ..operators.browse import settings_order
+from ..analysis.ordering import settings_order
 from . import draw_geometry
 from .label_atlas import LabelAtlas, pixel_projection
 from .units import format_length

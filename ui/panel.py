@@ -4,7 +4,7 @@ import textwrap
 
 import bpy
 
-from ..operators.browse import settings_order
+from ..analysis.ordering import settings_order
 from .units import format_length
 
 # Words on a result row: the length that matters for each status.

@@ -214,7 +214,7 @@ def test_surfaces_metaballs_and_curves_are_measured_through_their_evaluated_mesh
     add_object()
     shape = rename(bpy.context.active_object, "A")
     wall = add_cube("B", location=(20.0, 0.0, 0.0), size=10.0)  # its -x face x = 15 covers the shape
-    geometry = importlib.import_module(addon.__name__ + ".operators.geometry")
+    geometry = importlib.import_module(addon.__name__ + ".analysis.geometry")
     points = geometry.evaluated_world_points(shape, bpy.context.evaluated_depsgraph_get())
     assert len(points) > 4
     result = only_result(shape, wall)

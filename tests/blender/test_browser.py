@@ -22,6 +22,11 @@ def browse(addon):
 
 
 @pytest.fixture
+def ordering(addon):
+    return importlib.import_module(addon.__name__ + ".analysis.ordering")
+
+
+@pytest.fixture
 def panel(addon):
     return importlib.import_module(addon.__name__ + ".ui.panel")
 
@@ -144,8 +149,8 @@ ALL_STATUSES = {'penetrating', 'touching', 'clearance', 'separated'}
         ('DEPTH', {'penetrating', 'clearance'}, False, [3, 1, 4]),
     ],
 )
-def test_visible_order_sorts_and_filters(browse, sort_by, statuses, hide_touching, expected):
-    assert browse.visible_order(ROWS, sort_by, statuses, hide_touching) == expected
+def test_visible_order_sorts_and_filters(ordering, sort_by, statuses, hide_touching, expected):
+    assert ordering.visible_order(ROWS, sort_by, statuses, hide_touching) == expected
 
 
 def test_list_filter_hides_and_reorders_rows(panel):
@@ -213,11 +218,11 @@ def test_next_and_previous_follow_the_list_order_and_wrap(empty_scene):
     assert "No results listed" in refusal(bpy.ops.collision_inspector.next_result)
 
 
-def test_contact_frame_boxes_the_witness_points_not_the_objects(browse):
-    centre, radius = browse.contact_frame((0.5, 0.0, 0.0), (0.4, 0.0, 0.0), -0.1, min_size=0.0)
+def test_contact_frame_boxes_the_witness_points_not_the_objects(ordering):
+    centre, radius = ordering.contact_frame((0.5, 0.0, 0.0), (0.4, 0.0, 0.0), -0.1, min_size=0.0)
     np.testing.assert_allclose(centre, (0.45, 0.0, 0.0))
     assert radius == pytest.approx(np.linalg.norm((0.15, 0.1, 0.1)))  # padded by the depth on every side
-    centre, radius = browse.contact_frame((1.0, 2.0, 3.0), (1.0, 2.0, 3.0), 0.0, min_size=0.1)
+    centre, radius = ordering.contact_frame((1.0, 2.0, 3.0), (1.0, 2.0, 3.0), 0.0, min_size=0.1)
     np.testing.assert_allclose(centre, (1.0, 2.0, 3.0))
     assert radius == pytest.approx(np.linalg.norm((0.05, 0.05, 0.05)))
 

@@ -1,4 +1,4 @@
-"""operators.clash.check_scene: broad + narrow phase against brute force, scopes, statuses, progress.
+"""analysis.clash.check_scene: broad + narrow phase against brute force, scopes, statuses, progress.
 
 The brute-force reference measures every pair with ``core.collide`` directly on the objects' world
 points; the engine must find the same clashes with the same numbers while testing fewer pairs.
@@ -19,7 +19,7 @@ import pytest
 
 @pytest.fixture
 def clash(addon):
-    return importlib.import_module(addon.__name__ + ".operators.clash")
+    return importlib.import_module(addon.__name__ + ".analysis.clash")
 
 
 @pytest.fixture
@@ -254,7 +254,7 @@ def test_progress_reaches_the_total_and_false_cancels(empty_scene, clash):
 
 
 def test_reports_read_back_from_json_and_csv(empty_scene, clash, addon, tmp_path):
-    report_module = importlib.import_module(addon.__name__ + ".operators.clash_report")
+    report_module = importlib.import_module(addon.__name__ + ".analysis.clash_report")
     add_cube("A")
     add_cube("B", location=(0.9, 0.0, 0.0))
     add_cube("D", location=(-0.5, 0.0, 1.25))  # 0.25 above A, 0.47 from B

@@ -17,7 +17,7 @@ import pytest
 from bl_pkg import bl_extension_cli
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-ADDON_DIRECTORIES = ("core/", "operators/", "ui/")
+ADDON_DIRECTORIES = ("core/", "core/mesh/", "analysis/", "operators/", "ui/")
 DEVELOPMENT_PATHS = ("tests/", "benchmarks/", "scripts/", "docs/", ".ci/", ".git/", ".venv/", "dev.py", "out/")
 
 

@@ -10,7 +10,7 @@ import pytest
 
 @pytest.fixture
 def geometry(addon):
-    return importlib.import_module(addon.__name__ + ".operators.geometry")
+    return importlib.import_module(addon.__name__ + ".analysis.geometry")
 
 
 def cube_corners(half_extents=(0.5, 0.5, 0.5)) -> np.ndarray:

@@ -15,7 +15,7 @@ from test_browser import add_cube, analyse, select_only  # noqa: I001  (pytest p
 
 @pytest.fixture
 def clash(addon):
-    return importlib.import_module(addon.__name__ + ".operators.clash")
+    return importlib.import_module(addon.__name__ + ".analysis.clash")
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """Review states: kept while a pair still clashes, 'resolved' once it no longer does, 'new' for new clashes;
-saved in the .blend and restored by undo. Also the pure merge rule (``operators.review``)."""
+saved in the .blend and restored by undo. Also the pure merge rule (``analysis.review``)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from test_browser import add_cube, analyse, select_only  # noqa: I001  (pytest p
 
 @pytest.fixture
 def review(addon):
-    return importlib.import_module(addon.__name__ + ".operators.review")
+    return importlib.import_module(addon.__name__ + ".analysis.review")
 
 
 def states() -> dict:

@@ -1,6 +1,6 @@
 """The result of a scene-wide clash check and its JSON and CSV forms (standard library only).
 
-``operators.clash.check_scene`` fills a ``ClashReport``; ``write_json`` and ``write_csv`` save it for
+``analysis.clash.check_scene`` fills a ``ClashReport``; ``write_json`` and ``write_csv`` save it for
 reviewers and pipelines. Nothing here imports bpy, so reports can be read and written anywhere.
 """
 

@@ -1,10 +1,12 @@
 """Scene-wide clash check: which objects penetrate, touch or come closer than a clearance distance.
 
-``check_scene`` reads every object's evaluated world-space vertices once, asks the broad phase
+``check_scene`` reads every object's evaluated world-space triangles once (``shapes``: visible objects
+and collection instances; the rest is skipped with a reason), asks the broad phase
 (``core.overlapping_pairs``, sort-and-sweep on world bounding boxes inflated by the clearance) for
-candidate pairs, prepares one ``core.Polytope`` per object that has any, and runs GJK/EPA
-(``core.collide``) on those pairs only: N objects cost O(N log N + candidates), not N². No UI here; the
-panel, the operator and the command line (``cli.py``) all call ``check_scene``.
+candidate pairs, and measures those pairs only with ``core.mesh.collide_solids``: GJK/EPA for convex
+objects and loose convex parts, exact triangle queries for non-convex ones (or hulls, when asked).
+N objects cost O(N log N + candidates), not N². No UI here; the panel, the operator and the command
+line (``cli.py``) all call ``check_scene``.
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from datetime import UTC, datetime
 import bpy
 import numpy as np
 
-from ..core import Polytope, collide, overlapping_pairs
+from ..core import overlapping_pairs
+from ..core.mesh import HULL, Solid, collide_solids
 from .clash_report import ClashReport, ClashResult
-from .geometry import ObjectGeometryError, evaluated_world_points, has_geometry, require_measurable
+from .geometry import ObjectGeometryError
+from .shapes import Source, is_candidate, read_solid, scope_sources
 
 SCOPES = ('SELECTED', 'ACTIVE', 'COLLECTIONS', 'ALL')
 
@@ -30,13 +34,8 @@ __all__ = ['SCOPES', 'ClashReport', 'ClashResult', 'ObjectGeometryError', 'check
 
 
 def _geometry_objects(objects: Iterable[bpy.types.Object]) -> list:
-    """Objects with geometry, each once, sorted by name (names are unique within a file)."""
-    return sorted({obj for obj in objects if has_geometry(obj)}, key=lambda obj: obj.name)
-
-
-def _read_points(obj: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> np.ndarray:
-    """World-space vertices of the evaluated object; ObjectGeometryError names an unusable one."""
-    return require_measurable(obj.name, evaluated_world_points(obj, depsgraph))
+    """Objects with geometry (or instancing it), each once, sorted by name (names are unique within a file)."""
+    return sorted({obj for obj in objects if is_candidate(obj)}, key=lambda obj: obj.name)
 
 
 def _scope_sides(scene, depsgraph, scope, objects, active, collection_a, collection_b) -> tuple[list, list]:
@@ -57,7 +56,7 @@ def _scope_sides(scene, depsgraph, scope, objects, active, collection_a, collect
         return chosen, chosen
     if scope == 'ACTIVE':
         active = view_layer.objects.active if active is None else active
-        if active is None or not has_geometry(active):
+        if active is None or not is_candidate(active):
             return [], []
         return [active], [obj for obj in chosen if obj != active]
     raise ValueError(f"scope must be one of {', '.join(SCOPES)}, got {scope!r}")
@@ -132,6 +131,7 @@ def start_check(
     tolerance: float | None = None,
     max_iterations: int | None = None,
     every_pair: bool = False,
+    use_hulls: bool | None = None,
 ) -> tuple[ClashReport, Iterator[tuple[int, int]]]:
     """``(report, steps)``: the check as a generator, for callers that run it a slice at a time
     (the panel's cancellable analysis); ``check_scene`` simply runs it to the end.
@@ -155,15 +155,19 @@ def start_check(
 
     ``every_pair`` skips the broad phase: every pair the scope allows is measured and separated
     pairs are listed in ``results`` too (the panel's few-object scopes show every pair's distance).
+    ``use_hulls`` measures every object's convex hull (the physics engines' proxy) instead of its
+    real surfaces.
 
-    Stepping raises ``ObjectGeometryError`` (message names the object) for an object with no vertices
-    or with non-finite coordinates; ``start_check`` raises ``ValueError`` for an unknown scope or a
-    negative threshold.
+    Objects the view layer does not evaluate or show, and objects without measurable geometry, are
+    left out and listed in ``report.skipped`` with the reason. Only objects named in ``objects`` are
+    required: for one of those, stepping raises ``ObjectGeometryError`` naming it.
+    ``start_check`` raises ``ValueError`` for an unknown scope or a negative threshold.
     """
     settings = scene.collision_inspector
     touch_tolerance = settings.touch_tolerance if touch_tolerance is None else float(touch_tolerance)
     tolerance = settings.tolerance if tolerance is None else float(tolerance)
     max_iterations = settings.max_iterations if max_iterations is None else int(max_iterations)
+    use_hulls = settings.use_hulls if use_hulls is None else bool(use_hulls)
     clearance = float(clearance)
     for name, value in (('clearance', clearance), ('touch_tolerance', touch_tolerance)):
         if not value >= 0.0 or not np.isfinite(value):
@@ -179,64 +183,100 @@ def start_check(
         collection_b=(collection_b or collection_a).name if collection_a is not None else '',
     )
     side_a, side_b = _scope_sides(scene, depsgraph, scope, objects, active, collection_a, collection_b)
-    members = _geometry_objects([*side_a, *side_b])
+    view_layer = scene.view_layers[depsgraph.view_layer.name]
+    skipped: dict[str, str] = {}
+    sources_a = scope_sources(side_a, view_layer, depsgraph, skipped)
+    sources_b = sources_a if side_b is side_a else scope_sources(side_b, view_layer, depsgraph, skipped)
+    members = sorted({source.name: source for source in (*sources_a, *sources_b)}.values(),
+                     key=lambda source: source.name)
+    required = {obj.name for obj in objects} if objects is not None else set()
+    named = sorted(name for name in skipped if name in required)
+    if named:
+        raise ObjectGeometryError(f"{named[0]} cannot be measured: {skipped[named[0]]}")
+    report.skipped = skipped
     report.objects = len(members)
-    report.possible_pairs = _possible_pairs(side_a, side_b)
-    return report, _steps(report, members, set(side_a), set(side_b), depsgraph, every_pair, started)
+    report.possible_pairs = _possible_pairs([s.name for s in sources_a], [s.name for s in sources_b])
+    sides = ({s.name for s in sources_a}, {s.name for s in sources_b})
+    return report, _steps(report, members, sides, depsgraph, every_pair, use_hulls, required, started)
 
 
-def _steps(report: ClashReport, members: list, side_a: set, side_b: set, depsgraph, every_pair: bool,
-           started: float) -> Iterator[tuple[int, int]]:
+def _steps(report: ClashReport, members: list[Source], sides: tuple[set, set], depsgraph, every_pair: bool,
+           use_hulls: bool, required: set, started: float) -> Iterator[tuple[int, int]]:
     """Sort the results and time the check however the stepping ends (``_measure`` does the work)."""
     try:
-        yield from _measure(report, members, side_a, side_b, depsgraph, every_pair)
+        yield from _measure(report, members, sides, depsgraph, every_pair, use_hulls, required)
     finally:
         report.results.sort(key=lambda result: (result.object_a, result.object_b))
         report.seconds = time.perf_counter() - started
 
 
-def _measure(report: ClashReport, members: list, side_a: set, side_b: set, depsgraph,
-             every_pair: bool) -> Iterator[tuple[int, int]]:
-    """Read every object once, broad phase on their world boxes, then GJK/EPA on the allowed candidates.
+def _read(members: list[Source], depsgraph, use_hulls: bool, required: set,
+          report: ClashReport) -> Iterator[tuple[Source, Solid]]:
+    """Each member read once as a Solid; unmeasurable ones are skipped with the reason (raised if required)."""
+    for source in members:
+        try:
+            yield source, read_solid(source, depsgraph, use_hulls)
+        except ObjectGeometryError as error:
+            if source.owner.name in required:
+                raise
+            report.skipped[source.name] = str(error).removeprefix(source.name).strip()
+            yield source, None
+
+
+def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set], depsgraph, every_pair: bool,
+             use_hulls: bool, required: set) -> Iterator[tuple[int, int]]:
+    """Read every object once, broad phase on their world boxes, then measure the allowed candidates.
 
     With ``every_pair`` every allowed pair is a candidate and separated ones are listed as well.
-
-    Each object's ``Polytope`` is prepared once, on its first candidate pair: objects that no box
-    comes near (often most of a scene) are never prepared.
+    A Solid classifies itself (parts, convexity) and prepares its hull or tree on its first pair:
+    objects that no box comes near (often most of a scene) cost only their reading.
     """
-    points = []
-    for done, obj in enumerate(members, start=1):
-        points.append(_read_points(obj, depsgraph))
+    read = []
+    for done, (source, solid) in enumerate(_read(members, depsgraph, use_hulls, required, report), start=1):
+        if solid is not None:
+            read.append((source, solid))
         yield done, len(members)
-    if len(members) < 2:
+    report.objects = len(read)
+    if len(read) < 2:
         return
-    lows = np.array([cloud.min(axis=0) for cloud in points])
-    highs = np.array([cloud.max(axis=0) for cloud in points])
+    names = [source.name for source, _solid in read]
+    solids = [solid for _source, solid in read]
+    lows = np.array([solid.bounds[0] for solid in solids])
+    highs = np.array([solid.bounds[1] for solid in solids])
     margin = max(report.clearance, report.touch_tolerance)
-    in_a = np.array([obj in side_a for obj in members])
-    in_b = np.array([obj in side_b for obj in members])
-    candidates = (np.array(list(combinations(range(len(members)), 2)), dtype=np.int64) if every_pair
+    in_a = np.array([name in sides[0] for name in names])
+    in_b = np.array([name in sides[1] for name in names])
+    candidates = (np.array(list(combinations(range(len(read)), 2)), dtype=np.int64).reshape(-1, 2) if every_pair
                   else overlapping_pairs(lows, highs, margin=margin))
     pairs = _allowed_pairs(candidates, in_a, in_b)
     report.candidate_pairs = len(pairs)
-    shapes: dict[int, Polytope] = {}
-
-    def shape(index: int) -> Polytope:
-        if index not in shapes:
-            shapes[index] = Polytope(points[index])
-        return shapes[index]
-
     for done, (i, j) in enumerate(pairs, start=len(members) + 1):
-        contact = collide(shape(i), shape(j), tolerance=report.tolerance,
-                          touch_tolerance=report.touch_tolerance, max_iterations=report.max_iterations)
+        contact = collide_solids(solids[i], solids[j], tolerance=report.tolerance,
+                                 touch_tolerance=report.touch_tolerance, max_iterations=report.max_iterations)
         status = _status(contact.signed_distance, contact.status, report.clearance)
         if status == 'separated':
             report.separated += 1
         if status != 'separated' or every_pair:
-            report.results.append(ClashResult(
-                object_a=members[i].name, object_b=members[j].name, status=status,
-                signed_distance=float(contact.signed_distance),
-                normal=tuple(map(float, contact.normal)), point_a=tuple(map(float, contact.point_a)),
-                point_b=tuple(map(float, contact.point_b)), solver_status=contact.solver_status,
-            ))
+            note = "; ".join(hull_note(solid) for solid in (solids[i], solids[j]) if contact.method == HULL
+                             and hull_note(solid))
+            report.results.append(clash_result(names[i], names[j], status, contact, note))
         yield done, len(members) + len(pairs)
+
+
+def hull_note(solid: Solid) -> str:
+    """A note for an object measured as its convex hull although it is not convex ('' when it is)."""
+    if all(part.convex for part in solid.parts) and len(solid.parts) == 1:
+        return ""
+    return f"{solid.name} is not convex: the answer is about its convex hull"
+
+
+def clash_result(name_a: str, name_b: str, status: str, contact, note: str = '') -> ClashResult:
+    """A ``ClashResult`` from a ``core.mesh.SolidContact`` (plain floats and tuples, float64)."""
+    return ClashResult(
+        object_a=name_a, object_b=name_b, status=status, signed_distance=float(contact.signed_distance),
+        normal=tuple(map(float, contact.normal)), point_a=tuple(map(float, contact.point_a)),
+        point_b=tuple(map(float, contact.point_b)), solver_status=contact.solver_status,
+        method=contact.method, overlap_volume=contact.overlap_volume,
+        depth_lower_bound=float(contact.depth_lower_bound), depth_is_estimate=bool(contact.depth_is_estimate),
+        curves=tuple(tuple(map(tuple, curve.tolist())) for curve in contact.curves), note=note,
+    )

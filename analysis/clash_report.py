@@ -23,7 +23,7 @@ CSV_COLUMNS = (
     'normal_x', 'normal_y', 'normal_z',
     'point_a_x', 'point_a_y', 'point_a_z',
     'point_b_x', 'point_b_y', 'point_b_z',
-    'solver_status', 'review_state',
+    'solver_status', 'review_state', 'method', 'overlap_volume', 'depth_lower_bound', 'depth_is_estimate',
 )
 
 MANIFEST = Path(__file__).resolve().parents[1] / "blender_manifest.toml"
@@ -42,7 +42,12 @@ class ClashResult:
 
     ``status`` is 'penetrating', 'touching' (|signed distance| <= touch tolerance) or 'clearance'
     (apart, but closer than the clearance distance). ``review_state`` is the reviewer's verdict
-    ('new' until someone reviews it).
+    ('new' until someone reviews it). ``method`` says how the pair was measured ('convex', 'parts',
+    'mesh' or 'hull', see ``core.mesh.solid``); ``overlap_volume`` is the volume both objects enclose
+    (world units³; None when an object is open or hulls were measured); a push-out (``-signed_distance``
+    of a penetrating pair) is at least ``depth_lower_bound`` and may be larger than needed when
+    ``depth_is_estimate``; ``curves`` are the polylines where the surfaces cross; ``note`` names objects
+    whose convex hull (measured because hulls were asked for) is larger than the object.
     """
 
     object_a: str
@@ -54,6 +59,12 @@ class ClashResult:
     point_b: tuple[float, float, float]
     solver_status: str
     review_state: str = 'new'
+    method: str = 'convex'
+    overlap_volume: float | None = 0.0
+    depth_lower_bound: float = 0.0
+    depth_is_estimate: bool = False
+    curves: tuple = ()
+    note: str = ''
 
     def as_dict(self) -> dict:
         return {
@@ -61,12 +72,17 @@ class ClashResult:
             'signed_distance': self.signed_distance, 'normal': list(self.normal),
             'point_a': list(self.point_a), 'point_b': list(self.point_b),
             'solver_status': self.solver_status, 'review_state': self.review_state,
+            'method': self.method, 'overlap_volume': self.overlap_volume,
+            'depth_lower_bound': self.depth_lower_bound, 'depth_is_estimate': self.depth_is_estimate,
+            'curves': [[list(point) for point in curve] for curve in self.curves], 'note': self.note,
         }
 
     def csv_row(self) -> list:
+        volume = '' if self.overlap_volume is None else repr(self.overlap_volume)
         return [self.object_a, self.object_b, self.status, repr(self.signed_distance),
                 *map(repr, self.normal), *map(repr, self.point_a), *map(repr, self.point_b),
-                self.solver_status, self.review_state]
+                self.solver_status, self.review_state, self.method, volume, repr(self.depth_lower_bound),
+                str(self.depth_is_estimate).lower()]
 
 
 @dataclass
@@ -78,6 +94,8 @@ class ClashReport:
       bounding boxes overlap (the only ones GJK/EPA saw); ``possible_pairs``: pairs the scope allows
       (what a brute-force check would have tested).
     * ``separated``: candidate pairs found farther apart than the clearance.
+    * ``skipped``: ``{name: reason}`` of objects in the scope that were not measured (not evaluated or
+      not visible in the view layer, or without measurable geometry).
     * ``cancelled``: the progress callback stopped the check; ``results`` then hold the pairs done so far.
     * ``blend_file`` ('' when unsaved), ``blender_version``, ``time`` (ISO 8601, UTC, when the check
       started), ``seconds`` (how long it took).
@@ -99,6 +117,7 @@ class ClashReport:
     separated: int = 0
     cancelled: bool = False
     seconds: float = 0.0
+    skipped: dict[str, str] = field(default_factory=dict)
     results: list[ClashResult] = field(default_factory=list)
 
     @property
@@ -130,6 +149,7 @@ class ClashReport:
             'possible_pairs': self.possible_pairs,
             'candidate_pairs': self.candidate_pairs,
             'counts': self.counts,
+            'skipped': dict(sorted(self.skipped.items())),
         }
 
 
@@ -146,10 +166,11 @@ def write_csv(report: ClashReport, path: str | Path) -> None:
     Spreadsheets and ``pandas.read_csv(path, comment='#')`` skip the comment lines.
     """
     metadata = report.metadata()
-    counts = metadata.pop('counts')
+    counts, skipped = metadata.pop('counts'), metadata.pop('skipped')
     with Path(path).open("w", newline="", encoding="utf-8") as stream:
         stream.writelines(f"# {key}: {value}\n" for key, value in metadata.items())
         stream.writelines(f"# count_{status}: {count}\n" for status, count in counts.items())
+        stream.writelines(f"# skipped: {name}: {reason}\n" for name, reason in skipped.items())
         writer = csv.writer(stream)
         writer.writerow(CSV_COLUMNS)
         writer.writerows(result.csv_row() for result in report.results)

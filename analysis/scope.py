@@ -1,13 +1,16 @@
-"""Which objects the panel's scope covers, and why it cannot be analysed when it cannot."""
+"""Which objects the panel's scope covers, and why it cannot be analysed when it cannot.
+
+Objects count when they have geometry or instance a collection (``shapes.is_candidate``).
+"""
 
 import bpy
 
-from .geometry import has_geometry
+from .shapes import is_candidate
 
 
 def selected_geometry_objects(context: bpy.types.Context) -> list:
     """Selected objects that have geometry, sorted by name (pair order: A is the earlier name)."""
-    return sorted((obj for obj in context.selected_objects if has_geometry(obj)), key=lambda obj: obj.name)
+    return sorted((obj for obj in context.selected_objects if is_candidate(obj)), key=lambda obj: obj.name)
 
 
 def scope_refusal(context: bpy.types.Context) -> str:
@@ -16,12 +19,12 @@ def scope_refusal(context: bpy.types.Context) -> str:
     if settings.scope == 'COLLECTIONS':
         return "" if settings.collection_a is not None else "Choose collection A (and B, or none for A against itself)"
     if settings.scope == 'ALL':
-        count = sum(has_geometry(obj) for obj in context.scene.objects)
+        count = sum(is_candidate(obj) for obj in context.scene.objects)
         return "" if count >= 2 else f"The scene needs at least two objects with geometry; it has {count}"
     count = len(selected_geometry_objects(context))
     if settings.scope == 'ACTIVE':
         active = context.active_object
-        if active is None or not has_geometry(active) or not active.select_get():
+        if active is None or not is_candidate(active) or not active.select_get():
             return "Make a selected object with geometry active"
         if count < 2:
             return f"Select at least one more object with geometry besides the active one; {count} selected"

@@ -9,21 +9,8 @@ from datetime import UTC, datetime
 import bpy
 
 from .clash_report import ClashReport, ClashResult
-from .geometry import evaluated_mesh, hull_note, world_points
 from .review import Previous, review_states
-
-
-def object_hull_notes(names: set, depsgraph: bpy.types.Depsgraph) -> dict:
-    """``{name: convex-hull note}`` of the named objects ('' for those close enough to convex; objects
-    deleted since the check are left out)."""
-    notes = {}
-    for name in sorted(names):
-        obj = bpy.data.objects.get(name)
-        if obj is None:
-            continue
-        with evaluated_mesh(obj, depsgraph) as (mesh, matrix_world):
-            notes[name] = hull_note(name, mesh, world_points(mesh, matrix_world))
-    return notes
+from .shapes import INSTANCE_SEPARATOR
 
 
 def result_pair(result) -> tuple:
@@ -47,8 +34,28 @@ def _stored_values(result) -> dict:
     return values
 
 
-def store_results(settings, clashes: list[ClashResult], notes: dict, touch_tolerance: float,
-                  keep_vanished: bool) -> None:
+def scene_object(name: str) -> bpy.types.Object | None:
+    """The scene object a result name points at: the object itself, or the instancer of "Instancer ▸ Object"."""
+    return bpy.data.objects.get(name.split(INSTANCE_SEPARATOR)[0])
+
+
+def store_curves(result, curves: tuple) -> None:
+    """The intersection curves as ID properties of the result (float64, saved with the .blend)."""
+    result["curve_points"] = [coordinate for curve in curves for point in curve for coordinate in point]
+    result["curve_sizes"] = [len(curve) for curve in curves]
+
+
+def stored_curves(result) -> list:
+    """The result's intersection curves as (K, 3) lists of points ([] when it has none)."""
+    flat, sizes = result.get("curve_points", ()), result.get("curve_sizes", ())
+    curves, start = [], 0
+    for size in sizes:
+        curves.append([tuple(flat[3 * k:3 * k + 3]) for k in range(start, start + size)])
+        start += size
+    return curves
+
+
+def store_results(settings, clashes: list[ClashResult], touch_tolerance: float, keep_vanished: bool) -> None:
     """Replace ``settings.results`` with ``clashes`` (review states carried over), then, with
     ``keep_vanished`` (the same scope as before), the earlier clashes that vanished, marked 'resolved'."""
     previous = stored_reviews(settings)
@@ -57,8 +64,8 @@ def store_results(settings, clashes: list[ClashResult], notes: dict, touch_toler
     settings.results.clear()
     for clash, state in zip(clashes, states):
         result = settings.results.add()
-        result.object_a = bpy.data.objects.get(clash.object_a)
-        result.object_b = bpy.data.objects.get(clash.object_b)
+        result.object_a = scene_object(clash.object_a)
+        result.object_b = scene_object(clash.object_b)
         result.name_a, result.name_b = clash.object_a, clash.object_b
         result.status = clash.status
         result.signed_distance = clash.signed_distance
@@ -69,7 +76,13 @@ def store_results(settings, clashes: list[ClashResult], notes: dict, touch_toler
         result.point_a = clash.point_a
         result.point_b = clash.point_b
         result.solver_status = clash.solver_status
-        result.hull_note = "; ".join(filter(None, (notes.get(clash.object_a), notes.get(clash.object_b))))
+        result.hull_note = clash.note
+        result.method = clash.method
+        result.has_volume = clash.overlap_volume is not None
+        result.overlap_volume = clash.overlap_volume or 0.0
+        result.depth_lower_bound = clash.depth_lower_bound
+        result.depth_is_estimate = clash.depth_is_estimate
+        store_curves(result, clash.curves)
         result.review_state = state
     for index in vanished if keep_vanished else ():
         result = settings.results.add()

@@ -20,11 +20,9 @@ from ..ui.units import format_length
 from ..analysis.clash import start_check
 from ..analysis.geometry import ObjectGeometryError
 from ..analysis.scope import scope_refusal, scope_signature
-from ..analysis.store import object_hull_notes, store_results
+from ..analysis.store import store_results
 
-#: Scopes whose every pair is measured and listed (the user picked the objects one by one). Only these
-#: get convex-hull notes: the check costs ~10 ms per 1k-vertex object, ten times a whole-scene check's
-#: share per object.
+#: Scopes whose every pair is measured and listed (the user picked the objects one by one).
 EVERY_PAIR_SCOPES = frozenset({'SELECTED', 'ACTIVE'})
 #: Per-pair report lines are written up to this many results; above it only the summary.
 MAX_REPORTED_PAIRS = 20
@@ -132,14 +130,13 @@ class COLLISION_INSPECTOR_OT_analyze(bpy.types.Operator):
         """Store the finished check's results (review states carried over) and report them."""
         scene = context.scene
         settings = scene.collision_inspector
-        depsgraph = context.evaluated_depsgraph_get()
-        measured = {name for r in report.results for name in (r.object_a, r.object_b)}
-        notes = object_hull_notes(measured, depsgraph) if report.scope in EVERY_PAIR_SCOPES else {}
-        store_results(settings, report.results, notes, report.touch_tolerance,
+        store_results(settings, report.results, report.touch_tolerance,
                       keep_vanished=self._signature == settings.analysed_scope)
         settings.analysed_scope = self._signature
         overlay.refresh()
         self.report_results(scene, list(settings.results)[:len(report.results)])
+        for name, reason in sorted(report.skipped.items()):
+            self.report({'WARNING'}, f"Skipped {name}: {reason}")
         return {'FINISHED'}
 
     def report_results(self, scene: bpy.types.Scene, results) -> None:

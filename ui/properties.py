@@ -81,6 +81,15 @@ def _color(name: str, rgba: tuple, description: str) -> FloatVectorProperty:
     )
 
 
+#: How a pair was measured (``core.mesh.solid``): identifier, name, description.
+METHOD_ITEMS = [
+    ('convex', "Convex", "Both objects are convex: GJK/EPA, exact"),
+    ('parts', "Part by Part", "Loose convex parts measured pair by pair with GJK/EPA, exact"),
+    ('mesh', "Mesh", "Non-convex objects measured on their triangles"),
+    ('hull', "Convex Hulls", "The objects' convex hulls, as physics engines see them (asked for)"),
+]
+
+
 class CollisionInspectorResult(bpy.types.PropertyGroup):
     """One analysed pair: A is the object whose name sorts first."""
 
@@ -93,7 +102,7 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
         name="Signed Distance",
         subtype='DISTANCE',
         precision=6,
-        description="Distance between the convex hulls; negative when they penetrate (minus the depth)",
+        description="Distance between the objects; negative when they penetrate (minus the depth)",
     )
     depth: FloatProperty(
         name="Depth",
@@ -105,7 +114,7 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
         name="Distance",
         subtype='DISTANCE',
         precision=6,
-        description="Gap between the convex hulls when separated",
+        description="Gap between the objects when separated",
     )
     tolerance: FloatProperty(
         name="Touch Tolerance Used",
@@ -140,6 +149,34 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
         items=REVIEW_STATE_ITEMS,
         default='new',
         description="The reviewer's verdict; kept when analysing again while the pair still clashes",
+    )
+    method: EnumProperty(
+        name="Method",
+        items=METHOD_ITEMS,
+        default='convex',
+        description="How the pair was measured",
+    )
+    overlap_volume: FloatProperty(
+        name="Overlap Volume",
+        unit='VOLUME',
+        precision=6,
+        description="Volume enclosed by both objects (0 when their volumes do not overlap)",
+    )
+    has_volume: BoolProperty(
+        name="Has Volume",
+        description="Both objects are closed, so the overlap volume exists (open meshes enclose none)",
+        default=True,
+    )
+    depth_lower_bound: FloatProperty(
+        name="Depth Lower Bound",
+        subtype='DISTANCE',
+        precision=6,
+        description="No push-out shorter than this can separate the pair (proved)",
+    )
+    depth_is_estimate: BoolProperty(
+        name="Depth Is an Estimate",
+        description="The push-out was checked to separate the pair but may be longer than the shortest one",
+        default=False,
     )
 
     @property
@@ -235,6 +272,17 @@ class CollisionInspectorSettings(bpy.types.PropertyGroup):
         options={'ENUM_FLAG'},
         default={item[0] for item in STATUS_ITEMS},
         description="Statuses shown in the results list and the viewport",
+        update=_redraw_overlay,
+    )
+    use_hulls: BoolProperty(
+        name="Convex Hulls",
+        description="Measure each object's convex hull (physics-proxy answers) instead of its real surfaces",
+        default=False,
+    )
+    show_curves: BoolProperty(
+        name="Intersection Curves",
+        description="Draw the curves where the surfaces of non-convex objects cross",
+        default=True,
         update=_redraw_overlay,
     )
     max_iterations: IntProperty(

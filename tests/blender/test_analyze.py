@@ -215,23 +215,27 @@ def test_surfaces_metaballs_and_curves_are_measured_through_their_evaluated_mesh
     shape = rename(bpy.context.active_object, "A")
     wall = add_cube("B", location=(20.0, 0.0, 0.0), size=10.0)  # its -x face x = 15 covers the shape
     geometry = importlib.import_module(addon.__name__ + ".analysis.geometry")
-    points = geometry.evaluated_world_points(shape, bpy.context.evaluated_depsgraph_get())
+    with geometry.evaluated_mesh(shape, bpy.context.evaluated_depsgraph_get()) as (mesh, matrix):
+        points = geometry.world_points(mesh, matrix)
     assert len(points) > 4
     result = only_result(shape, wall)
     assert result.status == 'separated'
     assert result.distance == pytest.approx(15.0 - points[:, 0].max(), abs=EXACT)
 
 
-def test_torus_gets_a_hull_note_and_the_cube_none(empty_scene):
+def test_a_cube_in_a_torus_hole_is_apart_and_its_hull_answer_only_on_request(empty_scene):
     bpy.ops.mesh.primitive_torus_add(major_radius=1.0, minor_radius=0.25)
     torus = rename(bpy.context.active_object, "A")
     cube = add_cube("B", size=0.5)  # in the hole: the meshes do not touch, the hulls do
     result = only_result(torus, cube)
-    assert result.status == 'penetrating'
-    assert "A" in result.hull_note and "hull" in result.hull_note
-    other = add_cube("C", location=(5.0, 0.0, 0.0))
-    cube_pair = [r for r in analyse(torus, cube, other) if (r.name_a, r.name_b) == ("B", "C")]
-    assert cube_pair[0].hull_note == ""
+    assert (result.status, result.method) == ('separated', 'mesh')
+    # The hole's rim is at least 0.75 * cos(pi / 12) from the axis; the cube reaches 0.25 * sqrt(2).
+    assert 0.75 * math.cos(math.pi / 12) - 0.25 * math.sqrt(2) < result.distance < 0.5
+    assert result.hull_note == ""
+    empty_scene.collision_inspector.use_hulls = True
+    result = only_result(torus, cube)
+    assert (result.status, result.method) == ('penetrating', 'hull')
+    assert "A is not convex" in result.hull_note and "B" not in result.hull_note
 
 
 def test_deleted_and_renamed_objects_keep_their_results(empty_scene):

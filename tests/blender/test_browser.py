@@ -284,13 +284,15 @@ def test_the_overlay_draws_only_what_the_list_shows(empty_scene, addon):
     assert anything_drawn()
 
 
-def test_hull_notes_only_in_the_few_object_scopes(empty_scene):
+def test_every_scope_measures_real_surfaces_and_hulls_on_request(empty_scene):
     bpy.ops.mesh.primitive_torus_add(major_radius=1.0, minor_radius=0.25)
     torus = bpy.context.active_object
     torus.name = "Ring"
-    cube = add_cube("Core", 0.0, size=0.5)  # in the hole: the hulls overlap
+    cube = add_cube("Core", 0.0, size=0.5)  # in the hole: the hulls overlap, the surfaces do not
     select_only(torus, cube)
-    assert analyse('SELECTED') == [("Core", "Ring", 'penetrating')]
-    assert "Ring is not convex" in empty_scene.collision_inspector.results[0].hull_note
-    assert analyse('ALL') == [("Core", "Ring", 'penetrating')]
-    assert empty_scene.collision_inspector.results[0].hull_note == ""  # whole scenes: too costly per object
+    assert analyse('SELECTED') == [("Core", "Ring", 'separated')]
+    assert analyse('ALL') == []  # whole scenes list clashes only
+    empty_scene.collision_inspector.use_hulls = True
+    for scope in ('SELECTED', 'ALL'):
+        assert analyse(scope) == [("Core", "Ring", 'penetrating')]
+        assert "Ring is not convex" in empty_scene.collision_inspector.results[0].hull_note

@@ -1,4 +1,4 @@
-"""Reading evaluated world-space geometry, and the convexity check behind the hull note."""
+"""Reading evaluated world-space geometry: points and triangles, and how the engine classifies them."""
 
 import importlib
 import math
@@ -18,6 +18,11 @@ def cube_corners(half_extents=(0.5, 0.5, 0.5)) -> np.ndarray:
     return signs * half_extents
 
 
+def evaluated_points(geometry, obj, depsgraph) -> np.ndarray:
+    with geometry.evaluated_mesh(obj, depsgraph) as (mesh, matrix):
+        return geometry.world_points(mesh, matrix)
+
+
 def as_sorted_rows(points: np.ndarray) -> np.ndarray:
     return points[np.lexsort(np.round(points, 6).T[::-1])]
 
@@ -28,7 +33,7 @@ def test_world_points_follow_parent_rotation_and_negative_non_uniform_scale(empt
     bpy.ops.mesh.primitive_cube_add(size=1.0, location=(1.0, 0.0, 0.0), scale=(2.0, -1.0, 0.5))
     child = bpy.context.active_object
     child.parent = parent
-    points = geometry.evaluated_world_points(child, bpy.context.evaluated_depsgraph_get())
+    points = evaluated_points(geometry, child, bpy.context.evaluated_depsgraph_get())
     assert points.dtype == np.float64 and points.shape == (8, 3)
     # Local box x in [0, 2] (centre 1, half 1), y half 0.5, z half 0.25; the parent turns x into y.
     local = cube_corners((1.0, 0.5, 0.25)) + (1.0, 0.0, 0.0)
@@ -41,7 +46,7 @@ def test_world_points_see_modifiers_and_free_the_temporary_mesh(empty_scene, geo
     cube = bpy.context.active_object
     cube.modifiers.new("Subdivision", 'SUBSURF').levels = 1
     meshes_before = len(bpy.data.meshes)
-    points = geometry.evaluated_world_points(cube, bpy.context.evaluated_depsgraph_get())
+    points = evaluated_points(geometry, cube, bpy.context.evaluated_depsgraph_get())
     assert len(points) == 26  # 8 corners + 12 edge points + 6 face points
     assert len(bpy.data.meshes) == meshes_before
 
@@ -50,47 +55,56 @@ def test_curve_with_bevel_has_points_and_an_empty_curve_has_none(empty_scene, ge
     bpy.ops.curve.primitive_bezier_circle_add(radius=1.0)
     circle = bpy.context.active_object
     depsgraph = bpy.context.evaluated_depsgraph_get()
-    without_bevel = geometry.evaluated_world_points(circle, depsgraph)
+    without_bevel = evaluated_points(geometry, circle, depsgraph)
     circle.data.bevel_depth = 0.1
-    with_bevel = geometry.evaluated_world_points(circle, bpy.context.evaluated_depsgraph_get())
+    with_bevel = evaluated_points(geometry, circle, bpy.context.evaluated_depsgraph_get())
     assert len(with_bevel) > len(without_bevel)
     assert np.abs(with_bevel[:, 2]).max() == pytest.approx(0.1, abs=1e-3)
     empty_curve = bpy.data.objects.new("NoSplines", bpy.data.curves.new("NoSplines", 'CURVE'))
     empty_scene.collection.objects.link(empty_curve)
-    assert geometry.evaluated_world_points(empty_curve, bpy.context.evaluated_depsgraph_get()).shape == (0, 3)
+    assert evaluated_points(geometry, empty_curve, bpy.context.evaluated_depsgraph_get()).shape == (0, 3)
 
 
-def read(geometry, obj):
-    """``(is_closed, volume or None, hull volume)`` of the object's evaluated mesh."""
-    with geometry.evaluated_mesh(obj, bpy.context.evaluated_depsgraph_get()) as (mesh, matrix):
-        points = geometry.world_points(mesh, matrix)
-        closed = geometry.is_closed(mesh)
-        volume = geometry.closed_mesh_volume(mesh, points) if closed else None
-        return closed, volume, geometry.hull_volume_lower_bound(points)
+def read(shapes, obj):
+    """``(closed, volume, method)`` of the object's evaluated world-space triangles, as the engine reads them."""
+    source = shapes.Source(obj.name, obj, obj)
+    solid = shapes.read_solid(source, bpy.context.evaluated_depsgraph_get(), use_hull=False)
+    mesh_module = importlib.import_module(shapes.__name__.rpartition(".")[0].rpartition(".")[0] + ".core.mesh")
+    return solid.closed, abs(mesh_module.mesh_volume(solid.mesh)), solid.method
+
+
+@pytest.fixture
+def shapes(addon):
+    return importlib.import_module(addon.__name__ + ".analysis.shapes")
 
 
 @pytest.mark.parametrize("scale", [(2.0, 3.0, 0.5), (2.0, -3.0, 0.5)])
-def test_box_volume_and_hull_volume_agree(empty_scene, geometry, scale):
+def test_box_volume_from_its_triangles(empty_scene, shapes, scale):
     bpy.ops.mesh.primitive_cube_add(size=1.0, location=(40.0, -7.0, 3.0), scale=scale)
-    closed, volume, hull = read(geometry, bpy.context.active_object)
+    closed, volume, method = read(shapes, bpy.context.active_object)
     assert closed
-    assert volume == pytest.approx(3.0, rel=1e-6)
-    assert hull == pytest.approx(3.0, rel=1e-6)
+    assert volume == pytest.approx(3.0, rel=1e-9)
+    assert method == "convex"
 
 
-def test_cylinder_volume_is_its_polygon_prism(empty_scene, geometry):
+def test_small_box_far_from_the_origin_is_convex(empty_scene, shapes):
+    bpy.ops.mesh.primitive_cube_add(size=0.002, location=(12345.6, -7890.1, 2000.3), rotation=(0.3, 0.2, 0.1))
+    assert read(shapes, bpy.context.active_object)[2] == "convex"
+
+
+def test_cylinder_volume_is_its_polygon_prism(empty_scene, shapes):
     sides, radius, depth = 24, 0.8, 2.0
     bpy.ops.mesh.primitive_cylinder_add(vertices=sides, radius=radius, depth=depth)  # n-gon caps
-    closed, volume, hull = read(geometry, bpy.context.active_object)
+    closed, volume, method = read(shapes, bpy.context.active_object)
     prism = sides / 2 * radius**2 * math.sin(2 * math.pi / sides) * depth
     assert closed
     assert volume == pytest.approx(prism, rel=1e-6)
-    assert hull == pytest.approx(prism, rel=1e-5)
+    assert method == "convex"
 
 
-def test_open_meshes_are_not_closed(empty_scene, geometry):
+def test_open_meshes_are_not_closed(empty_scene, shapes):
     bpy.ops.mesh.primitive_plane_add()
-    assert not read(geometry, bpy.context.active_object)[0]
+    assert not read(shapes, bpy.context.active_object)[0]
     bpy.ops.mesh.primitive_cube_add()
     cube = bpy.context.active_object
     bpy.ops.object.mode_set(mode='EDIT')
@@ -100,36 +114,18 @@ def test_open_meshes_are_not_closed(empty_scene, geometry):
     bpy.ops.object.mode_set(mode='EDIT')
     bpy.ops.mesh.delete(type='FACE')
     bpy.ops.object.mode_set(mode='OBJECT')
-    assert not read(geometry, cube)[0]
+    assert not read(shapes, cube)[0]
 
 
-def test_torus_hull_is_larger_than_the_torus(empty_scene, geometry):
+def test_torus_is_measured_on_its_triangles(empty_scene, shapes):
     major, minor, ring_sides, section_sides = 1.0, 0.25, 48, 12
     bpy.ops.mesh.primitive_torus_add(
         major_radius=major, minor_radius=minor, major_segments=ring_sides, minor_segments=section_sides
     )
-    torus = bpy.context.active_object
-    closed, volume, hull = read(geometry, torus)
+    closed, volume, method = read(shapes, bpy.context.active_object)
     assert closed
     # Revolving a regular polygon section along a regular polygon path (Pappus for chords):
     section_area = section_sides / 2 * minor**2 * math.sin(2 * math.pi / section_sides)
     path_factor = ring_sides * math.sin(2 * math.pi / ring_sides)  # 2 pi for a smooth torus
     assert volume == pytest.approx(section_area * major * path_factor, rel=1e-6)
-    assert hull > 1.5 * volume
-    with geometry.evaluated_mesh(torus, bpy.context.evaluated_depsgraph_get()) as (mesh, matrix):
-        note = geometry.hull_note("Torus", mesh, geometry.world_points(mesh, matrix))
-    assert note.startswith("Torus is not convex: its convex hull has ")
-
-
-def test_meshes_above_the_vertex_limit_say_they_were_not_checked(empty_scene, geometry, monkeypatch):
-    bpy.ops.mesh.primitive_uv_sphere_add(segments=16, ring_count=8)
-    sphere = bpy.context.active_object
-    with geometry.evaluated_mesh(sphere, bpy.context.evaluated_depsgraph_get()) as (mesh, matrix):
-        points = geometry.world_points(mesh, matrix)
-        assert geometry.hull_note("Ball", mesh, points) == ""  # convex
-        monkeypatch.setattr(geometry, "HULL_CHECK_MAX_VERTICES", len(points) - 1)
-        note = geometry.hull_note("Ball", mesh, points)
-    assert note == (
-        f"Ball has {len(points)} vertices, too many for the convexity check; "
-        "the results are about its convex hull"
-    )
+    assert method == "mesh"

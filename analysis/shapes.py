@@ -1,0 +1,114 @@
+"""What a check measures: each object (or instanced object) in the scope, read once as a ``core.mesh.Solid``.
+
+Only objects that the view layer evaluates and shows are measured: an object in an excluded or
+viewport-disabled collection, or hidden, has no current evaluated geometry, so measuring it would report
+phantom or stale clashes. A collection instance (an Empty instancing a collection) contributes every
+object it instances, placed by its instance transform and named "Instancer ▸ Object". Objects without
+measurable geometry (no mesh vertices after evaluation, e.g. Geometry Nodes points or instances, or
+coordinates at Blender's float limit) are skipped with a note saying why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import bpy
+import numpy as np
+
+from ..core.mesh import Solid, TriangleMesh
+from .geometry import ObjectGeometryError, evaluated_mesh, has_geometry, world_points, world_triangles
+
+#: The separator in an instanced object's name: "Instancer ▸ Object".
+INSTANCE_SEPARATOR = " \u25b8 "
+#: Blender stores coordinates as float32 and clamps infinity to its largest value; a coordinate this big
+#: is an infinity in disguise.
+FLOAT32_LIMIT = float(np.finfo(np.float32).max) * 0.5
+
+
+@dataclass(frozen=True, eq=False)
+class Source:
+    """One thing to measure: an object, or one object of a collection instance.
+
+    ``owner`` is the scene object results point at (the instancer for instanced objects); ``obj`` is the
+    object whose evaluated geometry is read; ``matrix`` places it (None: its own world matrix).
+    """
+
+    name: str
+    owner: bpy.types.Object
+    obj: bpy.types.Object
+    matrix: np.ndarray | None = None
+
+
+def is_collection_instancer(obj: bpy.types.Object) -> bool:
+    """An object that instances a collection (its instances are what gets measured)."""
+    return obj.instance_type == 'COLLECTION' and obj.instance_collection is not None
+
+
+def is_candidate(obj: bpy.types.Object) -> bool:
+    """Objects a scope may contain: those with geometry, and collection instancers."""
+    return has_geometry(obj) or is_collection_instancer(obj)
+
+
+def skip_reason(obj: bpy.types.Object, view_layer: bpy.types.ViewLayer) -> str:
+    """Why ``obj`` is not measured in ``view_layer`` ('' when it is)."""
+    if obj.name not in view_layer.objects:
+        return "not in the view layer (its collection is excluded)"
+    if not obj.visible_get(view_layer=view_layer):
+        return "hidden or in a collection disabled in viewports"
+    return ""
+
+
+def instance_sources(instancer: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> list[Source]:
+    """The objects with geometry that ``instancer`` instances, each with its instance transform."""
+    found = []
+    for instance in depsgraph.object_instances:
+        parent = instance.parent
+        if not instance.is_instance or parent is None or parent.original != instancer:
+            continue
+        original = instance.object.original
+        if has_geometry(original):
+            found.append((original, np.array(instance.matrix_world, dtype=np.float64)))
+    names = [f"{instancer.name}{INSTANCE_SEPARATOR}{obj.name}" for obj, _matrix in found]
+    return [Source(_unique(name, names[:k]), instancer, obj, matrix)
+            for k, (name, (obj, matrix)) in enumerate(zip(names, found))]
+
+
+def _unique(name: str, earlier: list[str]) -> str:
+    """``name``, numbered when an object is instanced more than once by the same instancer."""
+    repeats = earlier.count(name)
+    return name if repeats == 0 else f"{name} ({repeats + 1})"
+
+
+def scope_sources(objects: Iterable[bpy.types.Object], view_layer: bpy.types.ViewLayer,
+                  depsgraph: bpy.types.Depsgraph, skipped: dict[str, str]) -> list[Source]:
+    """Sources of ``objects`` sorted by name; objects left out are added to ``skipped`` with the reason."""
+    sources = []
+    for obj in {obj for obj in objects if is_candidate(obj)}:
+        reason = skip_reason(obj, view_layer)
+        if reason:
+            skipped[obj.name] = reason
+        elif is_collection_instancer(obj):
+            sources.extend(instance_sources(obj, depsgraph))
+        if not reason and has_geometry(obj):
+            sources.append(Source(obj.name, obj, obj))
+    return sorted(sources, key=lambda source: source.name)
+
+
+def read_mesh(source: Source, depsgraph: bpy.types.Depsgraph) -> TriangleMesh:
+    """The source's evaluated triangles in world space; ObjectGeometryError says why it cannot be measured."""
+    with evaluated_mesh(source.obj, depsgraph) as (mesh, matrix_world):
+        matrix = matrix_world if source.matrix is None else source.matrix
+        points = world_points(mesh, matrix)
+        triangles = world_triangles(mesh)
+    if len(points) == 0:
+        raise ObjectGeometryError(f"{source.name} has no mesh vertices after evaluation (e.g. only points or instances)")
+    if not np.isfinite(points).all() or np.abs(points).max() >= FLOAT32_LIMIT:
+        raise ObjectGeometryError(f"{source.name} has non-finite vertex coordinates (NaN, infinity or Blender's "
+                                  "float limit)")
+    return TriangleMesh.from_arrays(points, triangles, source.name)
+
+
+def read_solid(source: Source, depsgraph: bpy.types.Depsgraph, use_hull: bool) -> Solid:
+    """The source as a ``Solid`` (classified lazily by the core), or ObjectGeometryError naming it."""
+    return Solid(read_mesh(source, depsgraph), use_hull=use_hull, name=source.name)

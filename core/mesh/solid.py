@@ -1,0 +1,106 @@
+"""``Solid``: an object's triangles, classified once so that each pair is measured the exact way it needs.
+
+An object is split into loose parts (islands of triangles sharing vertices). Its *method* says how its
+answers are computed:
+
+- ``'convex'``: one part that equals its convex hull (within ``CONVEXITY_TOLERANCE`` of its size), so
+  GJK/EPA on the hull is exact about the object itself;
+- ``'parts'``: several loose parts, each convex: measured part by part with GJK/EPA, exactly;
+- ``'mesh'``: at least one non-convex part: measured on the triangles themselves;
+- ``'hull'``: the user asked for convex hulls (physics-proxy answers), whatever the shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ..shapes import Polytope
+from .bvh import TriangleBVH
+from .topology import is_closed, is_convex, loose_parts, submesh
+from .trimesh import TriangleMesh
+
+CONVEX, PARTS, MESH, HULL = "convex", "parts", "mesh", "hull"
+
+#: A part is convex when it equals its hull within this fraction of its size. Blender stores vertices
+#: as float32 (about 6e-8 relative), so a modelled plane face is flat only to that precision.
+CONVEXITY_TOLERANCE = 1e-6
+
+
+@dataclass(frozen=True, eq=False)
+class Part:
+    """One loose part: its triangles, whether it encloses a volume, and whether it is convex."""
+
+    mesh: TriangleMesh
+    closed: bool
+    convex: bool
+
+    @cached_property
+    def polytope(self) -> Polytope:
+        """The part's hull as a prepared core shape (exact about the part when ``convex``)."""
+        return Polytope(self.mesh.vertices)
+
+
+class Solid:
+    """A measurable object: its mesh, its loose parts and the method that follows from them.
+
+    ``use_hull`` forces the convex-hull method (the physics engines' view of the object). Everything
+    derived (parts, hull, BVH) is computed on first use, so a solid that no candidate pair touches
+    costs nothing beyond its construction.
+    """
+
+    def __init__(self, mesh: TriangleMesh, *, use_hull: bool = False, name: str = "object"):
+        self.mesh = mesh
+        self.name = name
+        self.use_hull = use_hull
+
+    @cached_property
+    def parts(self) -> tuple[Part, ...]:
+        """The loose parts (a mesh without triangles, e.g. a point cloud, is one non-closed part)."""
+        if len(self.mesh.triangles) == 0:
+            return (Part(self.mesh, closed=False, convex=False),)
+        labels, count = loose_parts(self.mesh)
+        pieces = [self.mesh] if count == 1 else [submesh(self.mesh, labels == k) for k in range(count)]
+        return tuple(Part(piece, is_closed(piece), is_convex(piece, CONVEXITY_TOLERANCE * piece.size))
+                     for piece in pieces)
+
+    @cached_property
+    def method(self) -> str:
+        """'hull', 'convex', 'parts' or 'mesh' (see the module docstring)."""
+        if self.use_hull or len(self.mesh.triangles) == 0:
+            return HULL
+        if not all(part.convex for part in self.parts):
+            return MESH
+        return CONVEX if len(self.parts) == 1 else PARTS
+
+    @property
+    def closed(self) -> bool:
+        """Every part encloses a volume, so the object has an inside (containment, overlap volume)."""
+        return all(part.closed for part in self.parts)
+
+    @cached_property
+    def hull(self) -> Polytope:
+        """The convex hull of all vertices, as a prepared core shape."""
+        return Polytope(self.mesh.vertices)
+
+    @cached_property
+    def bvh(self) -> TriangleBVH:
+        """The triangle tree for distance and nearest-point queries."""
+        return TriangleBVH(self.mesh)
+
+    @property
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """World box of the vertices."""
+        return self.mesh.vertices.min(axis=0), self.mesh.vertices.max(axis=0)
+
+    def translated(self, offset: np.ndarray) -> "Solid":
+        """The same object moved by ``offset`` (classification is shared, triangles are moved)."""
+        moved = Solid(TriangleMesh.from_arrays(self.mesh.vertices + offset, self.mesh.triangles, self.name),
+                      use_hull=self.use_hull, name=self.name)
+        if "parts" in self.__dict__:
+            moved.__dict__["parts"] = tuple(
+                Part(TriangleMesh.from_arrays(p.mesh.vertices + offset, p.mesh.triangles, self.name), p.closed,
+                     p.convex) for p in self.parts)
+        return moved

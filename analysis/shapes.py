@@ -59,39 +59,46 @@ def skip_reason(obj: bpy.types.Object, view_layer: bpy.types.ViewLayer) -> str:
     return ""
 
 
-def instance_sources(instancer: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> list[Source]:
-    """The objects with geometry that ``instancer`` instances, each with its instance transform."""
-    found = []
+def instances_by_instancer(instancers: set, depsgraph: bpy.types.Depsgraph) -> dict:
+    """``{instancer: [(object, instance matrix), ...]}`` for the objects with geometry each instancer shows.
+
+    One pass over the depsgraph's instances, whatever the number of instancers.
+    """
+    found = {instancer: [] for instancer in instancers}
+    if not instancers:
+        return found
     for instance in depsgraph.object_instances:
         parent = instance.parent
-        if not instance.is_instance or parent is None or parent.original != instancer:
+        if not instance.is_instance or parent is None or parent.original not in found:
             continue
         original = instance.object.original
         if has_geometry(original):
-            found.append((original, np.array(instance.matrix_world, dtype=np.float64)))
-    names = [f"{instancer.name}{INSTANCE_SEPARATOR}{obj.name}" for obj, _matrix in found]
-    return [Source(_unique(name, names[:k]), instancer, obj, matrix)
-            for k, (name, (obj, matrix)) in enumerate(zip(names, found))]
+            found[parent.original].append((original, np.array(instance.matrix_world, dtype=np.float64)))
+    return found
 
 
-def _unique(name: str, earlier: list[str]) -> str:
-    """``name``, numbered when an object is instanced more than once by the same instancer."""
-    repeats = earlier.count(name)
-    return name if repeats == 0 else f"{name} ({repeats + 1})"
+def instance_sources(instancer: bpy.types.Object, instances: list) -> list[Source]:
+    """A Source per instanced object, named "Instancer ▸ Object" (numbered when one object repeats)."""
+    names = [f"{instancer.name}{INSTANCE_SEPARATOR}{obj.name}" for obj, _matrix in instances]
+    return [Source(name if names[:k].count(name) == 0 else f"{name} ({names[:k].count(name) + 1})",
+                   instancer, obj, matrix)
+            for k, (name, (obj, matrix)) in enumerate(zip(names, instances))]
 
 
 def scope_sources(objects: Iterable[bpy.types.Object], view_layer: bpy.types.ViewLayer,
                   depsgraph: bpy.types.Depsgraph, skipped: dict[str, str]) -> list[Source]:
     """Sources of ``objects`` sorted by name; objects left out are added to ``skipped`` with the reason."""
-    sources = []
+    measured = []
     for obj in {obj for obj in objects if is_candidate(obj)}:
         reason = skip_reason(obj, view_layer)
         if reason:
             skipped[obj.name] = reason
-        elif is_collection_instancer(obj):
-            sources.extend(instance_sources(obj, depsgraph))
-        if not reason and has_geometry(obj):
-            sources.append(Source(obj.name, obj, obj))
+        else:
+            measured.append(obj)
+    instances = instances_by_instancer({obj for obj in measured if is_collection_instancer(obj)}, depsgraph)
+    sources = [Source(obj.name, obj, obj) for obj in measured if has_geometry(obj)]
+    for instancer, shown in instances.items():
+        sources.extend(instance_sources(instancer, shown))
     return sorted(sources, key=lambda source: source.name)
 
 

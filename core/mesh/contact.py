@@ -22,7 +22,7 @@ import numpy as np
 from ..collide import collide
 from ..contact import PENETRATING, SEPARATED, TOUCHING, classify
 from .distance import mesh_distance, nearest_on_surface
-from .intersection import surface_intersection, surfaces_cross
+from .intersection import surface_intersection
 from .solid import CONVEX, HULL, MESH, PARTS, Solid
 from .volume import overlap_volume
 from .winding import winding_numbers
@@ -171,10 +171,9 @@ def _mesh_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
     curves = tuple(crossing.curves)
 
     def separated_after(offset: np.ndarray) -> bool:
-        moved = b.translated(offset)
-        return not surfaces_cross(a.mesh, moved.mesh) and not _contained(a, moved)
+        return not _overlapping(a, b.translated(offset))
 
-    if not _contained(a, b) and (not crossing.crosses or separated_after(np.zeros(3))):
+    if not _overlapping(a, b, crossing):
         return _apart(a, b, curves, tolerance, touch)  # apart, or touching without overlap
 
     hull = collide(a.hull, b.hull, **options)
@@ -206,6 +205,15 @@ def _apart(a: Solid, b: Solid, curves: tuple, tolerance: float, touch: float) ->
 def _unit(vector: np.ndarray) -> np.ndarray:
     length = float(np.linalg.norm(vector))
     return vector / length if length > 0.0 else np.array([0.0, 0.0, 1.0])
+
+
+def _overlapping(a: Solid, b: Solid, crossing=None) -> bool:
+    """The objects share interior: surfaces cross, coplanar faces overlap with both solids on the same side,
+    or one object lies inside the other. Surfaces that only touch are not overlapping."""
+    crossing = surface_intersection(a.mesh, b.mesh) if crossing is None else crossing
+    if crossing.crossing or any(patch.same_orientation for patch in crossing.patches):
+        return True
+    return _contained(a, b)
 
 
 def _samples(vertices: np.ndarray) -> np.ndarray:

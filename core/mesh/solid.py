@@ -63,7 +63,7 @@ class Solid:
             return (Part(self.mesh, closed=False, convex=False),)
         labels, count = loose_parts(self.mesh)
         pieces = [self.mesh] if count == 1 else [submesh(self.mesh, labels == k) for k in range(count)]
-        return tuple(Part(piece, is_closed(piece), is_convex(piece, CONVEXITY_TOLERANCE * piece.size))
+        return tuple(Part(piece, is_closed(piece), is_convex(piece, CONVEXITY_TOLERANCE))
                      for piece in pieces)
 
     @cached_property

@@ -1,0 +1,148 @@
+"""``core.mesh.collide_solids`` on everyday non-convex pairs, against independent references.
+
+Distances come from coal's BVH mesh distance, volumes from manifold3d's exact boolean, and a push-out
+is checked independently: after moving B by ``depth * normal`` (a hair further), manifold3d finds no
+shared volume. Analytic answers where the construction gives one.
+"""
+
+import coal
+import numpy as np
+import pytest
+
+from core.mesh import Solid, collide_solids
+from mesh_fixtures import (block_with_hole, box, chain_link, cup, joined, l_bracket, manifold_overlap, rod,
+                           torus, transformed, uv_sphere, wall_with_door)
+
+EXACT = 1e-9
+X_TO_Z = np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])  # a quarter turn about y
+TILT = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])  # a quarter turn about x
+
+
+def coal_distance(a, b) -> float:
+    """coal's exact BVH distance between two triangle meshes (0 when they touch or cross)."""
+    models = []
+    for mesh in (a, b):
+        model = coal.BVHModelOBBRSS()
+        model.beginModel()
+        model.addSubModel(np.array(mesh.vertices), np.array(mesh.triangles, dtype=np.int64))
+        model.endModel()
+        models.append(model)
+    request, result = coal.DistanceRequest(), coal.DistanceResult()
+    coal.distance(models[0], coal.Transform3s(), models[1], coal.Transform3s(), request, result)
+    return result.min_distance
+
+
+def measure(a, b, **options):
+    contact = collide_solids(Solid(a), Solid(b), **options)
+    gap = contact.point_a - contact.point_b
+    np.testing.assert_allclose(gap, -contact.signed_distance * contact.normal, atol=1e-9)
+    assert np.linalg.norm(contact.normal) == pytest.approx(1.0, abs=1e-12)
+    return contact
+
+
+def assert_apart_like_coal(a, b, method="mesh"):
+    contact = measure(a, b)
+    assert (contact.status, contact.method) == ("separated", method)
+    assert contact.distance == pytest.approx(coal_distance(a, b), abs=EXACT)
+    assert contact.overlap_volume == 0.0
+    return contact
+
+
+def assert_certified(a, b, contact):
+    """B moved by the push-out (and a hair more) shares no volume with A."""
+    size = max(np.ptp(a.vertices, axis=0).max(), np.ptp(b.vertices, axis=0).max())
+    moved = transformed(b, offset=(contact.depth + 1e-7 * size) * contact.normal)
+    assert manifold_overlap(a, moved)[0] <= 1e-9 * size**3
+    assert contact.depth_lower_bound <= contact.depth + EXACT
+
+
+def test_bolt_in_a_clearance_hole_is_apart():
+    assert_apart_like_coal(block_with_hole(radius=0.4), rod(radius=0.3, z0=-1.0, z1=2.0))
+
+
+def test_rod_through_a_torus_is_apart():
+    assert_apart_like_coal(torus(major=2.0, minor=0.5), rod(radius=0.5, z0=-2.0, z1=2.0))
+
+
+def test_interlocked_chain_links_are_apart():
+    first = chain_link()
+    second = transformed(chain_link(), TILT, offset=(1.5, 0.0, 0.0))
+    assert_apart_like_coal(first, second)
+
+
+def test_ball_in_a_cup_is_apart_and_a_big_one_cuts_its_wall():
+    vessel = cup(radius=1.0, height=1.5, wall=0.15)
+    assert_apart_like_coal(vessel, transformed(uv_sphere(0.5), offset=(0.0, 0.0, 0.8)))
+    ball = transformed(uv_sphere(0.95), offset=(0.0, 0.0, 0.9))
+    contact = measure(vessel, ball)
+    assert contact.status == "penetrating"
+    assert contact.overlap_volume == pytest.approx(manifold_overlap(vessel, ball)[0], rel=1e-9)
+    assert_certified(vessel, ball, contact)
+
+
+def test_nested_boxes_penetrate_with_the_inner_volume():
+    outer, inner = box((-1, -1, -1), (1, 1, 1)), box((-0.15, -0.05, -0.35), (0.35, 0.45, 0.15))
+    contact = measure(inner, outer)
+    assert (contact.status, contact.method) == ("penetrating", "convex")
+    assert contact.overlap_volume == pytest.approx(0.125, rel=1e-12)
+    assert contact.depth == pytest.approx(1.05, abs=EXACT)  # Inner's lowest y, -0.05, out past y = 1
+
+
+def test_a_torus_wholly_inside_a_box_is_found():
+    contact = measure(box((-4, -4, -4), (4, 4, 4)), torus())
+    assert (contact.status, contact.method) == ("penetrating", "mesh")
+    assert contact.overlap_volume == pytest.approx(manifold_overlap(box((-4, -4, -4), (4, 4, 4)), torus())[0],
+                                                   rel=1e-9)
+
+
+def test_walls_overlapping_end_to_end_on_coplanar_faces():
+    first = wall_with_door()
+    second = transformed(wall_with_door(), offset=(2.8, 0.0, 0.0))
+    contact = measure(first, second)
+    assert (contact.status, contact.method) == ("penetrating", "mesh")
+    assert contact.overlap_volume == pytest.approx(0.2 * 0.2 * 3.0, rel=1e-9)
+    assert contact.depth == pytest.approx(0.2, rel=1e-3)
+    assert_certified(first, second, contact)
+
+
+def test_walls_meeting_end_to_end_only_touch():
+    contact = measure(wall_with_door(), transformed(wall_with_door(), offset=(3.0, 0.0, 0.0)))
+    assert contact.status == "touching"
+    assert contact.overlap_volume == 0.0
+
+
+def test_block_in_an_l_brackets_inner_corner():
+    bracket = l_bracket(size=2.0, thickness=1.0)
+    assert measure(bracket, box((1.2, 1.2, 0.0), (1.8, 1.8, 1.0))).distance == pytest.approx(0.2, abs=EXACT)
+    block = box((0.9, 1.2, 0.0), (1.5, 1.8, 1.0))  # 0.1 into the upright arm
+    contact = measure(bracket, block)
+    assert contact.status == "penetrating"
+    assert contact.overlap_volume == pytest.approx(0.1 * 0.6 * 1.0, rel=1e-9)
+    assert contact.depth == pytest.approx(0.1, rel=1e-3)
+    assert_certified(bracket, block, contact)
+
+
+def test_loose_convex_parts_are_measured_part_by_part():
+    pair = joined(box((-1.5, -0.5, -0.5), (-0.5, 0.5, 0.5)), box((0.5, -0.5, -0.5), (1.5, 0.5, 0.5)))
+    ball = uv_sphere(0.4)
+    contact = measure(pair, ball)
+    assert (contact.status, contact.method) == ("separated", "parts")
+    assert contact.distance == pytest.approx(coal_distance(pair, ball), abs=EXACT)
+    fat = uv_sphere(0.6)
+    contact = measure(pair, fat)
+    assert (contact.status, contact.method) == ("penetrating", "parts")
+    assert_certified(pair, fat, contact)
+
+
+def test_hulls_on_request_answer_about_the_hull():
+    ring, core = torus(major=2.0, minor=0.5), box((-0.5, -0.5, -0.5), (0.5, 0.5, 0.5))
+    assert collide_solids(Solid(ring), Solid(core)).status == "separated"
+    contact = collide_solids(Solid(ring, use_hull=True), Solid(core))
+    assert (contact.status, contact.method, contact.overlap_volume) == ("penetrating", "hull", None)
+
+
+def test_swapping_the_objects_mirrors_the_answer():
+    first, second = torus(major=2.0, minor=0.5), rod(radius=0.5, z0=-2.0, z1=2.0)
+    forward, backward = measure(first, second), measure(second, first)
+    assert forward.signed_distance == pytest.approx(backward.signed_distance, abs=EXACT)
+    np.testing.assert_allclose(forward.normal, -backward.normal, atol=1e-9)

@@ -88,7 +88,9 @@ def convex_polygon(points: np.ndarray, tolerance: float | None = None) -> np.nda
     points = np.asarray(points, dtype=np.float64)
     if tolerance is None:
         tolerance = OUTSIDE_RELATIVE_TOLERANCE * float(np.linalg.norm(np.ptp(points, axis=0)))
-    order = np.lexsort((points[:, 1], points[:, 0]))
+    # Extremes along the longer side of the bounding box: for a thin cloud these are its two ends.
+    major = int(np.argmax(np.ptp(points, axis=0)))
+    order = np.lexsort((points[:, 1 - major], points[:, major]))
     first, last = int(order[0]), int(order[-1])
     if np.array_equal(points[first], points[last]):
         return np.array([first])

@@ -27,6 +27,7 @@ from .contact import Contact
 from .hull import convex_polygon
 from .primitives import Rounded
 from .shapes import Box, Polytope, Shape, as_shape
+from .vec3 import orthonormal_basis
 
 #: Default width of a feature's slab, relative to the pair's size (above the solvers' accuracy).
 DEFAULT_RELATIVE_TOLERANCE = 1e-9
@@ -111,18 +112,11 @@ def _world_vertices(shape: Shape) -> np.ndarray | None:
 
 def _sampled_support(shape: Shape, direction: np.ndarray, samples: int) -> np.ndarray:
     """Support points along ``direction`` and along directions tilted from it around a cone."""
-    t0, t1 = _tangents(direction)
+    t0, t1 = (np.array(t) for t in orthonormal_basis(tuple(direction.tolist())))
     angles = 2.0 * math.pi * np.arange(samples) / samples
     tilted = (math.cos(SAMPLE_TILT) * direction
               + math.sin(SAMPLE_TILT) * (np.outer(np.cos(angles), t0) + np.outer(np.sin(angles), t1)))
     return np.array([shape.support(tuple(d)) for d in np.vstack([direction, tilted]).tolist()])
-
-
-def _tangents(direction: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    helper = np.eye(3)[int(np.argmin(np.abs(direction)))]
-    t0 = np.cross(direction, helper)
-    t0 /= np.linalg.norm(t0)
-    return t0, np.cross(direction, t0)
 
 
 def _ring(points: np.ndarray, slab: float) -> np.ndarray:

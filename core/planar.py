@@ -235,7 +235,10 @@ def _blow_up(support, simplex: list, tolerance: float) -> tuple[list, Vec2 | Non
     if len(vertices) == 2:
         p, q = vertices[0][0], vertices[1][0]
         across = _outward(p, q)
-        options = [(_dot(d, _sub(c[0], p)), c) for d in (across, _scale(across, -1.0)) for c in (support(d),)]
+        options = []
+        for direction in (across, _scale(across, -1.0)):
+            candidate = support(direction)
+            options.append((_dot(direction, _sub(candidate[0], p)), candidate))
         height, apex = max(options, key=lambda option: option[0])
         if height <= tolerance:
             return [], across

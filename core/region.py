@@ -27,6 +27,7 @@ from .contact import Contact
 from .hull import convex_polygon
 from .primitives import Rounded
 from .shapes import Box, Polytope, Shape, as_shape
+from .validation import as_iteration_cap
 from .vec3 import orthonormal_basis
 
 #: Default width of a feature's slab, relative to the pair's size (above the solvers' accuracy).
@@ -63,6 +64,7 @@ def contact_region(shape_a, shape_b, contact: Contact, *, tolerance: float | Non
     never below the contact's touch band): raise it to treat nearly parallel faces as in contact.
     """
     a, b = as_shape(shape_a, "shape_a"), as_shape(shape_b, "shape_b")
+    samples = as_iteration_cap(samples, "samples")
     (low_a, high_a), (low_b, high_b) = a.bounds(), b.bounds()
     size = float(np.max(np.maximum(high_a, high_b) - np.minimum(low_a, low_b)))
     slab = max(DEFAULT_RELATIVE_TOLERANCE * size if tolerance is None else float(tolerance), contact.tolerance)

@@ -45,3 +45,42 @@ def overlapping_pairs(lows, highs, *, margin: float = 0.0) -> np.ndarray:
     keep = np.all((lows[i, 1:] <= highs[j, 1:]) & (lows[j, 1:] <= highs[i, 1:]), axis=1)
     pairs = np.sort(np.stack([i[keep], j[keep]], axis=1), axis=1)
     return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+
+
+def _starts_within(lows_p: np.ndarray, highs_p: np.ndarray, lows_q: np.ndarray,
+                   strict: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs ``(p, q)`` whose box q starts, in x, inside box p's x-interval (after it, when ``strict``)."""
+    order = np.argsort(lows_q[:, 0], kind="stable")
+    sorted_lows = lows_q[order, 0]
+    begins = np.searchsorted(sorted_lows, lows_p[:, 0], side="right" if strict else "left")
+    ends = np.searchsorted(sorted_lows, highs_p[:, 0], side="right")
+    counts = np.maximum(ends - begins, 0)
+    first = np.repeat(np.arange(len(lows_p)), counts)
+    offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    return first, order[np.repeat(begins, counts) + offsets]
+
+
+def overlapping_pairs_between(lows_a, highs_a, lows_b, highs_b, *, margin: float = 0.0) -> np.ndarray:
+    """Pairs ``(i, j)`` of a box i of set A and a box j of set B that overlap once each is inflated by ``margin``.
+
+    Touching boxes count as overlapping. Two boxes overlap in x exactly when B's box starts inside A's
+    x-interval or A's starts strictly after B's start and inside it, so each pair is found once, by the
+    same sort-and-search as ``overlapping_pairs``. The (K, 2) result is sorted by ``(i, j)``.
+    """
+    boxes = [_as_boxes(value, name) for value, name in
+             ((lows_a, "lows_a"), (highs_a, "highs_a"), (lows_b, "lows_b"), (highs_b, "highs_b"))]
+    lows_a, highs_a, lows_b, highs_b = boxes
+    for low, high, name in ((lows_a, highs_a, "a"), (lows_b, highs_b, "b")):
+        if low.shape != high.shape:
+            raise ValueError(f"lows_{name} and highs_{name} must have the same shape, "
+                             f"got {low.shape} and {high.shape}")
+        if (high < low).any():
+            raise ValueError(f"highs_{name} must not be below lows_{name}")
+    margin = as_length(margin, "margin")
+    lows_a, highs_a, lows_b, highs_b = lows_a - margin, highs_a + margin, lows_b - margin, highs_b + margin
+    a_first, b_second = _starts_within(lows_a, highs_a, lows_b, strict=False)
+    b_first, a_second = _starts_within(lows_b, highs_b, lows_a, strict=True)
+    i, j = np.concatenate([a_first, a_second]), np.concatenate([b_second, b_first])
+    keep = np.all((lows_a[i, 1:] <= highs_b[j, 1:]) & (lows_b[j, 1:] <= highs_a[i, 1:]), axis=1)
+    pairs = np.stack([i[keep], j[keep]], axis=1)
+    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]

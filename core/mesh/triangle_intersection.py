@@ -3,15 +3,16 @@
 Robustness comes from one consistent model, symbolic perturbation: B is taken as moved by an
 infinitesimal generic translation δ = (ε, ε², ε³). In that model no vertex lies on a plane and no two
 edges meet, so t ∩ s is empty or a segment whose two ends are each an edge of one triangle piercing the
-other. Every decision is one of two predicates, evaluated in float64 from the vertices in a canonical
-order (smaller vertex index first) so that all triangles sharing an edge or a vertex get the same answer:
+other. Every decision is the exact sign of one orientation determinant (``orientation_signs``: a float
+filter, exact integer arithmetic where the float sign is uncertain), taken from the vertices in a
+canonical order (smaller vertex index first):
 
-- ``plane_sides``: the side of a point relative to a triangle's plane, n · (p − corner);
+- ``plane_sides``: the side of a point relative to a triangle's plane, det(b − a, c − a, p − a);
 - ``edge_orientations``: the orientation det(q − p, x − p, y − p) of an edge pq of A against an edge xy of B.
 
-A value that is exactly zero is decided by the sign of its derivative along δ (which has a closed form,
-both are linear in δ), so coincident vertices, coplanar faces and edges through edges get a consistent,
-closed topology. Because overlap volumes and the like are continuous in δ, answers computed in the model
+A value that is exactly zero is decided by the sign of its derivative along δ (exact too: both are
+linear in δ), so coincident vertices, coplanar faces and edges through edges get a consistent, closed
+topology that is the one of a real configuration. Because overlap volumes and the like are continuous in δ, answers computed in the model
 are the exact answers at δ = 0. Coplanar pairs never cross in the model; they are reported separately,
 with the area of their overlap (convex clipping of the two triangles in their common plane).
 """
@@ -25,35 +26,91 @@ import numpy as np
 _LOCAL_IDS = np.arange(3)
 
 
+#: Relative error bound of the float orientation determinant (Shewchuk's 7.8e-16, with a margin):
+#: beyond it the float sign is certain, within it the sign is recomputed exactly.
+_FILTER = 4e-15
+
+
 def _first_nonzero_sign(vectors: np.ndarray) -> np.ndarray:
     """Sign of the first non-zero component: the sign of δ · v for δ = (ε, ε², ε³)."""
     s = np.sign(vectors)
     return np.where(s[..., 0] != 0, s[..., 0], np.where(s[..., 1] != 0, s[..., 1], s[..., 2]))
 
 
+def _dot(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Dot product over the last axis, in one fixed order: the same inputs round the same way in any shape."""
+    return u[..., 0] * v[..., 0] + u[..., 1] * v[..., 1] + u[..., 2] * v[..., 2]
+
+
+def _cross(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Cross product over the last axis; works on float and on exact (Python int object) arrays."""
+    return np.stack([u[..., 1] * v[..., 2] - u[..., 2] * v[..., 1], u[..., 2] * v[..., 0] - u[..., 0] * v[..., 2],
+                     u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]], axis=-1)
+
+
+def _exact_integers(values: np.ndarray) -> np.ndarray:
+    """The floats as Python integers, all scaled by one power of two (an object array; exact)."""
+    mantissa, exponent = np.frexp(values)
+    integers = (mantissa * 2.0 ** 53).astype(np.int64)
+    exponent = exponent.astype(np.int64) - 53
+    shift = exponent[integers != 0].min(initial=0)
+    return integers.astype(object) * (2 ** (exponent - shift).astype(object))
+
+
+def _tie_vectors(p0, p1, p2, p3, tie: str):
+    """The derivative of the determinant along δ: edges (p2, p3 move), or a plane (p0, p1, p2) and a point."""
+    if tie == "edges":
+        return _cross(p3 - p2, p1 - p0)
+    normal = _cross(p1 - p0, p2 - p0)
+    return normal if tie == "point_moves" else -normal
+
+
+def orientation_signs(p0, p1, p2, p3, tie: str) -> np.ndarray:
+    """Exact sign of det(p1 − p0, p2 − p0, p3 − p0) in the perturbed model (int8, broadcast shape).
+
+    ``tie`` says which points move with δ: ``"edges"`` (p2 and p3: an edge of B against an edge p0 p1 of
+    A), ``"point_moves"`` (p3 against the plane of triangle p0 p1 p2) or ``"plane_moves"``. A float
+    evaluation decides every sign its error bound makes certain; the rest are recomputed exactly in
+    integer arithmetic, and exact zeros take the sign of the derivative along δ (also exact). Zero only
+    when that derivative vanishes too (a zero-area triangle, parallel edges).
+    """
+    p0, p1, p2, p3 = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (p0, p1, p2, p3)))
+    d1, d2, d3 = p1 - p0, p2 - p0, p3 - p0
+    value = _dot(d1, _cross(d2, d3))
+    permanent = _dot(np.abs(d1), np.abs(d2[..., [1, 2, 0]] * d3[..., [2, 0, 1]])
+                     + np.abs(d2[..., [2, 0, 1]] * d3[..., [1, 2, 0]]))
+    signs = np.sign(value).astype(np.int8)
+    unsure = np.abs(value) <= _FILTER * permanent
+    if unsure.any():
+        points = _exact_integers(np.stack([p0[unsure], p1[unsure], p2[unsure], p3[unsure]]))
+        e0, e1, e2, e3 = points
+        exact = _dot(e1 - e0, _cross(e2 - e0, e3 - e0))
+        tie_signs = _first_nonzero_sign(np.sign(_tie_vectors(e0, e1, e2, e3, tie)).astype(np.int8))
+        exact_signs = np.sign(exact).astype(np.int8)
+        signs[unsure] = np.where(exact_signs != 0, exact_signs, tie_signs)
+    return signs
+
+
 def plane_values(points: np.ndarray, origins: np.ndarray, normals: np.ndarray) -> np.ndarray:
     """n · (p − origin): positive in front of the plane (n = the triangle's area normal)."""
-    return np.einsum("...k,...k->...", normals, points - origins)
+    return _dot(normals, points - origins)
 
 
-def plane_sides(points: np.ndarray, origins: np.ndarray, normals: np.ndarray, points_move: bool) -> np.ndarray:
-    """Side (+1 / −1) of points against planes, ties broken by δ (points of B move, or planes of B move).
+def plane_sides(points: np.ndarray, corners: np.ndarray, points_move: bool) -> np.ndarray:
+    """Side (+1 / −1) of points against the planes of triangles ``corners`` (..., 3, 3), in the model.
 
     Zero only for a zero-area triangle (no plane).
     """
-    tie = _first_nonzero_sign(normals) * (1.0 if points_move else -1.0)
-    values = np.sign(plane_values(points, origins, normals))
-    return np.where(values != 0, values, tie).astype(np.int8)
+    tie = "point_moves" if points_move else "plane_moves"
+    return orientation_signs(corners[..., 0, :], corners[..., 1, :], corners[..., 2, :], points, tie)
 
 
 def edge_orientations(p: np.ndarray, q: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Sign of det(q − p, x − p, y − p) for an edge pq that stays and an edge xy that moves with δ."""
-    values = np.sign(np.einsum("...k,...k->...", q - p, np.cross(x - p, y - p)))
-    tie = _first_nonzero_sign(np.cross(y - x, q - p))
-    return np.where(values != 0, values, tie).astype(np.int8)
+    return orientation_signs(p, q, x, y, "edges")
 
 
-def _canonical_edges(corners: np.ndarray, ids: np.ndarray):
+def canonical_edges(corners: np.ndarray, ids: np.ndarray):
     """Each triangle's edges k -> k+1 as (low, high) endpoints by vertex id, and ±1 for the flip."""
     heads, head_ids = np.roll(corners, -1, axis=-2), np.roll(ids, -1, axis=-1)
     flipped = ids > head_ids
@@ -62,7 +119,7 @@ def _canonical_edges(corners: np.ndarray, ids: np.ndarray):
     return low, high, np.where(flipped, -1, 1).astype(np.int8)
 
 
-def _all_same(signs: np.ndarray) -> np.ndarray:
+def all_same(signs: np.ndarray) -> np.ndarray:
     return (signs[..., 0] == signs[..., 1]) & (signs[..., 1] == signs[..., 2]) & (signs[..., 0] != 0)
 
 
@@ -115,14 +172,14 @@ def pair_crossings(corners_a: np.ndarray, ids_a: np.ndarray, normals_a: np.ndarr
                    corners_b: np.ndarray, ids_b: np.ndarray, normals_b: np.ndarray) -> PairCrossings:
     """Edge-piercings of K triangle pairs; ``ids_*`` (K, 3) are vertex ids fixing the canonical order."""
     origin_a, origin_b = corners_a[:, None, 0], corners_b[:, None, 0]
-    side_a = plane_sides(corners_a, origin_b, normals_b[:, None], points_move=False)
-    side_b = plane_sides(corners_b, origin_a, normals_a[:, None], points_move=True)
-    low_a, high_a, flip_a = _canonical_edges(corners_a, ids_a)
-    low_b, high_b, flip_b = _canonical_edges(corners_b, ids_b)
+    side_a = plane_sides(corners_a, corners_b[:, None], points_move=False)
+    side_b = plane_sides(corners_b, corners_a[:, None], points_move=True)
+    low_a, high_a, flip_a = canonical_edges(corners_a, ids_a)
+    low_b, high_b, flip_b = canonical_edges(corners_b, ids_b)
     orient = edge_orientations(low_a[:, :, None], high_a[:, :, None], low_b[:, None, :], high_b[:, None, :])
     orient = orient * flip_a[:, :, None] * flip_b[:, None, :]
-    a_crosses = (side_a * np.roll(side_a, -1, axis=1) < 0) & _all_same(orient)
-    b_crosses = (side_b * np.roll(side_b, -1, axis=1) < 0) & _all_same(np.swapaxes(orient, 1, 2))
+    a_crosses = (side_a * np.roll(side_a, -1, axis=1) < 0) & all_same(orient)
+    b_crosses = (side_b * np.roll(side_b, -1, axis=1) < 0) & all_same(np.swapaxes(orient, 1, 2))
     a_params, a_points = _edge_crossings(plane_values(low_a, origin_b, normals_b[:, None]),
                                          plane_values(high_a, origin_b, normals_b[:, None]), low_a, high_a)
     b_params, b_points = _edge_crossings(plane_values(low_b, origin_a, normals_a[:, None]),

@@ -176,10 +176,14 @@ def pair_crossings(corners_a: np.ndarray, ids_a: np.ndarray, normals_a: np.ndarr
     side_b = plane_sides(corners_b, corners_a[:, None], points_move=True)
     low_a, high_a, flip_a = canonical_edges(corners_a, ids_a)
     low_b, high_b, flip_b = canonical_edges(corners_b, ids_b)
-    orient = edge_orientations(low_a[:, :, None], high_a[:, :, None], low_b[:, None, :], high_b[:, None, :])
-    orient = orient * flip_a[:, :, None] * flip_b[:, None, :]
-    a_crosses = (side_a * np.roll(side_a, -1, axis=1) < 0) & all_same(orient)
-    b_crosses = (side_b * np.roll(side_b, -1, axis=1) < 0) & all_same(np.swapaxes(orient, 1, 2))
+    a_crosses = side_a * np.roll(side_a, -1, axis=1) < 0
+    b_crosses = side_b * np.roll(side_b, -1, axis=1) < 0
+    both = np.flatnonzero(a_crosses.any(axis=1) & b_crosses.any(axis=1))  # each straddles the other's plane
+    orient = np.zeros((len(corners_a), 3, 3), dtype=np.int8)
+    orient[both] = (edge_orientations(low_a[both, :, None], high_a[both, :, None], low_b[both, None, :],
+                                      high_b[both, None, :]) * flip_a[both, :, None] * flip_b[both, None, :])
+    a_crosses &= all_same(orient)
+    b_crosses &= all_same(np.swapaxes(orient, 1, 2))
     a_params, a_points = _edge_crossings(plane_values(low_a, origin_b, normals_b[:, None]),
                                          plane_values(high_a, origin_b, normals_b[:, None]), low_a, high_a)
     b_params, b_points = _edge_crossings(plane_values(low_b, origin_a, normals_a[:, None]),

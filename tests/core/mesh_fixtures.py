@@ -74,6 +74,10 @@ def cup(radius=1.0, height=1.5, wall=0.15, segments=24) -> TriangleMesh:
                    segments)
 
 
+def _cross_2d(u, v) -> float:
+    return u[0] * v[1] - u[1] * v[0]
+
+
 def _triangulate(polygon: np.ndarray) -> np.ndarray:
     """Ear clipping of a simple counter-clockwise polygon (test fixtures only: a few vertices)."""
     remaining = list(range(len(polygon)))
@@ -82,10 +86,10 @@ def _triangulate(polygon: np.ndarray) -> np.ndarray:
         for k in range(len(remaining)):
             i, j, l = remaining[k - 1], remaining[k], remaining[(k + 1) % len(remaining)]
             a, b, c = polygon[i], polygon[j], polygon[l]
-            if np.cross(b - a, c - b) <= 0:
+            if _cross_2d(b - a, c - b) <= 0:
                 continue
             others = [polygon[m] for m in remaining if m not in (i, j, l)]
-            if any(np.cross(b - a, p - a) >= 0 and np.cross(c - b, p - b) >= 0 and np.cross(a - c, p - c) >= 0
+            if any(_cross_2d(b - a, p - a) >= 0 and _cross_2d(c - b, p - b) >= 0 and _cross_2d(a - c, p - c) >= 0
                    for p in others):
                 continue
             triangles.append((i, j, l))
@@ -201,3 +205,8 @@ def manifold_overlap(a: TriangleMesh, b: TriangleMesh) -> tuple[float, np.ndarra
     det = np.einsum("ij,ij->i", c[:, 0], np.cross(c[:, 1], c[:, 2]))
     centroid = (det[:, None] * c.sum(axis=1)).sum(axis=0) / (4 * det.sum())
     return volume, centroid
+
+
+def rotation_z(angle: float) -> np.ndarray:
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])

@@ -161,7 +161,8 @@ def chain_segments(start_keys: np.ndarray, end_keys: np.ndarray) -> tuple[np.nda
 @dataclass(frozen=True)
 class CoplanarPatch:
     """Faces of A and B lying in one plane and overlapping: ``triangles_a``, ``triangles_b`` (indices),
-    ``area`` (the overlap area), ``normal`` (unit normal of A's faces), ``same_orientation`` (B's faces
+    ``area`` (the overlap area), ``normal`` (unit normal of A's face with the largest overlap; a patch
+    may bend over an edge where both surfaces coincide), ``same_orientation`` (B's faces
     face the same way: the solids lie on the same side; False when they face each other, touching), and
     ``point`` (a point of the overlap)."""
 
@@ -238,13 +239,13 @@ def _patch_groups(pairs: MeshPairs):
     for label in np.unique(labels):
         members = labels == label
         normals = pairs.mesh_a.area_normals[t[members]]
-        normal = normals.sum(axis=0)
         weights = area[members]
         facing = np.einsum("ij,ij->i", normals, pairs.mesh_b.area_normals[s[members]])
         best = np.argmax(weights)
         same = weights[facing > 0].sum() > weights[facing <= 0].sum()
         patches.append(CoplanarPatch(np.unique(t[members]), np.unique(s[members]), float(weights.sum()),
-                                     normal / np.linalg.norm(normal), bool(same), centroid[members][best]))
+                                     normals[best] / np.linalg.norm(normals[best]), bool(same),
+                                     centroid[members][best]))
     return patches, t, s, labels
 
 

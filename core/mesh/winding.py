@@ -14,18 +14,23 @@ import numpy as np
 from ..validation import as_points
 from .trimesh import TriangleMesh
 
-#: Point–triangle terms evaluated at once; bounds the memory of a query to a few tens of MB.
-_CHUNK_TERMS = 1 << 20
+#: Point–triangle terms evaluated at once: small enough to stay in cache-friendly blocks of a few MB.
+_CHUNK_TERMS = 1 << 16
 
 
 def _solid_angles_sum(corners: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Σ over triangles of the signed solid angle at each point ((P,) radians, all triangles at once)."""
-    rel = corners[None, :, :, :] - points[:, None, None, :]
-    a, b, c = rel[:, :, 0], rel[:, :, 1], rel[:, :, 2]
-    la, lb, lc = (np.linalg.norm(v, axis=2) for v in (a, b, c))
-    numerator = np.einsum("ptk,ptk->pt", a, np.cross(b, c))
-    denominator = (la * lb * lc + np.einsum("ptk,ptk->pt", a, b) * lc
-                   + np.einsum("ptk,ptk->pt", b, c) * la + np.einsum("ptk,ptk->pt", c, a) * lb)
+    """Σ over triangles of the signed solid angle at each point ((P,) radians, all triangles at once).
+
+    ``corners`` is (3, 3, M): corner, coordinate, triangle; each coordinate is a (P, M) array.
+    """
+    a, b, c = ([corners[k, axis][None, :] - points[:, axis, None] for axis in range(3)] for k in range(3))
+    la, lb, lc = (np.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) for v in (a, b, c))
+    numerator = (a[0] * (b[1] * c[2] - b[2] * c[1]) + a[1] * (b[2] * c[0] - b[0] * c[2])
+                 + a[2] * (b[0] * c[1] - b[1] * c[0]))
+    dot_ab = a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+    dot_bc = b[0] * c[0] + b[1] * c[1] + b[2] * c[2]
+    dot_ca = c[0] * a[0] + c[1] * a[1] + c[2] * a[2]
+    denominator = la * lb * lc + dot_ab * lc + dot_bc * la + dot_ca * lb
     return 2.0 * np.arctan2(numerator, denominator).sum(axis=1)
 
 
@@ -40,14 +45,14 @@ def winding_numbers(mesh: TriangleMesh, points) -> np.ndarray:
     if not len(corners):
         return np.zeros(len(points))
     center = 0.5 * (mesh.vertices.min(axis=0) + mesh.vertices.max(axis=0))
-    corners, points = corners - center, points - center
+    corners, points = np.ascontiguousarray((corners - center).transpose(1, 2, 0)), points - center
     out = np.empty(len(points))
-    triangle_chunk = min(len(corners), _CHUNK_TERMS)
+    triangle_chunk = min(corners.shape[2], _CHUNK_TERMS)
     point_chunk = max(1, _CHUNK_TERMS // triangle_chunk)
     for start in range(0, len(points), point_chunk):
         block = points[start:start + point_chunk]
-        out[start:start + point_chunk] = sum(_solid_angles_sum(corners[t:t + triangle_chunk], block)
-                                             for t in range(0, len(corners), triangle_chunk))
+        out[start:start + point_chunk] = sum(_solid_angles_sum(corners[:, :, t:t + triangle_chunk], block)
+                                             for t in range(0, corners.shape[2], triangle_chunk))
     return out / (4.0 * np.pi)
 
 

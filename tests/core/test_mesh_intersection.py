@@ -185,10 +185,10 @@ def test_face_to_face_contact_is_one_patch_facing_the_other_way():
 
 def test_winding_numbers_inside_and_outside():
     rng = np.random.default_rng(0)
-    torus = fx.torus(2.0, 0.5, 48, 24)
-    points = rng.uniform(-3, 3, size=(3000, 3)) * [1, 1, 0.3]
+    torus = fx.torus(2.0, 0.5, 32, 16)
+    points = rng.uniform(-3, 3, size=(1000, 3)) * [1, 1, 0.3]
     tube = np.hypot(np.hypot(points[:, 0], points[:, 1]) - 2.0, points[:, 2])
-    clear = np.abs(tube - 0.5) > 0.02  # away from the tessellated surface
+    clear = np.abs(tube - 0.5) > 0.05  # away from the tessellated surface
     w = winding_numbers(torus, points[clear])
     np.testing.assert_allclose(w, (tube[clear] < 0.5).astype(float), atol=1e-9)
     cup = fx.cup()
@@ -199,7 +199,7 @@ def test_winding_numbers_inside_and_outside():
 
 def test_winding_numbers_flip_with_orientation_and_agree_across_chunks():
     sphere = fx.uv_sphere(1.0, 8, 10)
-    points = np.random.default_rng(1).normal(size=(5000, 3))
+    points = np.random.default_rng(1).normal(size=(2000, 3))
     w = winding_numbers(sphere, points)
     np.testing.assert_allclose(winding_numbers(fx.mesh(sphere.vertices, sphere.triangles[:, ::-1]), points), -w,
                                atol=1e-12)

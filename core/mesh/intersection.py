@@ -139,6 +139,11 @@ def chain_segments(start_keys: np.ndarray, end_keys: np.ndarray) -> tuple[np.nda
     at = np.minimum(np.searchsorted(start_keys[by_start], end_keys), count - 1)
     following = np.where(start_keys[by_start[at]] == end_keys, by_start[at], -1)
     following[following == np.arange(count)] = -1
+    targets = np.flatnonzero(following >= 0)
+    _, first_claim = np.unique(following[targets], return_index=True)
+    shared = np.ones(len(targets), bool)
+    shared[first_claim] = False
+    following[targets[shared]] = -1  # one predecessor per segment: chains are simple paths or loops
     linked = following >= 0
     root, _ = label_components(count, np.flatnonzero(linked), following[linked])
     has_predecessor = np.zeros(count, bool)

@@ -8,7 +8,8 @@ filter, exact integer arithmetic where the float sign is uncertain), taken from 
 canonical order (smaller vertex index first):
 
 - ``plane_sides``: the side of a point relative to a triangle's plane, det(b − a, c − a, p − a);
-- ``edge_orientations``: the orientation det(q − p, x − p, y − p) of an edge pq of A against an edge xy of B.
+- ``edge_orientations``: the orientation det(q − p, x − p, y − p) of an edge pq of A against an edge xy
+  of B.
 
 A value that is exactly zero is decided by the sign of its derivative along δ (exact too: both are
 linear in δ), so coincident vertices, coplanar faces and edges through edges get a consistent, closed

@@ -80,12 +80,12 @@ def _vertex_inside(mesh: TriangleMesh, table: EdgeTable, crossings_per_edge: np.
 
 
 def _inside_intervals(mesh: TriangleMesh, table: EdgeTable, edge: np.ndarray, param: np.ndarray,
-                      point: np.ndarray, inside: np.ndarray):
+                      point: np.ndarray, crossed: np.ndarray, inside: np.ndarray):
     """Pieces of edges inside the other mesh: (edge ids, from, to), along each edge from low to high vertex.
 
-    ``edge``, ``param``, ``point``: the piercings (edge id, parameter along it, position).
+    ``edge``, ``param``, ``point``: the piercings (edge id, parameter along it, position); ``crossed``:
+    piercings per edge; ``inside``: per vertex.
     """
-    crossed = np.bincount(edge, minlength=len(table.edges))
     relevant = np.flatnonzero((crossed > 0) | inside[table.edges[:, 0]])
     ends = table.edges[relevant]
     break_edge = np.concatenate([relevant, edge, relevant])
@@ -138,7 +138,7 @@ def _side_pieces(pairs: MeshPairs, side: str):
     edge, param, point = _piercings(pairs, side)
     crossed = np.bincount(edge, minlength=len(table.edges))
     inside = _vertex_inside(mesh, table, crossed, other, points_move=side == "b")
-    triangle, p, q = _edge_pieces(table, *_inside_intervals(mesh, table, edge, param, point, inside))
+    triangle, p, q = _edge_pieces(table, *_inside_intervals(mesh, table, edge, param, point, crossed, inside))
     start, end = pairs.segment_ends
     own = pairs.segment_pairs[:, 0 if side == "a" else 1]
     seg_p, seg_q = (start, end) if side == "a" else (end, start)

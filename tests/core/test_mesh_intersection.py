@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 import mesh_fixtures as fx
-from core.mesh.intersection import surface_intersection, surfaces_cross
+from core.mesh.intersection import chain_segments, surface_intersection, surfaces_cross
 from core.mesh.triangle_intersection import intersect_triangle_pairs
+from core.mesh.volume import overlap_volume
 from core.mesh.winding import contains, winding_numbers
 from generators import random_rotation
 
@@ -206,3 +207,27 @@ def test_winding_numbers_flip_with_orientation_and_agree_across_chunks():
     np.testing.assert_allclose(winding_numbers(sphere, points[:7]), w[:7], atol=1e-12)
     assert np.all((np.abs(w) < 1e-9) | (np.abs(w - 1) < 1e-9) | (np.linalg.norm(points, axis=1) > 0.9)
                   & (np.linalg.norm(points, axis=1) < 1.0))
+
+
+def test_chain_segments_orders_paths_and_loops():
+    # a path 10 -> 11 -> 12 -> 13 and a loop 20 -> 21 -> 22 -> 20, segments shuffled
+    starts = np.array([10, 11, 12, 20, 21, 22])
+    ends = np.array([11, 12, 13, 21, 22, 20])
+    shuffle = np.random.default_rng(0).permutation(6)
+    order, chain, closed = chain_segments(starts[shuffle], ends[shuffle])
+    chains = [starts[shuffle][order][chain[order] == k].tolist() for k in range(2)]
+    by_closed = dict(zip(closed.tolist(), chains))
+    assert by_closed[False] == [10, 11, 12]
+    assert by_closed[True] in ([20, 21, 22], [21, 22, 20], [22, 20, 21])
+
+
+def test_open_surface_gives_open_curves_and_empty_or_flat_meshes_give_nothing():
+    plate = fx.box((-1, -1, 0), (1, 1, 0.1))
+    top_only = fx.mesh(plate.vertices, plate.triangles[2:4])  # the top face alone: an open sheet
+    result = surface_intersection(top_only, fx.transformed(fx.rod(0.3, -1, 1, 12), offset=(0.95, 0.1, 0)))
+    assert len(result.curves) == 1 and not result.closed[0]  # the rod sticks out over the sheet's edge
+    empty = fx.mesh(np.zeros((3, 3)), np.zeros((0, 3), dtype=np.int64))
+    flat = fx.mesh([[0, 0, 0], [1, 1, 1], [2, 2, 2]], [[0, 1, 2]])
+    for a, b in ((empty, plate), (plate, empty), (flat, plate), (flat, flat)):
+        assert not surfaces_cross(a, b) and not surface_intersection(a, b).segments.size
+        assert overlap_volume(a, b) == (0.0, None)

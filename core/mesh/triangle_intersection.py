@@ -13,9 +13,10 @@ canonical order (smaller vertex index first):
 
 A value that is exactly zero is decided by the sign of its derivative along δ (exact too: both are
 linear in δ), so coincident vertices, coplanar faces and edges through edges get a consistent, closed
-topology that is the one of a real configuration. Because overlap volumes and the like are continuous in δ, answers computed in the model
-are the exact answers at δ = 0. Coplanar pairs never cross in the model; they are reported separately,
-with the area of their overlap (convex clipping of the two triangles in their common plane).
+topology that is the one of a real configuration. Because overlap volumes and the like are continuous
+in δ, answers computed in the model are the exact answers at δ = 0. Exactly coplanar pairs never cross
+in the model; pairs coplanar within the tolerance are reported separately, with the area of their
+overlap (convex clipping of the two triangles in their common plane).
 """
 
 from __future__ import annotations
@@ -121,6 +122,7 @@ def canonical_edges(corners: np.ndarray, ids: np.ndarray):
 
 
 def all_same(signs: np.ndarray) -> np.ndarray:
+    """Whether the three signs along the last axis agree and are not zero (a line through a triangle)."""
     return (signs[..., 0] == signs[..., 1]) & (signs[..., 1] == signs[..., 2]) & (signs[..., 0] != 0)
 
 

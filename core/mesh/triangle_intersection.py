@@ -166,8 +166,46 @@ class PairCrossings:
         return points[rows, first], points[rows, last]
 
 
-def _edge_crossings(values_low, values_high, low, high):
-    params = np.clip(values_low / np.where(values_low == values_high, 1.0, values_low - values_high), 0.0, 1.0)
+#: Below this |v_low| + |v_high| (relative to the permanents) an edge is nearly parallel to the plane it
+#: pierces, and its crossing parameter is computed from exact plane values.
+_SHALLOW = 1e-3
+
+
+def _plane_permanent(points: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """The permanent bounding the rounding of ``plane_values`` (Shewchuk's error bound scale)."""
+    origin = corners[..., 0, :]
+    d1, d2, d3 = corners[..., 1, :] - origin, corners[..., 2, :] - origin, points - origin
+    return _dot(np.abs(d3), np.abs(d1[..., [1, 2, 0]] * d2[..., [2, 0, 1]])
+                + np.abs(d1[..., [2, 0, 1]] * d2[..., [1, 2, 0]]))
+
+
+def _edge_crossings(low: np.ndarray, high: np.ndarray, corners: np.ndarray):
+    """Parameter (from low to high) and point where each edge meets the plane of the triangle ``corners``.
+
+    Float plane values give the parameter to about 1e-15 / sin(angle between edge and plane); edges
+    within 1e-3 rad of the plane (nearly coplanar faces) use exact plane values instead, so a sliver
+    between nearly coincident faces gets its true, tiny size.
+    """
+    normals = _cross(corners[..., 1, :] - corners[..., 0, :], corners[..., 2, :] - corners[..., 0, :])
+    v_low = plane_values(low, corners[..., 0, :], normals)
+    v_high = plane_values(high, corners[..., 0, :], normals)
+    span = v_low - v_high
+    params = v_low / np.where(span == 0, 1.0, span)
+    bound = _SHALLOW * (_plane_permanent(low, corners) + _plane_permanent(high, corners))
+    shallow = (np.abs(v_low) + np.abs(v_high) <= bound) & (span != 0)
+    if shallow.any():
+        corners_s = np.broadcast_to(corners, np.broadcast_shapes(corners.shape, low.shape[:-1] + (3, 3)))[shallow]
+        exact = _exact_integers(np.stack([corners_s[:, 0], corners_s[:, 1], corners_s[:, 2], low[shallow],
+                                          high[shallow]]))
+        e0, e1, e2, e_low, e_high = exact
+        normal = _cross(e1 - e0, e2 - e0)
+        exact_low, exact_high = _dot(normal, e_low - e0), _dot(normal, e_high - e0)
+        span_exact = exact_low - exact_high
+        nonzero = span_exact != 0
+        exact_params = np.zeros(len(exact_low))
+        exact_params[nonzero] = (exact_low[nonzero] / span_exact[nonzero]).astype(np.float64)
+        params[shallow] = exact_params
+    params = np.clip(params, 0.0, 1.0)
     return params, low + params[..., None] * (high - low)
 
 
@@ -187,10 +225,8 @@ def pair_crossings(corners_a: np.ndarray, ids_a: np.ndarray, normals_a: np.ndarr
                                       high_b[both, None, :]) * flip_a[both, :, None] * flip_b[both, None, :])
     a_crosses &= all_same(orient)
     b_crosses &= all_same(np.swapaxes(orient, 1, 2))
-    a_params, a_points = _edge_crossings(plane_values(low_a, origin_b, normals_b[:, None]),
-                                         plane_values(high_a, origin_b, normals_b[:, None]), low_a, high_a)
-    b_params, b_points = _edge_crossings(plane_values(low_b, origin_a, normals_a[:, None]),
-                                         plane_values(high_b, origin_a, normals_a[:, None]), low_b, high_b)
+    a_params, a_points = _edge_crossings(low_a, high_a, corners_b[:, None])
+    b_params, b_points = _edge_crossings(low_b, high_b, corners_a[:, None])
     scale_a = np.maximum(np.linalg.norm(normals_a, axis=1), np.finfo(float).tiny)[:, None]
     scale_b = np.maximum(np.linalg.norm(normals_b, axis=1), np.finfo(float).tiny)[:, None]
     return PairCrossings(

@@ -79,6 +79,26 @@ def test_boxes_on_an_integer_grid_share_faces_edges_and_corners(seed):
         np.testing.assert_allclose(centroid, 0.5 * (low + high), atol=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(30))
+def test_rotated_grid_boxes_whose_shared_faces_are_coplanar_only_up_to_rounding(seed):
+    rng = np.random.default_rng(100 + seed)
+    rotation, offset = random_rotation(rng), rng.uniform(-100, 100, size=3)
+    lows = rng.integers(0, 3, size=(2, 3)).astype(float)
+    highs = lows + rng.integers(1, 3, size=(2, 3))
+    a, b = (fx.transformed(fx.box(lows[k], highs[k]), rotation, offset) for k in range(2))
+    assert overlap_volume(a, b)[0] == pytest.approx(box_overlap(lows[0], highs[0], lows[1], highs[1]), abs=1e-11)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_meshes_snapped_to_a_coarse_grid_match_manifold3d(seed):
+    # Snapping puts many vertices exactly on the other mesh's planes, edges and vertices.
+    rng = np.random.default_rng(seed)
+    a = fx.transformed(fx.torus(1.5, 0.5, 16, 8), random_rotation(rng))
+    b = fx.transformed(fx.uv_sphere(1.0, 6, 8), random_rotation(rng), rng.uniform(-1.5, 1.5, size=3))
+    a, b = (fx.mesh(np.round(m.vertices * 8) / 8, m.triangles) for m in (a, b))
+    assert overlap_volume(a, b)[0] == pytest.approx(fx.manifold_overlap(a, b)[0], abs=1e-11)
+
+
 def test_identical_and_face_sharing_boxes():
     assert overlap_volume(fx.box(), fx.box()) == (pytest.approx(1.0), pytest.approx(np.full(3, 0.5)))
     for offset in ([1, 0, 0], [-1, 0, 0], [0, 1, 0], [1, 1, 0], [1, 1, 1]):

@@ -225,8 +225,10 @@ def pair_crossings(corners_a: np.ndarray, ids_a: np.ndarray, normals_a: np.ndarr
                                       high_b[both, None, :]) * flip_a[both, :, None] * flip_b[both, None, :])
     a_crosses &= all_same(orient)
     b_crosses &= all_same(np.swapaxes(orient, 1, 2))
-    a_params, a_points = _edge_crossings(low_a, high_a, corners_b[:, None])
-    b_params, b_points = _edge_crossings(low_b, high_b, corners_a[:, None])
+    a_params, a_points = np.zeros((len(corners_a), 3)), np.zeros((len(corners_a), 3, 3))
+    b_params, b_points = np.zeros((len(corners_a), 3)), np.zeros((len(corners_a), 3, 3))
+    a_params[both], a_points[both] = _edge_crossings(low_a[both], high_a[both], corners_b[both, None])
+    b_params[both], b_points[both] = _edge_crossings(low_b[both], high_b[both], corners_a[both, None])
     scale_a = np.maximum(np.linalg.norm(normals_a, axis=1), np.finfo(float).tiny)[:, None]
     scale_b = np.maximum(np.linalg.norm(normals_b, axis=1), np.finfo(float).tiny)[:, None]
     return PairCrossings(

@@ -40,6 +40,8 @@ def test_overlap_matches_manifold3d(name):
         np.testing.assert_allclose(centroid, reference_centroid, atol=1e-9)
     swapped, swapped_centroid = overlap_volume(b, a)
     assert swapped == pytest.approx(volume, abs=1e-12 * scale)
+    if centroid is not None:
+        np.testing.assert_allclose(swapped_centroid, centroid, atol=1e-9)
 
 
 def test_the_cases_are_what_their_names_say():

@@ -48,8 +48,10 @@ class DirectionalResult:
       Both ``None`` when ``distance`` is ``inf``.
     - ``interval``: ``(t_enter, t_exit)``: B moved by ``t * direction`` overlaps A exactly for t in
       it; ``(inf, -inf)`` when the line misses.
-    - ``solver_status``: 'converged', 'iteration_limit' or 'stalled' (rounding stopped progress);
-      when not converged the hits are conservative (never past the true ones).
+    - ``iterations``: steps of the two ray casts; ``solver_status``: 'converged',
+      'iteration_limit' or 'stalled' (rounding stopped progress); when not converged the hits are
+      conservative (never past the true ones).
+    - ``status`` is ``core.collide``'s for the pair as it stands, and ``tolerance`` its touch band.
     """
 
     status: str

@@ -3,7 +3,12 @@
 from .broad_phase import overlapping_pairs
 from .collide import collide, intersect
 from .contact import PENETRATING, SEPARATED, TOUCHING, Contact
+from .planar import Circle, Polygon, collide_2d
+from .primitives import Capsule, Cone, Cylinder, Rounded
+from .region import ContactRegion, contact_region
+from .sat import cross_check, sat_polytopes
 from .shapes import Box, Polytope, Shape, Sphere
 
-__all__ = ["collide", "intersect", "Contact", "Shape", "Polytope", "Box", "Sphere",
-           "SEPARATED", "TOUCHING", "PENETRATING", "overlapping_pairs"]
+__all__ = ["collide", "intersect", "collide_2d", "Contact", "Shape", "Polytope", "Box", "Sphere", "Capsule",
+           "Cylinder", "Cone", "Rounded", "Circle", "Polygon", "contact_region", "ContactRegion", "sat_polytopes",
+           "cross_check", "SEPARATED", "TOUCHING", "PENETRATING", "overlapping_pairs"]

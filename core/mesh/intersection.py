@@ -1,0 +1,318 @@
+"""Where the surfaces of two triangle meshes meet: intersection curves, regions, coplanar patches.
+
+Candidate triangle pairs come from a two-set box sweep (``broad_phase.overlapping_pairs_between``);
+each pair is intersected by ``triangle_intersection.pair_crossings`` in the perturbed model described
+there (B moved by an infinitesimal generic translation), with vertex ids fixing the evaluation order, so
+neighbouring pairs agree on every shared decision. Each segment's ends are named by what made them (an
+edge of one mesh piercing a triangle of the other), so segments chain into polylines by those names,
+never by comparing floats: closed loops where closed surfaces cross.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ..broad_phase import overlapping_pairs_between
+from ..validation import as_length
+from .topology import EdgeTable, edge_table, label_components
+from .triangle_intersection import (PairCrossings, coplanar_mask, coplanar_overlap_areas, pair_crossings,
+                                    proper_mask)
+from .trimesh import TriangleMesh
+
+#: Default tolerance, relative to the larger mesh's size.
+RELATIVE_TOLERANCE = 1e-9
+
+
+def default_tolerance(mesh_a: TriangleMesh, mesh_b: TriangleMesh, tolerance: float | None) -> float:
+    """``tolerance`` checked, or ``RELATIVE_TOLERANCE`` × the larger mesh's size when None."""
+    if tolerance is None:
+        return RELATIVE_TOLERANCE * max(mesh_a.size, mesh_b.size)
+    return as_length(tolerance, "tolerance")
+
+
+@dataclass
+class MeshPairs:
+    """Every candidate triangle pair of two meshes and how its triangles' edges pierce each other.
+
+    ``pairs`` (K, 2): (triangle of A, triangle of B). ``crossings``: the ``PairCrossings`` of all pairs.
+    """
+
+    mesh_a: TriangleMesh
+    mesh_b: TriangleMesh
+    pairs: np.ndarray
+    crossings: PairCrossings
+    tolerance: float
+
+    @classmethod
+    def build(cls, mesh_a: TriangleMesh, mesh_b: TriangleMesh, tolerance: float) -> "MeshPairs":
+        pairs = overlapping_pairs_between(mesh_a.lows, mesh_a.highs, mesh_b.lows, mesh_b.highs, margin=tolerance)
+        t, s = pairs[:, 0], pairs[:, 1]
+        crossings = pair_crossings(mesh_a.corners[t], mesh_a.triangles[t], mesh_a.area_normals[t],
+                                   mesh_b.corners[s], mesh_b.triangles[s], mesh_b.area_normals[s])
+        return cls(mesh_a, mesh_b, pairs, crossings, tolerance)
+
+    @cached_property
+    def edges_a(self) -> EdgeTable:
+        return edge_table(self.mesh_a)
+
+    @cached_property
+    def edges_b(self) -> EdgeTable:
+        return edge_table(self.mesh_b)
+
+    @cached_property
+    def segment_mask(self) -> np.ndarray:
+        return self.crossings.segment_mask
+
+    @cached_property
+    def segment_ends(self) -> tuple[np.ndarray, np.ndarray]:
+        """Start and end (S, 3) of the segments, oriented along n_t × n_s."""
+        start, end = self.crossings.segments()
+        return start[self.segment_mask], end[self.segment_mask]
+
+    @cached_property
+    def segment_pairs(self) -> np.ndarray:
+        return self.pairs[self.segment_mask]
+
+    @cached_property
+    def proper(self) -> np.ndarray:
+        """(S,) segments where the surfaces cross for real, beyond the tolerance."""
+        start, end = self.crossings.segments()
+        return proper_mask(self.crossings, start, end, self.tolerance)[self.segment_mask]
+
+    def _piercing_keys(self) -> np.ndarray:
+        """(K, 6) a name for every edge-piercing: (edge of A, triangle of B) or (edge of B, triangle of A)."""
+        t, s = self.pairs[:, 0], self.pairs[:, 1]
+        count_a, count_b = len(self.mesh_a.triangles), len(self.mesh_b.triangles)
+        a_keys = self.edges_a.triangle_edges[t] * count_b + s[:, None]
+        b_keys = len(self.edges_a.edges) * count_b + self.edges_b.triangle_edges[s] * count_a + t[:, None]
+        return np.concatenate([a_keys, b_keys], axis=1)
+
+    @cached_property
+    def segment_keys(self) -> tuple[np.ndarray, np.ndarray]:
+        """Names (S,) of each segment's start and end piercing: equal names are the same point."""
+        c = self.crossings
+        crosses = np.concatenate([c.a_crosses, c.b_crosses], axis=1)
+        starts = np.concatenate([c.a_starts, c.b_starts], axis=1)
+        keys = self._piercing_keys()
+        rows = np.arange(len(keys))
+        first, last = np.argmax(crosses & starts, axis=1), np.argmax(crosses & ~starts, axis=1)
+        return keys[rows, first][self.segment_mask], keys[rows, last][self.segment_mask]
+
+    @cached_property
+    def coplanar(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Coplanar pairs whose areas overlap: (pair indices, overlap areas, overlap centroids)."""
+        flat = np.flatnonzero(coplanar_mask(self.crossings, self.tolerance))
+        t, s = self.pairs[flat, 0], self.pairs[flat, 1]
+        area, centroid = coplanar_overlap_areas(self.mesh_a.corners[t], self.mesh_b.corners[s],
+                                                self.mesh_a.area_normals[t])
+        keep = area > self.tolerance * max(self.mesh_a.size, self.mesh_b.size)
+        return flat[keep], area[keep], centroid[keep]
+
+
+def _rank_to_end(following: np.ndarray) -> np.ndarray:
+    """Steps from each node to the end of its chain (``following`` = -1 at ends), by pointer jumping."""
+    distance = (following >= 0).astype(np.int64)
+    jump = following.copy()
+    while (jump >= 0).any():
+        live = jump >= 0
+        distance[live] += distance[jump[live]]
+        nxt = np.full_like(jump, -1)
+        nxt[live] = jump[jump[live]]
+        jump = nxt
+    return distance
+
+
+def chain_segments(start_keys: np.ndarray, end_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Order segments into chains by their end names: ``(order, chain_of_segment, closed_per_chain)``.
+
+    ``order`` lists segment indices chain by chain, each chain from its first to its last segment;
+    ``chain_of_segment`` (S,) numbers the chains 0..C-1 in that order; ``closed_per_chain`` (C,) says
+    which chains are loops (their last segment ends where the first starts).
+    """
+    count = len(start_keys)
+    if not count:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool)
+    by_start = np.argsort(start_keys, kind="stable")
+    at = np.minimum(np.searchsorted(start_keys[by_start], end_keys), count - 1)
+    following = np.where(start_keys[by_start[at]] == end_keys, by_start[at], -1)
+    following[following == np.arange(count)] = -1
+    targets = np.flatnonzero(following >= 0)
+    _, first_claim = np.unique(following[targets], return_index=True)
+    shared = np.ones(len(targets), bool)
+    shared[first_claim] = False
+    following[targets[shared]] = -1  # one predecessor per segment: chains are simple paths or loops
+    linked = following >= 0
+    root, _ = label_components(count, np.flatnonzero(linked), following[linked])
+    has_predecessor = np.zeros(count, bool)
+    has_predecessor[following[linked]] = True
+    open_chain = np.zeros(count, bool)
+    open_chain[root[~has_predecessor]] = True
+    closed = ~open_chain[root]
+    cut = closed & (following == root)  # a loop is opened just before its smallest segment
+    following = np.where(cut, -1, following)
+    rank = _rank_to_end(following)
+    order = np.lexsort((-rank, root))
+    _, chain_sorted = np.unique(root[order], return_inverse=True)
+    chain = np.empty(count, np.int64)
+    chain[order] = chain_sorted.reshape(-1)
+    closed_per_chain = np.zeros(chain_sorted.max() + 1, bool)
+    closed_per_chain[chain] = closed
+    return order, chain, closed_per_chain
+
+
+@dataclass(frozen=True)
+class CoplanarPatch:
+    """Faces of A and B lying in one plane and overlapping: ``triangles_a``, ``triangles_b`` (indices),
+    ``area`` (the overlap area), ``normal`` (unit normal of A's face with the largest overlap; a patch
+    may bend over an edge where both surfaces coincide), ``same_orientation`` (B's faces
+    face the same way: the solids lie on the same side; False when they face each other, touching), and
+    ``point`` (a point of the overlap)."""
+
+    triangles_a: np.ndarray
+    triangles_b: np.ndarray
+    area: float
+    normal: np.ndarray
+    same_orientation: bool
+    point: np.ndarray
+
+
+@dataclass(frozen=True)
+class Region:
+    """One connected place where the surfaces meet: ``curves`` and ``patches`` (indices into the
+    result's lists), ``segments`` (indices), ``point`` (a representative point on it), and ``crossing``
+    (True when the surfaces cross there for real, beyond the tolerance, not only touch)."""
+
+    curves: np.ndarray
+    segments: np.ndarray
+    patches: np.ndarray
+    point: np.ndarray
+    crossing: bool
+
+
+@dataclass(frozen=True)
+class SurfaceIntersection:
+    """The intersection of two triangle-mesh surfaces (``surface_intersection``'s result).
+
+    - ``segments`` (S, 2, 3): each triangle pair's intersection segment, oriented along n_a × n_b (for
+      closed outward meshes, B's inside lies to the left seen from A's outside), ``segment_triangles``
+      (S, 2): the (A, B) triangle indices, ``proper`` (S,): the surfaces cross there for real (beyond
+      the tolerance; touching contacts resolve to segments with ``proper`` False, or to none).
+    - ``curves``: list of (n, 3) polylines, in order; ``closed`` (C,): loops (the first point is not
+      repeated at the end); ``curve_of_segment`` (S,).
+    - ``patches``: list of ``CoplanarPatch`` (coplanar faces whose areas overlap).
+    - ``regions``: list of ``Region``: curves and patches joined through the intersected triangles.
+    - ``crossing``: any proper segment: the surfaces cross (the objects interpenetrate).
+    """
+
+    segments: np.ndarray
+    segment_triangles: np.ndarray
+    proper: np.ndarray
+    curves: list
+    closed: np.ndarray
+    curve_of_segment: np.ndarray
+    patches: list
+    regions: list
+    tolerance: float
+
+    @property
+    def crossing(self) -> bool:
+        return bool(self.proper.any())
+
+
+def _curves(pairs: MeshPairs) -> tuple[list, np.ndarray, np.ndarray]:
+    start, end = pairs.segment_ends
+    order, chain, closed = chain_segments(*pairs.segment_keys)
+    if not len(order):
+        return [], closed, chain
+    bounds = np.flatnonzero(np.diff(chain[order])) + 1
+    curves = []
+    for members, loop in zip(np.split(order, bounds), closed):
+        points = start[members] if loop else np.concatenate([start[members], end[members[-1:]]])
+        curves.append(points)
+    return curves, closed, chain
+
+
+def _patch_groups(pairs: MeshPairs):
+    """Coplanar overlapping pairs grouped into patches (connected through shared vertices)."""
+    flat, area, centroid = pairs.coplanar
+    t, s = pairs.pairs[flat, 0], pairs.pairs[flat, 1]
+    labels = _group_by_vertices(pairs, t, s)
+    patches = []
+    for label in np.unique(labels):
+        members = labels == label
+        normals = pairs.mesh_a.area_normals[t[members]]
+        weights = area[members]
+        facing = np.einsum("ij,ij->i", normals, pairs.mesh_b.area_normals[s[members]])
+        best = np.argmax(weights)
+        same = weights[facing > 0].sum() > weights[facing <= 0].sum()
+        patches.append(CoplanarPatch(np.unique(t[members]), np.unique(s[members]), float(weights.sum()),
+                                     normals[best] / np.linalg.norm(normals[best]), bool(same),
+                                     centroid[members][best]))
+    return patches, t, s, labels
+
+
+def _group_by_vertices(pairs: MeshPairs, t: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """Component label per (t, s) pair: pairs join when their triangles share a vertex in either mesh."""
+    offset = len(pairs.mesh_a.vertices)
+    tri_a, tri_b = pairs.mesh_a.triangles[t], pairs.mesh_b.triangles[s] + offset
+    first = np.concatenate([tri_a[:, 0], tri_a[:, 0], tri_a[:, 1], tri_b[:, 0], tri_b[:, 1]])
+    second = np.concatenate([tri_b[:, 0], tri_a[:, 1], tri_a[:, 2], tri_b[:, 1], tri_b[:, 2]])
+    root, _ = label_components(offset + len(pairs.mesh_b.vertices), first, second)
+    return root[tri_a[:, 0]]
+
+
+def _regions(pairs: MeshPairs, chain: np.ndarray, patch_labels_info) -> list:
+    patches, patch_t, patch_s, patch_labels = patch_labels_info
+    seg_t, seg_s = pairs.segment_pairs[:, 0], pairs.segment_pairs[:, 1]
+    labels = _group_by_vertices(pairs, np.concatenate([seg_t, patch_t]), np.concatenate([seg_s, patch_s]))
+    segment_labels, pair_patch_labels = labels[:len(seg_t)], labels[len(seg_t):]
+    _, patch_first = np.unique(patch_labels, return_index=True)  # patches are numbered in label order
+    patch_region_labels = pair_patch_labels[patch_first]
+    start, end = pairs.segment_ends
+    middles, lengths = 0.5 * (start + end), np.linalg.norm(end - start, axis=1)
+    regions = []
+    for label in np.unique(labels):
+        segments = np.flatnonzero(segment_labels == label)
+        patch_ids = np.flatnonzero(patch_region_labels == label)
+        if len(segments):
+            weights = lengths[segments] + 1e-300
+            center = (middles[segments] * weights[:, None]).sum(axis=0) / weights.sum()
+            point = middles[segments][np.argmin(np.linalg.norm(middles[segments] - center, axis=1))]
+        else:
+            point = patches[patch_ids[0]].point
+        regions.append(Region(np.unique(chain[segments]), segments, patch_ids, point,
+                              bool(pairs.proper[segments].any())))
+    return regions
+
+
+def surface_intersection(mesh_a: TriangleMesh, mesh_b: TriangleMesh,
+                         tolerance: float | None = None) -> SurfaceIntersection:
+    """Intersection curves, coplanar patches and regions of the surfaces of A and B.
+
+    See ``SurfaceIntersection`` for the result.
+
+    ``tolerance`` (absolute; None = 1e-9 × the larger mesh's size) decides coplanarity and whether a
+    crossing is real or only touching. Works on any meshes; on closed meshes the curves are closed loops.
+    """
+    pairs = MeshPairs.build(mesh_a, mesh_b, default_tolerance(mesh_a, mesh_b, tolerance))
+    curves, closed, chain = _curves(pairs)
+    patch_info = _patch_groups(pairs)
+    start, end = pairs.segment_ends
+    return SurfaceIntersection(np.stack([start, end], axis=1), pairs.segment_pairs, pairs.proper, curves,
+                               closed, chain, patch_info[0], _regions(pairs, chain, patch_info), pairs.tolerance)
+
+
+def surfaces_cross(mesh_a: TriangleMesh, mesh_b: TriangleMesh, tolerance: float | None = None) -> bool:
+    """True when the surfaces of A and B cross for real somewhere (beyond ``tolerance``), not only touch.
+
+    A pair counts when each triangle has corners more than the tolerance on both sides of the other's
+    plane and their intersection is longer than the tolerance. Surfaces that only touch (coincident
+    faces, edge or vertex contacts, a push-out that reached contact) give False; so does one surface
+    wholly inside the other (see ``winding.contains``). A crossing that runs only through mesh vertices
+    lying exactly on the other surface is also reported as touching.
+    """
+    pairs = MeshPairs.build(mesh_a, mesh_b, default_tolerance(mesh_a, mesh_b, tolerance))
+    return bool(pairs.proper.any())

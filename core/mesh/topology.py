@@ -1,0 +1,153 @@
+"""Mesh topology: edges, connected parts, closedness, convexity, sub-meshes.
+
+Everything is vectorised: edges come from one ``np.unique`` over the triangles' half-edges, and
+connected components from ``label_components`` (hooking of roots onto smaller roots plus pointer
+jumping, O(log n) rounds of array operations), never a Python loop per vertex or triangle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .trimesh import TriangleMesh
+
+
+def label_components(count: int, first: np.ndarray, second: np.ndarray,
+                     parity: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Connected components of ``count`` nodes linked by ``(first[k], second[k])``.
+
+    Returns ``(root, relation)``: ``root[v]`` is the smallest node of v's component, and
+    ``relation[v]`` (0 or 1) the parity of the links' ``parity`` values along any path from the root to
+    v (all zeros when ``parity`` is None). Consistent parities (every cycle even) make it path-free;
+    that is how inside/outside states travel along mesh edges that cross a surface an odd number of times.
+    """
+    parent = np.arange(count, dtype=np.int64)
+    relation = np.zeros(count, dtype=np.int64)
+    first = np.asarray(first, dtype=np.int64)
+    second = np.asarray(second, dtype=np.int64)
+    weight = np.zeros(len(first), dtype=np.int64) if parity is None else np.asarray(parity, dtype=np.int64) & 1
+    while True:
+        while True:  # pointer jumping: every node points at its root
+            grand = parent[parent]
+            if np.array_equal(grand, parent):
+                break
+            relation = relation ^ relation[parent]
+            parent = grand
+        root_1, root_2 = parent[first], parent[second]
+        apart = root_1 != root_2
+        if not apart.any():
+            return parent, relation
+        first, second, weight = first[apart], second[apart], weight[apart]
+        root_1, root_2 = root_1[apart], root_2[apart]
+        between = weight ^ relation[first] ^ relation[second]
+        high, low = np.maximum(root_1, root_2), np.minimum(root_1, root_2)
+        best = np.full(count, np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(best, high, low * 2 + between)
+        hooked = best != np.iinfo(np.int64).max
+        parent[hooked] = best[hooked] >> 1
+        relation[hooked] = best[hooked] & 1
+
+
+@dataclass(frozen=True)
+class EdgeTable:
+    """The undirected edges of a mesh.
+
+    ``edges`` (E, 2): vertex pairs, smaller index first, sorted. ``triangle_edges`` (M, 3): the edge
+    from corner k to corner k+1 of each triangle. ``forward`` (M, 3): whether the triangle runs along
+    that edge from its smaller to its larger vertex. ``uses`` (E,): how many triangles use each edge;
+    ``forward_uses`` (E,): how many of them run along it forward.
+    """
+
+    edges: np.ndarray
+    triangle_edges: np.ndarray
+    forward: np.ndarray
+    uses: np.ndarray
+    forward_uses: np.ndarray
+
+
+def edge_table(mesh: TriangleMesh) -> EdgeTable:
+    """The undirected edges of ``mesh`` and which triangles use them in which direction."""
+    tails = mesh.triangles
+    heads = np.roll(mesh.triangles, -1, axis=1)
+    low, high = np.minimum(tails, heads).ravel(), np.maximum(tails, heads).ravel()
+    keys = low * len(mesh.vertices) + high
+    unique_keys, inverse = np.unique(keys, return_inverse=True)
+    forward = (tails < heads).ravel()
+    uses = np.bincount(inverse, minlength=len(unique_keys))
+    forward_uses = np.bincount(inverse, weights=forward, minlength=len(unique_keys)).astype(np.int64)
+    edges = np.stack(np.divmod(unique_keys, len(mesh.vertices)), axis=1)
+    return EdgeTable(edges, inverse.reshape(-1, 3), forward.reshape(-1, 3), uses, forward_uses)
+
+
+def loose_parts(mesh: TriangleMesh) -> tuple[np.ndarray, int]:
+    """``(labels, count)``: for every triangle, the index 0..count-1 of its part (triangles joined by vertices)."""
+    if not len(mesh.triangles):
+        return np.zeros(0, dtype=np.int64), 0
+    tri = mesh.triangles
+    root, _ = label_components(len(mesh.vertices), tri[:, :2].ravel(), tri[:, 1:].ravel())
+    _, labels = np.unique(root[tri[:, 0]], return_inverse=True)
+    return labels.reshape(-1), int(labels.max()) + 1
+
+
+def is_closed(mesh: TriangleMesh) -> bool:
+    """True when every edge is used by exactly two triangles running along it in opposite directions.
+
+    That makes the mesh a closed, consistently oriented surface (watertight), so it bounds a volume.
+    """
+    if not len(mesh.triangles):
+        return False
+    table = edge_table(mesh)
+    return bool(np.all(table.uses == 2) and np.all(table.forward_uses == 1))
+
+
+def _vertex_angle_defects(mesh: TriangleMesh) -> np.ndarray:
+    """2π minus the sum of the triangle angles at each used vertex (the discrete Gauss curvature)."""
+    c = mesh.corners
+    into = np.roll(c, -1, axis=1) - c
+    out = np.roll(c, 1, axis=1) - c
+    angles = np.arctan2(np.linalg.norm(np.cross(into, out), axis=2), np.einsum("ijk,ijk->ij", into, out))
+    sums = np.bincount(mesh.triangles.ravel(), weights=angles.ravel(), minlength=len(mesh.vertices))
+    return 2.0 * np.pi - sums[np.unique(mesh.triangles)]
+
+
+def is_convex(mesh: TriangleMesh, tolerance: float = 1e-9) -> bool:
+    """True when the mesh is the boundary of a convex solid, within ``tolerance`` × ``mesh.size``.
+
+    Checked as: closed and consistently oriented, one part, sphere topology (V − E + F = 2), every edge
+    locally convex (each triangle's far vertex across an edge is not in front of the triangle's plane by
+    more than the tolerance; an inside-out mesh fails this at its hull edges) and every vertex convex
+    (angle defect >= 0). A locally
+    convex closed sphere whose Gauss map has degree one bounds a convex body (Hadamard), so this is exact
+    up to the tolerance, in O(M). Open meshes bound no solid and give False.
+    """
+    if not is_closed(mesh):
+        return False
+    if loose_parts(mesh)[1] != 1:
+        return False
+    table = edge_table(mesh)
+    used = len(np.unique(mesh.triangles))
+    if used - len(table.edges) + len(mesh.triangles) != 2:
+        return False
+    limit = tolerance * mesh.size
+    edge_of = table.triangle_edges.ravel()
+    order = np.argsort(edge_of, kind="stable")  # each edge's two (triangle, corner) uses, side by side
+    sides = order.reshape(-1, 2)
+    triangle, corner = np.divmod(sides, 3)
+    far_corner = mesh.triangles[triangle[:, ::-1], (corner[:, ::-1] + 2) % 3]
+    normals = mesh.area_normals[triangle]
+    unit = normals / np.maximum(np.linalg.norm(normals, axis=2, keepdims=True), np.finfo(float).tiny)
+    heights = np.einsum("ijk,ijk->ij", unit, mesh.vertices[far_corner] - mesh.corners[triangle, 0])
+    if heights.max() > limit:
+        return False
+    return bool(_vertex_angle_defects(mesh).min() >= -tolerance)
+
+
+def submesh(mesh: TriangleMesh, triangle_mask) -> TriangleMesh:
+    """The triangles selected by a boolean mask (or index array), with only the vertices they use."""
+    triangles = mesh.triangles[np.asarray(triangle_mask)]
+    used, inverse = np.unique(triangles, return_inverse=True)
+    if not len(used):
+        raise ValueError("submesh selects no triangles")
+    return TriangleMesh.from_arrays(mesh.vertices[used], inverse.reshape(-1, 3))

@@ -1,0 +1,373 @@
+"""Triangle–triangle intersection, vectorised over K pairs (triangle t of A, triangle s of B).
+
+Robustness comes from one consistent model, symbolic perturbation: B is taken as moved by an
+infinitesimal generic translation δ = (ε, ε², ε³). In that model no vertex lies on a plane and no two
+edges meet, so t ∩ s is empty or a segment whose two ends are each an edge of one triangle piercing the
+other. Every decision is the exact sign of one orientation determinant (``orientation_signs``: a float
+filter, exact integer arithmetic where the float sign is uncertain), taken from the vertices in a
+canonical order (smaller vertex index first):
+
+- ``plane_sides``: the side of a point relative to a triangle's plane, det(b − a, c − a, p − a);
+- ``edge_orientations``: the orientation det(q − p, x − p, y − p) of an edge pq of A against an edge xy
+  of B.
+
+A value that is exactly zero is decided by the sign of its derivative along δ (exact too: both are
+linear in δ), so coincident vertices, coplanar faces and edges through edges get a consistent, closed
+topology that is the one of a real configuration. Because overlap volumes and the like are continuous
+in δ, answers computed in the model are the exact answers at δ = 0. Exactly coplanar pairs never cross
+in the model; pairs coplanar within the tolerance are reported separately, with the area of their
+overlap (convex clipping of the two triangles in their common plane).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+_LOCAL_IDS = np.arange(3)
+
+
+#: Relative error bound of the float orientation determinant (Shewchuk's 7.8e-16, with a margin):
+#: beyond it the float sign is certain, within it the sign is recomputed exactly.
+_FILTER = 4e-15
+
+
+def _first_nonzero_sign(vectors: np.ndarray) -> np.ndarray:
+    """Sign of the first non-zero component: the sign of δ · v for δ = (ε, ε², ε³)."""
+    s = np.sign(vectors)
+    return np.where(s[..., 0] != 0, s[..., 0], np.where(s[..., 1] != 0, s[..., 1], s[..., 2]))
+
+
+def _dot(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Dot product over the last axis, in one fixed order: the same inputs round the same way in any shape."""
+    return u[..., 0] * v[..., 0] + u[..., 1] * v[..., 1] + u[..., 2] * v[..., 2]
+
+
+def _cross(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Cross product over the last axis; works on float and on exact (Python int object) arrays."""
+    return np.stack([u[..., 1] * v[..., 2] - u[..., 2] * v[..., 1], u[..., 2] * v[..., 0] - u[..., 0] * v[..., 2],
+                     u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]], axis=-1)
+
+
+def _exact_integers(values: np.ndarray) -> np.ndarray:
+    """The floats as Python integers, all scaled by one power of two (an object array; exact)."""
+    mantissa, exponent = np.frexp(values)
+    integers = (mantissa * 2.0 ** 53).astype(np.int64)
+    exponent = exponent.astype(np.int64) - 53
+    shift = exponent[integers != 0].min(initial=0)
+    return integers.astype(object) * (2 ** (exponent - shift).astype(object))
+
+
+def _tie_vectors(p0, p1, p2, p3, tie: str):
+    """The derivative of the determinant along δ: edges (p2, p3 move), or a plane (p0, p1, p2) and a point."""
+    if tie == "edges":
+        return _cross(p3 - p2, p1 - p0)
+    normal = _cross(p1 - p0, p2 - p0)
+    return normal if tie == "point_moves" else -normal
+
+
+def orientation_signs(p0, p1, p2, p3, tie: str) -> np.ndarray:
+    """Exact sign of det(p1 − p0, p2 − p0, p3 − p0) in the perturbed model (int8, broadcast shape).
+
+    ``tie`` says which points move with δ: ``"edges"`` (p2 and p3: an edge of B against an edge p0 p1 of
+    A), ``"point_moves"`` (p3 against the plane of triangle p0 p1 p2) or ``"plane_moves"``. A float
+    evaluation decides every sign its error bound makes certain; the rest are recomputed exactly in
+    integer arithmetic, and exact zeros take the sign of the derivative along δ (also exact). Zero only
+    when that derivative vanishes too (a zero-area triangle, parallel edges).
+    """
+    p0, p1, p2, p3 = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (p0, p1, p2, p3)))
+    d1, d2, d3 = p1 - p0, p2 - p0, p3 - p0
+    value = _dot(d1, _cross(d2, d3))
+    permanent = _dot(np.abs(d1), np.abs(d2[..., [1, 2, 0]] * d3[..., [2, 0, 1]])
+                     + np.abs(d2[..., [2, 0, 1]] * d3[..., [1, 2, 0]]))
+    signs = np.sign(value).astype(np.int8)
+    unsure = np.abs(value) <= _FILTER * permanent
+    if unsure.any():
+        points = _exact_integers(np.stack([p0[unsure], p1[unsure], p2[unsure], p3[unsure]]))
+        e0, e1, e2, e3 = points
+        exact = _dot(e1 - e0, _cross(e2 - e0, e3 - e0))
+        tie_signs = _first_nonzero_sign(np.sign(_tie_vectors(e0, e1, e2, e3, tie)).astype(np.int8))
+        exact_signs = np.sign(exact).astype(np.int8)
+        signs[unsure] = np.where(exact_signs != 0, exact_signs, tie_signs)
+    return signs
+
+
+def plane_values(points: np.ndarray, origins: np.ndarray, normals: np.ndarray) -> np.ndarray:
+    """n · (p − origin): positive in front of the plane (n = the triangle's area normal)."""
+    return _dot(normals, points - origins)
+
+
+def plane_sides(points: np.ndarray, corners: np.ndarray, points_move: bool) -> np.ndarray:
+    """Side (+1 / −1) of points against the planes of triangles ``corners`` (..., 3, 3), in the model.
+
+    Zero only for a zero-area triangle (no plane).
+    """
+    tie = "point_moves" if points_move else "plane_moves"
+    return orientation_signs(corners[..., 0, :], corners[..., 1, :], corners[..., 2, :], points, tie)
+
+
+def edge_orientations(p: np.ndarray, q: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Sign of det(q − p, x − p, y − p) for an edge pq that stays and an edge xy that moves with δ."""
+    return orientation_signs(p, q, x, y, "edges")
+
+
+def canonical_edges(corners: np.ndarray, ids: np.ndarray):
+    """Each triangle's edges k -> k+1 as (low, high) endpoints by vertex id, and ±1 for the flip."""
+    heads, head_ids = np.roll(corners, -1, axis=-2), np.roll(ids, -1, axis=-1)
+    flipped = ids > head_ids
+    low = np.where(flipped[..., None], heads, corners)
+    high = np.where(flipped[..., None], corners, heads)
+    return low, high, np.where(flipped, -1, 1).astype(np.int8)
+
+
+def all_same(signs: np.ndarray) -> np.ndarray:
+    """Whether the three signs along the last axis agree and are not zero (a line through a triangle)."""
+    return (signs[..., 0] == signs[..., 1]) & (signs[..., 1] == signs[..., 2]) & (signs[..., 0] != 0)
+
+
+@dataclass(frozen=True)
+class PairCrossings:
+    """Where the edges of each pair's triangles pierce the other triangle, in the perturbed model.
+
+    For edge k (corner k to k+1) of t: ``a_crosses`` (K, 3) whether it pierces s, ``a_params`` the
+    parameter along the edge from its lower-id to its higher-id vertex, ``a_points`` (K, 3, 3) the point,
+    ``a_starts`` whether that point starts the pair's segment (oriented along n_t × n_s) rather than
+    ending it. ``b_*`` the same for the edges of s piercing t. ``a_heights`` (K, 3): signed distances of
+    t's corners to s's plane; ``b_heights`` of s's corners to t's plane.
+    """
+
+    a_crosses: np.ndarray
+    a_params: np.ndarray
+    a_points: np.ndarray
+    a_starts: np.ndarray
+    b_crosses: np.ndarray
+    b_params: np.ndarray
+    b_points: np.ndarray
+    b_starts: np.ndarray
+    a_heights: np.ndarray
+    b_heights: np.ndarray
+
+    @property
+    def segment_mask(self) -> np.ndarray:
+        """(K,) pairs whose crossings form one segment: exactly one start and one end."""
+        count = self.a_crosses.sum(axis=1) + self.b_crosses.sum(axis=1)
+        starts = (self.a_crosses & self.a_starts).sum(axis=1) + (self.b_crosses & self.b_starts).sum(axis=1)
+        return (count == 2) & (starts == 1)
+
+    def segments(self) -> tuple[np.ndarray, np.ndarray]:
+        """(K, 3) start and end of each pair's segment (meaningful where ``segment_mask``)."""
+        crosses = np.concatenate([self.a_crosses, self.b_crosses], axis=1)
+        starts = np.concatenate([self.a_starts, self.b_starts], axis=1)
+        points = np.concatenate([self.a_points, self.b_points], axis=1)
+        rows = np.arange(len(crosses))
+        first = np.argmax(crosses & starts, axis=1)
+        last = np.argmax(crosses & ~starts, axis=1)
+        return points[rows, first], points[rows, last]
+
+
+#: Below this |v_low| + |v_high| (relative to the permanents) an edge is nearly parallel to the plane it
+#: pierces, and its crossing parameter is computed from exact plane values.
+_SHALLOW = 1e-3
+
+
+def _plane_permanent(points: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """The permanent bounding the rounding of ``plane_values`` (Shewchuk's error bound scale)."""
+    origin = corners[..., 0, :]
+    d1, d2, d3 = corners[..., 1, :] - origin, corners[..., 2, :] - origin, points - origin
+    return _dot(np.abs(d3), np.abs(d1[..., [1, 2, 0]] * d2[..., [2, 0, 1]])
+                + np.abs(d1[..., [2, 0, 1]] * d2[..., [1, 2, 0]]))
+
+
+def _edge_crossings(low: np.ndarray, high: np.ndarray, corners: np.ndarray):
+    """Parameter (from low to high) and point where each edge meets the plane of the triangle ``corners``.
+
+    Float plane values give the parameter to about 1e-15 / sin(angle between edge and plane); edges
+    within 1e-3 rad of the plane (nearly coplanar faces) use exact plane values instead, so a sliver
+    between nearly coincident faces gets its true, tiny size.
+    """
+    normals = _cross(corners[..., 1, :] - corners[..., 0, :], corners[..., 2, :] - corners[..., 0, :])
+    v_low = plane_values(low, corners[..., 0, :], normals)
+    v_high = plane_values(high, corners[..., 0, :], normals)
+    span = v_low - v_high
+    params = v_low / np.where(span == 0, 1.0, span)
+    bound = _SHALLOW * (_plane_permanent(low, corners) + _plane_permanent(high, corners))
+    shallow = (np.abs(v_low) + np.abs(v_high) <= bound) & (span != 0)
+    if shallow.any():
+        corners_s = np.broadcast_to(corners, np.broadcast_shapes(corners.shape, low.shape[:-1] + (3, 3)))[shallow]
+        exact = _exact_integers(np.stack([corners_s[:, 0], corners_s[:, 1], corners_s[:, 2], low[shallow],
+                                          high[shallow]]))
+        e0, e1, e2, e_low, e_high = exact
+        normal = _cross(e1 - e0, e2 - e0)
+        exact_low, exact_high = _dot(normal, e_low - e0), _dot(normal, e_high - e0)
+        span_exact = exact_low - exact_high
+        nonzero = span_exact != 0
+        exact_params = np.zeros(len(exact_low))
+        exact_params[nonzero] = (exact_low[nonzero] / span_exact[nonzero]).astype(np.float64)
+        params[shallow] = exact_params
+    params = np.clip(params, 0.0, 1.0)
+    return params, low + params[..., None] * (high - low)
+
+
+def pair_crossings(corners_a: np.ndarray, ids_a: np.ndarray, normals_a: np.ndarray,
+                   corners_b: np.ndarray, ids_b: np.ndarray, normals_b: np.ndarray) -> PairCrossings:
+    """Edge-piercings of K triangle pairs; ``ids_*`` (K, 3) are vertex ids fixing the canonical order."""
+    origin_a, origin_b = corners_a[:, None, 0], corners_b[:, None, 0]
+    side_a = plane_sides(corners_a, corners_b[:, None], points_move=False)
+    side_b = plane_sides(corners_b, corners_a[:, None], points_move=True)
+    low_a, high_a, flip_a = canonical_edges(corners_a, ids_a)
+    low_b, high_b, flip_b = canonical_edges(corners_b, ids_b)
+    a_crosses = side_a * np.roll(side_a, -1, axis=1) < 0
+    b_crosses = side_b * np.roll(side_b, -1, axis=1) < 0
+    both = np.flatnonzero(a_crosses.any(axis=1) & b_crosses.any(axis=1))  # each straddles the other's plane
+    orient = np.zeros((len(corners_a), 3, 3), dtype=np.int8)
+    orient[both] = (edge_orientations(low_a[both, :, None], high_a[both, :, None], low_b[both, None, :],
+                                      high_b[both, None, :]) * flip_a[both, :, None] * flip_b[both, None, :])
+    a_crosses &= all_same(orient)
+    b_crosses &= all_same(np.swapaxes(orient, 1, 2))
+    a_params, a_points = np.zeros((len(corners_a), 3)), np.zeros((len(corners_a), 3, 3))
+    b_params, b_points = np.zeros((len(corners_a), 3)), np.zeros((len(corners_a), 3, 3))
+    a_params[both], a_points[both] = _edge_crossings(low_a[both], high_a[both], corners_b[both, None])
+    b_params[both], b_points[both] = _edge_crossings(low_b[both], high_b[both], corners_a[both, None])
+    scale_a = np.maximum(np.linalg.norm(normals_a, axis=1), np.finfo(float).tiny)[:, None]
+    scale_b = np.maximum(np.linalg.norm(normals_b, axis=1), np.finfo(float).tiny)[:, None]
+    return PairCrossings(
+        a_crosses, a_params, a_points, side_a < 0, b_crosses, b_params, b_points, side_b > 0,
+        plane_values(corners_a, origin_b, normals_b[:, None]) / scale_b,
+        plane_values(corners_b, origin_a, normals_a[:, None]) / scale_a)
+
+
+def proper_mask(crossings: PairCrossings, starts: np.ndarray, ends: np.ndarray, tolerance: float) -> np.ndarray:
+    """Pairs that cross for real, not only in the perturbed model: each triangle has corners more than
+    ``tolerance`` on both sides of the other's plane, and the segment is longer than ``tolerance``."""
+    straddles = ((crossings.a_heights.max(axis=1) > tolerance) & (crossings.a_heights.min(axis=1) < -tolerance)
+                 & (crossings.b_heights.max(axis=1) > tolerance) & (crossings.b_heights.min(axis=1) < -tolerance))
+    return straddles & (np.linalg.norm(ends - starts, axis=1) > tolerance) & crossings.segment_mask
+
+
+def _cross_2d(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
+
+
+def _clip_by_line(polygon: np.ndarray, count: np.ndarray, a: np.ndarray, b: np.ndarray):
+    """Sutherland–Hodgman step on K convex polygons (K, N, 2) with ``count`` vertices: keep left of a→b."""
+    slots = np.arange(polygon.shape[1])
+    valid = slots[None, :] < count[:, None]
+    following = np.where(slots[None, :] + 1 < count[:, None], slots[None, :] + 1, 0)
+    nxt = np.take_along_axis(polygon, following[..., None], axis=1)
+    direction = (b - a)[:, None, :]
+    here = _cross_2d(direction, polygon - a[:, None, :])
+    there = _cross_2d(direction, nxt - a[:, None, :])
+    inside_here, inside_there = here >= 0, there >= 0
+    t = here / np.where(here == there, 1.0, here - there)
+    crossing = polygon + t[..., None] * (nxt - polygon)
+    candidates = np.stack([polygon, crossing], axis=2).reshape(len(polygon), -1, 2)
+    keep = np.stack([valid & inside_here, valid & (inside_here != inside_there)], axis=2).reshape(len(polygon), -1)
+    order = np.argsort(~keep, axis=1, kind="stable")
+    new_count = keep.sum(axis=1)
+    width = max(int(new_count.max(initial=0)), 1)
+    return np.take_along_axis(candidates, order[:, :width, None], axis=1), new_count
+
+
+def _counter_clockwise(triangles: np.ndarray) -> np.ndarray:
+    area = _cross_2d(triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0])
+    return np.where((area < 0)[:, None, None], triangles[:, ::-1], triangles)
+
+
+def coplanar_overlap_areas(corners_a: np.ndarray, corners_b: np.ndarray,
+                           normals_a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Area (K,) and centroid (K, 3) of t ∩ s for K pairs of triangles in one plane (t's, normal ``normals_a``).
+
+    Both triangles are projected on the coordinate plane most orthogonal to the normal, t is clipped by
+    s's three edges (Sutherland–Hodgman, all pairs at once), and the result is lifted back onto t's plane.
+    """
+    count_pairs = len(corners_a)
+    if not count_pairs:
+        return np.zeros(0), np.zeros((0, 3))
+    rows = np.arange(count_pairs)
+    axis = np.argmax(np.abs(normals_a), axis=1)
+    keep = np.stack([(axis + 1) % 3, (axis + 2) % 3], axis=1)
+    flat_a = _counter_clockwise(corners_a[rows[:, None, None], np.arange(3)[None, :, None], keep[:, None, :]])
+    flat_b = _counter_clockwise(corners_b[rows[:, None, None], np.arange(3)[None, :, None], keep[:, None, :]])
+    polygon, count = flat_a, np.full(count_pairs, 3)
+    for k in range(3):
+        polygon, count = _clip_by_line(polygon, count, flat_b[:, k], flat_b[:, (k + 1) % 3])
+    slots = np.arange(polygon.shape[1])
+    following = np.where(slots[None, :] + 1 < count[:, None], slots[None, :] + 1, 0)
+    nxt = np.take_along_axis(polygon, following[..., None], axis=1)
+    terms = np.where(slots[None, :] < count[:, None], _cross_2d(polygon, nxt), 0.0)
+    projected = 0.5 * terms.sum(axis=1)
+    safe = np.where(projected > 0, projected, 1.0)
+    flat_centroid = ((polygon + nxt) * terms[..., None]).sum(axis=1) / (6.0 * safe[:, None])
+    normal_axis = normals_a[rows, axis]
+    safe_axis = np.where(normal_axis != 0, normal_axis, 1.0)
+    centroid = np.empty((count_pairs, 3))
+    centroid[rows[:, None], keep] = flat_centroid
+    offset = np.einsum("ij,ij->i", normals_a, corners_a[:, 0])
+    kept_normal = np.take_along_axis(normals_a, keep, axis=1)
+    centroid[rows, axis] = (offset - np.einsum("ij,ij->i", kept_normal, flat_centroid)) / safe_axis
+    stretch = np.linalg.norm(normals_a, axis=1) / np.abs(safe_axis)
+    return np.maximum(projected, 0.0) * stretch, centroid
+
+
+def coplanar_mask(crossings: PairCrossings, tolerance: float) -> np.ndarray:
+    """Pairs whose triangles lie in one plane: every corner within ``tolerance`` of the other's plane."""
+    return ((np.abs(crossings.a_heights).max(axis=1) <= tolerance)
+            & (np.abs(crossings.b_heights).max(axis=1) <= tolerance))
+
+
+@dataclass(frozen=True)
+class TrianglePairIntersections:
+    """Result of ``intersect_triangle_pairs`` for K pairs.
+
+    ``crossing`` (K,): t ∩ s is a segment in the perturbed model (B moved by an infinitesimal generic
+    translation; touching pairs may or may not cross there). ``proper`` (K,): they cross for real, beyond
+    the tolerance. ``start``, ``end`` (K, 3): the segment, oriented along n_t × n_s (NaN where not
+    crossing). ``coplanar`` (K,): the triangles lie in one plane and their areas overlap by more than
+    tolerance × size; ``coplanar_area`` (K,): the area of that overlap (0 elsewhere).
+    """
+
+    crossing: np.ndarray
+    proper: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    coplanar: np.ndarray
+    coplanar_area: np.ndarray
+
+
+def _as_triangles(value, name: str) -> np.ndarray:
+    triangles = np.asarray(value, dtype=np.float64)
+    if triangles.ndim != 3 or triangles.shape[1:] != (3, 3):
+        raise ValueError(f"{name} must have shape (K, 3, 3), got {triangles.shape}")
+    if not np.isfinite(triangles).all():
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return triangles
+
+
+def intersect_triangle_pairs(triangles_a, triangles_b, *,
+                             tolerance: float | None = None) -> TrianglePairIntersections:
+    """Intersect triangle ``triangles_a[k]`` with ``triangles_b[k]`` for all k at once ((K, 3, 3) corners).
+
+    ``tolerance`` (absolute) decides coplanarity and real crossings; None means 1e-9 × each pair's size.
+    Degenerate (zero-area) triangles give no crossing and no NaN.
+    """
+    a, b = _as_triangles(triangles_a, "triangles_a"), _as_triangles(triangles_b, "triangles_b")
+    if a.shape != b.shape:
+        raise ValueError(f"triangles_a and triangles_b must have the same shape, got {a.shape} and {b.shape}")
+    both = np.concatenate([a, b], axis=1)
+    size = np.ptp(both, axis=1).max(axis=1)
+    tol = 1e-9 * size if tolerance is None else np.full(len(a), float(tolerance))
+    normals_a = np.cross(a[:, 1] - a[:, 0], a[:, 2] - a[:, 0])
+    normals_b = np.cross(b[:, 1] - b[:, 0], b[:, 2] - b[:, 0])
+    ids = np.broadcast_to(_LOCAL_IDS, (len(a), 3))
+    crossings = pair_crossings(a, ids, normals_a, b, ids, normals_b)
+    start, end = crossings.segments()
+    crossing = crossings.segment_mask
+    proper = proper_mask(crossings, start, end, tol)
+    start[~crossing] = np.nan
+    end[~crossing] = np.nan
+    flat = coplanar_mask(crossings, tol)
+    area = np.zeros(len(a))
+    area[flat] = coplanar_overlap_areas(a[flat], b[flat], normals_a[flat])[0]
+    overlapping = area > tol * size
+    return TrianglePairIntersections(crossing, proper, start, end, overlapping, np.where(overlapping, area, 0.0))

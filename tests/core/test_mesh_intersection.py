@@ -1,0 +1,233 @@
+"""Triangle-pair and surface intersection, and winding numbers, against independent references."""
+
+import manifold3d
+import numpy as np
+import pytest
+
+import mesh_fixtures as fx
+from core.mesh.intersection import chain_segments, surface_intersection, surfaces_cross
+from core.mesh.triangle_intersection import intersect_triangle_pairs
+from core.mesh.volume import overlap_volume
+from core.mesh.winding import contains, winding_numbers
+from generators import random_rotation
+
+
+def reference_segment(t, s):
+    """t ∩ s for a generic pair, by clipping: each triangle's chord on the other's plane, overlapped on the line."""
+    def chord(tri, other):
+        n = np.cross(other[1] - other[0], other[2] - other[0])
+        h = (tri - other[0]) @ n
+        points = [tri[i] + h[i] / (h[i] - h[j]) * (tri[j] - tri[i])
+                  for i, j in ((0, 1), (1, 2), (2, 0)) if h[i] * h[j] < 0]
+        return points if len(points) == 2 else None
+    chord_t, chord_s = chord(t, s), chord(s, t)
+    if chord_t is None or chord_s is None:
+        return None
+    direction = np.cross(np.cross(t[1] - t[0], t[2] - t[0]), np.cross(s[1] - s[0], s[2] - s[0]))
+    ends = sorted(chord_t, key=lambda p: p @ direction), sorted(chord_s, key=lambda p: p @ direction)
+    start = max((ends[0][0], ends[1][0]), key=lambda p: p @ direction)
+    end = min((ends[0][1], ends[1][1]), key=lambda p: p @ direction)
+    return (start, end) if start @ direction < end @ direction else None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_triangle_pairs_match_clipping_reference(seed):
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-1, 1, size=(400, 3, 3))
+    b = rng.uniform(-1, 1, size=(400, 3, 3)) + rng.uniform(-0.3, 0.3, size=(400, 1, 3))
+    result = intersect_triangle_pairs(a, b)
+    crossings = 0
+    for k in range(len(a)):
+        expected = reference_segment(a[k], b[k])
+        assert result.crossing[k] == (expected is not None)
+        assert result.proper[k] == (expected is not None)
+        if expected is not None:
+            crossings += 1
+            np.testing.assert_allclose(result.start[k], expected[0], atol=1e-12)
+            np.testing.assert_allclose(result.end[k], expected[1], atol=1e-12)
+    assert crossings > 20 and not result.coplanar.any()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_coplanar_overlap_areas_match_manifold3d(seed):
+    rng = np.random.default_rng(seed)
+    flat_a = rng.uniform(-1, 1, size=(60, 3, 2))
+    flat_b = rng.uniform(-1, 1, size=(60, 3, 2)) * 0.7
+    rotation = random_rotation(rng)
+    lift = lambda flat: np.concatenate([flat, np.full(flat.shape[:2] + (1,), 0.25)], axis=2) @ rotation.T  # noqa: E731
+    result = intersect_triangle_pairs(lift(flat_a), lift(flat_b))
+
+    def ccw(tri):
+        return tri if np.cross(np.append(tri[1] - tri[0], 0), np.append(tri[2] - tri[0], 0))[2] > 0 else tri[::-1]
+    expected = np.array([(manifold3d.CrossSection([ccw(p)]) ^ manifold3d.CrossSection([ccw(q)])).area()
+                         for p, q in zip(flat_a, flat_b)])
+    np.testing.assert_allclose(result.coplanar_area, np.where(expected > 1e-6, expected, 0.0), rtol=1e-6, atol=1e-6)
+    assert result.coplanar[expected > 1e-6].all() and not result.proper.any()  # rotated: flat up to rounding
+
+
+def test_degenerate_triangles_give_no_crossing_and_no_nan():
+    good = np.array([[0.0, 0, -1], [1, 0, 1], [0, 1, 1]])
+    degenerate = [np.zeros((3, 3)), np.array([[0.0, 0, 0], [1, 1, 1], [2, 2, 2]]), np.array([[0.2, 0.2, -1]] * 3)]
+    a = np.stack([good] * len(degenerate) + degenerate)
+    b = np.stack(degenerate + [np.array([[0.0, 0, 0], [2, 0, 0], [0, 2, 0]])] * len(degenerate))
+    result = intersect_triangle_pairs(a, b)
+    assert not result.crossing.any() and not result.proper.any()
+    assert np.isfinite(result.coplanar_area).all()
+
+
+def curve_length(points, closed):
+    path = np.concatenate([points, points[:1]]) if closed else points
+    return np.linalg.norm(np.diff(path, axis=0), axis=1).sum()
+
+
+def assert_segments_on_their_triangles(result, a, b):
+    for mesh, column in ((a, 0), (b, 1)):
+        tri = mesh.corners[result.segment_triangles[:, column]]
+        normal = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+        normal /= np.linalg.norm(normal, axis=1, keepdims=True)
+        for end in (0, 1):
+            assert np.abs(np.einsum("ij,ij->i", result.segments[:, end] - tri[:, 0], normal)).max() < 1e-12
+
+
+def test_box_poking_through_a_face_gives_one_square_loop():
+    a, b = fx.box((0, 0, 0), (2, 2, 2)), fx.box((1, 0.5, 0.5), (3, 1.5, 1.5))
+    result = surface_intersection(a, b)
+    assert result.crossing and len(result.curves) == 1 and result.closed.all()
+    assert np.allclose(result.curves[0][:, 0], 2.0)
+    assert curve_length(result.curves[0], True) == pytest.approx(4.0, rel=1e-12)
+    assert len(result.regions) == 1 and result.regions[0].crossing and not result.patches
+    assert_segments_on_their_triangles(result, a, b)
+
+
+def test_rod_through_a_plate_gives_two_loops_of_the_rod_perimeter():
+    segments = 16
+    plate, rod = fx.box((-1, -1, -0.2), (1, 1, 0.3)), fx.transformed(fx.rod(0.4, -1, 1, segments), offset=(0.1, 0, 0))
+    result = surface_intersection(plate, rod)
+    assert len(result.curves) == 2 and result.closed.all()
+    heights = sorted(curve[:, 2].mean() for curve in result.curves)
+    assert heights == pytest.approx([-0.2, 0.3])
+    perimeter = 2 * segments * 0.4 * np.sin(np.pi / segments)
+    for curve in result.curves:
+        assert curve_length(curve, True) == pytest.approx(perimeter, rel=1e-12)
+    assert_segments_on_their_triangles(result, plate, rod)
+
+
+def test_pin_through_a_ring_tube_gives_two_closed_loops():
+    ring = fx.torus(2, 0.5, 32, 16)
+    pin = fx.transformed(fx.rod(0.15, -1, 1, 12), offset=(2.0, 0.1, 0))
+    result = surface_intersection(ring, pin)
+    assert len(result.curves) == 2 and result.closed.all() and result.crossing
+    assert sorted(np.sign([c[:, 2].mean() for c in result.curves])) == [-1, 1]  # top and bottom of the tube
+    assert_segments_on_their_triangles(result, ring, pin)
+    assert surfaces_cross(ring, pin)
+
+
+def test_sphere_pair_loops_are_closed_and_lie_on_both_surfaces():
+    rng = np.random.default_rng(7)
+    a = fx.transformed(fx.uv_sphere(1.0, 14, 20), random_rotation(rng))
+    b = fx.transformed(fx.uv_sphere(0.7, 10, 12), random_rotation(rng), (0.9, 0.3, -0.2))
+    result = surface_intersection(a, b)
+    assert len(result.curves) == 1 and result.closed.all() and result.proper.all()
+    assert len(result.curves[0]) == len(result.segments)
+    assert_segments_on_their_triangles(result, a, b)
+
+
+TOUCHING = {
+    "shared face": (fx.box(), fx.box((1, 0, 0), (2, 1, 1))),
+    "shared edge": (fx.box(), fx.box((1, 1, 0), (2, 2, 1))),
+    "shared corner": (fx.box(), fx.box((1, 1, 1), (2, 2, 2))),
+    "identical": (fx.box(), fx.box()),
+    "resting, offset": (fx.box(), fx.box((0.3, 0.4, 1), (1.6, 0.9, 2))),
+}
+APART = {
+    "disjoint": (fx.torus(), fx.transformed(fx.uv_sphere(), offset=(10.0, 0, 0))),
+    "nested": (fx.uv_sphere(2.0), fx.torus(0.8, 0.2)),
+    "ball in a cup": (fx.cup(), fx.transformed(fx.uv_sphere(0.6), offset=(0.0, 0.0, 1.0))),
+    "chain links hanging free": (fx.chain_link(), fx.transformed(
+        fx.chain_link(), np.array([[1.0, 0, 0], [0, 0, 1], [0, -1, 0]]), (2.0, 0, 0))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TOUCHING) + sorted(APART))
+@pytest.mark.parametrize("swap", [False, True])
+def test_touching_or_apart_surfaces_do_not_cross(name, swap):
+    a, b = {**TOUCHING, **APART}[name]
+    a, b = (b, a) if swap else (a, b)
+    assert not surfaces_cross(a, b)
+    assert not surface_intersection(a, b).crossing
+
+
+def test_push_out_to_contact_is_certified_and_a_hair_less_is_not():
+    a, b = fx.box(), fx.box((0.7, 0.2, 0.1), (1.7, 0.8, 0.9))
+    assert surfaces_cross(a, b)
+    assert not surfaces_cross(a, fx.transformed(b, offset=(0.3, 0, 0)))
+    assert surfaces_cross(a, fx.transformed(b, offset=(0.3 - 1e-6, 0, 0)))
+
+
+def test_coplanar_patches_of_walls_overlapping_end_to_end():
+    a, b = fx.wall_with_door(), fx.transformed(fx.wall_with_door(), offset=(2.0, 0, 0))
+    result = surface_intersection(a, b)
+    # front and back faces overlap on 1 x 3, top and bottom on 1 x 0.2; each door jamb lies on the other
+    # wall's end face (2 x 0.2)
+    assert sum(p.area for p in result.patches) == pytest.approx(2 * 3.0 + 2 * 0.2 + 2 * 0.4, rel=1e-12)
+    assert all(p.same_orientation for p in result.patches)
+    assert not result.crossing
+
+
+def test_face_to_face_contact_is_one_patch_facing_the_other_way():
+    result = surface_intersection(fx.box(), fx.box((1, 0.25, 0.5), (2, 1.25, 1.5)))
+    assert len(result.patches) == 1
+    patch = result.patches[0]
+    assert patch.area == pytest.approx(0.75 * 0.5, rel=1e-12) and not patch.same_orientation
+    np.testing.assert_allclose(patch.normal, [1, 0, 0])
+    assert patch.point[0] == pytest.approx(1.0) and 0.25 <= patch.point[1] <= 1 and 0.5 <= patch.point[2] <= 1
+    assert len(result.regions) == 1 and not result.regions[0].crossing
+
+
+def test_winding_numbers_inside_and_outside():
+    rng = np.random.default_rng(0)
+    torus = fx.torus(2.0, 0.5, 32, 16)
+    points = rng.uniform(-3, 3, size=(1000, 3)) * [1, 1, 0.3]
+    tube = np.hypot(np.hypot(points[:, 0], points[:, 1]) - 2.0, points[:, 2])
+    clear = np.abs(tube - 0.5) > 0.05  # away from the tessellated surface
+    w = winding_numbers(torus, points[clear])
+    np.testing.assert_allclose(w, (tube[clear] < 0.5).astype(float), atol=1e-9)
+    cup = fx.cup()
+    assert contains(cup, [[0, 0, 0.05], [0.92, 0, 1.0], [-0.92, 0.0, 0.5]]).all()  # base and walls
+    assert not contains(cup, [[0, 0, 0.5], [0, 0, 1.4], [0, 0, -0.1]]).any()  # in the cavity, below it
+    assert winding_numbers(cup, [[0.5, 0.0, 0.0]])[0] == pytest.approx(0.5, abs=1e-9)  # on the flat bottom
+
+
+def test_winding_numbers_flip_with_orientation_and_agree_across_chunks():
+    sphere = fx.uv_sphere(1.0, 8, 10)
+    points = np.random.default_rng(1).normal(size=(2000, 3))
+    w = winding_numbers(sphere, points)
+    np.testing.assert_allclose(winding_numbers(fx.mesh(sphere.vertices, sphere.triangles[:, ::-1]), points), -w,
+                               atol=1e-12)
+    np.testing.assert_allclose(winding_numbers(sphere, points[:7]), w[:7], atol=1e-12)
+    assert np.all((np.abs(w) < 1e-9) | (np.abs(w - 1) < 1e-9) | (np.linalg.norm(points, axis=1) > 0.9)
+                  & (np.linalg.norm(points, axis=1) < 1.0))
+
+
+def test_chain_segments_orders_paths_and_loops():
+    # a path 10 -> 11 -> 12 -> 13 and a loop 20 -> 21 -> 22 -> 20, segments shuffled
+    starts = np.array([10, 11, 12, 20, 21, 22])
+    ends = np.array([11, 12, 13, 21, 22, 20])
+    shuffle = np.random.default_rng(0).permutation(6)
+    order, chain, closed = chain_segments(starts[shuffle], ends[shuffle])
+    chains = [starts[shuffle][order][chain[order] == k].tolist() for k in range(2)]
+    by_closed = dict(zip(closed.tolist(), chains))
+    assert by_closed[False] == [10, 11, 12]
+    assert by_closed[True] in ([20, 21, 22], [21, 22, 20], [22, 20, 21])
+
+
+def test_open_surface_gives_open_curves_and_empty_or_flat_meshes_give_nothing():
+    plate = fx.box((-1, -1, 0), (1, 1, 0.1))
+    top_only = fx.mesh(plate.vertices, plate.triangles[2:4])  # the top face alone: an open sheet
+    result = surface_intersection(top_only, fx.transformed(fx.rod(0.3, -1, 1, 12), offset=(0.95, 0.1, 0)))
+    assert len(result.curves) == 1 and not result.closed[0]  # the rod sticks out over the sheet's edge
+    empty = fx.mesh(np.zeros((3, 3)), np.zeros((0, 3), dtype=np.int64))
+    flat = fx.mesh([[0, 0, 0], [1, 1, 1], [2, 2, 2]], [[0, 1, 2]])
+    for a, b in ((empty, plate), (plate, empty), (flat, plate), (flat, flat)):
+        assert not surfaces_cross(a, b) and not surface_intersection(a, b).segments.size
+        assert overlap_volume(a, b) == (0.0, None)

@@ -1,0 +1,117 @@
+"""Mesh topology (parts, closedness, convexity, sub-meshes) and the two-set box sweep, against references."""
+
+import numpy as np
+import pytest
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+from scipy.spatial import ConvexHull
+
+import mesh_fixtures as fx
+from core.broad_phase import overlapping_pairs_between
+from core.mesh.topology import edge_table, is_closed, is_convex, label_components, loose_parts, submesh
+
+CLOSED = {
+    "box": fx.box(), "sphere": fx.uv_sphere(), "torus": fx.torus(), "rod": fx.rod(), "cup": fx.cup(),
+    "l_bracket": fx.l_bracket(), "wall": fx.wall_with_door(), "block_with_hole": fx.block_with_hole(),
+    "chain_link": fx.chain_link(), "two_boxes": fx.joined(fx.box(), fx.box((2, 0, 0), (3, 1, 1))),
+}
+CONVEX = {"box", "sphere", "rod"}
+
+
+@pytest.mark.parametrize("name", sorted(CLOSED))
+def test_fixtures_are_closed_and_convex_only_when_they_should_be(name):
+    shape = CLOSED[name]
+    assert is_closed(shape)
+    assert fx.manifold(shape).status().name == "NoError"  # manifold3d accepts it as a closed solid
+    assert is_convex(shape) == (name in CONVEX)
+
+
+def test_open_or_inconsistent_meshes_are_not_closed():
+    box = fx.box()
+    open_box = fx.mesh(box.vertices, box.triangles[1:])
+    flipped = box.triangles.copy()
+    flipped[0] = flipped[0, ::-1]
+    assert not is_closed(open_box)
+    assert not is_convex(open_box)  # an open mesh bounds no solid
+    assert not is_closed(fx.mesh(box.vertices, flipped))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_hulls_of_random_clouds_are_convex_and_dented_ones_are_not(seed):
+    rng = np.random.default_rng(seed)
+    points = rng.normal(size=(60, 3))
+    hull = ConvexHull(points)
+    triangles = hull.simplices.copy()
+    centre = points[hull.vertices].mean(axis=0)
+    c = points[triangles]
+    inward = np.einsum("ij,ij->i", np.cross(c[:, 1] - c[:, 0], c[:, 2] - c[:, 0]), c[:, 0] - centre) < 0
+    triangles[inward] = triangles[inward, ::-1]
+    assert is_convex(fx.mesh(points, triangles))
+    dented = points.copy()
+    vertex = hull.vertices[0]
+    dented[vertex] = centre + 0.5 * (points[vertex] - centre)  # pulled inside: the surface caves in there
+    assert not is_convex(fx.mesh(dented, triangles))
+
+
+def test_loose_parts_label_each_part():
+    shape = fx.joined(fx.box(), fx.uv_sphere(), fx.torus())
+    labels, count = loose_parts(shape)
+    assert count == 3
+    sizes = [len(fx.box().triangles), len(fx.uv_sphere().triangles), len(fx.torus().triangles)]
+    expected = np.repeat(np.arange(3), sizes)
+    assert all(len(np.unique(labels[expected == k])) == 1 for k in range(3))
+    assert len(np.unique(labels)) == 3
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_label_components_matches_scipy_and_parities_are_path_free(seed):
+    rng = np.random.default_rng(seed)
+    count = 400
+    first, second = rng.integers(0, count, size=(2, 300))
+    root, relation = label_components(count, first, second)
+    graph = coo_matrix((np.ones(len(first)), (first, second)), shape=(count, count))
+    _, reference = connected_components(graph, directed=False)
+    same_ours = root[:, None] == root[None, :]
+    same_scipy = reference[:, None] == reference[None, :]
+    np.testing.assert_array_equal(same_ours, same_scipy)
+    assert np.all(root <= np.arange(count)) and np.all(relation == 0)
+    colour = rng.integers(0, 2, size=count)  # parities that come from a two-colouring are consistent
+    _, relation = label_components(count, first, second, colour[first] ^ colour[second])
+    np.testing.assert_array_equal(relation, colour ^ colour[root])
+
+
+def test_edge_table_and_submesh():
+    shape = fx.torus(2, 0.5, 12, 8)
+    table = edge_table(shape)
+    assert len(table.edges) == 3 * len(shape.triangles) // 2
+    assert np.all(table.uses == 2) and np.all(table.forward_uses == 1)
+    labels, _ = loose_parts(fx.joined(shape, fx.box()))
+    part = submesh(fx.joined(shape, fx.box()), labels == labels[-1])
+    assert len(part.triangles) == 12 and len(part.vertices) == 8 and is_convex(part)
+
+
+def brute_force_between(lows_a, highs_a, lows_b, highs_b, margin):
+    lows_a, highs_a, lows_b, highs_b = lows_a - margin, highs_a + margin, lows_b - margin, highs_b + margin
+    hit = np.all((lows_a[:, None] <= highs_b[None]) & (lows_b[None] <= highs_a[:, None]), axis=2)
+    return np.argwhere(hit)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("margin", [0.0, 0.05])
+def test_two_set_sweep_matches_brute_force(seed, margin):
+    rng = np.random.default_rng(seed)
+    boxes = []
+    for count in rng.integers(1, 200, size=2):
+        centres = rng.uniform(-5, 5, size=(count, 3))
+        halves = rng.uniform(0.01, 0.6, size=(count, 3)) * rng.uniform(0.2, 5.0, size=3)  # long along one axis
+        boxes += [np.round(centres - halves, 1), np.round(centres + halves, 1)]  # shared and touching bounds
+    np.testing.assert_array_equal(overlapping_pairs_between(*boxes, margin=margin),
+                                  brute_force_between(*boxes, margin))
+
+
+def test_two_set_sweep_edge_cases():
+    low, high = np.zeros((3, 3)), np.ones((3, 3))
+    assert overlapping_pairs_between(low, high, low[:1] + 1.0, high[:1] + 1.0).tolist() == [[0, 0], [1, 0], [2, 0]]
+    assert overlapping_pairs_between(low, high, np.zeros((0, 3)), np.zeros((0, 3))).shape == (0, 2)
+    with pytest.raises(ValueError, match="highs_b"):
+        overlapping_pairs_between(low, high, high, low)

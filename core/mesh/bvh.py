@@ -1,0 +1,224 @@
+"""``TriangleBVH``: an axis-aligned box tree over a mesh's triangles, and vectorised traversals of it.
+
+The tree is built top-down one level at a time: every node's triangles are sorted by their box
+centres along the node's widest axis and split into halves, all nodes of a level at once, until a
+node holds at most ``leaf_size`` triangles. Nodes are numbered level by level (root 0) and stored as
+arrays: boxes, two children (-1 for leaves), the node's range in ``order`` (its triangles) and an
+anchor (a corner of one of its triangles, a point on the surface).
+
+The traversals process a whole frontier of (node, node) or (point, node) pairs per tree level, as
+arrays: box distances give lower bounds, anchor distances give upper bounds (distances between actual
+surface points), and a pair is dropped once its lower bound exceeds the best upper bound. Every pair
+that can hold the minimum survives, so the queries built on them are exact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .trimesh import TriangleMesh
+
+#: Relative slack on squared bounds: a pair is dropped only when rounding cannot explain the gap.
+BOUND_SLACK = 1e-12
+
+
+def box_distance_sq(lows_a: np.ndarray, highs_a: np.ndarray, lows_b: np.ndarray, highs_b: np.ndarray) -> np.ndarray:
+    """Squared distances between axis-aligned boxes (broadcast (..., 3)); 0 where they touch or overlap."""
+    gap = np.maximum(np.maximum(lows_b - highs_a, lows_a - highs_b), 0.0)
+    return gap[..., 0] ** 2 + gap[..., 1] ** 2 + gap[..., 2] ** 2
+
+
+def point_box_distance_sq(points: np.ndarray, lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
+    """Squared distances from points to boxes (broadcast (..., 3)); 0 inside."""
+    gap = np.maximum(np.maximum(lows - points, points - highs), 0.0)
+    return gap[..., 0] ** 2 + gap[..., 1] ** 2 + gap[..., 2] ** 2
+
+
+def _squared_norm(v: np.ndarray) -> np.ndarray:
+    return v[..., 0] ** 2 + v[..., 1] ** 2 + v[..., 2] ** 2
+
+
+def _within(lower_sq: np.ndarray, bound_sq) -> np.ndarray:
+    """Pairs whose lower bound does not exceed the upper bound (with rounding slack)."""
+    return lower_sq <= bound_sq * (1.0 + BOUND_SLACK)
+
+
+def _ranges(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All positions of the ranges [start, end), and for each the index of its range."""
+    lengths = ends - starts
+    owner = np.repeat(np.arange(len(starts)), lengths)
+    first = np.cumsum(lengths) - lengths
+    return starts[owner] + np.arange(lengths.sum()) - first[owner], owner
+
+
+def _range_reduce(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per range [start, end) of the rows of ``values`` (ranges sorted and disjoint): minima and maxima."""
+    padded = np.vstack([values, values[-1:]])
+    bounds = np.column_stack([starts, ends]).ravel()
+    return np.minimum.reduceat(padded, bounds)[::2], np.maximum.reduceat(padded, bounds)[::2]
+
+
+@dataclass(frozen=True, eq=False)
+class TriangleBVH:
+    """Axis-aligned box tree over ``mesh``'s triangles; build once with ``TriangleBVH.build`` and reuse.
+
+    Arrays per node (``N`` nodes, root 0): ``lows``, ``highs`` (N, 3) boxes; ``children`` (N, 2), -1 for
+    leaves; ``starts``, ``ends`` (N,): the node's triangles are ``order[start:end]``; ``anchors`` (N, 3):
+    a corner of one of its triangles.
+    """
+
+    mesh: TriangleMesh
+    order: np.ndarray
+    lows: np.ndarray
+    highs: np.ndarray
+    children: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    anchors: np.ndarray
+
+    @classmethod
+    def build(cls, mesh: TriangleMesh, leaf_size: int = 8) -> "TriangleBVH":
+        """Tree of ``mesh`` with leaves of at most ``leaf_size`` (>= 1) triangles (median splits)."""
+        if leaf_size < 1:
+            raise ValueError(f"leaf_size must be at least 1, got {leaf_size}")
+        count = len(mesh.triangles)
+        if count == 0:
+            raise ValueError("a BVH needs a mesh with at least one triangle")
+        centres = 0.5 * (mesh.lows + mesh.highs)
+        order = np.arange(count)
+        starts, ends = np.array([0]), np.array([count])
+        levels = []
+        while len(starts):
+            split = (ends - starts) > leaf_size
+            if split.any():
+                _sort_along_widest_axis(order, centres, starts[split], ends[split])
+            levels.append((starts, ends, split))
+            middles = (starts + ends)[split] // 2
+            starts = np.column_stack([starts[split], middles]).ravel()
+            ends = np.column_stack([middles, ends[split]]).ravel()
+        return cls._from_levels(mesh, order, levels)
+
+    @classmethod
+    def _from_levels(cls, mesh: TriangleMesh, order: np.ndarray, levels) -> "TriangleBVH":
+        """Node arrays from the per-level (starts, ends, split) ranges of the finished ``order``."""
+        starts = np.concatenate([level[0] for level in levels])
+        ends = np.concatenate([level[1] for level in levels])
+        split = np.concatenate([level[2] for level in levels])
+        first_child = 1 + 2 * (np.cumsum(split) - split)
+        children = np.where(split[:, None], first_child[:, None] + np.array([0, 1]), -1)
+        by_start = np.lexsort((ends, starts))
+        leaves = by_start[~split[by_start]]
+        lows, highs = np.empty((len(starts), 3)), np.empty((len(starts), 3))
+        lows[leaves] = _range_reduce(mesh.lows[order], starts[leaves], ends[leaves])[0]
+        highs[leaves] = _range_reduce(mesh.highs[order], starts[leaves], ends[leaves])[1]
+        for level_nodes in _internal_nodes_deepest_first(levels):
+            kids = children[level_nodes]
+            lows[level_nodes] = np.minimum(lows[kids[:, 0]], lows[kids[:, 1]])
+            highs[level_nodes] = np.maximum(highs[kids[:, 0]], highs[kids[:, 1]])
+        anchors = mesh.corners[order[(starts + ends - 1) // 2], 0]
+        return cls(mesh, order, lows, highs, children, starts, ends, anchors)
+
+    @property
+    def is_leaf(self) -> np.ndarray:
+        """(N,) bool: the node has no children."""
+        return self.children[:, 0] < 0
+
+
+def _sort_along_widest_axis(order: np.ndarray, centres: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
+    """Sort each range ``order[start:end]`` in place by the triangles' centres along the range's widest axis."""
+    positions, owner = _ranges(starts, ends)
+    lows, highs = _range_reduce(centres[order], starts, ends)
+    axis = np.argmax(highs - lows, axis=1)
+    extent = (highs - lows)[np.arange(len(axis)), axis]
+    values = centres[order[positions], axis[owner]] - lows[owner, axis[owner]]
+    fraction = values / np.where(extent > 0.0, extent, 1.0)[owner]
+    order[positions] = order[positions[np.argsort(2.0 * owner + fraction, kind="stable")]]
+
+
+def _internal_nodes_deepest_first(levels):
+    """Ids of each level's split nodes, deepest level first (children's boxes are known before parents')."""
+    offsets = np.cumsum([0] + [len(level[0]) for level in levels])
+    return [offsets[i] + np.flatnonzero(level[2]) for i, level in reversed(list(enumerate(levels)))]
+
+
+def _split_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, nodes_a: np.ndarray, nodes_b: np.ndarray):
+    """Children pairs of node pairs: both nodes split when both are internal, else the internal one."""
+    options_a = np.where(bvh_a.is_leaf[nodes_a, None], np.column_stack([nodes_a, np.full_like(nodes_a, -1)]),
+                         bvh_a.children[nodes_a])
+    options_b = np.where(bvh_b.is_leaf[nodes_b, None], np.column_stack([nodes_b, np.full_like(nodes_b, -1)]),
+                         bvh_b.children[nodes_b])
+    pairs_a = np.repeat(options_a, 2, axis=1).ravel()
+    pairs_b = np.tile(options_b, (1, 2)).ravel()
+    keep = (pairs_a >= 0) & (pairs_b >= 0)
+    return pairs_a[keep], pairs_b[keep]
+
+
+def close_leaf_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float = np.inf):
+    """Leaf pairs (leaves_a, leaves_b) that may hold the closest pair of triangles, and an upper bound.
+
+    Simultaneous traversal of both trees, one frontier of node pairs per level. The returned upper
+    bound (at most ``bound``) is a distance between two surface points, or ``bound`` itself; every pair
+    of triangles at least as close as it lies in one of the returned leaf pairs.
+    """
+    bound_sq = float(bound) ** 2
+    nodes_a, nodes_b = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    done_a, done_b = [], []
+    while len(nodes_a):
+        both_leaves = bvh_a.is_leaf[nodes_a] & bvh_b.is_leaf[nodes_b]
+        done_a.append(nodes_a[both_leaves])
+        done_b.append(nodes_b[both_leaves])
+        nodes_a, nodes_b = _split_pairs(bvh_a, bvh_b, nodes_a[~both_leaves], nodes_b[~both_leaves])
+        if len(nodes_a):
+            bound_sq = min(bound_sq, float(_squared_norm(bvh_a.anchors[nodes_a] - bvh_b.anchors[nodes_b]).min()))
+        lower_sq = box_distance_sq(bvh_a.lows[nodes_a], bvh_a.highs[nodes_a], bvh_b.lows[nodes_b],
+                                   bvh_b.highs[nodes_b])
+        keep = _within(lower_sq, bound_sq)
+        nodes_a, nodes_b = nodes_a[keep], nodes_b[keep]
+    leaves_a, leaves_b = np.concatenate(done_a), np.concatenate(done_b)
+    keep = _within(box_distance_sq(bvh_a.lows[leaves_a], bvh_a.highs[leaves_a], bvh_b.lows[leaves_b],
+                                   bvh_b.highs[leaves_b]), bound_sq)
+    return leaves_a[keep], leaves_b[keep], np.sqrt(bound_sq)
+
+
+def leaf_triangles(bvh: TriangleBVH, leaves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The triangles of ``leaves``: (owner, triangle) with ``owner`` the index into ``leaves``."""
+    positions, owner = _ranges(bvh.starts[leaves], bvh.ends[leaves])
+    return owner, bvh.order[positions]
+
+
+def leaf_pair_triangles(bvh_a: TriangleBVH, leaves_a: np.ndarray, bvh_b: TriangleBVH, leaves_b: np.ndarray):
+    """All triangle pairs (triangles_a, triangles_b) of the leaf pairs (leaves_a[i], leaves_b[i])."""
+    counts_b = bvh_b.ends[leaves_b] - bvh_b.starts[leaves_b]
+    owner_a, triangles_a = leaf_triangles(bvh_a, leaves_a)
+    # Each triangle of A's leaf meets every triangle of the paired leaf of B.
+    rows = np.repeat(np.arange(len(owner_a)), counts_b[owner_a])
+    starts = bvh_b.starts[leaves_b][owner_a]
+    first = np.cumsum(counts_b[owner_a]) - counts_b[owner_a]
+    positions_b = starts[rows] + np.arange(len(rows)) - first[rows]
+    return triangles_a[rows], bvh_b.order[positions_b]
+
+
+def close_point_leaves(bvh: TriangleBVH, points: np.ndarray, bounds_sq: np.ndarray):
+    """(point, leaf) pairs that may hold each point's closest triangle, and per-point squared upper bounds.
+
+    ``bounds_sq`` (P,) is the starting squared upper bound of each point (``inf`` for none); the
+    returned bounds are distances to surface points (anchors) or the given ones, whichever is smaller.
+    """
+    bounds_sq = np.array(bounds_sq, dtype=float)
+    owners, nodes = np.arange(len(points)), np.zeros(len(points), dtype=np.int64)
+    done_owner, done_node = [], []
+    while len(nodes):
+        leaf = bvh.is_leaf[nodes]
+        done_owner.append(owners[leaf])
+        done_node.append(nodes[leaf])
+        owners = np.repeat(owners[~leaf], 2)
+        nodes = bvh.children[nodes[~leaf]].ravel()
+        np.minimum.at(bounds_sq, owners, _squared_norm(points[owners] - bvh.anchors[nodes]))
+        lower_sq = point_box_distance_sq(points[owners], bvh.lows[nodes], bvh.highs[nodes])
+        keep = _within(lower_sq, bounds_sq[owners])
+        owners, nodes = owners[keep], nodes[keep]
+    owners, nodes = np.concatenate(done_owner), np.concatenate(done_node)
+    keep = _within(point_box_distance_sq(points[owners], bvh.lows[nodes], bvh.highs[nodes]), bounds_sq[owners])
+    return owners[keep], nodes[keep], bounds_sq

@@ -1,0 +1,126 @@
+"""Exact minimum distance between the surfaces of two triangle meshes, and nearest surface points.
+
+Both queries run a box-tree traversal (``bvh.py``) that keeps every leaf that may hold the answer,
+then measure the surviving triangle pairs (or point-triangle pairs) exactly, closest boxes first,
+stopping as soon as no remaining box can beat the best distance found.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..validation import as_points
+from .bvh import (
+    TriangleBVH,
+    box_distance_sq,
+    close_leaf_pairs,
+    close_point_leaves,
+    leaf_pair_triangles,
+    leaf_triangles,
+    point_box_distance_sq,
+    BOUND_SLACK,
+)
+from .triangle_distance import point_triangle_closest, triangle_pair_distance
+from .trimesh import TriangleMesh
+
+#: Triangle pairs measured in the first batch; each following batch is twice as large.
+FIRST_BATCH = 256
+
+
+@dataclass(frozen=True)
+class MeshDistance:
+    """Closest points of two triangle-mesh surfaces, world space, float64.
+
+    ``distance`` >= 0 (0 when the surfaces touch or cross); ``point_a`` on triangle ``triangle_a`` of A,
+    ``point_b`` on triangle ``triangle_b`` of B, with ``point_b - point_a == distance * normal`` for the
+    unit normal from A toward B (the convention of ``core.Contact`` for separated pairs); when the
+    distance is 0 both points are one common point of the two surfaces.
+    """
+
+    distance: float
+    point_a: np.ndarray
+    point_b: np.ndarray
+    triangle_a: int
+    triangle_b: int
+
+
+def _tree_of(mesh: TriangleMesh, bvh: TriangleBVH | None, name: str) -> TriangleBVH:
+    """The given tree (checked to be ``mesh``'s) or a new one."""
+    if bvh is None:
+        return TriangleBVH.build(mesh)
+    if bvh.mesh is not mesh:
+        raise ValueError(f"{name} was built for another mesh")
+    return bvh
+
+
+def mesh_distance(mesh_a: TriangleMesh, mesh_b: TriangleMesh, *, bvh_a: TriangleBVH | None = None,
+                  bvh_b: TriangleBVH | None = None, upper_bound: float | None = None) -> MeshDistance:
+    """Exact minimum distance between the surfaces of ``mesh_a`` and ``mesh_b`` and its closest points.
+
+    ``bvh_a``, ``bvh_b``: trees built once with ``TriangleBVH.build`` for these meshes (built here when
+    omitted). ``upper_bound``: a distance the answer is known not to exceed (e.g. from the previous
+    frame); it only prunes the search, and if it turns out too small the search is repeated without it,
+    so the answer is exact either way. Surfaces only: a mesh inside the other is at a positive distance.
+    """
+    tree_a, tree_b = _tree_of(mesh_a, bvh_a, "bvh_a"), _tree_of(mesh_b, bvh_b, "bvh_b")
+    bound = np.inf if upper_bound is None else float(upper_bound)
+    if not bound >= 0.0:
+        raise ValueError(f"upper_bound must be a number >= 0, got {upper_bound}")
+    found = _closest_triangle_pair(tree_a, tree_b, bound)
+    if found is None:
+        found = _closest_triangle_pair(tree_a, tree_b, np.inf)
+    return found
+
+
+def _closest_triangle_pair(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float) -> MeshDistance | None:
+    """The closest triangle pair at most ``bound`` apart, or None when there is none."""
+    leaves_a, leaves_b, bound = close_leaf_pairs(bvh_a, bvh_b, bound)
+    triangles_a, triangles_b = leaf_pair_triangles(bvh_a, leaves_a, bvh_b, leaves_b)
+    mesh_a, mesh_b = bvh_a.mesh, bvh_b.mesh
+    lower_sq = box_distance_sq(mesh_a.lows[triangles_a], mesh_a.highs[triangles_a], mesh_b.lows[triangles_b],
+                               mesh_b.highs[triangles_b])
+    by_bound = np.argsort(lower_sq, kind="stable")
+    by_bound = by_bound[lower_sq[by_bound] <= bound * bound * (1.0 + BOUND_SLACK)]
+    best, start, size = None, 0, FIRST_BATCH
+    while start < len(by_bound) and (best is None or _may_beat(lower_sq[by_bound[start]], best.distance)):
+        batch = by_bound[start:start + size]
+        best = _better(best, triangles_a[batch], triangles_b[batch], mesh_a, mesh_b)
+        start, size = start + size, 2 * size
+    return best
+
+
+def _may_beat(lower_sq: float, distance: float) -> bool:
+    """A pair with this squared lower bound may be closer than ``distance`` (never below 0)."""
+    return distance > 0.0 and lower_sq <= distance * distance * (1.0 + BOUND_SLACK)
+
+
+def _better(best: MeshDistance | None, triangles_a: np.ndarray, triangles_b: np.ndarray, mesh_a: TriangleMesh,
+            mesh_b: TriangleMesh) -> MeshDistance:
+    """The closer of ``best`` and the closest of the given triangle pairs."""
+    distance, point_a, point_b = triangle_pair_distance(mesh_a.corners[triangles_a], mesh_b.corners[triangles_b])
+    i = int(np.argmin(distance))
+    if best is not None and best.distance <= distance[i]:
+        return best
+    return MeshDistance(float(distance[i]), point_a[i], point_b[i], int(triangles_a[i]), int(triangles_b[i]))
+
+
+def nearest_on_surface(mesh: TriangleMesh, points, bvh: TriangleBVH | None = None):
+    """For each of the (P, 3) ``points``: distance to ``mesh``'s surface, closest point, its triangle.
+
+    Returns ``(distance (P,), closest (P, 3), triangle (P,))``, float64/float64/int64. Unsigned: a point
+    inside a closed mesh gets its distance to the surface. ``bvh``: ``TriangleBVH.build(mesh)``, reused.
+    """
+    tree = _tree_of(mesh, bvh, "bvh")
+    points = as_points(points, "points")
+    owners, leaves, bounds_sq = close_point_leaves(tree, points, np.full(len(points), np.inf))
+    leaf_of, triangles = leaf_triangles(tree, leaves)
+    owners = owners[leaf_of]
+    lower_sq = point_box_distance_sq(points[owners], mesh.lows[triangles], mesh.highs[triangles])
+    keep = lower_sq <= bounds_sq[owners] * (1.0 + BOUND_SLACK)
+    owners, triangles = owners[keep], triangles[keep]
+    distance, closest = point_triangle_closest(points[owners], mesh.corners[triangles])
+    first = np.lexsort((distance, owners))
+    first = first[np.r_[True, owners[first][1:] != owners[first][:-1]]]
+    return distance[first], closest[first], triangles[first]

@@ -1,0 +1,275 @@
+"""Exact triangle-mesh distance (core.mesh.distance, bvh, triangle_distance) against independent references.
+
+References: Qhull on the Minkowski difference of two triangles (tests/core/reference.py), the
+point-triangle closest points of reference.py, coal's BVH mesh distance, and brute force over all
+triangle pairs.
+"""
+
+from __future__ import annotations
+
+import coal
+import numpy as np
+import pytest
+
+import mesh_shapes as shapes
+from core.mesh.bvh import TriangleBVH
+from core.mesh.distance import MeshDistance, mesh_distance, nearest_on_surface
+from core.mesh.triangle_distance import point_triangle_closest, triangle_pair_distance
+from core.mesh.trimesh import TriangleMesh
+from generators import random_rotation, rotation_about
+from reference import closest_points_on_triangles, reference_contact
+
+RELATIVE = 1e-9  # agreement with the references, relative to the scene's size
+
+
+def mesh(vertices, triangles, rotation=None, offset=(0.0, 0.0, 0.0)) -> TriangleMesh:
+    vertices = np.asarray(vertices, dtype=float)
+    if rotation is not None:
+        vertices = vertices @ np.asarray(rotation).T
+    return TriangleMesh.from_arrays(vertices + np.asarray(offset, dtype=float), triangles)
+
+
+def coal_distance(a: TriangleMesh, b: TriangleMesh) -> float:
+    """coal's exact BVH (OBBRSS) distance between the two triangle soups."""
+    def model(m):
+        bvh = coal.BVHModelOBBRSS()
+        bvh.beginModel(len(m.triangles), len(m.vertices))
+        bvh.addVertices(np.array(m.vertices))
+        bvh.addTriangles(np.array(m.triangles))
+        bvh.endModel()
+        return bvh
+    result = coal.DistanceResult()
+    return coal.distance(model(a), coal.Transform3s(), model(b), coal.Transform3s(), coal.DistanceRequest(), result)
+
+
+def brute_force(a: TriangleMesh, b: TriangleMesh) -> float:
+    """Least distance over all triangle pairs, by the vectorised primitive, one row of A at a time."""
+    best = np.inf
+    for rows in np.array_split(np.arange(len(a.triangles)), max(1, len(a.triangles) * len(b.triangles) // 20000)):
+        ia, ib = np.repeat(rows, len(b.triangles)), np.tile(np.arange(len(b.triangles)), len(rows))
+        best = min(best, float(triangle_pair_distance(a.corners[ia], b.corners[ib])[0].min()))
+    return best
+
+
+def reference_point_distance(points: np.ndarray, triangles: np.ndarray) -> np.ndarray:
+    """Distance of each point to each of its paired triangles (reference.py's closest points)."""
+    closest = closest_points_on_triangles(points, triangles[:, 0], triangles[:, 1], triangles[:, 2])
+    return np.linalg.norm(points - closest, axis=1)
+
+
+def surface_gap(point: np.ndarray, m: TriangleMesh) -> float:
+    """Distance from ``point`` to the surface of ``m``, by reference.py over all triangles."""
+    points = np.repeat(point[None], len(m.triangles), axis=0)
+    return float(reference_point_distance(points, m.corners).min())
+
+
+def check_result(result: MeshDistance, a: TriangleMesh, b: TriangleMesh, expected: float, size: float) -> None:
+    """Value, conventions, and witness points on their triangles and surfaces."""
+    assert result.distance == pytest.approx(expected, abs=RELATIVE * size)
+    assert np.linalg.norm(result.point_b - result.point_a) == pytest.approx(result.distance, abs=1e-12 * size)
+    on_a = reference_point_distance(result.point_a[None], a.corners[[result.triangle_a]])[0]
+    on_b = reference_point_distance(result.point_b[None], b.corners[[result.triangle_b]])[0]
+    assert on_a <= 1e-12 * size and on_b <= 1e-12 * size
+
+
+# --- triangle primitives -------------------------------------------------------------------------
+
+def random_triangle_pairs(rng: np.random.Generator, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Triangle pairs from far apart to crossing: corners N(0, 1), B shifted by up to ~2."""
+    a = rng.normal(size=(count, 3, 3))
+    b = rng.normal(size=(count, 3, 3)) + rng.normal(size=(count, 1, 3)) * rng.uniform(0, 2, size=(count, 1, 1))
+    return a, b
+
+
+def test_triangle_pairs_match_qhull_reference():
+    rng = np.random.default_rng(7)
+    a, b = random_triangle_pairs(rng, 300)
+    distance, point_a, point_b = triangle_pair_distance(a, b)
+    expected = np.array([max(0.0, reference_contact(x, y).signed_distance) for x, y in zip(a, b)])
+    assert np.abs(distance - expected).max() <= 1e-12 * 10
+    assert (expected == 0).sum() > 30 and (expected > 0).sum() > 100  # both kinds are exercised
+    assert np.allclose(np.linalg.norm(point_b - point_a, axis=1), distance, atol=1e-13)
+    assert reference_point_distance(point_a, a).max() <= 1e-12 and reference_point_distance(point_b, b).max() <= 1e-12
+
+
+def test_crossing_triangles_share_a_point():
+    # An edge of B pierces A's interior; no corner and no edge of either touches the other's edges.
+    a = np.array([[[0.0, 0, 0], [2, 0, 0], [0, 2, 0]]])
+    b = np.array([[[0.5, 0.5, -1.0], [0.5, 0.5, 1.0], [3.0, 3.0, 5.0]]])
+    distance, point_a, point_b = triangle_pair_distance(a, b)
+    assert distance[0] == 0.0 and np.array_equal(point_a, point_b)
+    assert np.allclose(point_a[0], [0.5, 0.5, 0.0], atol=1e-15)
+
+
+DEGENERATE = {
+    "sliver vs triangle": ([[0, 0, 0], [1, 0, 0], [2, 0, 0]], [[0.5, -1, 0.3], [0.5, 1, 0.3], [0.5, 0, 1]]),
+    "point vs triangle": ([[0.2, 0.2, 1], [0.2, 0.2, 1], [0.2, 0.2, 1]], [[0, 0, 0], [1, 0, 0], [0, 1, 0]]),
+    "point vs point": ([[0, 0, 0]] * 3, [[1, 2, 2]] * 3),
+    "segment vs segment, parallel": ([[0, 0, 0], [1, 0, 0], [1, 0, 0]], [[0.5, 1, 0], [3, 1, 0], [0.5, 1, 0]]),
+    "crossing slivers": ([[0, 0, 0], [2, 0, 0], [1, 0, 0]], [[1, -1, 0], [1, 1, 0], [1, 0, 0]]),
+    "coplanar overlapping": ([[0, 0, 0], [2, 0, 0], [0, 2, 0]], [[0.5, 0.5, 0], [3, 0.5, 0], [0.5, 3, 0]]),
+    "identical": ([[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 0, 0], [1, 0, 0], [0, 1, 0]]),
+    "parallel planes": ([[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0.2, 0.2, 0.5], [1.2, 0.2, 0.5], [0.2, 1.2, 0.5]]),
+    "shared edge": ([[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 0, 0], [1, 0, 0], [0, 0, 1]]),
+    "nearly flat": ([[0, 0, 0], [1, 0, 0], [2, 1e-13, 0]], [[1, 0.5, -1], [1, 0.5, 1], [1, 2, 0]]),
+}
+
+
+@pytest.mark.parametrize("name", DEGENERATE)
+def test_degenerate_triangles(name):
+    a, b = (np.array(t, dtype=float)[None] for t in DEGENERATE[name])
+    for first, second in ((a, b), (b, a)):
+        distance, point_a, point_b = triangle_pair_distance(first, second)
+        assert np.isfinite(distance).all() and np.isfinite(point_a).all() and np.isfinite(point_b).all()
+        expected = max(0.0, reference_contact(first[0], second[0]).signed_distance)
+        assert distance[0] == pytest.approx(expected, abs=1e-12)
+        assert reference_point_distance(point_a, first)[0] <= 1e-12
+        assert reference_point_distance(point_b, second)[0] <= 1e-12
+
+
+def test_point_triangle_closest_matches_reference():
+    rng = np.random.default_rng(3)
+    triangles = rng.normal(size=(2000, 3, 3))
+    triangles[:200, 2] = triangles[:200, 1]  # segments
+    triangles[200:300, 1:] = triangles[200:300, :1]  # points
+    triangles[300:400, 2] = 0.5 * (triangles[300:400, 0] + triangles[300:400, 1])  # collinear corners
+    points = rng.normal(size=(2000, 3))
+    distance, closest = point_triangle_closest(points, triangles)
+    expected = closest_points_on_triangles(points, triangles[:, 0], triangles[:, 1], triangles[:, 2])
+    assert np.isfinite(closest).all()
+    assert np.abs(distance - np.linalg.norm(points - expected, axis=1)).max() <= 1e-12
+    assert np.allclose(np.linalg.norm(points - closest, axis=1), distance, atol=1e-14)
+
+
+# --- BVH -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("leaf_size", [1, 3, 8])
+def test_bvh_covers_every_triangle_once_in_nested_boxes(leaf_size):
+    m = mesh(*shapes.torus(1.0, 0.3, 20, 9))
+    tree = TriangleBVH.build(m, leaf_size)
+    assert np.array_equal(np.sort(tree.order), np.arange(len(m.triangles)))
+    leaves = np.flatnonzero(tree.is_leaf)
+    sizes = tree.ends[leaves] - tree.starts[leaves]
+    assert sizes.min() >= 1 and sizes.max() <= leaf_size and sizes.sum() == len(m.triangles)
+    for node in range(len(tree.lows)):  # every triangle of a node lies in its box
+        triangles = tree.order[tree.starts[node]:tree.ends[node]]
+        assert (m.lows[triangles] >= tree.lows[node]).all() and (m.highs[triangles] <= tree.highs[node]).all()
+        assert (m.corners[triangles] == tree.anchors[node]).all(axis=2).any()
+    internal = np.flatnonzero(~tree.is_leaf)
+    kids = tree.children[internal]
+    assert np.array_equal(tree.starts[kids[:, 0]], tree.starts[internal])
+    assert np.array_equal(tree.ends[kids[:, 0]], tree.starts[kids[:, 1]])
+    assert np.array_equal(tree.ends[kids[:, 1]], tree.ends[internal])
+
+
+def test_bvh_of_another_mesh_is_refused():
+    a, b = mesh(*shapes.box()), mesh(*shapes.box(), offset=(3, 0, 0))
+    with pytest.raises(ValueError, match="bvh_b"):
+        mesh_distance(a, b, bvh_b=TriangleBVH.build(a))
+    with pytest.raises(ValueError, match="upper_bound"):
+        mesh_distance(a, b, upper_bound=-1.0)
+
+
+# --- mesh distance -------------------------------------------------------------------------------
+
+def test_random_placements_match_brute_force_and_coal():
+    rng = np.random.default_rng(11)
+    torus = shapes.torus(1.0, 0.25, 12, 6)
+    a = mesh(*torus)
+    for _ in range(10):
+        b = mesh(*torus, rotation=random_rotation(rng), offset=rng.normal(size=3) * 0.8)
+        result = mesh_distance(a, b)
+        check_result(result, a, b, brute_force(a, b), 3.0)
+        if result.distance > 0.0:
+            assert result.distance == pytest.approx(coal_distance(a, b), abs=RELATIVE * 3.0)
+        else:  # crossing: the common point lies on both surfaces
+            assert surface_gap(result.point_a, a) <= 1e-12 and surface_gap(result.point_a, b) <= 1e-12
+
+
+def scene(name: str) -> tuple[TriangleMesh, TriangleMesh]:
+    """Non-convex pairs that are close but apart; their convex hulls overlap."""
+    if name == "chain links":
+        t = shapes.torus(1.0, 0.25, 64, 24)
+        return mesh(*t), mesh(*t, rotation=rotation_about([1, 0, 0], np.pi / 2), offset=(1.0, 0.07, 0.03))
+    if name == "rod through torus":
+        return mesh(*shapes.torus(1.0, 0.25, 64, 24)), mesh(*shapes.cylinder(0.3, 2.0, 40), offset=(0.2, 0.1, 0))
+    if name == "bolt in clearance hole":
+        block = mesh(*shapes.block_with_hole(0.5, 1.0, 0.25, 48))
+        return block, mesh(*shapes.cylinder(0.2, 1.6, 40), rotation=rotation_about([1, 1, 0], 0.05),
+                           offset=(0.02, 0.01, 0.5))
+    if name == "block in L-bracket corner":
+        return mesh(*shapes.l_bracket(2.0, 0.5, 1.0)), mesh(*shapes.box((0.4, 0.4, 0.3)),
+                                                          rotation=rotation_about([0, 0, 1], 0.1),
+                                                          offset=(0.97, 1.02, 0.5))
+    if name == "ball in cup":
+        return mesh(*shapes.cup(0.6, 0.8, 0.08, 48)), mesh(*shapes.sphere(0.3, 16, 32), offset=(0.1, 0.03, 0.45))
+    raise KeyError(name)
+
+
+SCENES = ["chain links", "rod through torus", "bolt in clearance hole", "block in L-bracket corner", "ball in cup"]
+
+
+@pytest.mark.parametrize("name", SCENES)
+def test_non_convex_scenes_match_coal(name):
+    a, b = scene(name)
+    size = max(a.size, b.size)
+    expected = coal_distance(a, b)
+    assert expected > 0.005 * size  # apart, though the hulls overlap
+    result = mesh_distance(a, b)
+    check_result(result, a, b, expected, size)
+    assert surface_gap(result.point_a, a) <= 1e-12 * size and surface_gap(result.point_b, b) <= 1e-12 * size
+
+
+@pytest.mark.parametrize("name", ["chain links", "bolt in clearance hole"])
+def test_swap_and_translation_invariance(name):
+    a, b = scene(name)
+    base = mesh_distance(a, b)
+    swapped = mesh_distance(b, a)
+    assert swapped.distance == pytest.approx(base.distance, abs=1e-12)
+    assert np.allclose(swapped.point_a - swapped.point_b, base.point_b - base.point_a, atol=1e-9)
+    shift = np.array([1e3, -2e3, 5e2])
+    moved = mesh_distance(mesh(a.vertices, a.triangles, offset=shift), mesh(b.vertices, b.triangles, offset=shift))
+    assert moved.distance == pytest.approx(base.distance, abs=1e-9)
+    assert np.allclose(moved.point_b - moved.point_a, base.point_b - base.point_a, atol=1e-9)
+
+
+def test_upper_bound_only_prunes():
+    a, b = scene("ball in cup")
+    exact = mesh_distance(a, b)
+    for bound in (0.0, 0.5 * exact.distance, exact.distance, 10.0):
+        assert mesh_distance(a, b, upper_bound=bound).distance == exact.distance
+
+
+def test_touching_and_crossing_meshes_give_zero_on_both_surfaces():
+    a = mesh(*shapes.box((0.5, 0.5, 0.5)))
+    touching = mesh(*shapes.box((0.5, 0.5, 0.5), center=(1.0, 0.3, 0.2)))  # face on face
+    crossing = mesh(*shapes.sphere(0.4, 8, 16), offset=(0.5, 0.1, 0.0))
+    for b in (touching, crossing):
+        result = mesh_distance(a, b)
+        assert result.distance == pytest.approx(0.0, abs=1e-15)
+        assert surface_gap(result.point_a, a) <= 1e-12 and surface_gap(result.point_b, b) <= 1e-12
+
+
+def test_ball_inside_box_is_at_its_surface_distance():
+    # Surfaces only: a ball inside a hollow box is as far as its surface is from the walls.
+    a = mesh(*shapes.box((1.0, 1.0, 1.0)))
+    b = mesh(*shapes.sphere(0.5, 16, 32), offset=(0.2, 0.0, 0.0))
+    assert mesh_distance(a, b).distance == pytest.approx(0.3, abs=1e-12)
+
+
+# --- nearest surface points ----------------------------------------------------------------------
+
+def test_nearest_on_surface_matches_brute_force():
+    rng = np.random.default_rng(5)
+    m = mesh(*shapes.cup(0.6, 0.8, 0.08, 24))
+    points = rng.uniform(-0.8, 0.9, size=(300, 3))
+    points[:20] = m.vertices[:20]  # on the surface
+    distance, closest, triangle = nearest_on_surface(m, points)
+    every = reference_point_distance(np.repeat(points, len(m.triangles), axis=0),
+                                     np.tile(m.corners, (len(points), 1, 1))).reshape(len(points), -1)
+    assert np.abs(distance - every.min(axis=1)).max() <= 1e-12
+    assert np.allclose(np.linalg.norm(points - closest, axis=1), distance, atol=1e-14)
+    assert reference_point_distance(closest, m.corners[triangle]).max() <= 1e-12
+    assert distance[:20].max() == 0.0
+    tree = TriangleBVH.build(m, leaf_size=2)
+    assert np.array_equal(nearest_on_surface(m, points, tree)[0], distance)

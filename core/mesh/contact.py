@@ -235,21 +235,24 @@ def _slab(a: Solid, b: Solid, direction: np.ndarray) -> float:
 
 def certified_pushout(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, float]],
                       separated_after: Callable[[np.ndarray], bool]) -> tuple[float, np.ndarray]:
-    """The smallest checked push-out ``(depth, unit normal)`` over the candidate directions and the axes.
+    """The shortest checked push-out ``(depth, unit normal)`` over the candidate directions and the axes.
 
-    Each direction starts from a length known to separate (its candidate length when that checks out,
-    else the slab length), then bisects towards zero, keeping only lengths that ``separated_after``
-    accepts: whatever it returns has passed the exact test.
+    The first direction starts from a length known to separate (its candidate length when that checks
+    out, else the slab length, which always separates) and bisects towards zero. Every further direction
+    is tried only if the best length so far also separates along it, and then bisects below that.
+    Whatever comes back has passed ``separated_after``, the exact test.
     """
     directions = [(np.asarray(n, dtype=np.float64), float(t)) for n, t in candidates]
     directions += [(axis, _slab(a, b, axis)) for axis in AXES]
+    directions.sort(key=lambda item: item[1])
     best_depth, best_normal = np.inf, directions[0][0]
-    for normal, start in sorted(directions, key=lambda item: item[1]):
-        if start >= best_depth:
-            continue
-        high = start if separated_after(start * normal) else _slab(a, b, normal)
-        if high >= best_depth:
-            continue
+    for normal, start in directions:
+        if np.isfinite(best_depth):
+            if not separated_after(best_depth * normal):
+                continue
+            high = best_depth
+        else:
+            high = start if separated_after(start * normal) else _slab(a, b, normal)
         low = 0.0
         for _ in range(PUSHOUT_STEPS):
             middle = 0.5 * (low + high)

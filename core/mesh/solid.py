@@ -88,7 +88,7 @@ class Solid:
     @cached_property
     def bvh(self) -> TriangleBVH:
         """The triangle tree for distance and nearest-point queries."""
-        return TriangleBVH(self.mesh)
+        return TriangleBVH.build(self.mesh)
 
     @property
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:

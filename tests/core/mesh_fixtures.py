@@ -6,6 +6,7 @@ prisms (box, L-bracket, wall with a door) from one ``extrude`` of a simple polyg
 
 from __future__ import annotations
 
+import coal
 import manifold3d
 import numpy as np
 
@@ -210,3 +211,16 @@ def manifold_overlap(a: TriangleMesh, b: TriangleMesh) -> tuple[float, np.ndarra
 def rotation_z(angle: float) -> np.ndarray:
     c, s = np.cos(angle), np.sin(angle)
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def coal_distance(a: TriangleMesh, b: TriangleMesh) -> float:
+    """coal's exact BVH (OBBRSS) distance between two triangle meshes' surfaces (0 when they touch or cross)."""
+    def model(shape: TriangleMesh):
+        bvh = coal.BVHModelOBBRSS()
+        bvh.beginModel(len(shape.triangles), len(shape.vertices))
+        bvh.addVertices(np.array(shape.vertices))
+        bvh.addTriangles(np.array(shape.triangles))
+        bvh.endModel()
+        return bvh
+    result = coal.DistanceResult()
+    return coal.distance(model(a), coal.Transform3s(), model(b), coal.Transform3s(), coal.DistanceRequest(), result)

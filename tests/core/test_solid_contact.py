@@ -5,31 +5,16 @@ is checked independently: after moving B by ``depth * normal`` (a hair further),
 shared volume. Analytic answers where the construction gives one.
 """
 
-import coal
 import numpy as np
 import pytest
 
 from core.mesh import Solid, collide_solids
-from mesh_fixtures import (block_with_hole, box, chain_link, cup, joined, l_bracket, manifold_overlap, rod,
-                           torus, transformed, uv_sphere, wall_with_door)
+from mesh_fixtures import (block_with_hole, box, chain_link, coal_distance, cup, joined, l_bracket, manifold_overlap,
+                           rod, torus, transformed, uv_sphere, wall_with_door)
 
 EXACT = 1e-9
 X_TO_Z = np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])  # a quarter turn about y
 TILT = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])  # a quarter turn about x
-
-
-def coal_distance(a, b) -> float:
-    """coal's exact BVH distance between two triangle meshes (0 when they touch or cross)."""
-    models = []
-    for mesh in (a, b):
-        model = coal.BVHModelOBBRSS()
-        model.beginModel()
-        model.addSubModel(np.array(mesh.vertices), np.array(mesh.triangles, dtype=np.int64))
-        model.endModel()
-        models.append(model)
-    request, result = coal.DistanceRequest(), coal.DistanceResult()
-    coal.distance(models[0], coal.Transform3s(), models[1], coal.Transform3s(), request, result)
-    return result.min_distance
 
 
 def measure(a, b, **options):

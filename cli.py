@@ -85,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="report pairs closer than D (world units) as clearance violations (default 0)")
     check.add_argument("--touch-tolerance", type=_length, metavar="T",
                        help="|signed distance| <= T counts as touching (default: the scene's setting)")
+    check.add_argument("--hulls", action="store_true", default=None,
+                       help="measure convex hulls (physics proxies) instead of the real surfaces "
+                            "(default: the file's Convex Hulls setting)")
     check.add_argument("--json", metavar="OUT", help="write the report as JSON to OUT")
     check.add_argument("--csv", metavar="OUT", help="write the report as CSV to OUT")
     check.add_argument("--fail-on", choices=tuple(FAILING_STATUSES), default="penetrating",
@@ -142,7 +145,7 @@ def _check(arguments: argparse.Namespace) -> ClashReport:
     report = check_scene(
         context.scene, context.evaluated_depsgraph_get(), scope=scope.upper(),
         collection_a=_collection(arguments.a, "--a"), collection_b=_collection(arguments.b, "--b"),
-        clearance=arguments.clearance, touch_tolerance=arguments.touch_tolerance,
+        clearance=arguments.clearance, touch_tolerance=arguments.touch_tolerance, use_hulls=arguments.hulls,
         progress=_ProgressPrinter(),
     )
     # Review states of pairs reviewed in the panel and saved with the file carry over to the report.
@@ -151,6 +154,8 @@ def _check(arguments: argparse.Namespace) -> ClashReport:
 
 
 def _print_report(report: ClashReport) -> None:
+    for name, reason in sorted(report.skipped.items()):
+        print(f"{COMMAND}: skipped {name}: {reason}", file=sys.stderr)
     for result in report.results:
         print(f"{result.object_a}\t{result.object_b}\t{result.status}\t{result.signed_distance:.6g}")
     counts = ", ".join(f"{count} {status}" for status, count in report.counts.items())

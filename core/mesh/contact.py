@@ -33,6 +33,8 @@ DEFAULT_RELATIVE_TOLERANCE = 1e-9
 PUSHOUT_STEPS = 12
 #: Vertices sampled per object for the containment test (winding numbers).
 CONTAINMENT_SAMPLES = 16
+#: Vertices sampled per object for ball centres of the depth's lower bound.
+LOWER_BOUND_SAMPLES = 256
 #: A winding number above this is strictly inside (0.5 marks points on the surface).
 INSIDE_WINDING = 0.75
 
@@ -265,19 +267,49 @@ def certified_pushout(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, flo
 
 
 def _depth_lower_bound(a: Solid, b: Solid, centroid: np.ndarray | None) -> float:
-    """2r for a ball of radius r inside both objects around the overlap's centroid (0 when none is known).
+    """2r for the largest ball of radius r found inside both objects (0 when none is found).
 
     Any translation shorter than 2r leaves the two copies of that ball overlapping, so no shorter
-    push-out can separate the objects.
+    push-out can separate the objects. Ball centres tried: the overlap's centroid, and for sampled
+    vertices of each object lying inside the other at depth d, the point d/2 inward from the vertex.
     """
-    if centroid is None or not (a.closed and b.closed):
+    if not (a.closed and b.closed):
         return 0.0
-    point = np.asarray(centroid, dtype=np.float64)[None, :]
-    if min(winding_numbers(a.mesh, point)[0], winding_numbers(b.mesh, point)[0]) <= INSIDE_WINDING:
+    centres = [np.asarray(centroid, dtype=np.float64)[None, :]] if centroid is not None else []
+    centres += [_inward_centres(b, a), _inward_centres(a, b)]
+    centres = np.vstack(centres)
+    if not len(centres):
         return 0.0
-    radius = min(float(nearest_on_surface(a.mesh, point, bvh=a.bvh)[0][0]),
-                 float(nearest_on_surface(b.mesh, point, bvh=b.bvh)[0][0]))
-    return 2.0 * radius
+    inside = (winding_numbers(a.mesh, centres) > INSIDE_WINDING) & (winding_numbers(b.mesh, centres) > INSIDE_WINDING)
+    if not inside.any():
+        return 0.0
+    centres = centres[inside]
+    radius = np.minimum(nearest_on_surface(a.mesh, centres, bvh=a.bvh)[0],
+                        nearest_on_surface(b.mesh, centres, bvh=b.bvh)[0])
+    return 2.0 * float(radius.max())
+
+
+def _inward_centres(inner: Solid, outer: Solid) -> np.ndarray:
+    """For ``inner``'s vertices (up to a sample) strictly inside ``outer`` at depth d: the point d/2 inward
+    along ``inner``'s vertex normal, where a ball of radius about d/2 may fit inside both."""
+    vertices = inner.mesh.vertices
+    picked = np.arange(0, len(vertices), max(1, len(vertices) // LOWER_BOUND_SAMPLES))
+    points = vertices[picked]
+    inside = winding_numbers(outer.mesh, points) > INSIDE_WINDING
+    if not inside.any():
+        return np.empty((0, 3))
+    picked, points = picked[inside], points[inside]
+    depth = nearest_on_surface(outer.mesh, points, bvh=outer.bvh)[0]
+    return points - 0.5 * depth[:, None] * _vertex_normals(inner.mesh)[picked]
+
+
+def _vertex_normals(mesh) -> np.ndarray:
+    """Unit outward vertex normals: the area-weighted sum of the adjacent triangles' normals."""
+    sums = np.zeros_like(mesh.vertices)
+    for corner in range(3):
+        np.add.at(sums, mesh.triangles[:, corner], mesh.area_normals)
+    length = np.linalg.norm(sums, axis=1, keepdims=True)
+    return sums / np.where(length > 0.0, length, 1.0)
 
 
 def _deepest_point(crossing, centroid: np.ndarray | None, b: Solid) -> np.ndarray:

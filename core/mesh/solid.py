@@ -43,6 +43,24 @@ class Part:
         return Polytope(self.mesh.vertices)
 
 
+def outward(mesh: TriangleMesh) -> TriangleMesh:
+    """The mesh with every loose part facing outward (positive enclosed volume).
+
+    Modelling tools leave inside-out parts behind (a mirrored primitive, flipped normals); containment
+    and overlap volume need outward faces, so such parts are turned over.
+    """
+    if len(mesh.triangles) == 0:
+        return mesh
+    labels, count = loose_parts(mesh)
+    corners = mesh.corners - mesh.vertices.mean(axis=0)
+    tetrahedra = np.einsum("ij,ij->i", corners[:, 0], np.cross(corners[:, 1], corners[:, 2]))
+    inside_out = np.bincount(labels, weights=tetrahedra, minlength=count) < 0.0
+    if not inside_out.any():
+        return mesh
+    triangles = np.where(inside_out[labels][:, None], mesh.triangles[:, ::-1], mesh.triangles)
+    return TriangleMesh.from_arrays(mesh.vertices, triangles)
+
+
 class Solid:
     """A measurable object: its mesh, its loose parts and the method that follows from them.
 
@@ -52,7 +70,7 @@ class Solid:
     """
 
     def __init__(self, mesh: TriangleMesh, *, use_hull: bool = False, name: str = "object"):
-        self.mesh = mesh
+        self.mesh = mesh if use_hull else outward(mesh)
         self.name = name
         self.use_hull = use_hull
 

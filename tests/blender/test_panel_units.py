@@ -114,6 +114,7 @@ def test_report_lines_are_in_scene_units(empty_scene, addon, system, length_unit
 def test_report_warns_about_the_convex_hull(empty_scene, addon):
     bpy.ops.mesh.primitive_torus_add()
     bpy.context.active_object.name = "Ring"
+    empty_scene.collision_inspector.use_hulls = True  # real surfaces carry no hull note
     analysed_overlapping_cubes(distance=3.0)
     lines = report_lines(addon, empty_scene)
     ring_lines = [(kinds, text) for kinds, text in lines if "Ring" in text and "\u2194" in text]
@@ -276,6 +277,7 @@ def test_results_list_row_shows_pair_status_and_value(panel_module, empty_scene)
 def test_results_panel_shows_the_hull_caveat(panel_module, empty_scene):
     bpy.ops.mesh.primitive_torus_add()
     bpy.context.active_object.name = "Ring"
+    empty_scene.collision_inspector.use_hulls = True
     results = analysed_overlapping_cubes(distance=3.0)
     for index, result in enumerate(results):
         empty_scene.collision_inspector.active_result_index = index

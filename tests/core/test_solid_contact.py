@@ -131,3 +131,13 @@ def test_swapping_the_objects_mirrors_the_answer():
     forward, backward = measure(first, second), measure(second, first)
     assert forward.signed_distance == pytest.approx(backward.signed_distance, abs=EXACT)
     np.testing.assert_allclose(forward.normal, -backward.normal, atol=1e-9)
+
+
+def test_inside_out_parts_are_turned_over():
+    outer, inner = box((-1, -1, -1), (1, 1, 1)), box((-0.15, -0.05, -0.35), (0.35, 0.45, 0.15))
+    flipped = transformed(outer)
+    flipped = type(flipped).from_arrays(flipped.vertices, flipped.triangles[:, ::-1])
+    assert Solid(flipped).method == "convex"
+    contact = measure(inner, flipped)
+    assert contact.overlap_volume == pytest.approx(0.125, rel=1e-12)
+    assert contact.depth == pytest.approx(1.05, abs=EXACT)

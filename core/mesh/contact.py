@@ -22,7 +22,7 @@ import numpy as np
 from ..collide import collide
 from ..contact import PENETRATING, SEPARATED, TOUCHING, classify
 from .distance import mesh_distance, nearest_on_surface
-from .intersection import surface_intersection
+from .intersection import surface_intersection, surfaces_overlap
 from .solid import CONVEX, HULL, MESH, PARTS, Solid
 from .volume import overlap_volume
 from .winding import winding_numbers
@@ -34,7 +34,7 @@ PUSHOUT_STEPS = 12
 #: Vertices sampled per object for the containment test (winding numbers).
 CONTAINMENT_SAMPLES = 16
 #: Vertices sampled per object for ball centres of the depth's lower bound.
-LOWER_BOUND_SAMPLES = 256
+LOWER_BOUND_SAMPLES = 64
 #: A winding number above this is strictly inside (0.5 marks points on the surface).
 INSIDE_WINDING = 0.75
 
@@ -156,7 +156,7 @@ def _parts_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
 
     # A translation that separates the objects separates every pair of parts: the deepest is a lower bound.
     candidates = [(c.normal, c.depth) for c in sorted(overlapping, key=lambda c: -c.depth)]
-    depth, normal = certified_pushout(a, b, candidates, separated_after)
+    depth, normal = certified_pushout(a, b, candidates, separated_after, deepest.depth, options["tolerance"])
     volume, centroid = _volume(a, b, PARTS)
     point_b = deepest.point_b
     return SolidContact(
@@ -181,8 +181,8 @@ def _mesh_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
     hull = collide(a.hull, b.hull, **options)
     candidates = [(hull.normal, hull.depth)] if hull.status == PENETRATING else []
     volume, centroid = _volume(a, b, MESH)
-    depth, normal = certified_pushout(a, b, candidates, separated_after)
     lower = _depth_lower_bound(a, b, centroid)
+    depth, normal = certified_pushout(a, b, candidates, separated_after, lower, precision=tolerance)
     status = TOUCHING if depth <= touch else PENETRATING
     point_b = _deepest_point(crossing, centroid, b)
     return SolidContact(
@@ -212,22 +212,39 @@ def _unit(vector: np.ndarray) -> np.ndarray:
 def _overlapping(a: Solid, b: Solid, crossing=None) -> bool:
     """The objects share interior: surfaces cross, coplanar faces overlap with both solids on the same side,
     or one object lies inside the other. Surfaces that only touch are not overlapping."""
-    crossing = surface_intersection(a.mesh, b.mesh) if crossing is None else crossing
-    if crossing.crossing or any(patch.same_orientation for patch in crossing.patches):
-        return True
-    return _contained(a, b)
+    if crossing is None:
+        shared = surfaces_overlap(a.mesh, b.mesh)
+    else:
+        shared = crossing.crossing or any(patch.same_orientation for patch in crossing.patches)
+    return shared or _contained(a, b)
 
 
-def _samples(vertices: np.ndarray) -> np.ndarray:
-    """Up to ``CONTAINMENT_SAMPLES`` evenly strided vertices."""
-    return vertices[:: max(1, len(vertices) // CONTAINMENT_SAMPLES)][:CONTAINMENT_SAMPLES]
+def _in_box(vertices: np.ndarray, box: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Indices of the vertices inside ``box`` (only those can be inside the object it bounds)."""
+    low, high = box
+    return np.flatnonzero(((vertices >= low) & (vertices <= high)).all(axis=1))
+
+
+def _sample(indices: np.ndarray, count: int) -> np.ndarray:
+    """Up to ``count`` evenly strided entries of ``indices``."""
+    return indices[:: max(1, len(indices) // count)][:count]
+
+
+def _inside(outer: Solid, points: np.ndarray) -> np.ndarray:
+    """Which points lie strictly inside ``outer`` (a closed object)."""
+    if not len(points):
+        return np.zeros(0, dtype=bool)
+    return winding_numbers(outer.mesh, points) > INSIDE_WINDING
 
 
 def _contained(a: Solid, b: Solid) -> bool:
     """Some vertex of one object lies strictly inside the other (closed objects only)."""
-    if b.closed and winding_numbers(b.mesh, _samples(a.mesh.vertices)).max() > INSIDE_WINDING:
-        return True
-    return a.closed and bool(winding_numbers(a.mesh, _samples(b.mesh.vertices)).max() > INSIDE_WINDING)
+    for inner, outer in ((a, b), (b, a)):
+        if outer.closed:
+            picked = _sample(_in_box(inner.mesh.vertices, outer.bounds), CONTAINMENT_SAMPLES)
+            if _inside(outer, inner.mesh.vertices[picked]).any():
+                return True
+    return False
 
 
 def _slab(a: Solid, b: Solid, direction: np.ndarray) -> float:
@@ -236,27 +253,33 @@ def _slab(a: Solid, b: Solid, direction: np.ndarray) -> float:
 
 
 def certified_pushout(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, float]],
-                      separated_after: Callable[[np.ndarray], bool]) -> tuple[float, np.ndarray]:
+                      separated_after: Callable[[np.ndarray], bool], lower: float = 0.0,
+                      precision: float = 0.0) -> tuple[float, np.ndarray]:
     """The shortest checked push-out ``(depth, unit normal)`` over the candidate directions and the axes.
 
     The first direction starts from a length known to separate (its candidate length when that checks
     out, else the slab length, which always separates) and bisects towards zero. Every further direction
     is tried only if the best length so far also separates along it, and then bisects below that.
-    Whatever comes back has passed ``separated_after``, the exact test.
+    Whatever comes back has passed ``separated_after``, the exact test. No push-out shorter than
+    ``lower`` (a proven lower bound) is tried, and bisection stops once its bracket is ``precision`` wide.
     """
     directions = [(np.asarray(n, dtype=np.float64), float(t)) for n, t in candidates]
     directions += [(axis, _slab(a, b, axis)) for axis in AXES]
     directions.sort(key=lambda item: item[1])
     best_depth, best_normal = np.inf, directions[0][0]
     for normal, start in directions:
+        if best_depth <= lower + precision:
+            break  # proven shortest: no direction can do better
         if np.isfinite(best_depth):
             if not separated_after(best_depth * normal):
                 continue
             high = best_depth
         else:
             high = start if separated_after(start * normal) else _slab(a, b, normal)
-        low = 0.0
+        low = min(lower, high)
         for _ in range(PUSHOUT_STEPS):
+            if high - low <= precision:
+                break
             middle = 0.5 * (low + high)
             if separated_after(middle * normal):
                 high = middle
@@ -278,9 +301,8 @@ def _depth_lower_bound(a: Solid, b: Solid, centroid: np.ndarray | None) -> float
     centres = [np.asarray(centroid, dtype=np.float64)[None, :]] if centroid is not None else []
     centres += [_inward_centres(b, a), _inward_centres(a, b)]
     centres = np.vstack(centres)
-    if not len(centres):
-        return 0.0
-    inside = (winding_numbers(a.mesh, centres) > INSIDE_WINDING) & (winding_numbers(b.mesh, centres) > INSIDE_WINDING)
+    inside = _inside(a, centres)
+    inside[inside] = _inside(b, centres[inside])
     if not inside.any():
         return 0.0
     centres = centres[inside]
@@ -293,9 +315,9 @@ def _inward_centres(inner: Solid, outer: Solid) -> np.ndarray:
     """For ``inner``'s vertices (up to a sample) strictly inside ``outer`` at depth d: the point d/2 inward
     along ``inner``'s vertex normal, where a ball of radius about d/2 may fit inside both."""
     vertices = inner.mesh.vertices
-    picked = np.arange(0, len(vertices), max(1, len(vertices) // LOWER_BOUND_SAMPLES))
+    picked = _sample(_in_box(vertices, outer.bounds), LOWER_BOUND_SAMPLES)
     points = vertices[picked]
-    inside = winding_numbers(outer.mesh, points) > INSIDE_WINDING
+    inside = _inside(outer, points)
     if not inside.any():
         return np.empty((0, 3))
     picked, points = picked[inside], points[inside]

@@ -305,6 +305,20 @@ def surface_intersection(mesh_a: TriangleMesh, mesh_b: TriangleMesh,
                                closed, chain, patch_info[0], _regions(pairs, chain, patch_info), pairs.tolerance)
 
 
+def surfaces_overlap(mesh_a: TriangleMesh, mesh_b: TriangleMesh, tolerance: float | None = None) -> bool:
+    """True when the surfaces cross for real or share coplanar faces with both solids on the same side.
+
+    Either means the solids share interior (for closed meshes); surfaces that only touch, face to face
+    or along edges, give False. Cheaper than ``surface_intersection``: no curves or regions are built.
+    """
+    pairs = MeshPairs.build(mesh_a, mesh_b, default_tolerance(mesh_a, mesh_b, tolerance))
+    if pairs.proper.any():
+        return True
+    flat = pairs.coplanar[0]
+    t, s = pairs.pairs[flat, 0], pairs.pairs[flat, 1]
+    return bool((np.einsum("ij,ij->i", mesh_a.area_normals[t], mesh_b.area_normals[s]) > 0.0).any())
+
+
 def surfaces_cross(mesh_a: TriangleMesh, mesh_b: TriangleMesh, tolerance: float | None = None) -> bool:
     """True when the surfaces of A and B cross for real somewhere (beyond ``tolerance``), not only touch.
 

@@ -70,9 +70,14 @@ class Solid:
     """
 
     def __init__(self, mesh: TriangleMesh, *, use_hull: bool = False, name: str = "object"):
-        self.mesh = mesh if use_hull else outward(mesh)
+        self.raw_mesh = mesh
         self.name = name
         self.use_hull = use_hull
+
+    @cached_property
+    def mesh(self) -> TriangleMesh:
+        """The triangles, every loose part facing outward (see ``outward``)."""
+        return self.raw_mesh if self.use_hull else outward(self.raw_mesh)
 
     @cached_property
     def parts(self) -> tuple[Part, ...]:
@@ -101,22 +106,23 @@ class Solid:
     @cached_property
     def hull(self) -> Polytope:
         """The convex hull of all vertices, as a prepared core shape."""
-        return Polytope(self.mesh.vertices)
+        return Polytope(self.raw_mesh.vertices)
 
     @cached_property
     def bvh(self) -> TriangleBVH:
         """The triangle tree for distance and nearest-point queries."""
         return TriangleBVH.build(self.mesh)
 
-    @property
+    @cached_property
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """World box of the vertices."""
-        return self.mesh.vertices.min(axis=0), self.mesh.vertices.max(axis=0)
+        return self.raw_mesh.vertices.min(axis=0), self.raw_mesh.vertices.max(axis=0)
 
     def translated(self, offset: np.ndarray) -> "Solid":
         """The same object moved by ``offset`` (classification is shared, triangles are moved)."""
         moved = Solid(TriangleMesh.from_arrays(self.mesh.vertices + offset, self.mesh.triangles, self.name),
                       use_hull=self.use_hull, name=self.name)
+        moved.__dict__["mesh"] = moved.raw_mesh  # already facing outward
         if "parts" in self.__dict__:
             moved.__dict__["parts"] = tuple(
                 Part(TriangleMesh.from_arrays(p.mesh.vertices + offset, p.mesh.triangles, self.name), p.closed,

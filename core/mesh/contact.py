@@ -264,7 +264,10 @@ def certified_pushout(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, flo
     ``lower`` (a proven lower bound) is tried, and bisection stops once its bracket is ``precision`` wide.
     """
     directions = [(np.asarray(n, dtype=np.float64), float(t)) for n, t in candidates]
-    directions += [(axis, _slab(a, b, axis)) for axis in AXES]
+    # The axes on the first candidate's side (all six without one): a box-like overlap often leaves
+    # along an axis even when the hulls' normal is diagonal.
+    axes = AXES if not directions else AXES[AXES @ directions[0][0] > 0.0]
+    directions += [(axis, _slab(a, b, axis)) for axis in axes]
     directions.sort(key=lambda item: item[1])
     best_depth, best_normal = np.inf, directions[0][0]
     for normal, start in directions:
@@ -278,7 +281,7 @@ def certified_pushout(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, flo
             high = start if separated_after(start * normal) else _slab(a, b, normal)
         low = min(lower, high)
         for _ in range(PUSHOUT_STEPS):
-            if high - low <= precision:
+            if high - low <= max(precision, high * 0.5**PUSHOUT_STEPS):
                 break
             middle = 0.5 * (low + high)
             if separated_after(middle * normal):

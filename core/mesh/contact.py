@@ -20,7 +20,8 @@ from typing import Callable
 import numpy as np
 
 from ..collide import collide
-from ..contact import PENETRATING, SEPARATED, TOUCHING, classify
+from ..contact import PENETRATING, SEPARATED, TOUCHING, Contact, classify
+from ..region import ContactRegion, contact_region
 from .distance import mesh_distance, nearest_on_surface
 from .intersection import surface_intersection, surfaces_overlap
 from .solid import CONVEX, HULL, MESH, PARTS, Solid
@@ -56,6 +57,8 @@ class SolidContact:
       object is open (no inside, so no volume) or when hulls were measured.
     - ``curves``: the polylines where the surfaces cross, one (K, 3) array each (mesh pairs only).
     - ``method``: 'convex', 'parts', 'mesh' or 'hull': how the answer was computed.
+    - ``region`` (convex and part pairs): the patch of witness pairs (``core.region.ContactRegion``: a
+      point, a segment or a polygon); ``point_a`` and ``point_b`` then sit at its centroid.
     """
 
     status: str
@@ -71,6 +74,7 @@ class SolidContact:
     overlap_centroid: np.ndarray | None = None
     curves: tuple = field(default=(), repr=False)
     solver_status: str = "converged"
+    region: ContactRegion | None = field(default=None, repr=False)
 
     @property
     def depth(self) -> float:
@@ -130,24 +134,30 @@ def _convex_pair(a: Solid, b: Solid, method: str, options: dict) -> SolidContact
     volume, centroid = _volume(a, b, method) if contact.status == PENETRATING else (0.0, None)
     if method == HULL:
         volume = None
+    return _from_contact(contact, contact_region(a.hull, b.hull, contact), method,
+                         depth_lower_bound=contact.depth if contact.status == PENETRATING else 0.0,
+                         overlap_volume=volume, overlap_centroid=centroid)
+
+
+def _from_contact(contact: Contact, region: ContactRegion, method: str, **fields) -> SolidContact:
+    """A convex contact as a SolidContact, its witness points moved to the centre of its region."""
     return SolidContact(
         status=contact.status, signed_distance=contact.signed_distance, normal=contact.normal,
-        point_a=contact.point_a, point_b=contact.point_b, method=method, tolerance=contact.tolerance,
-        depth_lower_bound=contact.depth if contact.status == PENETRATING else 0.0,
-        overlap_volume=volume, overlap_centroid=centroid, solver_status=contact.solver_status)
+        point_a=region.centroid_a, point_b=region.centroid_b, method=method, tolerance=contact.tolerance,
+        solver_status=contact.solver_status, region=region, **fields)
 
 
 def _parts_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
     """Loose convex parts: GJK/EPA per pair of parts, the closest or the deepest pair drives the answer."""
     touch = options["touch_tolerance"]
-    contacts = [collide(pa.polytope, pb.polytope, **options) for pa in a.parts for pb in b.parts]
+    part_pairs = [(pa, pb) for pa in a.parts for pb in b.parts]
+    contacts = [collide(pa.polytope, pb.polytope, **options) for pa, pb in part_pairs]
     overlapping = [c for c in contacts if c.status == PENETRATING]
     if not overlapping:
-        closest = min(contacts, key=lambda c: c.signed_distance)
-        return SolidContact(
-            status=closest.status, signed_distance=closest.signed_distance, normal=closest.normal,
-            point_a=closest.point_a, point_b=closest.point_b, method=PARTS, tolerance=closest.tolerance,
-            overlap_volume=0.0 if a.closed and b.closed else None, solver_status=closest.solver_status)
+        index = min(range(len(contacts)), key=lambda k: contacts[k].signed_distance)
+        (pa, pb), closest = part_pairs[index], contacts[index]
+        return _from_contact(closest, contact_region(pa.polytope, pb.polytope, closest), PARTS,
+                             overlap_volume=0.0 if a.closed and b.closed else None)
     deepest = max(overlapping, key=lambda c: c.depth)
 
     def separated_after(offset: np.ndarray) -> bool:

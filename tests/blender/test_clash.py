@@ -74,7 +74,7 @@ def random_scene(seed: int, count: int = 24) -> list:
 
 
 def brute_force(objects, core, *, clearance: float, touch_tolerance: float, tolerance: float) -> dict:
-    """``{(name_a, name_b): contact}`` of every clashing pair, found by measuring all pairs."""
+    """``{(name_a, name_b): (contact, region)}`` of every clashing pair, found by measuring all pairs."""
     depsgraph = bpy.context.evaluated_depsgraph_get()
     shapes = {}
     for obj in objects:
@@ -89,7 +89,7 @@ def brute_force(objects, core, *, clearance: float, touch_tolerance: float, tole
         contact = core.collide(shapes[name_a], shapes[name_b], tolerance=tolerance,
                                touch_tolerance=touch_tolerance)
         if contact.colliding or contact.signed_distance < clearance:
-            clashes[name_a, name_b] = contact
+            clashes[name_a, name_b] = contact, core.contact_region(shapes[name_a], shapes[name_b], contact)
     return clashes
 
 
@@ -112,13 +112,13 @@ def test_broad_and_narrow_phase_find_what_brute_force_finds(empty_scene, clash, 
     assert expected, "the random scene should contain clashes"
     assert pairs_of(report) == sorted(expected)
     for result in report.results:
-        contact = expected[result.object_a, result.object_b]
+        contact, region = expected[result.object_a, result.object_b]
         want = contact.status if contact.colliding else 'clearance'
         assert result.status == want
         assert result.signed_distance == pytest.approx(contact.signed_distance, abs=1e-9)
         np.testing.assert_allclose(result.normal, contact.normal, atol=1e-7)
-        np.testing.assert_allclose(result.point_a, contact.point_a, atol=1e-7)
-        np.testing.assert_allclose(result.point_b, contact.point_b, atol=1e-7)
+        np.testing.assert_allclose(result.point_a, region.centroid_a, atol=1e-7)  # the contact patch's centre
+        np.testing.assert_allclose(result.point_b, region.centroid_b, atol=1e-7)
     n = len(objects)
     assert report.objects == n and report.possible_pairs == n * (n - 1) // 2
     assert len(report.results) <= report.candidate_pairs < report.possible_pairs

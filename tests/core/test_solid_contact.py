@@ -141,3 +141,12 @@ def test_inside_out_parts_are_turned_over():
     contact = measure(inner, flipped)
     assert contact.overlap_volume == pytest.approx(0.125, rel=1e-12)
     assert contact.depth == pytest.approx(1.05, abs=EXACT)
+
+
+def test_face_contacts_put_the_witness_points_at_the_patch_centre():
+    table, block = box((-2, -2, -1), (2, 2, 0)), box((0.5, 0.5, -0.1), (1.5, 1.0, 0.9))  # 0.1 deep
+    contact = measure(table, block)
+    assert (contact.status, contact.region.kind) == ("penetrating", "polygon")
+    assert contact.region.area == pytest.approx(0.5, rel=1e-12)
+    np.testing.assert_allclose(contact.point_a, (1.0, 0.75, 0.0), atol=1e-12)
+    np.testing.assert_allclose(contact.point_b, (1.0, 0.75, -0.1), atol=1e-12)

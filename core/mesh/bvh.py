@@ -36,6 +36,39 @@ def point_box_distance_sq(points: np.ndarray, lows: np.ndarray, highs: np.ndarra
     return gap[..., 0] ** 2 + gap[..., 1] ** 2 + gap[..., 2] ** 2
 
 
+def node_pair_distance_sq(bvh_a: "TriangleBVH", nodes_a: np.ndarray, bvh_b: "TriangleBVH",
+                          nodes_b: np.ndarray) -> np.ndarray:
+    """Squared lower bounds on the distance between the triangles of node pairs.
+
+    The largest of the axis-aligned box gap and the gaps of the oriented boxes along the separating
+    axes that cost no cross products: the 3 + 3 box axes and the line between the box centres.
+    """
+    aligned = box_distance_sq(bvh_a.lows[nodes_a], bvh_a.highs[nodes_a], bvh_b.lows[nodes_b], bvh_b.highs[nodes_b])
+    axes_a, axes_b = bvh_a.axes[nodes_a], bvh_b.axes[nodes_b]
+    halves_a, halves_b = bvh_a.halves[nodes_a], bvh_b.halves[nodes_b]
+    offset = bvh_b.centres[nodes_b] - bvh_a.centres[nodes_a]
+    rotation = np.abs(np.einsum("nij,nik->njk", axes_a, axes_b))
+    along_a = np.abs(np.einsum("nij,ni->nj", axes_a, offset))
+    along_b = np.abs(np.einsum("nij,ni->nj", axes_b, offset))
+    gap_a = along_a - halves_a - np.einsum("njk,nk->nj", rotation, halves_b)
+    gap_b = along_b - halves_b - np.einsum("njk,nj->nk", rotation, halves_a)
+    length = np.sqrt(_squared_norm(offset))
+    reach = (_dot(halves_a, along_a) + _dot(halves_b, along_b)) / np.where(length > 0.0, length, 1.0)
+    gap = np.maximum(np.maximum(gap_a.max(axis=1), gap_b.max(axis=1)), length - reach)
+    return np.maximum(aligned, np.maximum(gap, 0.0) ** 2)
+
+
+def point_node_distance_sq(bvh: "TriangleBVH", points: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+    """Squared lower bounds on the distance from points to the triangles of nodes (both box kinds)."""
+    aligned = point_box_distance_sq(points, bvh.lows[nodes], bvh.highs[nodes])
+    local = np.abs(np.einsum("nij,ni->nj", bvh.axes[nodes], points - bvh.centres[nodes]))
+    return np.maximum(aligned, _squared_norm(np.maximum(local - bvh.halves[nodes], 0.0)))
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1] + a[..., 2] * b[..., 2]
+
+
 def _squared_norm(v: np.ndarray) -> np.ndarray:
     return v[..., 0] ** 2 + v[..., 1] ** 2 + v[..., 2] ** 2
 
@@ -53,26 +86,30 @@ def _ranges(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return starts[owner] + np.arange(lengths.sum()) - first[owner], owner
 
 
-def _range_reduce(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per range [start, end) of the rows of ``values`` (ranges sorted and disjoint): minima and maxima."""
-    padded = np.vstack([values, values[-1:]])
-    bounds = np.column_stack([starts, ends]).ravel()
-    return np.minimum.reduceat(padded, bounds)[::2], np.maximum.reduceat(padded, bounds)[::2]
+def _range_reduce(ufunc: np.ufunc, values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """``ufunc`` reduced over each range [start, end) of the rows of ``values`` (ranges sorted, disjoint)."""
+    padded = np.concatenate([values, values[-1:]])
+    return ufunc.reduceat(padded, np.column_stack([starts, ends]).ravel())[::2]
 
 
 @dataclass(frozen=True, eq=False)
 class TriangleBVH:
-    """Axis-aligned box tree over ``mesh``'s triangles; build once with ``TriangleBVH.build`` and reuse.
+    """Box tree over ``mesh``'s triangles; build once with ``TriangleBVH.build`` and reuse.
 
-    Arrays per node (``N`` nodes, root 0): ``lows``, ``highs`` (N, 3) boxes; ``children`` (N, 2), -1 for
-    leaves; ``starts``, ``ends`` (N,): the node's triangles are ``order[start:end]``; ``anchors`` (N, 3):
-    a corner of one of its triangles.
+    Arrays per node (``N`` nodes, root 0): ``lows``, ``highs`` (N, 3) axis-aligned boxes; ``axes``
+    (N, 3, 3), ``centres`` (N, 3), ``halves`` (N, 3): oriented boxes (axes are the columns, along the
+    principal directions of the node's corners; for a flat patch the thin axis is its normal);
+    ``children`` (N, 2), -1 for leaves; ``starts``, ``ends`` (N,): the node's triangles are
+    ``order[start:end]``; ``anchors`` (N, 3): a corner of one of its triangles.
     """
 
     mesh: TriangleMesh
     order: np.ndarray
     lows: np.ndarray
     highs: np.ndarray
+    axes: np.ndarray
+    centres: np.ndarray
+    halves: np.ndarray
     children: np.ndarray
     starts: np.ndarray
     ends: np.ndarray
@@ -108,17 +145,25 @@ class TriangleBVH:
         split = np.concatenate([level[2] for level in levels])
         first_child = 1 + 2 * (np.cumsum(split) - split)
         children = np.where(split[:, None], first_child[:, None] + np.array([0, 1]), -1)
-        by_start = np.lexsort((ends, starts))
-        leaves = by_start[~split[by_start]]
-        lows, highs = np.empty((len(starts), 3)), np.empty((len(starts), 3))
-        lows[leaves] = _range_reduce(mesh.lows[order], starts[leaves], ends[leaves])[0]
-        highs[leaves] = _range_reduce(mesh.highs[order], starts[leaves], ends[leaves])[1]
-        for level_nodes in _internal_nodes_deepest_first(levels):
-            kids = children[level_nodes]
-            lows[level_nodes] = np.minimum(lows[kids[:, 0]], lows[kids[:, 1]])
-            highs[level_nodes] = np.maximum(highs[kids[:, 0]], highs[kids[:, 1]])
+        leaves = np.flatnonzero(~split)
+        leaves = leaves[np.argsort(starts[leaves])]
+        internal = _internal_nodes_deepest_first(levels)
+        corners = mesh.corners[order]
+        lows = _bottom_up(np.minimum, mesh.lows[order], starts, ends, leaves, internal, children)
+        highs = _bottom_up(np.maximum, mesh.highs[order], starts, ends, leaves, internal, children)
+        sums = _bottom_up(np.add, corners.sum(axis=1), starts, ends, leaves, internal, children)
+        moments = _bottom_up(np.add, np.einsum("mci,mcj->mij", corners, corners), starts, ends, leaves, internal,
+                             children)
+        mean = sums / (3.0 * (ends - starts))[:, None]
+        covariance = moments / (3.0 * (ends - starts))[:, None, None] - mean[:, :, None] * mean[:, None, :]
+        axes = np.linalg.eigh(covariance)[1]
+        low, high = _oriented_extents(corners, axes, starts, ends, leaves, internal, children)
+        # Padding for the rounding of the projections, so the oriented boxes surely hold their corners.
+        pad = 1e-13 * float(np.abs(mesh.vertices).max())
+        centres = np.einsum("nij,nj->ni", axes, 0.5 * (low + high))
         anchors = mesh.corners[order[(starts + ends - 1) // 2], 0]
-        return cls(mesh, order, lows, highs, children, starts, ends, anchors)
+        return cls(mesh, order, lows, highs, axes, centres, 0.5 * (high - low) + pad, children, starts, ends,
+                   anchors)
 
     @property
     def is_leaf(self) -> np.ndarray:
@@ -129,12 +174,45 @@ class TriangleBVH:
 def _sort_along_widest_axis(order: np.ndarray, centres: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
     """Sort each range ``order[start:end]`` in place by the triangles' centres along the range's widest axis."""
     positions, owner = _ranges(starts, ends)
-    lows, highs = _range_reduce(centres[order], starts, ends)
+    lows = _range_reduce(np.minimum, centres[order], starts, ends)
+    highs = _range_reduce(np.maximum, centres[order], starts, ends)
     axis = np.argmax(highs - lows, axis=1)
     extent = (highs - lows)[np.arange(len(axis)), axis]
     values = centres[order[positions], axis[owner]] - lows[owner, axis[owner]]
     fraction = values / np.where(extent > 0.0, extent, 1.0)[owner]
     order[positions] = order[positions[np.argsort(2.0 * owner + fraction, kind="stable")]]
+
+
+def _bottom_up(ufunc: np.ufunc, values: np.ndarray, starts, ends, leaves, internal, children) -> np.ndarray:
+    """Per node, ``ufunc`` reduced over its triangles' ``values`` (rows in tree order): leaves, then parents."""
+    result = np.empty((len(starts),) + values.shape[1:])
+    result[leaves] = _range_reduce(ufunc, values, starts[leaves], ends[leaves])
+    for nodes in internal:
+        result[nodes] = ufunc(result[children[nodes, 0]], result[children[nodes, 1]])
+    return result
+
+
+def _oriented_extents(corners, axes, starts, ends, leaves, internal, children) -> tuple[np.ndarray, np.ndarray]:
+    """Per node, the interval of its corners' coordinates along its own axes: (low, high), each (N, 3).
+
+    Leaves project their corners exactly; a parent bounds its children's oriented boxes.
+    """
+    low, high = np.empty((len(starts), 3)), np.empty((len(starts), 3))
+    leaf_axes = np.repeat(axes[leaves], ends[leaves] - starts[leaves], axis=0)
+    projected = np.einsum("mci,mij->mcj", corners, leaf_axes)
+    low[leaves] = _range_reduce(np.minimum, projected.min(axis=1), starts[leaves], ends[leaves])
+    high[leaves] = _range_reduce(np.maximum, projected.max(axis=1), starts[leaves], ends[leaves])
+    for nodes in internal:
+        parent = axes[nodes]
+        bounds = []
+        for child in children[nodes].T:
+            rotation = np.abs(np.einsum("nij,nik->njk", parent, axes[child]))
+            centre = np.einsum("nij,nik,nk->nj", parent, axes[child], 0.5 * (low[child] + high[child]))
+            radius = np.einsum("njk,nk->nj", rotation, 0.5 * (high[child] - low[child]))
+            bounds.append((centre - radius, centre + radius))
+        low[nodes] = np.minimum(bounds[0][0], bounds[1][0])
+        high[nodes] = np.maximum(bounds[0][1], bounds[1][1])
+    return low, high
 
 
 def _internal_nodes_deepest_first(levels):
@@ -172,13 +250,10 @@ def close_leaf_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float = np.i
         nodes_a, nodes_b = _split_pairs(bvh_a, bvh_b, nodes_a[~both_leaves], nodes_b[~both_leaves])
         if len(nodes_a):
             bound_sq = min(bound_sq, float(_squared_norm(bvh_a.anchors[nodes_a] - bvh_b.anchors[nodes_b]).min()))
-        lower_sq = box_distance_sq(bvh_a.lows[nodes_a], bvh_a.highs[nodes_a], bvh_b.lows[nodes_b],
-                                   bvh_b.highs[nodes_b])
-        keep = _within(lower_sq, bound_sq)
+        keep = _within(node_pair_distance_sq(bvh_a, nodes_a, bvh_b, nodes_b), bound_sq)
         nodes_a, nodes_b = nodes_a[keep], nodes_b[keep]
     leaves_a, leaves_b = np.concatenate(done_a), np.concatenate(done_b)
-    keep = _within(box_distance_sq(bvh_a.lows[leaves_a], bvh_a.highs[leaves_a], bvh_b.lows[leaves_b],
-                                   bvh_b.highs[leaves_b]), bound_sq)
+    keep = _within(node_pair_distance_sq(bvh_a, leaves_a, bvh_b, leaves_b), bound_sq)
     return leaves_a[keep], leaves_b[keep], np.sqrt(bound_sq)
 
 
@@ -216,9 +291,8 @@ def close_point_leaves(bvh: TriangleBVH, points: np.ndarray, bounds_sq: np.ndarr
         owners = np.repeat(owners[~leaf], 2)
         nodes = bvh.children[nodes[~leaf]].ravel()
         np.minimum.at(bounds_sq, owners, _squared_norm(points[owners] - bvh.anchors[nodes]))
-        lower_sq = point_box_distance_sq(points[owners], bvh.lows[nodes], bvh.highs[nodes])
-        keep = _within(lower_sq, bounds_sq[owners])
+        keep = _within(point_node_distance_sq(bvh, points[owners], nodes), bounds_sq[owners])
         owners, nodes = owners[keep], nodes[keep]
     owners, nodes = np.concatenate(done_owner), np.concatenate(done_node)
-    keep = _within(point_box_distance_sq(points[owners], bvh.lows[nodes], bvh.highs[nodes]), bounds_sq[owners])
+    keep = _within(point_node_distance_sq(bvh, points[owners], nodes), bounds_sq[owners])
     return owners[keep], nodes[keep], bounds_sq

@@ -22,11 +22,13 @@ from .bvh import (
     point_box_distance_sq,
     BOUND_SLACK,
 )
-from .triangle_distance import point_triangle_closest, triangle_pair_distance
+from .triangle_distance import point_triangle_closest, separation_lower_bound, triangle_pair_distance
 from .trimesh import TriangleMesh
 
 #: Triangle pairs measured in the first batch; each following batch is twice as large.
 FIRST_BATCH = 256
+#: Triangle pairs screened by their cheap lower bounds at a time.
+SCREEN_CHUNK = 65536
 
 
 @dataclass(frozen=True)
@@ -79,16 +81,36 @@ def _closest_triangle_pair(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float)
     leaves_a, leaves_b, bound = close_leaf_pairs(bvh_a, bvh_b, bound)
     triangles_a, triangles_b = leaf_pair_triangles(bvh_a, leaves_a, bvh_b, leaves_b)
     mesh_a, mesh_b = bvh_a.mesh, bvh_b.mesh
-    lower_sq = box_distance_sq(mesh_a.lows[triangles_a], mesh_a.highs[triangles_a], mesh_b.lows[triangles_b],
-                               mesh_b.highs[triangles_b])
-    by_bound = np.argsort(lower_sq, kind="stable")
-    by_bound = by_bound[lower_sq[by_bound] <= bound * bound * (1.0 + BOUND_SLACK)]
+    triangles_a, triangles_b, lower_sq = _separated_enough(mesh_a, triangles_a, mesh_b, triangles_b, bound)
+    by_bound = np.argsort(lower_sq)
     best, start, size = None, 0, FIRST_BATCH
     while start < len(by_bound) and (best is None or _may_beat(lower_sq[by_bound[start]], best.distance)):
         batch = by_bound[start:start + size]
         best = _better(best, triangles_a[batch], triangles_b[batch], mesh_a, mesh_b)
         start, size = start + size, 2 * size
     return best
+
+
+def _separated_enough(mesh_a: TriangleMesh, triangles_a: np.ndarray, mesh_b: TriangleMesh, triangles_b: np.ndarray,
+                      bound: float):
+    """The triangle pairs whose lower bounds (boxes, then separating axes) do not exceed ``bound``.
+
+    Returns (triangles_a, triangles_b, squared lower bounds); pairs are screened in chunks to bound memory.
+    """
+    bound_sq = bound * bound * (1.0 + BOUND_SLACK)
+    # Rounding of the projections scales with the coordinates, not with the distance.
+    margin = 1e-13 * float(max(np.abs(mesh_a.vertices).max(), np.abs(mesh_b.vertices).max()))
+    kept = []
+    for chunk in np.array_split(np.arange(len(triangles_a)), max(1, len(triangles_a) // SCREEN_CHUNK)):
+        ia, ib = triangles_a[chunk], triangles_b[chunk]
+        lower_sq = box_distance_sq(mesh_a.lows[ia], mesh_a.highs[ia], mesh_b.lows[ib], mesh_b.highs[ib])
+        near = lower_sq <= bound_sq
+        ia, ib, lower_sq = ia[near], ib[near], lower_sq[near]
+        gap = np.maximum(separation_lower_bound(mesh_a.corners[ia], mesh_b.corners[ib]) - margin, 0.0)
+        lower_sq = np.maximum(lower_sq, gap * gap)
+        near = lower_sq <= bound_sq
+        kept.append((ia[near], ib[near], lower_sq[near]))
+    return tuple(np.concatenate(parts) for parts in zip(*kept))
 
 
 def _may_beat(lower_sq: float, distance: float) -> bool:

@@ -14,7 +14,7 @@ import pytest
 import mesh_shapes as shapes
 from core.mesh.bvh import TriangleBVH
 from core.mesh.distance import MeshDistance, mesh_distance, nearest_on_surface
-from core.mesh.triangle_distance import point_triangle_closest, triangle_pair_distance
+from core.mesh.triangle_distance import point_triangle_closest, separation_lower_bound, triangle_pair_distance
 from core.mesh.trimesh import TriangleMesh
 from generators import random_rotation, rotation_about
 from reference import closest_points_on_triangles, reference_contact
@@ -92,6 +92,17 @@ def test_triangle_pairs_match_qhull_reference():
     assert reference_point_distance(point_a, a).max() <= 1e-12 and reference_point_distance(point_b, b).max() <= 1e-12
 
 
+def test_separation_bounds_never_exceed_the_distance():
+    rng = np.random.default_rng(8)
+    a, b = random_triangle_pairs(rng, 3000)
+    b[:500] = a[:500] + [0.0, 0.0, 0.3]  # parallel facing pairs, where the bound is tight
+    b[500:600, 2] = b[500:600, 1]  # segments
+    lower = separation_lower_bound(a, b)
+    distance = triangle_pair_distance(a, b)[0]
+    assert (lower <= distance + 1e-14).all()
+    assert np.allclose(lower[:500], 0.3, atol=1e-12)
+
+
 def test_crossing_triangles_share_a_point():
     # An edge of B pierces A's interior; no corner and no edge of either touches the other's edges.
     a = np.array([[[0.0, 0, 0], [2, 0, 0], [0, 2, 0]]])
@@ -155,6 +166,9 @@ def test_bvh_covers_every_triangle_once_in_nested_boxes(leaf_size):
         triangles = tree.order[tree.starts[node]:tree.ends[node]]
         assert (m.lows[triangles] >= tree.lows[node]).all() and (m.highs[triangles] <= tree.highs[node]).all()
         assert (m.corners[triangles] == tree.anchors[node]).all(axis=2).any()
+        local = np.abs((m.corners[triangles] - tree.centres[node]) @ tree.axes[node])
+        assert (local <= tree.halves[node]).all()  # and in its oriented box
+    assert np.allclose(np.einsum("nij,nik->njk", tree.axes, tree.axes), np.eye(3), atol=1e-12)
     internal = np.flatnonzero(~tree.is_leaf)
     kids = tree.children[internal]
     assert np.array_equal(tree.starts[kids[:, 0]], tree.starts[internal])

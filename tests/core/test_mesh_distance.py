@@ -95,7 +95,8 @@ def test_triangle_pairs_match_qhull_reference():
 def test_separation_bounds_never_exceed_the_distance():
     rng = np.random.default_rng(8)
     a, b = random_triangle_pairs(rng, 3000)
-    b[:500] = a[:500] + [0.0, 0.0, 0.3]  # parallel facing pairs, where the bound is tight
+    normal = np.cross(a[:500, 1] - a[:500, 0], a[:500, 2] - a[:500, 0])
+    b[:500] = a[:500] + 0.3 * (normal / np.linalg.norm(normal, axis=1)[:, None])[:, None]  # facing: bound is tight
     b[500:600, 2] = b[500:600, 1]  # segments
     lower = separation_lower_bound(a, b)
     distance = triangle_pair_distance(a, b)[0]

@@ -47,14 +47,14 @@ def node_pair_distance_sq(bvh_a: "TriangleBVH", nodes_a: np.ndarray, bvh_b: "Tri
     axes_a, axes_b = bvh_a.axes[nodes_a], bvh_b.axes[nodes_b]
     halves_a, halves_b = bvh_a.halves[nodes_a], bvh_b.halves[nodes_b]
     offset = bvh_b.centres[nodes_b] - bvh_a.centres[nodes_a]
-    rotation = np.abs(np.einsum("nij,nik->njk", axes_a, axes_b))
-    along_a = np.abs(np.einsum("nij,ni->nj", axes_a, offset))
-    along_b = np.abs(np.einsum("nij,ni->nj", axes_b, offset))
-    gap_a = along_a - halves_a - np.einsum("njk,nk->nj", rotation, halves_b)
-    gap_b = along_b - halves_b - np.einsum("njk,nj->nk", rotation, halves_a)
+    rotation = np.abs(np.matmul(axes_a.transpose(0, 2, 1), axes_b))
+    along_a = np.abs(np.matmul(offset[:, None, :], axes_a)[:, 0])
+    along_b = np.abs(np.matmul(offset[:, None, :], axes_b)[:, 0])
+    gap_a = along_a - halves_a - np.matmul(rotation, halves_b[:, :, None])[:, :, 0]
+    gap_b = along_b - halves_b - np.matmul(halves_a[:, None, :], rotation)[:, 0]
     length = np.sqrt(_squared_norm(offset))
     reach = (_dot(halves_a, along_a) + _dot(halves_b, along_b)) / np.where(length > 0.0, length, 1.0)
-    gap = np.maximum(np.maximum(gap_a.max(axis=1), gap_b.max(axis=1)), length - reach)
+    gap = np.maximum(np.maximum(_largest3(gap_a), _largest3(gap_b)), length - reach)
     return np.maximum(aligned, np.maximum(gap, 0.0) ** 2)
 
 
@@ -67,6 +67,16 @@ def point_node_distance_sq(bvh: "TriangleBVH", points: np.ndarray, nodes: np.nda
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1] + a[..., 2] * b[..., 2]
+
+
+def _smallest3(values: np.ndarray) -> np.ndarray:
+    """Minimum over a last axis of length 3 (element-wise: much faster than ``min(axis=-1)``)."""
+    return np.minimum(np.minimum(values[..., 0], values[..., 1]), values[..., 2])
+
+
+def _largest3(values: np.ndarray) -> np.ndarray:
+    """Maximum over a last axis of length 3."""
+    return np.maximum(np.maximum(values[..., 0], values[..., 1]), values[..., 2])
 
 
 def _squared_norm(v: np.ndarray) -> np.ndarray:
@@ -152,8 +162,8 @@ class TriangleBVH:
         lows = _bottom_up(np.minimum, mesh.lows[order], starts, ends, leaves, internal, children)
         highs = _bottom_up(np.maximum, mesh.highs[order], starts, ends, leaves, internal, children)
         sums = _bottom_up(np.add, corners.sum(axis=1), starts, ends, leaves, internal, children)
-        moments = _bottom_up(np.add, np.einsum("mci,mcj->mij", corners, corners), starts, ends, leaves, internal,
-                             children)
+        moments = _bottom_up(np.add, np.matmul(corners.transpose(0, 2, 1), corners), starts, ends, leaves,
+                             internal, children)
         mean = sums / (3.0 * (ends - starts))[:, None]
         covariance = moments / (3.0 * (ends - starts))[:, None, None] - mean[:, :, None] * mean[:, None, :]
         axes = np.linalg.eigh(covariance)[1]
@@ -174,13 +184,17 @@ class TriangleBVH:
 def _sort_along_widest_axis(order: np.ndarray, centres: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
     """Sort each range ``order[start:end]`` in place by the triangles' centres along the range's widest axis."""
     positions, owner = _ranges(starts, ends)
-    lows = _range_reduce(np.minimum, centres[order], starts, ends)
-    highs = _range_reduce(np.maximum, centres[order], starts, ends)
-    axis = np.argmax(highs - lows, axis=1)
-    extent = (highs - lows)[np.arange(len(axis)), axis]
-    values = centres[order[positions], axis[owner]] - lows[owner, axis[owner]]
+    triangles = order[positions]
+    in_order = centres[order]
+    lows = _range_reduce(np.minimum, in_order, starts, ends)
+    extents = _range_reduce(np.maximum, in_order, starts, ends) - lows
+    axis = np.argmax(extents, axis=1)
+    flat = np.arange(len(axis)) * 3 + axis
+    low, extent = lows.ravel()[flat], extents.ravel()[flat]
+    values = centres.ravel()[triangles * 3 + axis[owner]] - low[owner]
     fraction = values / np.where(extent > 0.0, extent, 1.0)[owner]
-    order[positions] = order[positions[np.argsort(2.0 * owner + fraction, kind="stable")]]
+    # Ranges stay apart in the key (2 per range, fractions in [0, 1]): one sort orders all of them.
+    order[positions] = triangles[np.argsort(2.0 * owner + fraction)]
 
 
 def _bottom_up(ufunc: np.ufunc, values: np.ndarray, starts, ends, leaves, internal, children) -> np.ndarray:
@@ -199,16 +213,16 @@ def _oriented_extents(corners, axes, starts, ends, leaves, internal, children) -
     """
     low, high = np.empty((len(starts), 3)), np.empty((len(starts), 3))
     leaf_axes = np.repeat(axes[leaves], ends[leaves] - starts[leaves], axis=0)
-    projected = np.einsum("mci,mij->mcj", corners, leaf_axes)
-    low[leaves] = _range_reduce(np.minimum, projected.min(axis=1), starts[leaves], ends[leaves])
-    high[leaves] = _range_reduce(np.maximum, projected.max(axis=1), starts[leaves], ends[leaves])
+    projected = np.matmul(corners, leaf_axes).transpose(0, 2, 1)
+    low[leaves] = _range_reduce(np.minimum, _smallest3(projected), starts[leaves], ends[leaves])
+    high[leaves] = _range_reduce(np.maximum, _largest3(projected), starts[leaves], ends[leaves])
     for nodes in internal:
         parent = axes[nodes]
         bounds = []
         for child in children[nodes].T:
-            rotation = np.abs(np.einsum("nij,nik->njk", parent, axes[child]))
-            centre = np.einsum("nij,nik,nk->nj", parent, axes[child], 0.5 * (low[child] + high[child]))
-            radius = np.einsum("njk,nk->nj", rotation, 0.5 * (high[child] - low[child]))
+            rotation = np.matmul(parent.transpose(0, 2, 1), axes[child])
+            centre = np.matmul(rotation, 0.5 * (low[child] + high[child])[:, :, None])[:, :, 0]
+            radius = np.matmul(np.abs(rotation), 0.5 * (high[child] - low[child])[:, :, None])[:, :, 0]
             bounds.append((centre - radius, centre + radius))
         low[nodes] = np.minimum(bounds[0][0], bounds[1][0])
         high[nodes] = np.maximum(bounds[0][1], bounds[1][1])

@@ -162,10 +162,20 @@ def triangle_pair_distance(tri_a: np.ndarray, tri_b: np.ndarray) -> tuple[np.nda
 
 
 
+def _smallest3(values: np.ndarray) -> np.ndarray:
+    """Minimum over a last axis of length 3 (element-wise: much faster than ``min(axis=-1)``)."""
+    return np.minimum(np.minimum(values[..., 0], values[..., 1]), values[..., 2])
+
+
+def _largest3(values: np.ndarray) -> np.ndarray:
+    """Maximum over a last axis of length 3."""
+    return np.maximum(np.maximum(values[..., 0], values[..., 1]), values[..., 2])
+
+
 def _interval_gap(axis: np.ndarray, tri_a: np.ndarray, tri_b: np.ndarray) -> np.ndarray:
     """Gap between the projections of triangles A and B (K, 3, 3) on (K, 3) axes; negative if they overlap."""
     along_a, along_b = _dot(tri_a, axis[:, None]), _dot(tri_b, axis[:, None])
-    return np.maximum(along_b.min(axis=1) - along_a.max(axis=1), along_a.min(axis=1) - along_b.max(axis=1))
+    return np.maximum(_smallest3(along_b) - _largest3(along_a), _smallest3(along_a) - _largest3(along_b))
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:

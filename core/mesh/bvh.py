@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .triangle_distance import unit_normals
 from .trimesh import TriangleMesh
 
 #: Relative slack on squared bounds: a pair is dropped only when rounding cannot explain the gap.
@@ -36,14 +37,13 @@ def point_box_distance_sq(points: np.ndarray, lows: np.ndarray, highs: np.ndarra
     return gap[..., 0] ** 2 + gap[..., 1] ** 2 + gap[..., 2] ** 2
 
 
-def node_pair_distance_sq(bvh_a: "TriangleBVH", nodes_a: np.ndarray, bvh_b: "TriangleBVH",
-                          nodes_b: np.ndarray) -> np.ndarray:
-    """Squared lower bounds on the distance between the triangles of node pairs.
+def oriented_box_distance_sq(bvh_a: "TriangleBVH", nodes_a: np.ndarray, bvh_b: "TriangleBVH",
+                             nodes_b: np.ndarray) -> np.ndarray:
+    """Squared lower bounds on the distance between the triangles of node pairs, from their oriented boxes.
 
-    The largest of the axis-aligned box gap and the gaps of the oriented boxes along the separating
-    axes that cost no cross products: the 3 + 3 box axes and the line between the box centres.
+    The largest gap along the separating axes that cost no cross products: the 3 + 3 box axes and the
+    line between the box centres.
     """
-    aligned = box_distance_sq(bvh_a.lows[nodes_a], bvh_a.highs[nodes_a], bvh_b.lows[nodes_b], bvh_b.highs[nodes_b])
     axes_a, axes_b = bvh_a.axes[nodes_a], bvh_b.axes[nodes_b]
     halves_a, halves_b = bvh_a.halves[nodes_a], bvh_b.halves[nodes_b]
     offset = bvh_b.centres[nodes_b] - bvh_a.centres[nodes_a]
@@ -55,7 +55,7 @@ def node_pair_distance_sq(bvh_a: "TriangleBVH", nodes_a: np.ndarray, bvh_b: "Tri
     length = np.sqrt(_squared_norm(offset))
     reach = (_dot(halves_a, along_a) + _dot(halves_b, along_b)) / np.where(length > 0.0, length, 1.0)
     gap = np.maximum(np.maximum(_largest3(gap_a), _largest3(gap_b)), length - reach)
-    return np.maximum(aligned, np.maximum(gap, 0.0) ** 2)
+    return np.maximum(gap, 0.0) ** 2
 
 
 def point_node_distance_sq(bvh: "TriangleBVH", points: np.ndarray, nodes: np.ndarray) -> np.ndarray:
@@ -110,7 +110,8 @@ class TriangleBVH:
     (N, 3, 3), ``centres`` (N, 3), ``halves`` (N, 3): oriented boxes (axes are the columns, along the
     principal directions of the node's corners; for a flat patch the thin axis is its normal);
     ``children`` (N, 2), -1 for leaves; ``starts``, ``ends`` (N,): the node's triangles are
-    ``order[start:end]``; ``anchors`` (N, 3): a corner of one of its triangles.
+    ``order[start:end]``; ``anchors`` (N, 3): a corner of one of its triangles. Per triangle of the
+    mesh: ``normals`` (M, 3), unit (zero for zero-area triangles).
     """
 
     mesh: TriangleMesh
@@ -124,9 +125,10 @@ class TriangleBVH:
     starts: np.ndarray
     ends: np.ndarray
     anchors: np.ndarray
+    normals: np.ndarray
 
     @classmethod
-    def build(cls, mesh: TriangleMesh, leaf_size: int = 8) -> "TriangleBVH":
+    def build(cls, mesh: TriangleMesh, leaf_size: int = 4) -> "TriangleBVH":
         """Tree of ``mesh`` with leaves of at most ``leaf_size`` (>= 1) triangles (median splits)."""
         if leaf_size < 1:
             raise ValueError(f"leaf_size must be at least 1, got {leaf_size}")
@@ -173,7 +175,7 @@ class TriangleBVH:
         centres = np.einsum("nij,nj->ni", axes, 0.5 * (low + high))
         anchors = mesh.corners[order[(starts + ends - 1) // 2], 0]
         return cls(mesh, order, lows, highs, axes, centres, 0.5 * (high - low) + pad, children, starts, ends,
-                   anchors)
+                   anchors, unit_normals(mesh.corners))
 
     @property
     def is_leaf(self) -> np.ndarray:
@@ -264,11 +266,19 @@ def close_leaf_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float = np.i
         nodes_a, nodes_b = _split_pairs(bvh_a, bvh_b, nodes_a[~both_leaves], nodes_b[~both_leaves])
         if len(nodes_a):
             bound_sq = min(bound_sq, float(_squared_norm(bvh_a.anchors[nodes_a] - bvh_b.anchors[nodes_b]).min()))
-        keep = _within(node_pair_distance_sq(bvh_a, nodes_a, bvh_b, nodes_b), bound_sq)
-        nodes_a, nodes_b = nodes_a[keep], nodes_b[keep]
-    leaves_a, leaves_b = np.concatenate(done_a), np.concatenate(done_b)
-    keep = _within(node_pair_distance_sq(bvh_a, leaves_a, bvh_b, leaves_b), bound_sq)
-    return leaves_a[keep], leaves_b[keep], np.sqrt(bound_sq)
+        nodes_a, nodes_b = _near_node_pairs(bvh_a, nodes_a, bvh_b, nodes_b, bound_sq)
+    return (*_near_node_pairs(bvh_a, np.concatenate(done_a), bvh_b, np.concatenate(done_b), bound_sq),
+            np.sqrt(bound_sq))
+
+
+def _near_node_pairs(bvh_a: TriangleBVH, nodes_a: np.ndarray, bvh_b: TriangleBVH, nodes_b: np.ndarray,
+                     bound_sq: float) -> tuple[np.ndarray, np.ndarray]:
+    """The node pairs whose lower bounds do not exceed the bound: aligned boxes first (cheap), then oriented."""
+    keep = _within(box_distance_sq(bvh_a.lows[nodes_a], bvh_a.highs[nodes_a], bvh_b.lows[nodes_b],
+                                   bvh_b.highs[nodes_b]), bound_sq)
+    nodes_a, nodes_b = nodes_a[keep], nodes_b[keep]
+    keep = _within(oriented_box_distance_sq(bvh_a, nodes_a, bvh_b, nodes_b), bound_sq)
+    return nodes_a[keep], nodes_b[keep]
 
 
 def leaf_triangles(bvh: TriangleBVH, leaves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

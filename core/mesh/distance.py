@@ -81,7 +81,7 @@ def _closest_triangle_pair(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float)
     leaves_a, leaves_b, bound = close_leaf_pairs(bvh_a, bvh_b, bound)
     triangles_a, triangles_b = leaf_pair_triangles(bvh_a, leaves_a, bvh_b, leaves_b)
     mesh_a, mesh_b = bvh_a.mesh, bvh_b.mesh
-    triangles_a, triangles_b, lower_sq = _separated_enough(mesh_a, triangles_a, mesh_b, triangles_b, bound)
+    triangles_a, triangles_b, lower_sq = _separated_enough(bvh_a, triangles_a, bvh_b, triangles_b, bound)
     by_bound = np.argsort(lower_sq)
     best, start, size = None, 0, FIRST_BATCH
     while start < len(by_bound) and (best is None or _may_beat(lower_sq[by_bound[start]], best.distance)):
@@ -91,12 +91,13 @@ def _closest_triangle_pair(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float)
     return best
 
 
-def _separated_enough(mesh_a: TriangleMesh, triangles_a: np.ndarray, mesh_b: TriangleMesh, triangles_b: np.ndarray,
+def _separated_enough(bvh_a: TriangleBVH, triangles_a: np.ndarray, bvh_b: TriangleBVH, triangles_b: np.ndarray,
                       bound: float):
     """The triangle pairs whose lower bounds (boxes, then separating axes) do not exceed ``bound``.
 
     Returns (triangles_a, triangles_b, squared lower bounds); pairs are screened in chunks to bound memory.
     """
+    mesh_a, mesh_b = bvh_a.mesh, bvh_b.mesh
     bound_sq = bound * bound * (1.0 + BOUND_SLACK)
     # Rounding of the projections scales with the coordinates, not with the distance.
     margin = 1e-13 * float(max(np.abs(mesh_a.vertices).max(), np.abs(mesh_b.vertices).max()))
@@ -106,7 +107,8 @@ def _separated_enough(mesh_a: TriangleMesh, triangles_a: np.ndarray, mesh_b: Tri
         lower_sq = box_distance_sq(mesh_a.lows[ia], mesh_a.highs[ia], mesh_b.lows[ib], mesh_b.highs[ib])
         near = lower_sq <= bound_sq
         ia, ib, lower_sq = ia[near], ib[near], lower_sq[near]
-        gap = np.maximum(separation_lower_bound(mesh_a.corners[ia], mesh_b.corners[ib]) - margin, 0.0)
+        gap = separation_lower_bound(mesh_a.corners[ia], mesh_b.corners[ib], bvh_a.normals[ia], bvh_b.normals[ib])
+        gap = np.maximum(gap - margin, 0.0)
         lower_sq = np.maximum(lower_sq, gap * gap)
         near = lower_sq <= bound_sq
         kept.append((ia[near], ib[near], lower_sq[near]))

@@ -184,14 +184,21 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.where(length > 0.0, length, 1.0)[:, None]
 
 
-def separation_lower_bound(tri_a: np.ndarray, tri_b: np.ndarray) -> np.ndarray:
+def unit_normals(tri: np.ndarray) -> np.ndarray:
+    """(K, 3) unit normals of triangles (K, 3, 3) by the right-hand rule; zero for zero-area triangles."""
+    return _unit(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]))
+
+
+def separation_lower_bound(tri_a: np.ndarray, tri_b: np.ndarray, normal_a: np.ndarray | None = None,
+                           normal_b: np.ndarray | None = None) -> np.ndarray:
     """Cheap lower bounds (K,) on the distances of K triangle pairs (K, 3, 3), 0 where none is found.
 
     Largest gap of the projections on three separating axes: both triangles' normals and the line
     through their centroids. For facing, nearly parallel triangles the normal gap is nearly exact.
+    ``normal_a``, ``normal_b``: the triangles' ``unit_normals`` when already known.
     """
-    normal_a = _unit(np.cross(tri_a[:, 1] - tri_a[:, 0], tri_a[:, 2] - tri_a[:, 0]))
-    normal_b = _unit(np.cross(tri_b[:, 1] - tri_b[:, 0], tri_b[:, 2] - tri_b[:, 0]))
-    centre_line = _unit(tri_b.sum(axis=1) - tri_a.sum(axis=1))
+    normal_a = unit_normals(tri_a) if normal_a is None else normal_a
+    normal_b = unit_normals(tri_b) if normal_b is None else normal_b
+    centre_line = _unit(tri_b[:, 0] + tri_b[:, 1] + tri_b[:, 2] - tri_a[:, 0] - tri_a[:, 1] - tri_a[:, 2])
     gaps = [_interval_gap(axis, tri_a, tri_b) for axis in (normal_a, normal_b, centre_line)]
     return np.maximum(np.maximum(np.maximum(gaps[0], gaps[1]), gaps[2]), 0.0)

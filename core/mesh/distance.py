@@ -83,11 +83,16 @@ def _closest_triangle_pair(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float)
     mesh_a, mesh_b = bvh_a.mesh, bvh_b.mesh
     triangles_a, triangles_b, lower_sq = _separated_enough(bvh_a, triangles_a, bvh_b, triangles_b, bound)
     by_bound = np.argsort(lower_sq)
+    lower_sq = lower_sq[by_bound]
     best, start, size = None, 0, FIRST_BATCH
-    while start < len(by_bound) and (best is None or _may_beat(lower_sq[by_bound[start]], best.distance)):
-        batch = by_bound[start:start + size]
+    while start < len(by_bound) and (best is None or best.distance > 0.0):
+        # Only pairs whose lower bound does not exceed the best distance so far can still beat it.
+        stop = start + size if best is None else min(start + size, _count_below(lower_sq, best.distance))
+        if stop <= start:
+            break
+        batch = by_bound[start:stop]
         best = _better(best, triangles_a[batch], triangles_b[batch], mesh_a, mesh_b)
-        start, size = start + size, 2 * size
+        start, size = stop, 2 * size
     return best
 
 
@@ -115,9 +120,9 @@ def _separated_enough(bvh_a: TriangleBVH, triangles_a: np.ndarray, bvh_b: Triang
     return tuple(np.concatenate(parts) for parts in zip(*kept))
 
 
-def _may_beat(lower_sq: float, distance: float) -> bool:
-    """A pair with this squared lower bound may be closer than ``distance`` (never below 0)."""
-    return distance > 0.0 and lower_sq <= distance * distance * (1.0 + BOUND_SLACK)
+def _count_below(sorted_lower_sq: np.ndarray, distance: float) -> int:
+    """How many of the sorted squared lower bounds do not exceed ``distance`` (with rounding slack)."""
+    return int(np.searchsorted(sorted_lower_sq, distance * distance * (1.0 + BOUND_SLACK), side="right"))
 
 
 def _better(best: MeshDistance | None, triangles_a: np.ndarray, triangles_b: np.ndarray, mesh_a: TriangleMesh,

@@ -111,9 +111,12 @@ def _edge_crossings(tri_a: np.ndarray, tri_b: np.ndarray) -> tuple[np.ndarray, n
 
 
 def _vertex_candidates(tri_a: np.ndarray, tri_b: np.ndarray):
-    """Corners of A against triangle B: squared distances (K, 3), points on A and on B (K, 3, 3)."""
-    distance, closest = point_triangle_closest(tri_a, tri_b[:, None])
-    return distance * distance, tri_a, closest
+    """Corners of A over the interior of B: squared distances (K, 3) (inf where the foot is outside B),
+    points on A and on B (K, 3, 3). A corner whose foot is outside B is closest to an edge of B, and that
+    case is one of the edge pairs.
+    """
+    foot, inside = _barycentric_inside(tri_a, tri_b[:, None])
+    return np.where(inside, _dot(foot - tri_a, foot - tri_a), np.inf), tri_a, foot
 
 
 def _segment_candidates(tri_a: np.ndarray, tri_b: np.ndarray):
@@ -143,7 +146,7 @@ def _swap(candidates):
 def triangle_pair_distance(tri_a: np.ndarray, tri_b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Exact distance and closest points of K triangle pairs: (distance (K,), point_a (K, 3), point_b (K, 3)).
 
-    ``tri_a``, ``tri_b``: (K, 3, 3) corner positions. The answer is the least of the 6 corner-triangle
+    ``tri_a``, ``tri_b``: (K, 3, 3) corner positions. The answer is the least of the 6 corner-face
     and 9 edge-edge cases; when an edge of one triangle passes through the other, the distance is 0
     and both points are that crossing point. ``point_b - point_a`` has length ``distance``.
     """

@@ -1,13 +1,14 @@
-"""``TriangleBVH``: an axis-aligned box tree over a mesh's triangles, and vectorised traversals of it.
+"""``TriangleBVH``: a box tree over a mesh's triangles, and vectorised traversals of it.
 
 The tree is built top-down one level at a time: every node's triangles are sorted by their box
 centres along the node's widest axis and split into halves, all nodes of a level at once, until a
 node holds at most ``leaf_size`` triangles. Nodes are numbered level by level (root 0) and stored as
-arrays: boxes, two children (-1 for leaves), the node's range in ``order`` (its triangles) and an
-anchor (a corner of one of its triangles, a point on the surface).
+arrays: an axis-aligned box, an oriented box (principal axes of the node's corners: for a flat patch
+the thin axis is its normal, so facing patches get tight bounds), two children (-1 for leaves), the
+node's range in ``order`` (its triangles) and an anchor (a corner of one of its triangles).
 
 The traversals process a whole frontier of (node, node) or (point, node) pairs per tree level, as
-arrays: box distances give lower bounds, anchor distances give upper bounds (distances between actual
+arrays: box gaps give lower bounds, anchor distances give upper bounds (distances between actual
 surface points), and a pair is dropped once its lower bound exceeds the best upper bound. Every pair
 that can hold the minimum survives, so the queries built on them are exact.
 """
@@ -15,6 +16,7 @@ that can hold the minimum survives, so the queries built on them are exact.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -173,7 +175,7 @@ class TriangleBVH:
         # Padding for the rounding of the projections, so the oriented boxes surely hold their corners.
         pad = 1e-13 * float(np.abs(mesh.vertices).max())
         centres = np.einsum("nij,nj->ni", axes, 0.5 * (low + high))
-        anchors = mesh.corners[order[(starts + ends - 1) // 2], 0]
+        anchors = mesh.corners[order[(starts + ends - 1) // 2], 0]  # see anchor_triangle
         return cls(mesh, order, lows, highs, axes, centres, 0.5 * (high - low) + pad, children, starts, ends,
                    anchors, unit_normals(mesh.corners))
 
@@ -181,6 +183,10 @@ class TriangleBVH:
     def is_leaf(self) -> np.ndarray:
         """(N,) bool: the node has no children."""
         return self.children[:, 0] < 0
+
+    def anchor_triangle(self, node: int) -> int:
+        """The triangle whose first corner is ``node``'s anchor."""
+        return int(self.order[(self.starts[node] + self.ends[node] - 1) // 2])
 
 
 def _sort_along_widest_axis(order: np.ndarray, centres: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
@@ -249,26 +255,44 @@ def _split_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, nodes_a: np.ndarray, no
     return pairs_a[keep], pairs_b[keep]
 
 
-def close_leaf_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float = np.inf):
-    """Leaf pairs (leaves_a, leaves_b) that may hold the closest pair of triangles, and an upper bound.
+class LeafPairs(NamedTuple):
+    """Result of ``close_leaf_pairs``: candidate leaf pairs and the best upper bound with its witnesses."""
 
-    Simultaneous traversal of both trees, one frontier of node pairs per level. The returned upper
-    bound (at most ``bound``) is a distance between two surface points, or ``bound`` itself; every pair
-    of triangles at least as close as it lies in one of the returned leaf pairs.
+    leaves_a: np.ndarray
+    leaves_b: np.ndarray
+    bound: float
+    triangle_a: int  # triangles whose corners are ``bound`` apart (-1 when the bound is the caller's)
+    triangle_b: int
+
+
+def close_leaf_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float = np.inf) -> LeafPairs:
+    """Leaf pairs that may hold the closest pair of triangles, and an upper bound on that distance.
+
+    Simultaneous traversal of both trees, one frontier of node pairs per level. The returned bound (at
+    most ``bound``) is the distance between corners of ``triangle_a`` and ``triangle_b``, or ``bound``
+    itself; every pair of triangles closer than it lies in one of the returned leaf pairs. A bound of
+    0 (two corners coincide) ends the search at once: nothing can be closer.
     """
-    bound_sq = float(bound) ** 2
+    bound_sq, witness = float(bound) ** 2, (-1, -1)
     nodes_a, nodes_b = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
-    done_a, done_b = [], []
-    while len(nodes_a):
+    none = np.zeros(0, dtype=np.int64)
+    done_a, done_b = [none], [none]
+    while len(nodes_a) and bound_sq > 0.0:
         both_leaves = bvh_a.is_leaf[nodes_a] & bvh_b.is_leaf[nodes_b]
         done_a.append(nodes_a[both_leaves])
         done_b.append(nodes_b[both_leaves])
         nodes_a, nodes_b = _split_pairs(bvh_a, bvh_b, nodes_a[~both_leaves], nodes_b[~both_leaves])
         if len(nodes_a):
-            bound_sq = min(bound_sq, float(_squared_norm(bvh_a.anchors[nodes_a] - bvh_b.anchors[nodes_b]).min()))
+            gaps = _squared_norm(bvh_a.anchors[nodes_a] - bvh_b.anchors[nodes_b])
+            best = int(np.argmin(gaps))
+            if gaps[best] < bound_sq:
+                bound_sq, witness = float(gaps[best]), (bvh_a.anchor_triangle(nodes_a[best]),
+                                                        bvh_b.anchor_triangle(nodes_b[best]))
         nodes_a, nodes_b = _near_node_pairs(bvh_a, nodes_a, bvh_b, nodes_b, bound_sq)
-    return (*_near_node_pairs(bvh_a, np.concatenate(done_a), bvh_b, np.concatenate(done_b), bound_sq),
-            np.sqrt(bound_sq))
+    if bound_sq == 0.0:
+        return LeafPairs(none, none, 0.0, *witness)
+    leaves_a, leaves_b = _near_node_pairs(bvh_a, np.concatenate(done_a), bvh_b, np.concatenate(done_b), bound_sq)
+    return LeafPairs(leaves_a, leaves_b, float(np.sqrt(bound_sq)), *witness)
 
 
 def _near_node_pairs(bvh_a: TriangleBVH, nodes_a: np.ndarray, bvh_b: TriangleBVH, nodes_b: np.ndarray,

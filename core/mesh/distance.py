@@ -78,13 +78,16 @@ def mesh_distance(mesh_a: TriangleMesh, mesh_b: TriangleMesh, *, bvh_a: Triangle
 
 def _closest_triangle_pair(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float) -> MeshDistance | None:
     """The closest triangle pair at most ``bound`` apart, or None when there is none."""
-    leaves_a, leaves_b, bound = close_leaf_pairs(bvh_a, bvh_b, bound)
-    triangles_a, triangles_b = leaf_pair_triangles(bvh_a, leaves_a, bvh_b, leaves_b)
+    candidates = close_leaf_pairs(bvh_a, bvh_b, bound)
+    triangles_a, triangles_b = leaf_pair_triangles(bvh_a, candidates.leaves_a, bvh_b, candidates.leaves_b)
     mesh_a, mesh_b = bvh_a.mesh, bvh_b.mesh
-    triangles_a, triangles_b, lower_sq = _separated_enough(bvh_a, triangles_a, bvh_b, triangles_b, bound)
+    triangles_a, triangles_b, lower_sq = _separated_enough(bvh_a, triangles_a, bvh_b, triangles_b,
+                                                           candidates.bound)
     by_bound = np.argsort(lower_sq)
     lower_sq = lower_sq[by_bound]
     best, start, size = None, 0, FIRST_BATCH
+    if candidates.triangle_a >= 0:  # the pair that gave the bound: a first answer, exact when it is 0
+        best = _better(None, np.array([candidates.triangle_a]), np.array([candidates.triangle_b]), mesh_a, mesh_b)
     while start < len(by_bound) and (best is None or best.distance > 0.0):
         # Only pairs whose lower bound does not exceed the best distance so far can still beat it.
         stop = start + size if best is None else min(start + size, _count_below(lower_sq, best.distance))

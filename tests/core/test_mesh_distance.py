@@ -265,6 +265,33 @@ def test_touching_and_crossing_meshes_give_zero_on_both_surfaces():
         assert surface_gap(result.point_a, a) <= 1e-12 and surface_gap(result.point_b, b) <= 1e-12
 
 
+def test_single_triangles_and_degenerate_triangles_in_meshes():
+    rng = np.random.default_rng(12)
+    a, b = random_triangle_pairs(rng, 20)
+    for x, y in zip(a, b):  # one-triangle meshes: the tree is a single leaf
+        result = mesh_distance(mesh(x, [[0, 1, 2]]), mesh(y, [[0, 1, 2]]))
+        assert result.distance == pytest.approx(max(0.0, reference_contact(x, y).signed_distance), abs=1e-12)
+    vertices, triangles = shapes.cup(0.6, 0.8, 0.08, 16)
+    slivers = np.array([[0, 0, 1], [0, 1, 1], [2, 2, 2], [0, 1, len(vertices) - 1]])  # points, segments
+    cup = mesh(vertices, np.vstack([triangles, slivers]))
+    ball = mesh(*shapes.sphere(0.3, 8, 16), offset=(0.1, 0.03, 0.45))
+    check_result(mesh_distance(cup, ball), cup, ball, brute_force(cup, ball), 1.0)
+    check_result(mesh_distance(ball, cup), ball, cup, brute_force(cup, ball), 1.0)
+
+
+def test_coincident_meshes_and_leaf_sizes():
+    t = shapes.torus(1.0, 0.25, 24, 12)
+    a, same = mesh(*t), mesh(*t)
+    result = mesh_distance(a, same)
+    assert result.distance == 0.0 and np.array_equal(result.point_a, result.point_b)
+    assert surface_gap(result.point_a, a) <= 1e-12
+    b = mesh(*t, rotation=rotation_about([1, 0, 0], np.pi / 2), offset=(1.0, 0.07, 0.03))
+    expected = coal_distance(a, b)
+    for leaf_size in (1, 2, 16, 1000):
+        tree_a, tree_b = TriangleBVH.build(a, leaf_size), TriangleBVH.build(b, leaf_size)
+        assert mesh_distance(a, b, bvh_a=tree_a, bvh_b=tree_b).distance == pytest.approx(expected, abs=1e-12)
+
+
 def test_ball_inside_box_is_at_its_surface_distance():
     # Surfaces only: a ball inside a hollow box is as far as its surface is from the walls.
     a = mesh(*shapes.box((1.0, 1.0, 1.0)))

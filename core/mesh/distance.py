@@ -135,7 +135,8 @@ def _better(best: MeshDistance | None, triangles_a: np.ndarray, triangles_b: np.
     i = int(np.argmin(distance))
     if best is not None and best.distance <= distance[i]:
         return best
-    return MeshDistance(float(distance[i]), point_a[i], point_b[i], int(triangles_a[i]), int(triangles_b[i]))
+    return MeshDistance(float(distance[i]), point_a[i].copy(), point_b[i].copy(), int(triangles_a[i]),
+                        int(triangles_b[i]))
 
 
 def nearest_on_surface(mesh: TriangleMesh, points, bvh: TriangleBVH | None = None):

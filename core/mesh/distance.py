@@ -29,6 +29,8 @@ from .trimesh import TriangleMesh
 FIRST_BATCH = 256
 #: Triangle pairs screened by their cheap lower bounds at a time.
 SCREEN_CHUNK = 65536
+#: Query points traversed together by ``nearest_on_surface``.
+POINT_CHUNK = 4096
 
 
 @dataclass(frozen=True)
@@ -144,9 +146,17 @@ def nearest_on_surface(mesh: TriangleMesh, points, bvh: TriangleBVH | None = Non
 
     Returns ``(distance (P,), closest (P, 3), triangle (P,))``, float64/float64/int64. Unsigned: a point
     inside a closed mesh gets its distance to the surface. ``bvh``: ``TriangleBVH.build(mesh)``, reused.
+    Points are processed in chunks of ``POINT_CHUNK`` to bound memory.
     """
     tree = _tree_of(mesh, bvh, "bvh")
     points = as_points(points, "points")
+    parts = [_nearest_in_tree(tree, points[start:start + POINT_CHUNK]) for start in range(0, len(points), POINT_CHUNK)]
+    return tuple(np.concatenate(part) for part in zip(*parts))
+
+
+def _nearest_in_tree(tree: TriangleBVH, points: np.ndarray):
+    """``nearest_on_surface`` for one chunk of points."""
+    mesh = tree.mesh
     owners, leaves, bounds_sq = close_point_leaves(tree, points, np.full(len(points), np.inf))
     leaf_of, triangles = leaf_triangles(tree, leaves)
     owners = owners[leaf_of]

@@ -315,3 +315,14 @@ def test_nearest_on_surface_matches_brute_force():
     assert distance[:20].max() == 0.0
     tree = TriangleBVH.build(m, leaf_size=2)
     assert np.array_equal(nearest_on_surface(m, points, tree)[0], distance)
+
+
+def test_nearest_on_surface_in_chunks_matches_brute_force():
+    rng = np.random.default_rng(6)
+    m = mesh(*shapes.l_bracket(2.0, 0.5, 1.0))
+    points = rng.uniform(-0.5, 2.5, size=(5000, 3))  # more than one chunk of points
+    distance, closest, triangle = nearest_on_surface(m, points)
+    every = reference_point_distance(np.repeat(points, len(m.triangles), axis=0),
+                                     np.tile(m.corners, (len(points), 1, 1))).reshape(len(points), -1)
+    assert np.abs(distance - every.min(axis=1)).max() <= 1e-12
+    assert reference_point_distance(closest, m.corners[triangle]).max() <= 1e-12

@@ -2,8 +2,13 @@
 
 Every candidate answer is a pair of actual points, one on each primitive, and its distance is measured
 between those two points, so rounding can only make a candidate slightly long, never short; the minimum
-over the candidates is the exact distance up to rounding. Degenerate input (zero-area triangles,
-coincident corners, parallel or zero-length segments) takes the same code paths and never gives NaN.
+over the candidates is the exact distance up to rounding. The one other candidate is a crossing: an
+edge of one triangle through the other gives distance 0 at the crossing point. Degenerate input
+(zero-area triangles, coincident corners, parallel or zero-length segments) takes the same code paths
+and never gives NaN.
+
+Also cheap separating-axis lower bounds (``separation_lower_bound``) that let a search skip most
+triangle pairs before measuring them.
 """
 
 from __future__ import annotations

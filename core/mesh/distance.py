@@ -13,6 +13,7 @@ import numpy as np
 
 from ..validation import as_points
 from .bvh import (
+    BOUND_SLACK,
     TriangleBVH,
     box_distance_sq,
     close_leaf_pairs,
@@ -20,7 +21,6 @@ from .bvh import (
     leaf_pair_triangles,
     leaf_triangles,
     point_box_distance_sq,
-    BOUND_SLACK,
 )
 from .triangle_distance import point_triangle_closest, separation_lower_bound, triangle_pair_distance
 from .trimesh import TriangleMesh

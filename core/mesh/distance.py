@@ -15,7 +15,6 @@ from ..validation import as_points
 from .bvh import (
     BOUND_SLACK,
     TriangleBVH,
-    box_distance_sq,
     close_leaf_pairs,
     close_point_leaves,
     leaf_pair_triangles,
@@ -103,7 +102,7 @@ def _closest_triangle_pair(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float)
 
 def _separated_enough(bvh_a: TriangleBVH, triangles_a: np.ndarray, bvh_b: TriangleBVH, triangles_b: np.ndarray,
                       bound: float):
-    """The triangle pairs whose lower bounds (boxes, then separating axes) do not exceed ``bound``.
+    """The triangle pairs whose separating-axis lower bounds do not exceed ``bound``.
 
     Returns (triangles_a, triangles_b, squared lower bounds); pairs are screened in chunks to bound memory.
     """
@@ -114,12 +113,9 @@ def _separated_enough(bvh_a: TriangleBVH, triangles_a: np.ndarray, bvh_b: Triang
     kept = []
     for chunk in np.array_split(np.arange(len(triangles_a)), max(1, len(triangles_a) // SCREEN_CHUNK)):
         ia, ib = triangles_a[chunk], triangles_b[chunk]
-        lower_sq = box_distance_sq(mesh_a.lows[ia], mesh_a.highs[ia], mesh_b.lows[ib], mesh_b.highs[ib])
-        near = lower_sq <= bound_sq
-        ia, ib, lower_sq = ia[near], ib[near], lower_sq[near]
-        gap = separation_lower_bound(mesh_a.corners[ia], mesh_b.corners[ib], bvh_a.normals[ia], bvh_b.normals[ib])
-        gap = np.maximum(gap - margin, 0.0)
-        lower_sq = np.maximum(lower_sq, gap * gap)
+        gap = separation_lower_bound(mesh_a.corners[ia], mesh_b.corners[ib], bvh_a.normals[ia], bvh_b.normals[ib],
+                                     bound + margin)
+        lower_sq = np.maximum(gap - margin, 0.0) ** 2
         near = lower_sq <= bound_sq
         kept.append((ia[near], ib[near], lower_sq[near]))
     return tuple(np.concatenate(parts) for parts in zip(*kept))

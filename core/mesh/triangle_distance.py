@@ -198,15 +198,20 @@ def unit_normals(tri: np.ndarray) -> np.ndarray:
 
 
 def separation_lower_bound(tri_a: np.ndarray, tri_b: np.ndarray, normal_a: np.ndarray | None = None,
-                           normal_b: np.ndarray | None = None) -> np.ndarray:
+                           normal_b: np.ndarray | None = None, bound: float = np.inf) -> np.ndarray:
     """Cheap lower bounds (K,) on the distances of K triangle pairs (K, 3, 3), 0 where none is found.
 
-    Largest gap of the projections on three separating axes: both triangles' normals and the line
-    through their centroids. For facing, nearly parallel triangles the normal gap is nearly exact.
-    ``normal_a``, ``normal_b``: the triangles' ``unit_normals`` when already known.
+    Largest gap of the projections on three separating axes: the line through the centroids, and both
+    triangles' normals (for facing, nearly parallel triangles the normal gap is nearly exact).
+    ``normal_a``, ``normal_b``: the triangles' ``unit_normals`` when already known. Pairs whose
+    centroid-line gap already exceeds ``bound`` skip the normals (their bound stays above ``bound``).
     """
-    normal_a = unit_normals(tri_a) if normal_a is None else normal_a
-    normal_b = unit_normals(tri_b) if normal_b is None else normal_b
     centre_line = _unit(tri_b[:, 0] + tri_b[:, 1] + tri_b[:, 2] - tri_a[:, 0] - tri_a[:, 1] - tri_a[:, 2])
-    gaps = [_interval_gap(axis, tri_a, tri_b) for axis in (normal_a, normal_b, centre_line)]
-    return np.maximum(np.maximum(np.maximum(gaps[0], gaps[1]), gaps[2]), 0.0)
+    gap = _interval_gap(centre_line, tri_a, tri_b)
+    near = np.flatnonzero(gap <= bound)
+    near_a, near_b = tri_a[near], tri_b[near]
+    normal_a = unit_normals(near_a) if normal_a is None else normal_a[near]
+    normal_b = unit_normals(near_b) if normal_b is None else normal_b[near]
+    gap[near] = np.maximum(np.maximum(gap[near], _interval_gap(normal_a, near_a, near_b)),
+                           _interval_gap(normal_b, near_a, near_b))
+    return np.maximum(gap, 0.0)

@@ -39,24 +39,27 @@ def point_box_distance_sq(points: np.ndarray, lows: np.ndarray, highs: np.ndarra
     return gap[..., 0] ** 2 + gap[..., 1] ** 2 + gap[..., 2] ** 2
 
 
-def oriented_box_distance_sq(bvh_a: "TriangleBVH", nodes_a: np.ndarray, bvh_b: "TriangleBVH",
-                             nodes_b: np.ndarray) -> np.ndarray:
+def oriented_box_distance_sq(bvh_a: "TriangleBVH", nodes_a: np.ndarray, bvh_b: "TriangleBVH", nodes_b: np.ndarray,
+                             bound_sq: float = np.inf) -> np.ndarray:
     """Squared lower bounds on the distance between the triangles of node pairs, from their oriented boxes.
 
-    The largest gap along the separating axes that cost no cross products: the 3 + 3 box axes and the
-    line between the box centres.
+    The largest gap along the separating axes that cost no cross products: the line between the box
+    centres, then (only for pairs that this line leaves within ``bound_sq``) the 3 + 3 box axes.
     """
     axes_a, axes_b = bvh_a.axes[nodes_a], bvh_b.axes[nodes_b]
     halves_a, halves_b = bvh_a.halves[nodes_a], bvh_b.halves[nodes_b]
     offset = bvh_b.centres[nodes_b] - bvh_a.centres[nodes_a]
-    rotation = np.abs(np.matmul(axes_a.transpose(0, 2, 1), axes_b))
     along_a = np.abs(np.matmul(offset[:, None, :], axes_a)[:, 0])
     along_b = np.abs(np.matmul(offset[:, None, :], axes_b)[:, 0])
-    gap_a = along_a - halves_a - np.matmul(rotation, halves_b[:, :, None])[:, :, 0]
-    gap_b = along_b - halves_b - np.matmul(halves_a[:, None, :], rotation)[:, 0]
     length = np.sqrt(_squared_norm(offset))
     reach = (_dot(halves_a, along_a) + _dot(halves_b, along_b)) / np.where(length > 0.0, length, 1.0)
-    gap = np.maximum(np.maximum(_largest3(gap_a), _largest3(gap_b)), length - reach)
+    gap = length - reach
+    near = np.flatnonzero(_within(np.maximum(gap, 0.0) ** 2, bound_sq))
+    axes_a, axes_b, halves_a, halves_b = axes_a[near], axes_b[near], halves_a[near], halves_b[near]
+    rotation = np.abs(np.matmul(axes_a.transpose(0, 2, 1), axes_b))
+    gap_a = along_a[near] - halves_a - np.matmul(rotation, halves_b[:, :, None])[:, :, 0]
+    gap_b = along_b[near] - halves_b - np.matmul(halves_a[:, None, :], rotation)[:, 0]
+    gap[near] = np.maximum(gap[near], np.maximum(_largest3(gap_a), _largest3(gap_b)))
     return np.maximum(gap, 0.0) ** 2
 
 
@@ -301,7 +304,7 @@ def _near_node_pairs(bvh_a: TriangleBVH, nodes_a: np.ndarray, bvh_b: TriangleBVH
     keep = _within(box_distance_sq(bvh_a.lows[nodes_a], bvh_a.highs[nodes_a], bvh_b.lows[nodes_b],
                                    bvh_b.highs[nodes_b]), bound_sq)
     nodes_a, nodes_b = nodes_a[keep], nodes_b[keep]
-    keep = _within(oriented_box_distance_sq(bvh_a, nodes_a, bvh_b, nodes_b), bound_sq)
+    keep = _within(oriented_box_distance_sq(bvh_a, nodes_a, bvh_b, nodes_b, bound_sq), bound_sq)
     return nodes_a[keep], nodes_b[keep]
 
 

@@ -1,13 +1,14 @@
-"""``TriangleBVH``: an axis-aligned box tree over a mesh's triangles, and vectorised traversals of it.
+"""``TriangleBVH``: a box tree over a mesh's triangles, and vectorised traversals of it.
 
 The tree is built top-down one level at a time: every node's triangles are sorted by their box
 centres along the node's widest axis and split into halves, all nodes of a level at once, until a
 node holds at most ``leaf_size`` triangles. Nodes are numbered level by level (root 0) and stored as
-arrays: boxes, two children (-1 for leaves), the node's range in ``order`` (its triangles) and an
-anchor (a corner of one of its triangles, a point on the surface).
+arrays: an axis-aligned box, an oriented box (principal axes of the node's corners: for a flat patch
+the thin axis is its normal, so facing patches get tight bounds), two children (-1 for leaves), the
+node's range in ``order`` (its triangles) and an anchor (a corner of one of its triangles).
 
 The traversals process a whole frontier of (node, node) or (point, node) pairs per tree level, as
-arrays: box distances give lower bounds, anchor distances give upper bounds (distances between actual
+arrays: box gaps give lower bounds, anchor distances give upper bounds (distances between actual
 surface points), and a pair is dropped once its lower bound exceeds the best upper bound. Every pair
 that can hold the minimum survives, so the queries built on them are exact.
 """
@@ -15,9 +16,11 @@ that can hold the minimum survives, so the queries built on them are exact.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
+from .triangle_distance import unit_normals
 from .trimesh import TriangleMesh
 
 #: Relative slack on squared bounds: a pair is dropped only when rounding cannot explain the gap.
@@ -34,6 +37,51 @@ def point_box_distance_sq(points: np.ndarray, lows: np.ndarray, highs: np.ndarra
     """Squared distances from points to boxes (broadcast (..., 3)); 0 inside."""
     gap = np.maximum(np.maximum(lows - points, points - highs), 0.0)
     return gap[..., 0] ** 2 + gap[..., 1] ** 2 + gap[..., 2] ** 2
+
+
+def oriented_box_distance_sq(bvh_a: "TriangleBVH", nodes_a: np.ndarray, bvh_b: "TriangleBVH", nodes_b: np.ndarray,
+                             bound_sq: float = np.inf) -> np.ndarray:
+    """Squared lower bounds on the distance between the triangles of node pairs, from their oriented boxes.
+
+    The largest gap along the separating axes that cost no cross products: the line between the box
+    centres, then (only for pairs that this line leaves within ``bound_sq``) the 3 + 3 box axes.
+    """
+    axes_a, axes_b = bvh_a.axes[nodes_a], bvh_b.axes[nodes_b]
+    halves_a, halves_b = bvh_a.halves[nodes_a], bvh_b.halves[nodes_b]
+    offset = bvh_b.centres[nodes_b] - bvh_a.centres[nodes_a]
+    along_a = np.abs(np.matmul(offset[:, None, :], axes_a)[:, 0])
+    along_b = np.abs(np.matmul(offset[:, None, :], axes_b)[:, 0])
+    length = np.sqrt(_squared_norm(offset))
+    reach = (_dot(halves_a, along_a) + _dot(halves_b, along_b)) / np.where(length > 0.0, length, 1.0)
+    gap = length - reach
+    near = np.flatnonzero(_within(np.maximum(gap, 0.0) ** 2, bound_sq))
+    axes_a, axes_b, halves_a, halves_b = axes_a[near], axes_b[near], halves_a[near], halves_b[near]
+    rotation = np.abs(np.matmul(axes_a.transpose(0, 2, 1), axes_b))
+    gap_a = along_a[near] - halves_a - np.matmul(rotation, halves_b[:, :, None])[:, :, 0]
+    gap_b = along_b[near] - halves_b - np.matmul(halves_a[:, None, :], rotation)[:, 0]
+    gap[near] = np.maximum(gap[near], np.maximum(_largest3(gap_a), _largest3(gap_b)))
+    return np.maximum(gap, 0.0) ** 2
+
+
+def point_node_distance_sq(bvh: "TriangleBVH", points: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+    """Squared lower bounds on the distance from points to the triangles of nodes (both box kinds)."""
+    aligned = point_box_distance_sq(points, bvh.lows[nodes], bvh.highs[nodes])
+    local = np.abs(np.einsum("nij,ni->nj", bvh.axes[nodes], points - bvh.centres[nodes]))
+    return np.maximum(aligned, _squared_norm(np.maximum(local - bvh.halves[nodes], 0.0)))
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1] + a[..., 2] * b[..., 2]
+
+
+def _smallest3(values: np.ndarray) -> np.ndarray:
+    """Minimum over a last axis of length 3 (element-wise: much faster than ``min(axis=-1)``)."""
+    return np.minimum(np.minimum(values[..., 0], values[..., 1]), values[..., 2])
+
+
+def _largest3(values: np.ndarray) -> np.ndarray:
+    """Maximum over a last axis of length 3."""
+    return np.maximum(np.maximum(values[..., 0], values[..., 1]), values[..., 2])
 
 
 def _squared_norm(v: np.ndarray) -> np.ndarray:
@@ -53,33 +101,39 @@ def _ranges(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return starts[owner] + np.arange(lengths.sum()) - first[owner], owner
 
 
-def _range_reduce(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per range [start, end) of the rows of ``values`` (ranges sorted and disjoint): minima and maxima."""
-    padded = np.vstack([values, values[-1:]])
-    bounds = np.column_stack([starts, ends]).ravel()
-    return np.minimum.reduceat(padded, bounds)[::2], np.maximum.reduceat(padded, bounds)[::2]
+def _range_reduce(ufunc: np.ufunc, values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """``ufunc`` reduced over each range [start, end) of the rows of ``values`` (ranges sorted, disjoint)."""
+    padded = np.concatenate([values, values[-1:]])
+    return ufunc.reduceat(padded, np.column_stack([starts, ends]).ravel())[::2]
 
 
 @dataclass(frozen=True, eq=False)
 class TriangleBVH:
-    """Axis-aligned box tree over ``mesh``'s triangles; build once with ``TriangleBVH.build`` and reuse.
+    """Box tree over ``mesh``'s triangles; build once with ``TriangleBVH.build`` and reuse.
 
-    Arrays per node (``N`` nodes, root 0): ``lows``, ``highs`` (N, 3) boxes; ``children`` (N, 2), -1 for
-    leaves; ``starts``, ``ends`` (N,): the node's triangles are ``order[start:end]``; ``anchors`` (N, 3):
-    a corner of one of its triangles.
+    Arrays per node (``N`` nodes, root 0): ``lows``, ``highs`` (N, 3) axis-aligned boxes; ``axes``
+    (N, 3, 3), ``centres`` (N, 3), ``halves`` (N, 3): oriented boxes (axes are the columns, along the
+    principal directions of the node's corners; for a flat patch the thin axis is its normal);
+    ``children`` (N, 2), -1 for leaves; ``starts``, ``ends`` (N,): the node's triangles are
+    ``order[start:end]``; ``anchors`` (N, 3): a corner of one of its triangles. Per triangle of the
+    mesh: ``normals`` (M, 3), unit (zero for zero-area triangles).
     """
 
     mesh: TriangleMesh
     order: np.ndarray
     lows: np.ndarray
     highs: np.ndarray
+    axes: np.ndarray
+    centres: np.ndarray
+    halves: np.ndarray
     children: np.ndarray
     starts: np.ndarray
     ends: np.ndarray
     anchors: np.ndarray
+    normals: np.ndarray
 
     @classmethod
-    def build(cls, mesh: TriangleMesh, leaf_size: int = 8) -> "TriangleBVH":
+    def build(cls, mesh: TriangleMesh, leaf_size: int = 4) -> "TriangleBVH":
         """Tree of ``mesh`` with leaves of at most ``leaf_size`` (>= 1) triangles (median splits)."""
         if leaf_size < 1:
             raise ValueError(f"leaf_size must be at least 1, got {leaf_size}")
@@ -108,33 +162,82 @@ class TriangleBVH:
         split = np.concatenate([level[2] for level in levels])
         first_child = 1 + 2 * (np.cumsum(split) - split)
         children = np.where(split[:, None], first_child[:, None] + np.array([0, 1]), -1)
-        by_start = np.lexsort((ends, starts))
-        leaves = by_start[~split[by_start]]
-        lows, highs = np.empty((len(starts), 3)), np.empty((len(starts), 3))
-        lows[leaves] = _range_reduce(mesh.lows[order], starts[leaves], ends[leaves])[0]
-        highs[leaves] = _range_reduce(mesh.highs[order], starts[leaves], ends[leaves])[1]
-        for level_nodes in _internal_nodes_deepest_first(levels):
-            kids = children[level_nodes]
-            lows[level_nodes] = np.minimum(lows[kids[:, 0]], lows[kids[:, 1]])
-            highs[level_nodes] = np.maximum(highs[kids[:, 0]], highs[kids[:, 1]])
-        anchors = mesh.corners[order[(starts + ends - 1) // 2], 0]
-        return cls(mesh, order, lows, highs, children, starts, ends, anchors)
+        leaves = np.flatnonzero(~split)
+        leaves = leaves[np.argsort(starts[leaves])]
+        internal = _internal_nodes_deepest_first(levels)
+        corners = mesh.corners[order]
+        lows = _bottom_up(np.minimum, mesh.lows[order], starts, ends, leaves, internal, children)
+        highs = _bottom_up(np.maximum, mesh.highs[order], starts, ends, leaves, internal, children)
+        sums = _bottom_up(np.add, corners.sum(axis=1), starts, ends, leaves, internal, children)
+        moments = _bottom_up(np.add, np.matmul(corners.transpose(0, 2, 1), corners), starts, ends, leaves,
+                             internal, children)
+        mean = sums / (3.0 * (ends - starts))[:, None]
+        covariance = moments / (3.0 * (ends - starts))[:, None, None] - mean[:, :, None] * mean[:, None, :]
+        axes = np.linalg.eigh(covariance)[1]
+        low, high = _oriented_extents(corners, axes, starts, ends, leaves, internal, children)
+        # Padding for the rounding of the projections, so the oriented boxes surely hold their corners.
+        pad = 1e-13 * float(np.abs(mesh.vertices).max())
+        centres = np.einsum("nij,nj->ni", axes, 0.5 * (low + high))
+        anchors = mesh.corners[order[(starts + ends - 1) // 2], 0]  # see anchor_triangle
+        return cls(mesh, order, lows, highs, axes, centres, 0.5 * (high - low) + pad, children, starts, ends,
+                   anchors, unit_normals(mesh.corners))
 
     @property
     def is_leaf(self) -> np.ndarray:
         """(N,) bool: the node has no children."""
         return self.children[:, 0] < 0
 
+    def anchor_triangle(self, node: int) -> int:
+        """The triangle whose first corner is ``node``'s anchor."""
+        return int(self.order[(self.starts[node] + self.ends[node] - 1) // 2])
+
 
 def _sort_along_widest_axis(order: np.ndarray, centres: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
     """Sort each range ``order[start:end]`` in place by the triangles' centres along the range's widest axis."""
     positions, owner = _ranges(starts, ends)
-    lows, highs = _range_reduce(centres[order], starts, ends)
-    axis = np.argmax(highs - lows, axis=1)
-    extent = (highs - lows)[np.arange(len(axis)), axis]
-    values = centres[order[positions], axis[owner]] - lows[owner, axis[owner]]
+    triangles = order[positions]
+    in_order = centres[order]
+    lows = _range_reduce(np.minimum, in_order, starts, ends)
+    extents = _range_reduce(np.maximum, in_order, starts, ends) - lows
+    axis = np.argmax(extents, axis=1)
+    flat = np.arange(len(axis)) * 3 + axis
+    low, extent = lows.ravel()[flat], extents.ravel()[flat]
+    values = centres.ravel()[triangles * 3 + axis[owner]] - low[owner]
     fraction = values / np.where(extent > 0.0, extent, 1.0)[owner]
-    order[positions] = order[positions[np.argsort(2.0 * owner + fraction, kind="stable")]]
+    # Ranges stay apart in the key (2 per range, fractions in [0, 1]): one sort orders all of them.
+    order[positions] = triangles[np.argsort(2.0 * owner + fraction)]
+
+
+def _bottom_up(ufunc: np.ufunc, values: np.ndarray, starts, ends, leaves, internal, children) -> np.ndarray:
+    """Per node, ``ufunc`` reduced over its triangles' ``values`` (rows in tree order): leaves, then parents."""
+    result = np.empty((len(starts),) + values.shape[1:])
+    result[leaves] = _range_reduce(ufunc, values, starts[leaves], ends[leaves])
+    for nodes in internal:
+        result[nodes] = ufunc(result[children[nodes, 0]], result[children[nodes, 1]])
+    return result
+
+
+def _oriented_extents(corners, axes, starts, ends, leaves, internal, children) -> tuple[np.ndarray, np.ndarray]:
+    """Per node, the interval of its corners' coordinates along its own axes: (low, high), each (N, 3).
+
+    Leaves project their corners exactly; a parent bounds its children's oriented boxes.
+    """
+    low, high = np.empty((len(starts), 3)), np.empty((len(starts), 3))
+    leaf_axes = np.repeat(axes[leaves], ends[leaves] - starts[leaves], axis=0)
+    projected = np.matmul(corners, leaf_axes).transpose(0, 2, 1)
+    low[leaves] = _range_reduce(np.minimum, _smallest3(projected), starts[leaves], ends[leaves])
+    high[leaves] = _range_reduce(np.maximum, _largest3(projected), starts[leaves], ends[leaves])
+    for nodes in internal:
+        parent = axes[nodes]
+        bounds = []
+        for child in children[nodes].T:
+            rotation = np.matmul(parent.transpose(0, 2, 1), axes[child])
+            centre = np.matmul(rotation, 0.5 * (low[child] + high[child])[:, :, None])[:, :, 0]
+            radius = np.matmul(np.abs(rotation), 0.5 * (high[child] - low[child])[:, :, None])[:, :, 0]
+            bounds.append((centre - radius, centre + radius))
+        low[nodes] = np.minimum(bounds[0][0], bounds[1][0])
+        high[nodes] = np.maximum(bounds[0][1], bounds[1][1])
+    return low, high
 
 
 def _internal_nodes_deepest_first(levels):
@@ -155,31 +258,54 @@ def _split_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, nodes_a: np.ndarray, no
     return pairs_a[keep], pairs_b[keep]
 
 
-def close_leaf_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float = np.inf):
-    """Leaf pairs (leaves_a, leaves_b) that may hold the closest pair of triangles, and an upper bound.
+class LeafPairs(NamedTuple):
+    """Result of ``close_leaf_pairs``: candidate leaf pairs and the best upper bound with its witnesses."""
 
-    Simultaneous traversal of both trees, one frontier of node pairs per level. The returned upper
-    bound (at most ``bound``) is a distance between two surface points, or ``bound`` itself; every pair
-    of triangles at least as close as it lies in one of the returned leaf pairs.
+    leaves_a: np.ndarray
+    leaves_b: np.ndarray
+    bound: float
+    triangle_a: int  # triangles whose corners are ``bound`` apart (-1 when the bound is the caller's)
+    triangle_b: int
+
+
+def close_leaf_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float = np.inf) -> LeafPairs:
+    """Leaf pairs that may hold the closest pair of triangles, and an upper bound on that distance.
+
+    Simultaneous traversal of both trees, one frontier of node pairs per level. The returned bound (at
+    most ``bound``) is the distance between corners of ``triangle_a`` and ``triangle_b``, or ``bound``
+    itself; every pair of triangles closer than it lies in one of the returned leaf pairs. A bound of
+    0 (two corners coincide) ends the search at once: nothing can be closer.
     """
-    bound_sq = float(bound) ** 2
+    bound_sq, witness = float(bound) ** 2, (-1, -1)
     nodes_a, nodes_b = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
-    done_a, done_b = [], []
-    while len(nodes_a):
+    none = np.zeros(0, dtype=np.int64)
+    done_a, done_b = [none], [none]
+    while len(nodes_a) and bound_sq > 0.0:
         both_leaves = bvh_a.is_leaf[nodes_a] & bvh_b.is_leaf[nodes_b]
         done_a.append(nodes_a[both_leaves])
         done_b.append(nodes_b[both_leaves])
         nodes_a, nodes_b = _split_pairs(bvh_a, bvh_b, nodes_a[~both_leaves], nodes_b[~both_leaves])
         if len(nodes_a):
-            bound_sq = min(bound_sq, float(_squared_norm(bvh_a.anchors[nodes_a] - bvh_b.anchors[nodes_b]).min()))
-        lower_sq = box_distance_sq(bvh_a.lows[nodes_a], bvh_a.highs[nodes_a], bvh_b.lows[nodes_b],
-                                   bvh_b.highs[nodes_b])
-        keep = _within(lower_sq, bound_sq)
-        nodes_a, nodes_b = nodes_a[keep], nodes_b[keep]
-    leaves_a, leaves_b = np.concatenate(done_a), np.concatenate(done_b)
-    keep = _within(box_distance_sq(bvh_a.lows[leaves_a], bvh_a.highs[leaves_a], bvh_b.lows[leaves_b],
-                                   bvh_b.highs[leaves_b]), bound_sq)
-    return leaves_a[keep], leaves_b[keep], np.sqrt(bound_sq)
+            gaps = _squared_norm(bvh_a.anchors[nodes_a] - bvh_b.anchors[nodes_b])
+            best = int(np.argmin(gaps))
+            if gaps[best] < bound_sq:
+                bound_sq, witness = float(gaps[best]), (bvh_a.anchor_triangle(nodes_a[best]),
+                                                        bvh_b.anchor_triangle(nodes_b[best]))
+        nodes_a, nodes_b = _near_node_pairs(bvh_a, nodes_a, bvh_b, nodes_b, bound_sq)
+    if bound_sq == 0.0:
+        return LeafPairs(none, none, 0.0, *witness)
+    leaves_a, leaves_b = _near_node_pairs(bvh_a, np.concatenate(done_a), bvh_b, np.concatenate(done_b), bound_sq)
+    return LeafPairs(leaves_a, leaves_b, float(np.sqrt(bound_sq)), *witness)
+
+
+def _near_node_pairs(bvh_a: TriangleBVH, nodes_a: np.ndarray, bvh_b: TriangleBVH, nodes_b: np.ndarray,
+                     bound_sq: float) -> tuple[np.ndarray, np.ndarray]:
+    """The node pairs whose lower bounds do not exceed the bound: aligned boxes first (cheap), then oriented."""
+    keep = _within(box_distance_sq(bvh_a.lows[nodes_a], bvh_a.highs[nodes_a], bvh_b.lows[nodes_b],
+                                   bvh_b.highs[nodes_b]), bound_sq)
+    nodes_a, nodes_b = nodes_a[keep], nodes_b[keep]
+    keep = _within(oriented_box_distance_sq(bvh_a, nodes_a, bvh_b, nodes_b, bound_sq), bound_sq)
+    return nodes_a[keep], nodes_b[keep]
 
 
 def leaf_triangles(bvh: TriangleBVH, leaves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -216,9 +342,8 @@ def close_point_leaves(bvh: TriangleBVH, points: np.ndarray, bounds_sq: np.ndarr
         owners = np.repeat(owners[~leaf], 2)
         nodes = bvh.children[nodes[~leaf]].ravel()
         np.minimum.at(bounds_sq, owners, _squared_norm(points[owners] - bvh.anchors[nodes]))
-        lower_sq = point_box_distance_sq(points[owners], bvh.lows[nodes], bvh.highs[nodes])
-        keep = _within(lower_sq, bounds_sq[owners])
+        keep = _within(point_node_distance_sq(bvh, points[owners], nodes), bounds_sq[owners])
         owners, nodes = owners[keep], nodes[keep]
     owners, nodes = np.concatenate(done_owner), np.concatenate(done_node)
-    keep = _within(point_box_distance_sq(points[owners], bvh.lows[nodes], bvh.highs[nodes]), bounds_sq[owners])
+    keep = _within(point_node_distance_sq(bvh, points[owners], nodes), bounds_sq[owners])
     return owners[keep], nodes[keep], bounds_sq

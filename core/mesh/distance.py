@@ -13,20 +13,23 @@ import numpy as np
 
 from ..validation import as_points
 from .bvh import (
+    BOUND_SLACK,
     TriangleBVH,
-    box_distance_sq,
     close_leaf_pairs,
     close_point_leaves,
     leaf_pair_triangles,
     leaf_triangles,
     point_box_distance_sq,
-    BOUND_SLACK,
 )
-from .triangle_distance import point_triangle_closest, triangle_pair_distance
+from .triangle_distance import point_triangle_closest, separation_lower_bound, triangle_pair_distance
 from .trimesh import TriangleMesh
 
 #: Triangle pairs measured in the first batch; each following batch is twice as large.
 FIRST_BATCH = 256
+#: Triangle pairs screened by their cheap lower bounds at a time.
+SCREEN_CHUNK = 65536
+#: Query points traversed together by ``nearest_on_surface``.
+POINT_CHUNK = 4096
 
 
 @dataclass(frozen=True)
@@ -76,24 +79,51 @@ def mesh_distance(mesh_a: TriangleMesh, mesh_b: TriangleMesh, *, bvh_a: Triangle
 
 def _closest_triangle_pair(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float) -> MeshDistance | None:
     """The closest triangle pair at most ``bound`` apart, or None when there is none."""
-    leaves_a, leaves_b, bound = close_leaf_pairs(bvh_a, bvh_b, bound)
-    triangles_a, triangles_b = leaf_pair_triangles(bvh_a, leaves_a, bvh_b, leaves_b)
+    candidates = close_leaf_pairs(bvh_a, bvh_b, bound)
+    triangles_a, triangles_b = leaf_pair_triangles(bvh_a, candidates.leaves_a, bvh_b, candidates.leaves_b)
     mesh_a, mesh_b = bvh_a.mesh, bvh_b.mesh
-    lower_sq = box_distance_sq(mesh_a.lows[triangles_a], mesh_a.highs[triangles_a], mesh_b.lows[triangles_b],
-                               mesh_b.highs[triangles_b])
-    by_bound = np.argsort(lower_sq, kind="stable")
-    by_bound = by_bound[lower_sq[by_bound] <= bound * bound * (1.0 + BOUND_SLACK)]
+    triangles_a, triangles_b, lower_sq = _separated_enough(bvh_a, triangles_a, bvh_b, triangles_b,
+                                                           candidates.bound)
+    by_bound = np.argsort(lower_sq)
+    lower_sq = lower_sq[by_bound]
     best, start, size = None, 0, FIRST_BATCH
-    while start < len(by_bound) and (best is None or _may_beat(lower_sq[by_bound[start]], best.distance)):
-        batch = by_bound[start:start + size]
+    if candidates.triangle_a >= 0:  # the pair that gave the bound: a first answer, exact when it is 0
+        best = _better(None, np.array([candidates.triangle_a]), np.array([candidates.triangle_b]), mesh_a, mesh_b)
+    while start < len(by_bound) and (best is None or best.distance > 0.0):
+        # Only pairs whose lower bound does not exceed the best distance so far can still beat it.
+        stop = start + size if best is None else min(start + size, _count_below(lower_sq, best.distance))
+        if stop <= start:
+            break
+        batch = by_bound[start:stop]
         best = _better(best, triangles_a[batch], triangles_b[batch], mesh_a, mesh_b)
-        start, size = start + size, 2 * size
+        start, size = stop, 2 * size
     return best
 
 
-def _may_beat(lower_sq: float, distance: float) -> bool:
-    """A pair with this squared lower bound may be closer than ``distance`` (never below 0)."""
-    return distance > 0.0 and lower_sq <= distance * distance * (1.0 + BOUND_SLACK)
+def _separated_enough(bvh_a: TriangleBVH, triangles_a: np.ndarray, bvh_b: TriangleBVH, triangles_b: np.ndarray,
+                      bound: float):
+    """The triangle pairs whose separating-axis lower bounds do not exceed ``bound``.
+
+    Returns (triangles_a, triangles_b, squared lower bounds); pairs are screened in chunks to bound memory.
+    """
+    mesh_a, mesh_b = bvh_a.mesh, bvh_b.mesh
+    bound_sq = bound * bound * (1.0 + BOUND_SLACK)
+    # Rounding of the projections scales with the coordinates, not with the distance.
+    margin = 1e-13 * float(max(np.abs(mesh_a.vertices).max(), np.abs(mesh_b.vertices).max()))
+    kept = []
+    for chunk in np.array_split(np.arange(len(triangles_a)), max(1, len(triangles_a) // SCREEN_CHUNK)):
+        ia, ib = triangles_a[chunk], triangles_b[chunk]
+        gap = separation_lower_bound(mesh_a.corners[ia], mesh_b.corners[ib], bvh_a.normals[ia], bvh_b.normals[ib],
+                                     bound + margin)
+        lower_sq = np.maximum(gap - margin, 0.0) ** 2
+        near = lower_sq <= bound_sq
+        kept.append((ia[near], ib[near], lower_sq[near]))
+    return tuple(np.concatenate(parts) for parts in zip(*kept))
+
+
+def _count_below(sorted_lower_sq: np.ndarray, distance: float) -> int:
+    """How many of the sorted squared lower bounds do not exceed ``distance`` (with rounding slack)."""
+    return int(np.searchsorted(sorted_lower_sq, distance * distance * (1.0 + BOUND_SLACK), side="right"))
 
 
 def _better(best: MeshDistance | None, triangles_a: np.ndarray, triangles_b: np.ndarray, mesh_a: TriangleMesh,
@@ -103,7 +133,8 @@ def _better(best: MeshDistance | None, triangles_a: np.ndarray, triangles_b: np.
     i = int(np.argmin(distance))
     if best is not None and best.distance <= distance[i]:
         return best
-    return MeshDistance(float(distance[i]), point_a[i], point_b[i], int(triangles_a[i]), int(triangles_b[i]))
+    return MeshDistance(float(distance[i]), point_a[i].copy(), point_b[i].copy(), int(triangles_a[i]),
+                        int(triangles_b[i]))
 
 
 def nearest_on_surface(mesh: TriangleMesh, points, bvh: TriangleBVH | None = None):
@@ -111,9 +142,17 @@ def nearest_on_surface(mesh: TriangleMesh, points, bvh: TriangleBVH | None = Non
 
     Returns ``(distance (P,), closest (P, 3), triangle (P,))``, float64/float64/int64. Unsigned: a point
     inside a closed mesh gets its distance to the surface. ``bvh``: ``TriangleBVH.build(mesh)``, reused.
+    Points are processed in chunks of ``POINT_CHUNK`` to bound memory.
     """
     tree = _tree_of(mesh, bvh, "bvh")
     points = as_points(points, "points")
+    parts = [_nearest_in_tree(tree, points[start:start + POINT_CHUNK]) for start in range(0, len(points), POINT_CHUNK)]
+    return tuple(np.concatenate(part) for part in zip(*parts))
+
+
+def _nearest_in_tree(tree: TriangleBVH, points: np.ndarray):
+    """``nearest_on_surface`` for one chunk of points."""
+    mesh = tree.mesh
     owners, leaves, bounds_sq = close_point_leaves(tree, points, np.full(len(points), np.inf))
     leaf_of, triangles = leaf_triangles(tree, leaves)
     owners = owners[leaf_of]

@@ -14,7 +14,7 @@ import pytest
 import mesh_shapes as shapes
 from core.mesh.bvh import TriangleBVH
 from core.mesh.distance import MeshDistance, mesh_distance, nearest_on_surface
-from core.mesh.triangle_distance import point_triangle_closest, triangle_pair_distance
+from core.mesh.triangle_distance import point_triangle_closest, separation_lower_bound, triangle_pair_distance
 from core.mesh.trimesh import TriangleMesh
 from generators import random_rotation, rotation_about
 from reference import closest_points_on_triangles, reference_contact
@@ -92,6 +92,18 @@ def test_triangle_pairs_match_qhull_reference():
     assert reference_point_distance(point_a, a).max() <= 1e-12 and reference_point_distance(point_b, b).max() <= 1e-12
 
 
+def test_separation_bounds_never_exceed_the_distance():
+    rng = np.random.default_rng(8)
+    a, b = random_triangle_pairs(rng, 3000)
+    normal = np.cross(a[:500, 1] - a[:500, 0], a[:500, 2] - a[:500, 0])
+    b[:500] = a[:500] + 0.3 * (normal / np.linalg.norm(normal, axis=1)[:, None])[:, None]  # facing: bound is tight
+    b[500:600, 2] = b[500:600, 1]  # segments
+    lower = separation_lower_bound(a, b)
+    distance = triangle_pair_distance(a, b)[0]
+    assert (lower <= distance + 1e-14).all()
+    assert np.allclose(lower[:500], 0.3, atol=1e-12)
+
+
 def test_crossing_triangles_share_a_point():
     # An edge of B pierces A's interior; no corner and no edge of either touches the other's edges.
     a = np.array([[[0.0, 0, 0], [2, 0, 0], [0, 2, 0]]])
@@ -155,6 +167,9 @@ def test_bvh_covers_every_triangle_once_in_nested_boxes(leaf_size):
         triangles = tree.order[tree.starts[node]:tree.ends[node]]
         assert (m.lows[triangles] >= tree.lows[node]).all() and (m.highs[triangles] <= tree.highs[node]).all()
         assert (m.corners[triangles] == tree.anchors[node]).all(axis=2).any()
+        local = np.abs((m.corners[triangles] - tree.centres[node]) @ tree.axes[node])
+        assert (local <= tree.halves[node]).all()  # and in its oriented box
+    assert np.allclose(np.einsum("nij,nik->njk", tree.axes, tree.axes), np.eye(3), atol=1e-12)
     internal = np.flatnonzero(~tree.is_leaf)
     kids = tree.children[internal]
     assert np.array_equal(tree.starts[kids[:, 0]], tree.starts[internal])
@@ -250,6 +265,33 @@ def test_touching_and_crossing_meshes_give_zero_on_both_surfaces():
         assert surface_gap(result.point_a, a) <= 1e-12 and surface_gap(result.point_b, b) <= 1e-12
 
 
+def test_single_triangles_and_degenerate_triangles_in_meshes():
+    rng = np.random.default_rng(12)
+    a, b = random_triangle_pairs(rng, 20)
+    for x, y in zip(a, b):  # one-triangle meshes: the tree is a single leaf
+        result = mesh_distance(mesh(x, [[0, 1, 2]]), mesh(y, [[0, 1, 2]]))
+        assert result.distance == pytest.approx(max(0.0, reference_contact(x, y).signed_distance), abs=1e-12)
+    vertices, triangles = shapes.cup(0.6, 0.8, 0.08, 16)
+    slivers = np.array([[0, 0, 1], [0, 1, 1], [2, 2, 2], [0, 1, len(vertices) - 1]])  # points, segments
+    cup = mesh(vertices, np.vstack([triangles, slivers]))
+    ball = mesh(*shapes.sphere(0.3, 8, 16), offset=(0.1, 0.03, 0.45))
+    check_result(mesh_distance(cup, ball), cup, ball, brute_force(cup, ball), 1.0)
+    check_result(mesh_distance(ball, cup), ball, cup, brute_force(cup, ball), 1.0)
+
+
+def test_coincident_meshes_and_leaf_sizes():
+    t = shapes.torus(1.0, 0.25, 24, 12)
+    a, same = mesh(*t), mesh(*t)
+    result = mesh_distance(a, same)
+    assert result.distance == 0.0 and np.array_equal(result.point_a, result.point_b)
+    assert surface_gap(result.point_a, a) <= 1e-12
+    b = mesh(*t, rotation=rotation_about([1, 0, 0], np.pi / 2), offset=(1.0, 0.07, 0.03))
+    expected = coal_distance(a, b)
+    for leaf_size in (1, 2, 16, 1000):
+        tree_a, tree_b = TriangleBVH.build(a, leaf_size), TriangleBVH.build(b, leaf_size)
+        assert mesh_distance(a, b, bvh_a=tree_a, bvh_b=tree_b).distance == pytest.approx(expected, abs=1e-12)
+
+
 def test_ball_inside_box_is_at_its_surface_distance():
     # Surfaces only: a ball inside a hollow box is as far as its surface is from the walls.
     a = mesh(*shapes.box((1.0, 1.0, 1.0)))
@@ -273,3 +315,14 @@ def test_nearest_on_surface_matches_brute_force():
     assert distance[:20].max() == 0.0
     tree = TriangleBVH.build(m, leaf_size=2)
     assert np.array_equal(nearest_on_surface(m, points, tree)[0], distance)
+
+
+def test_nearest_on_surface_in_chunks_matches_brute_force():
+    rng = np.random.default_rng(6)
+    m = mesh(*shapes.l_bracket(2.0, 0.5, 1.0))
+    points = rng.uniform(-0.5, 2.5, size=(5000, 3))  # more than one chunk of points
+    distance, closest, triangle = nearest_on_surface(m, points)
+    every = reference_point_distance(np.repeat(points, len(m.triangles), axis=0),
+                                     np.tile(m.corners, (len(points), 1, 1))).reshape(len(points), -1)
+    assert np.abs(distance - every.min(axis=1)).max() <= 1e-12
+    assert reference_point_distance(closest, m.corners[triangle]).max() <= 1e-12

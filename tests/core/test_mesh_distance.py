@@ -7,11 +7,11 @@ triangle pairs.
 
 from __future__ import annotations
 
-import coal
 import numpy as np
 import pytest
 
 import mesh_shapes as shapes
+from mesh_fixtures import coal_distance
 from core.mesh.bvh import TriangleBVH
 from core.mesh.distance import MeshDistance, mesh_distance, nearest_on_surface
 from core.mesh.triangle_distance import point_triangle_closest, separation_lower_bound, triangle_pair_distance
@@ -27,19 +27,6 @@ def mesh(vertices, triangles, rotation=None, offset=(0.0, 0.0, 0.0)) -> Triangle
     if rotation is not None:
         vertices = vertices @ np.asarray(rotation).T
     return TriangleMesh.from_arrays(vertices + np.asarray(offset, dtype=float), triangles)
-
-
-def coal_distance(a: TriangleMesh, b: TriangleMesh) -> float:
-    """coal's exact BVH (OBBRSS) distance between the two triangle soups."""
-    def model(m):
-        bvh = coal.BVHModelOBBRSS()
-        bvh.beginModel(len(m.triangles), len(m.vertices))
-        bvh.addVertices(np.array(m.vertices))
-        bvh.addTriangles(np.array(m.triangles))
-        bvh.endModel()
-        return bvh
-    result = coal.DistanceResult()
-    return coal.distance(model(a), coal.Transform3s(), model(b), coal.Transform3s(), coal.DistanceRequest(), result)
 
 
 def brute_force(a: TriangleMesh, b: TriangleMesh) -> float:

@@ -57,8 +57,9 @@ class SolidContact:
       object is open (no inside, so no volume) or when hulls were measured.
     - ``curves``: the polylines where the surfaces cross, one (K, 3) array each (mesh pairs only).
     - ``method``: 'convex', 'parts', 'mesh' or 'hull': how the answer was computed.
-    - ``region`` (convex and part pairs): the patch of witness pairs (``core.region.ContactRegion``: a
-      point, a segment or a polygon); ``point_a`` and ``point_b`` then sit at its centroid.
+    - ``region`` (convex and part pairs that touch or overlap): the patch of witness pairs
+      (``core.region.ContactRegion``: a point, a segment or a polygon); ``point_a`` and ``point_b`` then
+      sit at its centroid.
     """
 
     status: str
@@ -134,16 +135,19 @@ def _convex_pair(a: Solid, b: Solid, method: str, options: dict) -> SolidContact
     volume, centroid = _volume(a, b, method) if contact.status == PENETRATING else (0.0, None)
     if method == HULL:
         volume = None
-    return _from_contact(contact, contact_region(a.hull, b.hull, contact), method,
+    return _from_contact(contact, a.hull, b.hull, method,
                          depth_lower_bound=contact.depth if contact.status == PENETRATING else 0.0,
                          overlap_volume=volume, overlap_centroid=centroid)
 
 
-def _from_contact(contact: Contact, region: ContactRegion, method: str, **fields) -> SolidContact:
-    """A convex contact as a SolidContact, its witness points moved to the centre of its region."""
+def _from_contact(contact: Contact, shape_a, shape_b, method: str, **fields) -> SolidContact:
+    """A convex contact as a SolidContact; when the shapes touch or overlap, with its contact region and
+    the witness points moved to the region's centre (apart, the closest points are the answer)."""
+    region = contact_region(shape_a, shape_b, contact) if contact.colliding else None
+    point_a, point_b = (contact.point_a, contact.point_b) if region is None else (region.centroid_a, region.centroid_b)
     return SolidContact(
         status=contact.status, signed_distance=contact.signed_distance, normal=contact.normal,
-        point_a=region.centroid_a, point_b=region.centroid_b, method=method, tolerance=contact.tolerance,
+        point_a=point_a, point_b=point_b, method=method, tolerance=contact.tolerance,
         solver_status=contact.solver_status, region=region, **fields)
 
 
@@ -156,7 +160,7 @@ def _parts_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
     if not overlapping:
         index = min(range(len(contacts)), key=lambda k: contacts[k].signed_distance)
         (pa, pb), closest = part_pairs[index], contacts[index]
-        return _from_contact(closest, contact_region(pa.polytope, pb.polytope, closest), PARTS,
+        return _from_contact(closest, pa.polytope, pb.polytope, PARTS,
                              overlap_volume=0.0 if a.closed and b.closed else None)
     deepest = max(overlapping, key=lambda c: c.depth)
 

@@ -86,6 +86,7 @@ class Polytope(Shape):
         linear, offset = (None, np.zeros(3)) if transform is None else as_affine(transform, "transform")
         self._index = SupportIndex(cloud) if index and len(cloud) >= INDEX_MIN_POINTS else None
         self._points = cloud if self._index is None else self._index.points
+        self._box = (cloud.min(axis=0), cloud.max(axis=0))
         super().__init__(linear, offset)
 
     @property
@@ -94,7 +95,10 @@ class Polytope(Shape):
         return self._points
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """World box in one pass over the points (six support queries when an index makes those cheap)."""
+        """World box: the local box moved when the transform is a translation, else one pass over the
+        points (six support queries when an index makes those cheap)."""
+        if self._linear is None:
+            return self._box[0] + self._offset, self._box[1] + self._offset
         if self._index is not None:
             return super().bounds()
         world = self._points if self._linear is None else self._points @ self._linear.T
@@ -108,7 +112,7 @@ class Polytope(Shape):
 
     def _with_affine(self, linear, offset) -> "Polytope":
         moved = object.__new__(Polytope)
-        moved._index, moved._points = self._index, self._points
+        moved._index, moved._points, moved._box = self._index, self._points, self._box
         Shape.__init__(moved, linear, offset)
         return moved
 

@@ -12,6 +12,8 @@ faster in Python floats than in tiny numpy arrays.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from .support_index import SupportIndex
@@ -22,6 +24,9 @@ Vec3 = tuple[float, float, float]
 #: Point clouds at least this large get a spatial index; below it a full scan is faster (measured
 #: crossover on a 2-core machine: index 127 us vs scan 28 us at 10k points, even at 100k).
 INDEX_MIN_POINTS = 100_000
+
+_IDENTITY = np.eye(3)
+_IDENTITY.flags.writeable = False
 
 
 class Shape:
@@ -42,6 +47,11 @@ class Shape:
     def _with_affine(self, linear: np.ndarray | None, offset: np.ndarray) -> "Shape":
         raise NotImplementedError
 
+    def vertices(self) -> np.ndarray | None:
+        """Local points whose hull is the core body, ordered so that the first one with the largest
+        value along any direction is this shape's support; None when the body is not a polytope."""
+        return None
+
     # -- shared ----------------------------------------------------------------------------------
     def support(self, d: Vec3) -> Vec3:
         """Farthest point of the core body (without margin) along ``d``, in world space."""
@@ -55,6 +65,11 @@ class Shape:
                                           c * dx + g * dy + j * dz))
         return (a * px + b * py + c * pz + tx, e * px + f * py + g * pz + ty,
                 h * px + i * py + j * pz + tz)
+
+    @property
+    def affine(self) -> tuple[np.ndarray, np.ndarray]:
+        """The local-to-world map as (3x3 linear part, translation)."""
+        return (_IDENTITY if self._linear is None else self._linear), self._offset
 
     def transformed(self, matrix) -> "Shape":
         """This shape moved by the 4x4 affine ``matrix`` (applied after its current transform)."""
@@ -104,6 +119,9 @@ class Polytope(Shape):
         world = self._points if self._linear is None else self._points @ self._linear.T
         return world.min(axis=0) + self._offset, world.max(axis=0) + self._offset
 
+    def vertices(self) -> np.ndarray:
+        return self._points
+
     def _local_support(self, d: Vec3) -> Vec3:
         direction = np.array(d)
         if self._index is not None:
@@ -125,8 +143,13 @@ class Box(Shape):
         if (half < 0).any():
             raise ValueError(f"half_extents must be non-negative, got {half.tolist()}")
         self._half = tuple(half.tolist())
+        self._corners = np.array(list(itertools.product(*((h, -h) for h in self._half))))
         linear, offset = (None, np.zeros(3)) if transform is None else as_affine(transform, "transform")
         super().__init__(linear, offset)
+
+    def vertices(self) -> np.ndarray:
+        """The corners, + before - on every axis (a tie along an axis picks +, as the support does)."""
+        return self._corners
 
     def _local_support(self, d: Vec3) -> Vec3:
         hx, hy, hz = self._half
@@ -134,7 +157,7 @@ class Box(Shape):
 
     def _with_affine(self, linear, offset) -> "Box":
         moved = object.__new__(Box)
-        moved._half = self._half
+        moved._half, moved._corners = self._half, self._corners
         Shape.__init__(moved, linear, offset)
         return moved
 
@@ -154,21 +177,32 @@ class Sphere(Shape):
     def radius(self) -> float:
         return self.margin
 
+    def vertices(self) -> np.ndarray:
+        return np.zeros((1, 3))
+
     def _local_support(self, d: Vec3) -> Vec3:
         return (0.0, 0.0, 0.0)
 
     def transformed(self, matrix) -> "Sphere":
         """The moved sphere; only rotations, uniform scales and translations keep it a sphere."""
         linear, offset = as_affine(matrix, "matrix")
-        gram = linear.T @ linear
-        scale2 = gram[0, 0]
-        if not np.allclose(gram, scale2 * np.eye(3), rtol=1e-9, atol=1e-12 * max(scale2, 1e-300)):
-            raise ValueError("matrix must be a similarity (rotation, uniform scale, translation) "
-                             "to move a Sphere; use a Polytope for ellipsoids")
-        return Sphere(linear @ self._offset + offset, self.margin * float(np.sqrt(scale2)))
+        return Sphere(linear @ self._offset + offset, self.margin * float(similarity_scale(linear)))
 
     def _with_affine(self, linear, offset) -> "Sphere":
         return Sphere(offset, self.margin)
+
+
+def similarity_scale(linear: np.ndarray) -> np.ndarray:
+    """Scale factor of each (..., 3, 3) linear map that is a similarity (rotation or mirror times a
+    uniform scale), the only maps that keep a sphere a sphere; ValueError if any is not."""
+    gram = np.swapaxes(linear, -1, -2) @ linear
+    scale2 = gram[..., 0, 0][..., None, None]
+    expected = scale2 * np.eye(3)
+    close = np.abs(gram - expected) <= 1e-12 * np.maximum(scale2, 1e-300) + 1e-9 * np.abs(expected)
+    if not close.all():
+        raise ValueError("matrix must be a similarity (rotation, uniform scale, translation) "
+                         "to move a Sphere; use a Polytope for ellipsoids")
+    return np.sqrt(scale2[..., 0, 0])
 
 
 def as_shape(value, name: str) -> Shape:

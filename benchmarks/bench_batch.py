@@ -16,6 +16,7 @@ Scenes "apart" hold pairs at a gap (most pairs of a clash check after the broad 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -152,12 +153,18 @@ def measure(count: int, penetrating_share: float, repeats: int) -> dict:
     return figures
 
 
+def repeats(count: int, quick: bool) -> int:
+    """Fewer repeats for larger batches (each is longer)."""
+    return max(3, (30 if quick else 100) // max(1, count // 10))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats (rougher medians)")
     args = parser.parse_args()
     print(f"core.collide_many benchmark, median CPU us per pair; coal "
-          f"{'(not installed)' if coal is None else coal.__version__}")
+          f"{'(not installed)' if coal is None else coal.__version__}; load average "
+          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     header = (f"{'scene':22} {'pairs':>6} {'pen.':>5} {'core batch':>11} {'core loop':>10} {'coal':>8} "
               f"{'batch/coal':>11} {'|sd batch-loop|':>16} {'|sd batch-coal|':>16}")
     print(header)
@@ -165,8 +172,7 @@ def main() -> None:
     targets = []
     for name, share in (("apart", 0.0), ("mixed (1 in 5 deep)", 0.2)):
         for count in (10, 100, 1000):
-            repeats = max(3, (30 if args.quick else 100) // max(1, count // 10))
-            f = measure(count, share, repeats)
+            f = measure(count, share, repeats(count, args.quick))
             ratio = f["batch"] / f["coal"] if "coal" in f else None
             print(f"{name:22} {count:6d} {f['penetrating']:5d} {f['batch']:11.1f} {f['loop']:10.1f} "
                   f"{f.get('coal', float('nan')):8.1f} {'-' if ratio is None else f'{ratio:.1f}x':>11} "

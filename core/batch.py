@@ -36,6 +36,7 @@ MAX_PADDED_VERTICES = 1024
 _SEGMENTS = np.array([(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)])
 _TRIANGLES = np.array([(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)])
 _UNIT = np.eye(4)
+_NO_BODY = np.zeros((1, 3))  # stands in for a shape that is not padded
 _RUNNING, _SEPARATED, _OVERLAPPING, _CAPPED = 0, 1, 2, 3
 
 
@@ -48,22 +49,30 @@ class _Side:
 
     def __init__(self, shapes: list[Shape], matrices: np.ndarray | None):
         self.matrices = matrices
-        self.shapes = shapes if matrices is None else [
-            shape if _padded(shape) else shape.transformed(matrix) for shape, matrix in zip(shapes, matrices)]
-        self.padded = np.array([_padded(shape) for shape in self.shapes])
-        bodies = [shape.vertices() if ok else np.zeros((1, 3)) for shape, ok in zip(self.shapes, self.padded)]
-        self.points = _padded_array(bodies)
-        affines = [shape.affine for shape in self.shapes]
-        linear = np.array([matrix for matrix, _ in affines])
-        offset = np.array([translation for _, translation in affines])
-        self.margin = np.array([shape.margin for shape in self.shapes])
+        self.shapes, bodies, linear, offset, margin, padded, spheres = [], [], [], [], [], [], []
+        for row, shape in enumerate(shapes):
+            body = shape.vertices()
+            fits = body is not None and len(body) <= MAX_PADDED_VERTICES
+            if not fits:
+                shape = shape if matrices is None else shape.transformed(matrices[row])
+                body = _NO_BODY
+            self.shapes.append(shape)
+            bodies.append(body)
+            matrix, translation = shape.affine
+            linear.append(matrix)
+            offset.append(translation)
+            margin.append(shape.margin)
+            padded.append(fits)
+            spheres.append(fits and isinstance(shape, Sphere))
+        self.padded, self.margin = np.array(padded), np.array(margin)
+        linear, offset = np.array(linear), np.array(offset)
         if matrices is not None:  # move the padded shapes (the others were moved as objects)
             moving = self.padded
             linear[moving] = matrices[moving, :3, :3] @ linear[moving]
             offset[moving] = (matrices[moving, :3, :3] @ offset[moving, :, None])[..., 0] + matrices[moving, :3, 3]
-            spheres = np.flatnonzero(moving & np.array([isinstance(shape, Sphere) for shape in self.shapes]))
+            spheres = np.array(spheres)
             self.margin[spheres] *= similarity_scale(matrices[spheres, :3, :3])
-        self.points = self.points @ linear.transpose(0, 2, 1) + offset[:, None, :]
+        self.points = _padded_array(bodies) @ linear.transpose(0, 2, 1) + offset[:, None, :]
 
     def placed(self, row: int) -> Shape:
         """Shape ``row`` where the matrices put it, as a shape object."""
@@ -98,11 +107,6 @@ def _padded_array(bodies: list[np.ndarray]) -> np.ndarray:
     slots = np.arange(lengths.max())
     index = starts[:, None] + np.where(slots < lengths[:, None], slots, 0)
     return np.concatenate(bodies)[index]
-
-
-def _padded(shape: Shape) -> bool:
-    body = shape.vertices()
-    return body is not None and len(body) <= MAX_PADDED_VERTICES
 
 
 def _closest_on_simplices(y: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

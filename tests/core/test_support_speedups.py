@@ -1,0 +1,77 @@
+"""The faster support paths return exact maxima: the oriented-box index against a full scan, a box's
+corner list against its own support, cached polytope bounds against the moved points."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import core
+from core.support_index import SupportIndex
+from generators import affine, cloud, random_rotation, sphere, unit_vectors
+
+
+def clouds():
+    rng = np.random.default_rng(31)
+    shell = rng.normal(size=(20_000, 3))
+    shell *= (0.5 * rng.uniform(0.98, 1.0, size=(20_000, 1))) / np.linalg.norm(shell, axis=1)[:, None]
+    grid = np.stack(np.meshgrid(*[np.linspace(-1, 1, 21)] * 3), axis=-1).reshape(-1, 3)  # many exact ties
+    return {
+        "sphere surface": sphere(20_000, 0.5) @ random_rotation(rng).T + [3.0, -1.0, 2.0],
+        "noisy shell": shell,
+        "solid blob": cloud(rng, 20_000),
+        "cube grid": grid,
+        "flat disc": np.column_stack([rng.uniform(-1, 1, (8000, 2)), np.zeros(8000)]),
+        "segment": np.outer(rng.uniform(-1, 1, 5000), [1.0, 2.0, -0.5]),
+        "two far blobs": np.vstack([cloud(rng, 4000), cloud(rng, 4000) + 1e4]),
+        "duplicates": np.repeat(cloud(rng, 500), 10, axis=0),
+    }
+
+
+CLOUDS = clouds()
+
+
+def directions(rng: np.random.Generator) -> np.ndarray:
+    axes = np.vstack([np.eye(3), -np.eye(3), [[1.0, 1.0, 0.0], [0.0, -1.0, 1.0]]])
+    return np.vstack([unit_vectors(rng, 150), axes, 1e-200 * unit_vectors(rng, 2), 1e200 * unit_vectors(rng, 2)])
+
+
+@pytest.mark.parametrize("name", CLOUDS)
+@pytest.mark.parametrize("cluster_size", [16, 128])
+def test_index_finds_the_exact_maximum(name, cluster_size):
+    points = CLOUDS[name]
+    index = SupportIndex(points, cluster_size)
+    assert sorted(map(tuple, index.points)) == sorted(map(tuple, points))
+    for d in directions(np.random.default_rng(len(points))):
+        values = index.points @ d
+        assert values[index.argmax(d)] == values.max()
+
+
+def test_box_corners_give_the_box_support():
+    rng = np.random.default_rng(2)
+    box = core.Box([0.3, 0.0, 0.2], affine(random_rotation(rng), [1.0, 2.0, 3.0]))
+    corners = box.vertices()
+    axis_aligned = [(1.0, 0.0, 0.0), (0.0, -1.0, 0.0), (0.0, 0.0, 0.0), (-0.0, 1.0, -0.0), (1.0, 1.0, 0.0)]
+    for d in list(map(tuple, unit_vectors(rng, 50))) + axis_aligned:
+        first_max = corners[int(np.argmax(corners @ np.array(d)))]
+        assert tuple(first_max) == box._local_support(d)
+
+
+@pytest.mark.parametrize("index", [False, True])
+def test_translated_polytope_bounds_are_the_moved_points_box(index, monkeypatch):
+    monkeypatch.setattr(core.shapes, "INDEX_MIN_POINTS", 1000)
+    points = cloud(np.random.default_rng(4), 3000)
+    shape = core.Polytope(points, index=index)
+    for matrix in (affine(np.eye(3), [5.0, -2.0, 1e6]), affine(random_rotation(np.random.default_rng(5)), [1, 2, 3])):
+        moved = points @ matrix[:3, :3].T + matrix[:3, 3]
+        low, high = shape.transformed(matrix).bounds()
+        np.testing.assert_allclose(low, moved.min(axis=0), rtol=1e-15, atol=1e-15 * np.abs(moved).max())
+        np.testing.assert_allclose(high, moved.max(axis=0), rtol=1e-15, atol=1e-15 * np.abs(moved).max())
+
+
+def test_similarity_scale():
+    rotation = random_rotation(np.random.default_rng(6))
+    scales = core.shapes.similarity_scale(np.array([2.5 * rotation, -0.5 * np.eye(3), rotation]))
+    np.testing.assert_allclose(scales, [2.5, 0.5, 1.0], rtol=1e-15)
+    with pytest.raises(ValueError, match="similarity"):
+        core.shapes.similarity_scale(np.diag([1.0, 1.0, 1.1]))

@@ -3,8 +3,9 @@
 Run from the repository root: ``python benchmarks/bench_batch.py`` (``--quick`` for fewer repeats).
 Each scene is ``count`` pairs of prepared shapes (boxes, spheres and 40-vertex hulls, rigidly
 placed) re-queried after every shape moved a little, as in a live update or an animation scan:
-- core batch: one ``collide_many`` call over all pairs, the new placements given as two (P, 4, 4)
-  arrays of matrices (as a scan reads them from the scene);
+- core batch: one ``collide_many`` call over all pairs, on two ``ShapeSet`` prepared once (as coal's
+  shapes are), the new placements given as two (P, 4, 4) arrays of matrices (as a scan reads them
+  from the scene);
 - core loop: ``collide`` pair by pair on ``shape.transformed(matrix)``;
 - coal: its ``distance`` (signed) pair by pair from Python, on the same shapes (hulls built by
   Qhull once, boxes and spheres as coal primitives).
@@ -27,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import core  # noqa: E402  (the repository root must be on sys.path first)
-from core.batch import collide_many  # noqa: E402
+from core.batch import ShapeSet, collide_many  # noqa: E402
 
 try:
     import coal
@@ -117,7 +118,7 @@ def measure(count: int, penetrating_share: float, repeats: int) -> dict:
     pairs = scene(count, penetrating_share, seed=count)
     moves = shifts(repeats)
 
-    shapes_a, shapes_b = [a.core for a, _ in pairs], [b.core for _, b in pairs]
+    shapes_a, shapes_b = ShapeSet([a.core for a, _ in pairs]), ShapeSet([b.core for _, b in pairs])
     base_a = np.array([a.matrix(np.zeros(3)) for a, _ in pairs])
     base_b = np.array([b.matrix(np.zeros(3)) for _, b in pairs])
 

@@ -40,6 +40,35 @@ _NO_BODY = np.zeros((1, 3))  # stands in for a shape that is not padded
 _RUNNING, _SEPARATED, _OVERLAPPING, _CAPPED = 0, 1, 2, 3
 
 
+class ShapeSet:
+    """Shapes prepared for batches: their local vertices padded to a common count, their affine
+    maps and margins as arrays. Build it once and pass it to ``collide_many`` with new matrices at
+    every query (a live update, the frames of an animation) so no per-shape work is repeated."""
+
+    def __init__(self, shapes: Sequence, name: str = "shapes"):
+        self.shapes = [as_shape(shape, name) for shape in shapes]
+        bodies, linear, offset, padded = [], [], [], []
+        for shape in self.shapes:
+            body = shape.vertices()
+            fits = body is not None and len(body) <= MAX_PADDED_VERTICES
+            bodies.append(body if fits else _NO_BODY)
+            padded.append(fits)
+            matrix, translation = shape.affine
+            linear.append(matrix)
+            offset.append(translation)
+        self.padded = np.array(padded, dtype=bool)
+        self.spheres = np.array([isinstance(shape, Sphere) for shape in self.shapes], dtype=bool)
+        self.margin = np.array([shape.margin for shape in self.shapes], dtype=np.float64)
+        self.linear = np.array(linear).reshape(-1, 3, 3)
+        self.offset = np.array(offset).reshape(-1, 3)
+        # (P, 3, width): coordinates first, so reductions and products over a shape's vertices run
+        # over contiguous memory.
+        self.local = _padded_array(bodies).transpose(0, 2, 1).copy() if bodies else np.zeros((0, 3, 1))
+
+    def __len__(self) -> int:
+        return len(self.shapes)
+
+
 class _Side:
     """One side of every pair (all the A shapes or all the B shapes), placed by ``matrices``.
 
@@ -47,32 +76,20 @@ class _Side:
     ``shift`` is called); the others only as placed shape objects, for ``collide``.
     """
 
-    def __init__(self, shapes: list[Shape], matrices: np.ndarray | None):
-        self.matrices = matrices
-        self.shapes, bodies, linear, offset, margin, padded, spheres = [], [], [], [], [], [], []
-        for row, shape in enumerate(shapes):
-            body = shape.vertices()
-            fits = body is not None and len(body) <= MAX_PADDED_VERTICES
-            if not fits:
-                shape = shape if matrices is None else shape.transformed(matrices[row])
-                body = _NO_BODY
-            self.shapes.append(shape)
-            bodies.append(body)
-            matrix, translation = shape.affine
-            linear.append(matrix)
-            offset.append(translation)
-            margin.append(shape.margin)
-            padded.append(fits)
-            spheres.append(fits and isinstance(shape, Sphere))
-        self.padded, self.margin = np.array(padded), np.array(margin)
-        linear, offset = np.array(linear), np.array(offset)
-        if matrices is not None:  # move the padded shapes (the others were moved as objects)
-            moving = self.padded
-            linear[moving] = matrices[moving, :3, :3] @ linear[moving]
-            offset[moving] = (matrices[moving, :3, :3] @ offset[moving, :, None])[..., 0] + matrices[moving, :3, 3]
-            spheres = np.array(spheres)
+    def __init__(self, prepared: ShapeSet, matrices: np.ndarray | None):
+        self.matrices, self.padded = matrices, prepared.padded
+        self.shapes, self.margin = prepared.shapes, prepared.margin
+        linear, offset = prepared.linear, prepared.offset
+        if matrices is not None:
+            self.shapes = list(self.shapes)
+            for row in np.flatnonzero(~self.padded):  # the others move as arrays
+                self.shapes[row] = self.shapes[row].transformed(matrices[row])
+            linear = matrices[:, :3, :3] @ linear
+            offset = (matrices[:, :3, :3] @ offset[:, :, None])[..., 0] + matrices[:, :3, 3]
+            spheres = prepared.spheres & self.padded
+            self.margin = self.margin.copy()
             self.margin[spheres] *= similarity_scale(matrices[spheres, :3, :3])
-        self.points = _padded_array(bodies) @ linear.transpose(0, 2, 1) + offset[:, None, :]
+        self.points = linear @ prepared.local + offset[:, :, None]
 
     def placed(self, row: int) -> Shape:
         """Shape ``row`` where the matrices put it, as a shape object."""
@@ -83,20 +100,20 @@ class _Side:
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """World boxes of the shapes, margins included."""
         margin = self.margin[:, None]
-        low, high = self.points.min(axis=1) - margin, self.points.max(axis=1) + margin
+        low, high = self.points.min(axis=2) - margin, self.points.max(axis=2) + margin
         for row in np.flatnonzero(~self.padded):
             low[row], high[row] = self.shapes[row].bounds()
         return low, high
 
     def shift(self, offset: np.ndarray) -> None:
         """Move the points into the pair-local frames (``offset`` is subtracted, one per pair)."""
-        self.points -= offset[:, None, :]
+        self.points -= offset[:, :, None]
 
     def support(self, directions: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Support points of the shapes ``rows`` along ``directions`` (one per row)."""
         points = self.points[rows]
-        best = (points @ directions[:, :, None])[..., 0].argmax(axis=1)
-        return points[np.arange(len(rows)), best]
+        best = (directions[:, None, :] @ points)[:, 0].argmax(axis=1)
+        return points[np.arange(len(rows)), :, best]
 
 
 def _padded_array(bodies: list[np.ndarray]) -> np.ndarray:
@@ -262,15 +279,15 @@ class _Lockstep:
             array[rows] = np.take_along_axis(array[rows], order[:, :, None], axis=1)
 
 
-def collide_many(shapes_a: Sequence, shapes_b: Sequence, *, matrices_a=None, matrices_b=None,
+def collide_many(shapes_a: ShapeSet | Sequence, shapes_b: ShapeSet | Sequence, *, matrices_a=None, matrices_b=None,
                  tolerance: float | None = None, touch_tolerance: float | None = None,
                  max_iterations: int = DEFAULT_MAX_ITERATIONS) -> list[Contact]:
     """``[collide(a, b, ...) for a, b in zip(shapes_a, shapes_b)]``, computed together.
 
-    Items are prepared ``core`` shapes or (N, 3) point clouds. ``matrices_a`` and ``matrices_b``,
-    when given, are (P, 4, 4) affine matrices moving each shape (as ``shape.transformed(matrix)``
-    would, without making P new shapes: the way to re-query moved objects). The keywords mean what
-    they mean for ``collide``. Pairs that overlap, touch or come near the touch band are answered by
+    Each side is a ``ShapeSet`` or a sequence of prepared ``core`` shapes or (N, 3) point clouds.
+    ``matrices_a`` and ``matrices_b``, when given, are (P, 4, 4) affine matrices moving each shape
+    (as ``shape.transformed(matrix)`` would, without making P new shapes: with ``ShapeSet`` sides,
+    the way to re-query moved objects). The keywords mean what they mean for ``collide``. Pairs that overlap, touch or come near the touch band are answered by
     ``collide`` itself; the others by GJK run on all pairs in lockstep.
     """
     if len(shapes_a) != len(shapes_b):
@@ -280,8 +297,8 @@ def collide_many(shapes_a: Sequence, shapes_b: Sequence, *, matrices_a=None, mat
     cap = as_iteration_cap(max_iterations, "max_iterations")
     if len(shapes_a) == 0:
         return []
-    side_a = _Side([as_shape(shape, "shapes_a") for shape in shapes_a], _matrices(matrices_a, len(shapes_a), "matrices_a"))
-    side_b = _Side([as_shape(shape, "shapes_b") for shape in shapes_b], _matrices(matrices_b, len(shapes_b), "matrices_b"))
+    side_a = _Side(_prepared(shapes_a, "shapes_a"), _matrices(matrices_a, len(shapes_a), "matrices_a"))
+    side_b = _Side(_prepared(shapes_b, "shapes_b"), _matrices(matrices_b, len(shapes_b), "matrices_b"))
     frames = _Frames(side_a, side_b, tolerance, touch_tolerance)
     rows = np.flatnonzero(side_a.padded & side_b.padded)
     contacts: list[Contact | None] = [None] * len(shapes_a)
@@ -295,6 +312,10 @@ def collide_many(shapes_a: Sequence, shapes_b: Sequence, *, matrices_a=None, mat
             collide(side_a.placed(i), side_b.placed(i), tolerance=tolerance, touch_tolerance=touch_tolerance,
                     max_iterations=cap)
             for i, contact in enumerate(contacts)]
+
+
+def _prepared(shapes, name: str) -> ShapeSet:
+    return shapes if isinstance(shapes, ShapeSet) else ShapeSet(shapes, name)
 
 
 def _matrices(value, count: int, name: str) -> np.ndarray | None:
@@ -394,6 +415,8 @@ def _tangents(normals: np.ndarray) -> np.ndarray:
 
 def _subset(side: _Side, rows: np.ndarray) -> _Side:
     """The padded shapes ``rows`` of ``side`` (their points only: all the lockstep reads)."""
+    if len(rows) == len(side.points):
+        return side
     chosen = object.__new__(_Side)
     chosen.points = side.points[rows]
     return chosen

@@ -10,7 +10,7 @@ import pytest
 import core
 import core.batch
 from checks import VALUE_TOLERANCE, angle, assert_conventions, assert_matches_reference
-from core.batch import collide_many
+from core.batch import ShapeSet, collide_many
 from generators import affine, box, cloud, random_rotation, sphere, unit_vectors
 from reference import reference_contact
 
@@ -127,6 +127,17 @@ def test_matrices_equal_transformed_shapes():
     for contact, a, b, ma, mb in zip(contacts, shapes_a, shapes_b, similarity, general):
         moved_a, moved_b = a.transformed(ma), b.transformed(mb)
         assert_same(contact, core.collide(moved_a, moved_b), moved_a, moved_b)
+
+
+def test_shape_set_is_reused_across_moves():
+    shapes_a, shapes_b = random_pairs(13, 30, (0.2, 0.01, -0.1, 0.0))
+    set_a, set_b = ShapeSet(shapes_a), ShapeSet(shapes_b)
+    rng = np.random.default_rng(13)
+    for _ in range(3):
+        moves = np.array([affine(random_rotation(rng), rng.uniform(-0.05, 0.05, 3)) for _ in shapes_b])
+        contacts = collide_many(set_a, set_b, matrices_b=moves)
+        for contact, a, b, m in zip(contacts, shapes_a, shapes_b, moves):
+            assert_same(contact, core.collide(a, b.transformed(m)), a, b.transformed(m))
 
 
 def test_large_shapes_go_through_collide(monkeypatch):

@@ -126,93 +126,92 @@ def _padded_array(bodies: list[np.ndarray]) -> np.ndarray:
     return np.concatenate(bodies)[index]
 
 
-def _closest_on_simplices(y: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Closest point to the origin on each simplex ``y[i, :count[i]]``, its weights, and whether the
-    origin lies strictly inside a tetrahedron.
+def _face_tables():
+    """For the 15 faces of a tetrahedron's slots (4 vertices, 6 edges, 4 triangles, the solid): the
+    slots each face uses, as a (15, 4) mask."""
+    faces = [(i,) for i in range(4)] + [tuple(e) for e in _SEGMENTS] + [tuple(t) for t in _TRIANGLES] + [(0, 1, 2, 3)]
+    mask = np.zeros((15, 4), dtype=bool)
+    for k, face in enumerate(faces):
+        mask[k, list(face)] = True
+    return mask
+
+
+_FACE_SLOTS = _face_tables()
+_EDGE_ROWS, _TRIANGLE_ROWS = np.arange(4, 10), np.arange(10, 14)
+
+
+def _closest_on_simplices(y: np.ndarray, present: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Closest point to the origin on each simplex (the slots of ``y`` marked ``present``), its
+    weights per slot, and whether the origin lies strictly inside a tetrahedron.
 
     Every face is tried (vertices, edges, triangles, the tetrahedron); a face's candidate counts when
-    its barycentric weights are all positive, and the nearest candidate wins.
+    its slots are all present and its barycentric weights all positive, and the nearest one wins:
+    any such candidate lies in the simplex, so the nearest is the closest point.
     """
-    rows = np.arange(len(y))
-    present = np.arange(4) < count[:, None]
-    distance2 = np.where(present, np.einsum("mkj,mkj->mk", y, y), np.inf)
-    first = distance2.argmin(axis=1)
-    best = _Best(y[rows, first], _UNIT[first], distance2[rows, first])
-    points, weights, inside = _segment_candidates(y)
-    best.update(rows, points, weights, inside & present[:, _SEGMENTS].all(axis=2))
-    triangles = np.flatnonzero(count >= 3)
-    if triangles.size:
-        points, weights, inside = _triangle_candidates(y[triangles])
-        best.update(triangles, points, weights, inside & present[triangles][:, _TRIANGLES].all(axis=2))
-    enclosed = np.zeros(len(y), dtype=bool)
-    tetrahedra = np.flatnonzero(count == 4)
-    if tetrahedra.size:
-        weights, inside = _origin_in_tetrahedra(y[tetrahedra])
-        enclosed[tetrahedra] = inside
-        best.update(tetrahedra, np.zeros((tetrahedra.size, 1, 3)), weights[:, None, :], inside[:, None])
-    return best.point, best.weights, enclosed
+    m = len(y)
+    weights = np.zeros((m, 15, 4))
+    weights[:, np.arange(4), np.arange(4)] = 1.0
+    edge_points, edge_inside = _edge_candidates(y, weights)
+    triangle_points, triangle_inside, volumes = _triangle_candidates(y, weights)
+    enclosed = _origin_in_tetrahedra(volumes, weights)
+    points = np.concatenate([y, edge_points, triangle_points, np.zeros((m, 1, 3))], axis=1)
+    valid = (present[:, None, :] | ~_FACE_SLOTS).all(axis=2)
+    valid[:, 4:] &= np.concatenate([edge_inside, triangle_inside, enclosed[:, None]], axis=1)
+    distance2 = np.where(valid, np.einsum("mkj,mkj->mk", points, points), np.inf)
+    best = distance2.argmin(axis=1)
+    rows = np.arange(m)
+    return points[rows, best], weights[rows, best], valid[:, 14]
 
 
-class _Best:
-    """Running nearest candidate per simplex."""
-
-    def __init__(self, point: np.ndarray, weights: np.ndarray, distance2: np.ndarray):
-        self.point, self.weights, self.distance2 = point, weights, distance2
-
-    def update(self, rows, points: np.ndarray, weights: np.ndarray, valid: np.ndarray) -> None:
-        distance2 = np.where(valid, np.einsum("mkj,mkj->mk", points, points), np.inf)
-        choice = distance2.argmin(axis=1)
-        picked = np.arange(len(rows))
-        better = distance2[picked, choice] < self.distance2[rows]
-        rows, picked, choice = rows[better], picked[better], choice[better]
-        self.point[rows] = points[picked, choice]
-        self.weights[rows] = weights[picked, choice]
-        self.distance2[rows] = distance2[picked, choice]
-
-
-def _segment_candidates(y: np.ndarray):
-    """Foot of the origin on each edge's line, weights, and whether it falls inside the edge."""
+def _edge_candidates(y: np.ndarray, weights: np.ndarray):
+    """Foot of the origin on each edge's line (weights written into ``weights``), and whether it
+    falls strictly inside the edge."""
     p, q = y[:, _SEGMENTS[:, 0]], y[:, _SEGMENTS[:, 1]]
     edge = q - p
     length2 = np.einsum("mkj,mkj->mk", edge, edge)
     t = -np.einsum("mkj,mkj->mk", p, edge) / np.where(length2 > 0.0, length2, 1.0)
-    weights = (1.0 - t)[..., None] * _UNIT[_SEGMENTS[:, 0]] + t[..., None] * _UNIT[_SEGMENTS[:, 1]]
-    return p + t[..., None] * edge, weights, (length2 > 0.0) & (t > 0.0) & (t < 1.0)
+    weights[:, _EDGE_ROWS, _SEGMENTS[:, 0]] = 1.0 - t
+    weights[:, _EDGE_ROWS, _SEGMENTS[:, 1]] = t
+    return p + t[..., None] * edge, (length2 > 0.0) & (t > 0.0) & (t < 1.0)
 
 
-def _triangle_candidates(y: np.ndarray):
+def _triangle_candidates(y: np.ndarray, weights: np.ndarray):
     """Projection of the origin on each triangle's plane along its normal (exact in direction, as in
-    ``simplex.closest_on_triangle``), weights, and whether it falls inside the triangle."""
+    ``simplex.closest_on_triangle``; weights written into ``weights``), whether it falls strictly
+    inside the triangle, and the triangles' triple products ``a·(b×c)``."""
     a, b, c = (y[:, _TRIANGLES[:, k]] for k in range(3))
     normal = np.cross(b - a, c - a)
     normal2 = np.einsum("mkj,mkj->mk", normal, normal)
     safe2 = np.where(normal2 > 0.0, normal2, 1.0)
-    foot = normal * (np.einsum("mkj,mkj->mk", a, normal) / safe2)[..., None]
+    volumes = np.einsum("mkj,mkj->mk", a, normal)
+    foot = normal * (volumes / safe2)[..., None]
     wb = np.einsum("mkj,mkj->mk", normal, np.cross(foot - a, c - a)) / safe2
     wc = np.einsum("mkj,mkj->mk", normal, np.cross(b - a, foot - a)) / safe2
     wa = 1.0 - wb - wc
-    weights = sum(w[..., None] * _UNIT[_TRIANGLES[:, k]] for k, w in enumerate((wa, wb, wc)))
-    return foot, weights, (normal2 > 0.0) & (wa > 0.0) & (wb > 0.0) & (wc > 0.0)
+    for k, w in enumerate((wa, wb, wc)):
+        weights[:, _TRIANGLE_ROWS, _TRIANGLES[:, k]] = w
+    return foot, (normal2 > 0.0) & (wa > 0.0) & (wb > 0.0) & (wc > 0.0), volumes
 
 
-def _origin_in_tetrahedra(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Barycentric weights of the origin in each tetrahedron (ratios of signed volumes), and whether
-    they are all positive."""
-    volume = np.linalg.det(y[:, 1:] - y[:, :1])
-    safe = np.where(volume != 0.0, volume, 1.0)
-    weights = np.stack([(-1.0) ** k * np.linalg.det(np.delete(y, k, axis=1)) for k in range(4)], axis=1)
-    weights /= safe[:, None]
-    return weights, (volume != 0.0) & (weights > 0.0).all(axis=1)
+def _origin_in_tetrahedra(volumes: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Barycentric weights of the origin in each tetrahedron (written into ``weights``), from the
+    triple products of its faces (signed volumes with the origin as apex), and whether they are all
+    positive."""
+    signed = volumes[:, ::-1] * [1.0, -1.0, 1.0, -1.0]  # slot k's weight: the face opposite k
+    total = signed.sum(axis=1)
+    safe = np.where(total != 0.0, total, 1.0)
+    weights[:, 14] = signed / safe[:, None]
+    return (total != 0.0) & (weights[:, 14] > 0.0).all(axis=1)
 
 
 class _Lockstep:
-    """GJK state of every pair: simplex (w, a, b) in 4 slots, weights, v, bounds and outcome."""
+    """GJK state of every pair: simplex (w, a, b) in 4 slots with weights (a slot of weight 0 is
+    free), v, lower bound and outcome."""
 
     def __init__(self, side_a: _Side, side_b: _Side, first: np.ndarray, tolerance: np.ndarray):
         count = len(first)
         self.side_a, self.side_b, self.tolerance = side_a, side_b, tolerance
         self.w, self.a, self.b = (np.zeros((count, 4, 3)) for _ in range(3))
-        self.count = np.ones(count, dtype=np.int64)
         self.weights = np.zeros((count, 4))
         self.weights[:, 0] = 1.0
         self.lower = np.full(count, -np.inf)
@@ -234,49 +233,51 @@ class _Lockstep:
     def run(self, max_iterations: int) -> None:
         """The loop of ``gjk.gjk`` for ``collide``, on all running pairs at once."""
         alive = np.arange(len(self.v))
+        v = self.v
+        vv = np.einsum("pj,pj->p", v, v)
         for iteration in range(1, max_iterations + 1):
-            v = self.v[alive]
-            vv = np.einsum("pj,pj->p", v, v)
             tolerance = self.tolerance[alive]
             overlapping = vv <= tolerance * tolerance
-            self.finish(alive[overlapping], _OVERLAPPING, iteration - 1)
-            alive, v, vv, tolerance = alive[~overlapping], v[~overlapping], vv[~overlapping], tolerance[~overlapping]
+            if overlapping.any():
+                self.finish(alive[overlapping], _OVERLAPPING, iteration - 1)
+                keep = ~overlapping
+                alive, v, vv, tolerance = alive[keep], v[keep], vv[keep], tolerance[keep]
             if alive.size == 0:
                 return
             length = np.sqrt(vv)
             w, a, b = self.support(-v, alive)
             along_v = np.einsum("pj,pj->p", v, w) / length
             self.lower[alive] = np.maximum(self.lower[alive], along_v)
-            slots = np.arange(4) < self.count[alive, None]
-            repeated = ((self.w[alive] == w[:, None, :]).all(axis=2) & slots).any(axis=1)
+            simplex, weights = self.w[alive], self.weights[alive]
+            present = weights > 0.0
+            repeated = ((simplex == w[:, None, :]).all(axis=2) & present).any(axis=1)
             done = (length - along_v <= tolerance) | repeated
-            self.finish(alive[done], _SEPARATED, iteration)
-            going = ~done
-            alive, w, a, b, vv = alive[going], w[going], a[going], b[going], vv[going]
-            slot = self.count[alive]
-            self.w[alive, slot], self.a[alive, slot], self.b[alive, slot] = w, a, b
-            closest, weights, enclosed = _closest_on_simplices(self.w[alive], slot + 1)
-            self.finish(alive[enclosed], _OVERLAPPING, iteration)
-            stuck = ~enclosed & (np.einsum("pj,pj->p", closest, closest) >= vv)
-            self.finish(alive[stuck], _SEPARATED, iteration)
-            going = ~(enclosed | stuck)
-            alive, closest, weights = alive[going], closest[going], weights[going]
-            self.keep_supporting(alive, weights)
-            self.v[alive] = closest
+            if done.any():
+                self.finish(alive[done], _SEPARATED, iteration)
+                keep = ~done
+                alive, w, a, b, vv, simplex, present = (x[keep] for x in (alive, w, a, b, vv, simplex, present))
+            slot = present.argmin(axis=1)  # a free slot: at most three are taken
+            rows = np.arange(len(alive))
+            simplex[rows, slot] = w
+            present[rows, slot] = True
+            closest, weights, enclosed = _closest_on_simplices(simplex, present)
+            stuck = enclosed | (np.einsum("pj,pj->p", closest, closest) >= vv)
+            if stuck.any():
+                self.finish(alive[enclosed], _OVERLAPPING, iteration)
+                self.finish(alive[stuck & ~enclosed], _SEPARATED, iteration)
+                keep = ~stuck
+                alive, closest, weights, slot, a, b, simplex = (
+                    x[keep] for x in (alive, closest, weights, slot, a, b, simplex))
+            self.w[alive] = simplex
+            self.a[alive, slot], self.b[alive, slot] = a, b
+            self.weights[alive] = np.where(weights > 0.0, weights, 0.0)
+            self.v[alive] = v = closest
+            vv = np.einsum("pj,pj->p", v, v)
             if alive.size == 0:
                 return
-        v = self.v[alive]
-        overlapping = np.einsum("pj,pj->p", v, v) <= self.tolerance[alive] ** 2
+        overlapping = vv <= self.tolerance[alive] ** 2
         self.finish(alive[overlapping], _OVERLAPPING, max_iterations)
         self.finish(alive[~overlapping], _CAPPED, max_iterations)
-
-    def keep_supporting(self, rows: np.ndarray, weights: np.ndarray) -> None:
-        """Drop the simplex vertices of zero weight, moving the kept ones to the first slots."""
-        order = np.argsort(weights <= 0.0, axis=1, kind="stable")
-        self.count[rows] = (weights > 0.0).sum(axis=1)
-        self.weights[rows] = np.take_along_axis(weights, order, axis=1) * (np.arange(4) < self.count[rows, None])
-        for array in (self.w, self.a, self.b):
-            array[rows] = np.take_along_axis(array[rows], order[:, :, None], axis=1)
 
 
 def collide_many(shapes_a: ShapeSet | Sequence, shapes_b: ShapeSet | Sequence, *, matrices_a=None, matrices_b=None,

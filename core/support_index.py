@@ -6,8 +6,8 @@ with the square of the resolution), and voxels into groups of ``GROUP_CELLS``³ 
 Every cluster and every group keeps an oriented bounding box of its points (axes from the points'
 covariance), so a patch of a surface is bounded by a thin slab rather than a ball.
 
-A support query along ``d`` is a two-level branch and bound on the upper bound
-``c·d + Σ e_k |a_k·d|`` of a box: it scans the best cluster of the best group exactly, then only the
+A support query along ``d`` is a two-level branch and bound on a box's upper bound, the largest
+``corner·d`` of its eight corners: it scans the best cluster of the best group exactly, then only the
 clusters, of the groups whose bound beats that value, whose own bound beats it. The answer is the
 exact argmax over all points; on a sphere of 1M points a query reads about a thousand of them.
 """
@@ -95,25 +95,29 @@ def ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
 
 
+#: The eight sign patterns of a box's corners.
+_CORNER_SIGNS = np.array([[x, y, z] for x in (1.0, -1.0) for y in (1.0, -1.0) for z in (1.0, -1.0)])
+
+
 class _Boxes:
-    """Oriented boxes bounding consecutive runs of items (points, or the boxes of a finer level)."""
+    """Oriented boxes bounding consecutive runs of items (points, or the boxes of a finer level).
+
+    A box is kept as its eight corners: its bound along ``d`` is the largest ``corner·d``, one
+    matrix product for all boxes.
+    """
 
     def __init__(self, points: np.ndarray, point_starts: np.ndarray, item_starts: np.ndarray, item_total: int):
-        self.centers, axes, self.half = oriented_boxes(points, point_starts)
-        self.scaled_axes = axes * self.half[:, :, None]  # |(e_k a_k)·d| = e_k |a_k·d|
-        self.flat_axes = self.scaled_axes.reshape(-1, 3)
+        centers, axes, half = oriented_boxes(points, point_starts)
+        self.corners = centers[:, None, :] + np.einsum("sk,ck,ckj->csj", _CORNER_SIGNS, half, axes)
+        self.flat_corners = self.corners.reshape(-1, 3)
         self.starts = item_starts
         self.counts = np.diff(np.append(item_starts, item_total))
 
     def bounds(self, direction: np.ndarray, which=None) -> np.ndarray:
         """Upper bound of ``x·direction`` over the items of the boxes ``which`` (a slice or indices;
         None for all)."""
-        if which is None:
-            centers, axes = self.centers, self.flat_axes
-        else:
-            centers, axes = self.centers[which], self.scaled_axes[which].reshape(-1, 3)
-        spread = np.abs(axes @ direction).reshape(-1, 3)
-        return centers @ direction + spread.sum(axis=1)
+        corners = self.flat_corners if which is None else self.corners[which].reshape(-1, 3)
+        return (corners @ direction).reshape(-1, 8).max(axis=1)
 
     def items(self, which: np.ndarray) -> np.ndarray:
         return ranges(self.starts[which], self.counts[which])
@@ -122,7 +126,7 @@ class _Boxes:
 class SupportIndex:
     """Two levels of oriented boxes over a point cloud; ``points`` is the reordered copy."""
 
-    def __init__(self, points: np.ndarray, cluster_size: int = 128):
+    def __init__(self, points: np.ndarray, cluster_size: int = 64):
         order, cluster_starts, group_starts = cluster_order(points, cluster_size)
         self.points = points[order]
         self._clusters = _Boxes(self.points, cluster_starts, cluster_starts, len(points))

@@ -123,10 +123,9 @@ class Polytope(Shape):
         return self._points
 
     def _local_support(self, d: Vec3) -> Vec3:
-        direction = np.array(d)
         if self._index is not None:
-            return tuple(self._points[self._index.argmax(direction)].tolist())
-        return tuple(self._points[(self._points @ direction).argmax()].tolist())
+            return tuple(self._points[self._index.argmax(np.array(d))].tolist())
+        return tuple(self._points[self._points.dot(d).argmax()].tolist())  # .dot takes the tuple as is
 
     def _with_affine(self, linear, offset) -> "Polytope":
         moved = object.__new__(Polytope)

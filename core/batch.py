@@ -35,9 +35,8 @@ MAX_PADDED_VERTICES = 1024
 
 _SEGMENTS = np.array([(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)])
 _TRIANGLES = np.array([(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)])
-_UNIT = np.eye(4)
 _NO_BODY = np.zeros((1, 3))  # stands in for a shape that is not padded
-_RUNNING, _SEPARATED, _OVERLAPPING, _CAPPED = 0, 1, 2, 3
+_SEPARATED, _OVERLAPPING, _CAPPED = 1, 2, 3  # outcomes; 0 while running
 
 
 class ShapeSet:
@@ -302,8 +301,9 @@ def collide_many(shapes_a: ShapeSet | Sequence, shapes_b: ShapeSet | Sequence, *
     Each side is a ``ShapeSet`` or a sequence of prepared ``core`` shapes or (N, 3) point clouds.
     ``matrices_a`` and ``matrices_b``, when given, are (P, 4, 4) affine matrices moving each shape
     (as ``shape.transformed(matrix)`` would, without making P new shapes: with ``ShapeSet`` sides,
-    the way to re-query moved objects). The keywords mean what they mean for ``collide``. Pairs that overlap, touch or come near the touch band are answered by
-    ``collide`` itself; the others by GJK run on all pairs in lockstep.
+    the way to re-query moved objects). The keywords mean what they mean for ``collide``. Pairs that
+    overlap, touch or come near the touch band are answered by ``collide`` itself; the others by GJK
+    run on all pairs in lockstep.
     """
     if len(shapes_a) != len(shapes_b):
         raise ValueError(f"shapes_a and shapes_b must have the same length, got {len(shapes_a)} and {len(shapes_b)}")
@@ -391,7 +391,7 @@ class _Frames:
         upper = np.maximum(core_distance - margin, signed)
         normal = normal + 0.0
         tangents = _tangents(normal)
-        fields = zip(classify_all(signed, touch), signed.tolist(), normal, point_a, point_b,
+        fields = zip(_classify_all(signed, touch), signed.tolist(), normal, point_a, point_b,
                      zip(lower.tolist(), upper.tolist()), touch.tolist(), run.iterations.tolist(),
                      np.where(run.outcome == _SEPARATED, "converged", "iteration_limit").tolist(), tangents)
         return [_contact(status=status, signed_distance=value, normal=n, point_a=pa, point_b=pb, bounds=bounds,
@@ -400,7 +400,7 @@ class _Frames:
                 for ok, (status, value, n, pa, pb, bounds, band, iterations, solver, t) in zip(clear.tolist(), fields)]
 
 
-def classify_all(signed_distance: np.ndarray, touch_tolerance: np.ndarray) -> list[str]:
+def _classify_all(signed_distance: np.ndarray, touch_tolerance: np.ndarray) -> list[str]:
     """``contact.classify`` of every pair."""
     return [classify(value, band) for value, band in zip(signed_distance.tolist(), touch_tolerance.tolist())]
 

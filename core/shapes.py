@@ -39,7 +39,7 @@ class Shape:
     margin: float = 0.0
 
     def __init__(self, linear: np.ndarray | None, offset: np.ndarray):
-        self._linear = None if linear is None or np.array_equal(linear, np.eye(3)) else linear
+        self._linear = None if linear is None or (linear == _IDENTITY).all() else linear
         self._offset = np.asarray(offset, dtype=np.float64)
         self._rows = None if self._linear is None else tuple(map(tuple, self._linear.tolist()))
         self._t = tuple(self._offset.tolist())
@@ -78,7 +78,7 @@ class Shape:
     def transformed(self, matrix) -> "Shape":
         """This shape moved by the 4x4 affine ``matrix`` (applied after its current transform)."""
         linear, offset = as_affine(matrix, "matrix")
-        current = np.eye(3) if self._linear is None else self._linear
+        current = _IDENTITY if self._linear is None else self._linear
         return self._with_affine(linear @ current, linear @ self._offset + offset)
 
     def translated(self, offset) -> "Shape":
@@ -152,6 +152,12 @@ class Box(Shape):
         self._corners = np.array(list(itertools.product(*((h, -h) for h in self._half))))
         linear, offset = (None, np.zeros(3)) if transform is None else as_affine(transform, "transform")
         super().__init__(linear, offset)
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """World box: the centre plus or minus ``|L| @ half_extents`` (the six axis supports at once)."""
+        half = np.array(self._half)
+        reach = half if self._linear is None else np.abs(self._linear) @ half
+        return self._offset - reach, self._offset + reach
 
     def vertices(self) -> np.ndarray:
         """The corners, + before - on every axis (a tie along an axis picks +, as the support does)."""

@@ -114,3 +114,13 @@ def test_pruned_polytope_has_the_same_supports(name):
     other = core.Box([0.2, 0.3, 0.1], affine(random_rotation(np.random.default_rng(1)), [0.9, 0.2, 0.1]))
     a, b = core.collide(pruned, other), core.collide(full, other)
     assert a.signed_distance == b.signed_distance and np.array_equal(a.normal, b.normal)
+
+
+def test_box_bounds_are_its_axis_supports():
+    rng = np.random.default_rng(12)
+    for matrix in (None, affine(random_rotation(rng) @ np.diag([2.0, -0.5, 1.0]), [1e3, -2.0, 0.5])):
+        box = core.Box([0.3, 0.1, 0.7], matrix)
+        low, high = box.bounds()
+        for k, axis in enumerate(np.eye(3)):
+            assert high[k] == pytest.approx(box.support(tuple(axis))[k], rel=1e-15, abs=1e-12)
+            assert low[k] == pytest.approx(box.support(tuple(-axis))[k], rel=1e-15, abs=1e-12)

@@ -58,6 +58,12 @@ def noisy_shell(rng: np.random.Generator, count: int, radius: float) -> np.ndarr
     return radius * v / np.linalg.norm(v, axis=1)[:, None] * rng.uniform(0.98, 1.0, size=(count, 1))
 
 
+def solid_ball(rng: np.random.Generator, count: int, radius: float) -> np.ndarray:
+    """A volume scan: ``count`` points uniform in a ball (only a few hundred are hull vertices)."""
+    v = rng.normal(size=(count, 3))
+    return radius * v / np.linalg.norm(v, axis=1)[:, None] * rng.uniform(size=(count, 1)) ** (1.0 / 3.0)
+
+
 def random_rotation(rng: np.random.Generator) -> np.ndarray:
     q, r = np.linalg.qr(rng.normal(size=(3, 3)))
     q = q * np.sign(np.diag(r))
@@ -150,6 +156,8 @@ def pairs(quick: bool) -> list[Pair]:
         Pair("2x100-vertex hulls, colliding", turned_sphere(100), turned_sphere(100), near, 50 * few, 100 * few),
         Pair("2x100-vertex hulls, separated", turned_sphere(100), turned_sphere(100), apart, 50 * few, 100 * few),
         Pair("2x10k-vertex hulls, colliding", turned_sphere(10_000), turned_sphere(10_000), near, few, 10 * few),
+        Pair("2x100k-point solid blobs, colliding", solid_ball(rng, 100_000, 0.5), solid_ball(rng, 100_000, 0.5),
+             near, few, 10 * few),
         Pair("2x1M raw points, colliding", noisy_shell(rng, 1_000_000, 0.5), noisy_shell(rng, 1_000_000, 0.5),
              near, 1 if quick else 3, 3 * few),
         Pair("2x1M-vertex spheres, colliding", turned_sphere(1_000_000), turned_sphere(1_000_000),

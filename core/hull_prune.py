@@ -73,7 +73,7 @@ def interior_points(points: np.ndarray) -> np.ndarray:
     where the test would cost more than it saves).
     """
     inside = np.zeros(len(points), dtype=bool)
-    support = np.unique(points[np.argmax(_DIRECTIONS @ points.T, axis=1)], axis=0)
+    support = np.unique(_supports(points), axis=0)
     if len(support) < 4:
         return inside
     center = support.mean(axis=0)
@@ -88,6 +88,20 @@ def interior_points(points: np.ndarray) -> np.ndarray:
     for start in range(0, len(points), _CHUNK):
         inside[start:start + _CHUNK] = test(points[start:start + _CHUNK])
     return inside
+
+
+def _supports(points: np.ndarray) -> np.ndarray:
+    """The first point of largest value along each of the fixed directions, chunk by chunk."""
+    best = np.full(len(_DIRECTIONS), -np.inf)
+    found = np.zeros((len(_DIRECTIONS), 3))
+    for start in range(0, len(points), _CHUNK):
+        chunk = points[start:start + _CHUNK]
+        values = _DIRECTIONS @ chunk.T
+        winner = np.argmax(values, axis=1)
+        value = values[np.arange(len(_DIRECTIONS)), winner]
+        better = value > best
+        best[better], found[better] = value[better], chunk[winner[better]]
+    return found
 
 
 class _FanTest:

@@ -124,7 +124,7 @@ class Polytope(Shape):
             return self._box[0] + self._offset, self._box[1] + self._offset
         if self._index is not None:
             return super().bounds()
-        world = self._points if self._linear is None else self._points @ self._linear.T
+        world = self._points @ self._linear.T
         return world.min(axis=0) + self._offset, world.max(axis=0) + self._offset
 
     def vertices(self) -> np.ndarray:

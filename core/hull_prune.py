@@ -69,25 +69,31 @@ def inner_facets(support: np.ndarray) -> np.ndarray:
 def interior_points(points: np.ndarray) -> np.ndarray:
     """Boolean mask of the points certainly strictly inside the convex hull of ``points``.
 
-    All False when fewer than ``WORTH_TESTING`` of a sample test inside (a surface-like cloud,
-    where the test would cost more than it saves).
+    All False when fewer than ``WORTH_TESTING`` of an evenly strided sample test inside the hull of
+    the sample's own supports (a surface-like cloud, where the test would cost more than it saves).
     """
     inside = np.zeros(len(points), dtype=bool)
-    support = np.unique(_supports(points), axis=0)
-    if len(support) < 4:
+    sample = points[:: max(1, len(points) // _SAMPLE)]
+    test = _fan_test(sample, sample)
+    if test is None or test(sample).mean() < WORTH_TESTING:
         return inside
-    center = support.mean(axis=0)
-    triangles = inner_facets(support - center)
-    radius = float(np.abs(points - center).max())
-    triangles = triangles[np.linalg.det(triangles) > _MIN_VOLUME * radius ** 3]
-    if len(triangles) == 0:
-        return inside
-    test = _FanTest(triangles, center)
-    if test(points[:: max(1, len(points) // _SAMPLE)]).mean() < WORTH_TESTING:
-        return inside
+    test = _fan_test(points, sample)
     for start in range(0, len(points), _CHUNK):
         inside[start:start + _CHUNK] = test(points[start:start + _CHUNK])
     return inside
+
+
+def _fan_test(points: np.ndarray, sample: np.ndarray) -> "_FanTest | None":
+    """The fan test over the hull of the supports of ``points`` (None when those span no volume);
+    ``sample`` sizes the flatness threshold."""
+    support = np.unique(_supports(points), axis=0)
+    if len(support) < 4:
+        return None
+    center = support.mean(axis=0)
+    triangles = inner_facets(support - center)
+    radius = float(np.abs(sample - center).max())
+    triangles = triangles[np.linalg.det(triangles) > _MIN_VOLUME * radius ** 3]
+    return _FanTest(triangles, center) if len(triangles) else None
 
 
 def _supports(points: np.ndarray) -> np.ndarray:

@@ -68,6 +68,11 @@ def cluster_order(points: np.ndarray, cluster_size: int) -> tuple[np.ndarray, np
     return order, _run_starts(keys[order]), _run_starts(group[order])
 
 
+#: The six products x_i x_j (i <= j) of a covariance, and where each of its nine entries reads them.
+_UPPER = np.triu_indices(3)
+_SYMMETRIC = np.array([[0, 1, 2], [1, 3, 4], [2, 4, 5]])
+
+
 def oriented_boxes(points: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per run of points: box centre (R,3), unit axes (R,3,3) as rows, half extents (R,3).
 
@@ -75,11 +80,13 @@ def oriented_boxes(points: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, 
     the points themselves, so the box holds every point whatever the axes' rounding.
     """
     counts = np.diff(np.append(starts, len(points)))
+    run = np.repeat(np.arange(len(starts)), counts)
     means = np.add.reduceat(points, starts, axis=0) / counts[:, None]
-    offsets = points - np.repeat(means, counts, axis=0)
-    covariance = np.add.reduceat(offsets[:, :, None] * offsets[:, None, :], starts, axis=0)
+    offsets = points - means[run]
+    products = np.add.reduceat(offsets[:, _UPPER[0]] * offsets[:, _UPPER[1]], starts, axis=0)
+    covariance = products[:, _SYMMETRIC]
     axes = np.linalg.eigh(covariance)[1].transpose(0, 2, 1)
-    local = np.einsum("nj,nkj->nk", offsets, np.repeat(axes, counts, axis=0))
+    local = np.stack([np.einsum("nj,nj->n", offsets, axes[run, k]) for k in range(3)], axis=1)
     low = np.minimum.reduceat(local, starts, axis=0)
     high = np.maximum.reduceat(local, starts, axis=0)
     centers = means + np.einsum("nk,nkj->nj", 0.5 * (low + high), axes)
@@ -132,8 +139,11 @@ class SupportIndex:
         order, cluster_starts, group_starts = cluster_order(points, cluster_size)
         self.points = points[order]
         self._clusters = _Boxes(self.points, cluster_starts, cluster_starts, len(points))
-        self._groups = _Boxes(self.points, group_starts, np.searchsorted(cluster_starts, group_starts),
-                              len(cluster_starts))
+        # A group's box is fitted to its clusters' corners (eight per cluster, far fewer than its
+        # points): it holds the clusters' boxes, so it holds their points.
+        first_clusters = np.searchsorted(cluster_starts, group_starts)
+        corners = self._clusters.corners.transpose(1, 0, 2).reshape(-1, 3)
+        self._groups = _Boxes(corners, 8 * first_clusters, first_clusters, len(cluster_starts))
 
     def argmax(self, direction: np.ndarray) -> int:
         """Index into ``self.points`` of a point maximising ``points @ direction``."""

@@ -380,7 +380,8 @@ class _Frames:
         clear = (((run.outcome == _SEPARATED) | (run.outcome == _CAPPED)) & (core_distance > 2.0 * tolerance)
                  & (np.abs(np.abs(signed) - touch) > 2.0 * tolerance))
         toward = -run.v
-        normal = toward * (1.0 / np.sqrt(np.einsum("pj,pj->p", toward, toward)))[:, None]
+        length = np.sqrt(np.einsum("pj,pj->p", toward, toward))
+        normal = toward * (1.0 / np.where(length > 0.0, length, 1.0))[:, None]  # v = 0: not a clear pair
         point_a = np.einsum("pk,pkj->pj", run.weights, run.a) + margin_a[:, None] * normal
         point_b = np.einsum("pk,pkj->pj", run.weights, run.b) - margin_b[:, None] * normal
         middle = 0.5 * (point_a + point_b)

@@ -9,7 +9,7 @@ import pytest
 
 import core
 import core.batch
-from checks import VALUE_TOLERANCE, angle, assert_conventions, assert_matches_reference
+from checks import NORMAL_TOLERANCE, VALUE_TOLERANCE, angle, assert_conventions, assert_matches_reference
 from core.batch import ShapeSet, collide_many
 from generators import affine, box, cloud, random_rotation, sphere, unit_vectors
 from reference import reference_contact
@@ -65,16 +65,17 @@ def assert_same(batch, single, a, b) -> None:
     assert batch.status == single.status
     assert batch.solver_status == single.solver_status
     assert abs(batch.signed_distance - single.signed_distance) <= tol
-    assert angle(batch.normal, single.normal) <= 1e-9
+    assert angle(batch.normal, single.normal) <= NORMAL_TOLERANCE
     np.testing.assert_allclose(batch.point_a - batch.point_b, single.point_a - single.point_b, rtol=0, atol=tol)
     assert batch.bounds[0] <= single.signed_distance + tol and single.signed_distance - tol <= batch.bounds[1]
-    reach_a = np.dot(a.support(tuple(batch.normal)), batch.normal) + a.margin
-    reach_b = np.dot(b.support(tuple(-batch.normal)), -batch.normal) + b.margin
-    assert abs(np.dot(batch.point_a, batch.normal) - reach_a) <= tol
-    assert abs(np.dot(batch.point_b, -batch.normal) - reach_b) <= tol
+    if abs(single.signed_distance) > 1e-6 * size:  # nearer, rounding leaves the normal ~1e-16 size/|sd| rad
+        reach_a = np.dot(a.support(tuple(batch.normal)), batch.normal) + a.margin
+        reach_b = np.dot(b.support(tuple(-batch.normal)), -batch.normal) + b.margin
+        assert abs(np.dot(batch.point_a, batch.normal) - reach_a) <= tol
+        assert abs(np.dot(batch.point_b, -batch.normal) - reach_b) <= tol
 
 
-GAPS = (0.4, 0.05, 1e-4, 1e-7, 0.0, -1e-7, -1e-4, -0.05, -0.3)
+GAPS = (0.4, 0.05, 1e-4, 1e-7, 3e-12, 0.0, -3e-12, -1e-7, -1e-4, -0.05, -0.3)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -183,3 +184,27 @@ def test_bad_input():
         collide_many(a, [np.zeros((0, 3))])
     with pytest.raises(ValueError, match="tolerance"):
         collide_many(a, b, tolerance=-1.0)
+
+
+def degenerate_body(rng: np.random.Generator, kind: str):
+    matrix = affine(random_rotation(rng), rng.uniform(-0.2, 0.2, 3))
+    if kind == "square":
+        return core.Polytope(box([0.3, 0.2, 0.0]), transform=matrix)
+    if kind == "segment":
+        return core.Polytope(np.outer([-1.0, 0.3, 1.0], rng.normal(size=3) * 0.3), transform=matrix)
+    return core.Polytope(rng.normal(size=(1, 3)) * 0.1, transform=matrix)  # a point
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_flat_linear_and_point_shapes(seed):
+    """Flat, linear and single-point polytopes (and against boxes) give the answers of ``collide``."""
+    rng = np.random.default_rng(70 + seed)
+    kinds = ("square", "segment", "point", "box")
+    shapes_a, shapes_b = [], []
+    for k in range(48):
+        a = degenerate_body(rng, kinds[k % 4]) if k % 4 != 3 else random_body(rng, "box")
+        b = degenerate_body(rng, kinds[(k // 4) % 3])
+        shapes_a.append(a)
+        shapes_b.append(b.transformed(affine(np.eye(3), unit_vectors(rng, 1)[0] * rng.uniform(0.0, 0.8))))
+    for contact, a, b in zip(collide_many(shapes_a, shapes_b), shapes_a, shapes_b):
+        assert_same(contact, core.collide(a, b), a, b)

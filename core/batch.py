@@ -88,13 +88,18 @@ class _Side:
             spheres = prepared.spheres & self.padded
             self.margin = self.margin.copy()
             self.margin[spheres] *= similarity_scale(matrices[spheres, :3, :3])
+        self.spheres, self.linear, self.offset = prepared.spheres, linear, offset
         self.points = linear @ prepared.local + offset[:, :, None]
 
     def placed(self, row: int) -> Shape:
-        """Shape ``row`` where the matrices put it, as a shape object."""
+        """Shape ``row`` where the matrices put it, as a shape object (from the maps composed above,
+        the matrices being checked already; a sphere checks that its matrix keeps it a sphere)."""
         shape = self.shapes[row]
-        moved = self.matrices is not None and self.padded[row]
-        return shape.transformed(self.matrices[row]) if moved else shape
+        if self.matrices is None or not self.padded[row]:
+            return shape
+        if self.spheres[row]:
+            return shape.transformed(self.matrices[row])
+        return shape.moved_to(self.linear[row], self.offset[row])
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """World boxes of the shapes, margins included."""

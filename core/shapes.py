@@ -76,6 +76,11 @@ class Shape:
         """The local-to-world map as (3x3 linear part, translation)."""
         return (_IDENTITY if self._linear is None else self._linear), self._offset
 
+    def moved_to(self, linear: np.ndarray, offset: np.ndarray) -> "Shape":
+        """This shape's body under the affine map ``x -> linear x + offset`` (replacing its current
+        one; no checks: for maps composed from checked matrices). Spheres keep their radius."""
+        return self._with_affine(linear, offset)
+
     def transformed(self, matrix) -> "Shape":
         """This shape moved by the 4x4 affine ``matrix`` (applied after its current transform)."""
         linear, offset = as_affine(matrix, "matrix")

@@ -66,6 +66,7 @@ def assert_same(batch, single, a, b) -> None:
     assert batch.solver_status == single.solver_status
     assert abs(batch.signed_distance - single.signed_distance) <= tol
     assert angle(batch.normal, single.normal) <= NORMAL_TOLERANCE
+    np.testing.assert_allclose(batch.tangents, single.tangents, rtol=0, atol=10 * NORMAL_TOLERANCE)
     np.testing.assert_allclose(batch.point_a - batch.point_b, single.point_a - single.point_b, rtol=0, atol=tol)
     assert batch.bounds[0] <= single.signed_distance + tol and single.signed_distance - tol <= batch.bounds[1]
     if abs(single.signed_distance) > 1e-6 * size:  # nearer, rounding leaves the normal ~1e-16 size/|sd| rad

@@ -33,6 +33,7 @@ def _directions() -> np.ndarray:
 
 
 _DIRECTIONS = _directions()
+_CUBE = 26  # the first directions: a cube's faces, edges and corners (a cheaper first look)
 #: Every triple of indices below len(_DIRECTIONS), in lexicographic order.
 _TRIPLES = np.array(list(itertools.combinations(range(len(_DIRECTIONS)), 3)))
 #: Margin of the barycentric test: far above its rounding for the tetrahedra kept.
@@ -74,19 +75,19 @@ def interior_points(points: np.ndarray) -> np.ndarray:
     """
     inside = np.zeros(len(points), dtype=bool)
     sample = points[:: max(1, len(points) // _SAMPLE)]
-    test = _fan_test(sample, sample)
+    test = _fan_test(sample, sample, _CUBE)
     if test is None or test(sample).mean() < WORTH_TESTING:
         return inside
-    test = _fan_test(points, sample)
+    test = _fan_test(points, sample, len(_DIRECTIONS))
     for start in range(0, len(points), _CHUNK):
         inside[start:start + _CHUNK] = test(points[start:start + _CHUNK])
     return inside
 
 
-def _fan_test(points: np.ndarray, sample: np.ndarray) -> "_FanTest | None":
-    """The fan test over the hull of the supports of ``points`` (None when those span no volume);
-    ``sample`` sizes the flatness threshold."""
-    support = np.unique(_supports(points), axis=0)
+def _fan_test(points: np.ndarray, sample: np.ndarray, directions: int) -> "_FanTest | None":
+    """The fan test over the hull of the supports of ``points`` along the first ``directions`` fixed
+    directions (None when those span no volume); ``sample`` sizes the flatness threshold."""
+    support = np.unique(_supports(points, _DIRECTIONS[:directions]), axis=0)
     if len(support) < 4:
         return None
     center = support.mean(axis=0)
@@ -96,15 +97,15 @@ def _fan_test(points: np.ndarray, sample: np.ndarray) -> "_FanTest | None":
     return _FanTest(triangles, center) if len(triangles) else None
 
 
-def _supports(points: np.ndarray) -> np.ndarray:
-    """The first point of largest value along each of the fixed directions, chunk by chunk."""
-    best = np.full(len(_DIRECTIONS), -np.inf)
-    found = np.zeros((len(_DIRECTIONS), 3))
+def _supports(points: np.ndarray, directions: np.ndarray) -> np.ndarray:
+    """The first point of largest value along each direction, chunk by chunk."""
+    best = np.full(len(directions), -np.inf)
+    found = np.zeros((len(directions), 3))
     for start in range(0, len(points), _CHUNK):
         chunk = points[start:start + _CHUNK]
-        values = _DIRECTIONS @ chunk.T
+        values = directions @ chunk.T
         winner = np.argmax(values, axis=1)
-        value = values[np.arange(len(_DIRECTIONS)), winner]
+        value = values[np.arange(len(directions)), winner]
         better = value > best
         best[better], found[better] = value[better], chunk[winner[better]]
     return found

@@ -1,4 +1,4 @@
-"""Benchmark of ``core.collide``: median microseconds per query, side by side with coal when installed.
+"""Benchmark of ``core.collide``: median CPU microseconds per query, side by side with coal when installed.
 
 Run from the repository root: ``python benchmarks/bench_core.py`` (``--quick`` for fewer repeats).
 For each pair it measures
@@ -6,13 +6,17 @@ For each pair it measures
   convex hull build (Qhull) of both clouds plus the query;
 - prepared: a repeated query on prepared shapes after B moved (``Polytope.transformed`` for core, a
   new ``Transform3s`` for coal);
-and prints the issue's targets next to the figures. coal runs with its default settings (GJK/EPA
-tolerance 1e-6); the last column shows how far its signed distance is from core's.
+then the per-pair cost of batches (``core.batch.collide_many``, see ``bench_batch.py``), and prints
+the issue's targets next to the figures. coal runs with its default settings (GJK/EPA tolerance
+1e-6); the last column shows how far its signed distance is from core's. Times are medians of
+``time.process_time`` (CPU time of this process), which other jobs on a shared machine disturb less
+than wall time; the load average is printed with the figures.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -29,6 +33,11 @@ try:
     import coal
 except ImportError:  # the coal column is skipped
     coal = None
+
+try:
+    import bench_batch  # the batch figures (this script's folder is on sys.path when it runs)
+except ImportError:  # a core without core.batch: no batch figures
+    bench_batch = None
 
 REPEATED_QUERY_TARGET_US = 10_000.0  # the 1M-point repeated query must stay under 10 ms
 PREPARED_RATIO_TARGET = 10.0  # prepared query within 10x of coal's
@@ -47,6 +56,12 @@ def noisy_shell(rng: np.random.Generator, count: int, radius: float) -> np.ndarr
     """A scan-like cloud: ``count`` points in a thin shell (2 % thick) under a sphere."""
     v = rng.normal(size=(count, 3))
     return radius * v / np.linalg.norm(v, axis=1)[:, None] * rng.uniform(0.98, 1.0, size=(count, 1))
+
+
+def solid_ball(rng: np.random.Generator, count: int, radius: float) -> np.ndarray:
+    """A volume scan: ``count`` points uniform in a ball (only a few hundred are hull vertices)."""
+    v = rng.normal(size=(count, 3))
+    return radius * v / np.linalg.norm(v, axis=1)[:, None] * rng.uniform(size=(count, 1)) ** (1.0 / 3.0)
 
 
 def random_rotation(rng: np.random.Generator) -> np.ndarray:
@@ -72,12 +87,12 @@ class Pair:
 
 
 def median_us(run: Callable[[int], object], repeats: int) -> float:
-    """Median wall time of ``run(k)`` for k in range(repeats), in microseconds."""
+    """Median CPU time of ``run(k)`` for k in range(repeats), in microseconds."""
     times = []
     for k in range(repeats):
-        start = time.perf_counter()
+        start = time.process_time()
         run(k)
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     return 1e6 * statistics.median(times)
 
 
@@ -90,9 +105,9 @@ def translation(offset: np.ndarray) -> np.ndarray:
 def measure_core(pair: Pair) -> dict:
     world_b = pair.points_b + pair.offset_b
     one_shot = median_us(lambda k: core.collide(pair.points_a, world_b), pair.one_shot_repeats)
-    start = time.perf_counter()
+    start = time.process_time()
     shape_a, shape_b = core.Polytope(pair.points_a), core.Polytope(pair.points_b)
-    prepare = 1e6 * (time.perf_counter() - start)
+    prepare = 1e6 * (time.process_time() - start)
     moves = pair.moves(pair.query_repeats)
     query = median_us(lambda k: core.collide(shape_a, shape_b.transformed(translation(moves[k]))),
                       pair.query_repeats)
@@ -141,9 +156,30 @@ def pairs(quick: bool) -> list[Pair]:
         Pair("2x100-vertex hulls, colliding", turned_sphere(100), turned_sphere(100), near, 50 * few, 100 * few),
         Pair("2x100-vertex hulls, separated", turned_sphere(100), turned_sphere(100), apart, 50 * few, 100 * few),
         Pair("2x10k-vertex hulls, colliding", turned_sphere(10_000), turned_sphere(10_000), near, few, 10 * few),
+        Pair("2x100k-point solid blobs, colliding", solid_ball(rng, 100_000, 0.5), solid_ball(rng, 100_000, 0.5),
+             near, few, 10 * few),
         Pair("2x1M raw points, colliding", noisy_shell(rng, 1_000_000, 0.5), noisy_shell(rng, 1_000_000, 0.5),
              near, 1 if quick else 3, 3 * few),
+        Pair("2x1M-vertex spheres, colliding", turned_sphere(1_000_000), turned_sphere(1_000_000),
+             near, 1 if quick else 3, 3 * few),
     ]
+
+
+def batch_figures(quick: bool) -> list[tuple[str, str, bool]]:
+    """Per-pair cost of ``collide_many`` on pairs apart, beside coal pair by pair (``bench_batch``)."""
+    print(f"\nbatches of pairs apart, median CPU us per pair\n{'pairs':>6} {'core batch':>11} {'core loop':>10} "
+          f"{'coal':>8} {'batch/coal':>11}")
+    targets = []
+    for count in (10, 100, 1000):
+        figures = bench_batch.measure(count, 0.0, bench_batch.repeats(count, quick))
+        ratio = figures["batch"] / figures["coal"] if "coal" in figures else float("nan")
+        print(f"{count:6d} {figures['batch']:11.1f} {figures['loop']:10.1f} {figures.get('coal', float('nan')):8.1f} "
+              f"{ratio:10.1f}x")
+        if count >= 100 and "coal" in figures:
+            limit = bench_batch.AT_1000_TARGET if count >= 1000 else bench_batch.NEAR_TARGET
+            targets.append((f"batch of {count} pairs apart <= {limit:.0f}x coal per pair", f"{ratio:.1f}x",
+                            ratio <= limit))
+    return targets
 
 
 def verdict(ok: bool) -> str:
@@ -154,7 +190,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats (rougher medians)")
     args = parser.parse_args()
-    print(f"core benchmark, median us per query; coal {'(not installed)' if coal is None else coal.__version__}")
+    print(f"core benchmark, median CPU us per query; coal {'(not installed)' if coal is None else coal.__version__}; "
+          f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     header = (f"{'pair':32} {'core one-shot':>14} {'coal hull+query':>16} {'core prepare':>13} "
               f"{'core query':>11} {'coal query':>11} {'ratio':>6} {'|sd core-coal|':>15}")
     print(header)
@@ -177,6 +214,8 @@ def main() -> None:
         if "1M" in pair.name:
             targets.append((f"{pair.name}: repeated query < 10 ms", f"{ours['query'] / 1000:.1f} ms",
                             ours["query"] < REPEATED_QUERY_TARGET_US))
+    if bench_batch is not None:
+        targets += batch_figures(args.quick)
     print("\ntargets")
     for name, figure, ok in targets:
         print(f"  {verdict(ok):6} {name}: {figure}")

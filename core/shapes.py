@@ -12,16 +12,26 @@ faster in Python floats than in tiny numpy arrays.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
+from .hull_prune import interior_points
 from .support_index import SupportIndex
 from .validation import as_affine, as_length, as_points, as_vector3
 
 Vec3 = tuple[float, float, float]
 
-#: Point clouds at least this large get a spatial index; below it a full scan is faster (measured
-#: crossover on a 2-core machine: index 127 us vs scan 28 us at 10k points, even at 100k).
-INDEX_MIN_POINTS = 100_000
+#: Point clouds at least this large get a spatial index; below it a full scan is faster (measured on
+#: a loaded 2-core machine, CPU time per query, index vs scan: 150 vs 39 us at 30k points, 274 vs 163
+#: at 100k, 185 vs 392 at 300k).
+INDEX_MIN_POINTS = 150_000
+
+#: Prepared clouds at least this large drop the points strictly inside their hull (never supports).
+PRUNE_MIN_POINTS = 1000
+
+_IDENTITY = np.eye(3)
+_IDENTITY.flags.writeable = False
 
 
 class Shape:
@@ -30,7 +40,7 @@ class Shape:
     margin: float = 0.0
 
     def __init__(self, linear: np.ndarray | None, offset: np.ndarray):
-        self._linear = None if linear is None or np.array_equal(linear, np.eye(3)) else linear
+        self._linear = None if linear is None or (linear == _IDENTITY).all() else linear
         self._offset = np.asarray(offset, dtype=np.float64)
         self._rows = None if self._linear is None else tuple(map(tuple, self._linear.tolist()))
         self._t = tuple(self._offset.tolist())
@@ -41,6 +51,11 @@ class Shape:
 
     def _with_affine(self, linear: np.ndarray | None, offset: np.ndarray) -> "Shape":
         raise NotImplementedError
+
+    def vertices(self) -> np.ndarray | None:
+        """Local points whose hull is the core body, ordered so that the first one with the largest
+        value along any direction is this shape's support; None when the body is not a polytope."""
+        return None
 
     # -- shared ----------------------------------------------------------------------------------
     def support(self, d: Vec3) -> Vec3:
@@ -56,10 +71,20 @@ class Shape:
         return (a * px + b * py + c * pz + tx, e * px + f * py + g * pz + ty,
                 h * px + i * py + j * pz + tz)
 
+    @property
+    def affine(self) -> tuple[np.ndarray, np.ndarray]:
+        """The local-to-world map as (3x3 linear part, translation)."""
+        return (_IDENTITY if self._linear is None else self._linear), self._offset
+
+    def moved_to(self, linear: np.ndarray, offset: np.ndarray) -> "Shape":
+        """This shape's body under the affine map ``x -> linear x + offset`` (replacing its current
+        one; no checks: for maps composed from checked matrices). Spheres keep their radius."""
+        return self._with_affine(linear, offset)
+
     def transformed(self, matrix) -> "Shape":
         """This shape moved by the 4x4 affine ``matrix`` (applied after its current transform)."""
         linear, offset = as_affine(matrix, "matrix")
-        current = np.eye(3) if self._linear is None else self._linear
+        current = _IDENTITY if self._linear is None else self._linear
         return self._with_affine(linear @ current, linear @ self._offset + offset)
 
     def translated(self, offset) -> "Shape":
@@ -76,39 +101,48 @@ class Shape:
 class Polytope(Shape):
     """The convex hull of a point cloud (e.g. a mesh's vertices), optionally transformed.
 
-    Flat clouds (a plane), segments and single points are valid. Clouds of ``INDEX_MIN_POINTS`` or
-    more points get a ``SupportIndex`` unless ``index=False`` (for one-shot queries, where building
-    it costs more than it saves).
+    Flat clouds (a plane), segments and single points are valid. Unless ``index=False`` (for one-shot
+    queries, where preparing costs more than it saves), clouds of ``PRUNE_MIN_POINTS`` or more drop
+    the points certainly inside their hull (``hull_prune``: solid clouds keep a few percent), and
+    clouds still of ``INDEX_MIN_POINTS`` or more get a ``SupportIndex``.
     """
 
     def __init__(self, points, transform=None, *, index: bool = True):
         cloud = as_points(points, "points")
+        if index and len(cloud) >= PRUNE_MIN_POINTS:
+            cloud = cloud[~interior_points(cloud)]
         linear, offset = (None, np.zeros(3)) if transform is None else as_affine(transform, "transform")
         self._index = SupportIndex(cloud) if index and len(cloud) >= INDEX_MIN_POINTS else None
         self._points = cloud if self._index is None else self._index.points
+        self._box = (cloud.min(axis=0), cloud.max(axis=0))
         super().__init__(linear, offset)
 
     @property
     def points(self) -> np.ndarray:
-        """The local points (possibly reordered by the index)."""
+        """The local points supports are taken from (interior ones dropped, possibly reordered by the index)."""
         return self._points
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """World box in one pass over the points (six support queries when an index makes those cheap)."""
+        """World box: the local box moved when the transform is a translation, else one pass over the
+        points (six support queries when an index makes those cheap)."""
+        if self._linear is None:
+            return self._box[0] + self._offset, self._box[1] + self._offset
         if self._index is not None:
             return super().bounds()
-        world = self._points if self._linear is None else self._points @ self._linear.T
+        world = self._points @ self._linear.T
         return world.min(axis=0) + self._offset, world.max(axis=0) + self._offset
 
+    def vertices(self) -> np.ndarray:
+        return self._points
+
     def _local_support(self, d: Vec3) -> Vec3:
-        direction = np.array(d)
         if self._index is not None:
-            return tuple(self._points[self._index.argmax(direction)].tolist())
-        return tuple(self._points[(self._points @ direction).argmax()].tolist())
+            return tuple(self._points[self._index.argmax(np.array(d))].tolist())
+        return tuple(self._points[self._points.dot(d).argmax()].tolist())  # .dot takes the tuple as is
 
     def _with_affine(self, linear, offset) -> "Polytope":
         moved = object.__new__(Polytope)
-        moved._index, moved._points = self._index, self._points
+        moved._index, moved._points, moved._box = self._index, self._points, self._box
         Shape.__init__(moved, linear, offset)
         return moved
 
@@ -121,8 +155,19 @@ class Box(Shape):
         if (half < 0).any():
             raise ValueError(f"half_extents must be non-negative, got {half.tolist()}")
         self._half = tuple(half.tolist())
+        self._corners = np.array(list(itertools.product(*((h, -h) for h in self._half))))
         linear, offset = (None, np.zeros(3)) if transform is None else as_affine(transform, "transform")
         super().__init__(linear, offset)
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """World box: the centre plus or minus ``|L| @ half_extents`` (the six axis supports at once)."""
+        half = np.array(self._half)
+        reach = half if self._linear is None else np.abs(self._linear) @ half
+        return self._offset - reach, self._offset + reach
+
+    def vertices(self) -> np.ndarray:
+        """The corners, + before - on every axis (a tie along an axis picks +, as the support does)."""
+        return self._corners
 
     def _local_support(self, d: Vec3) -> Vec3:
         hx, hy, hz = self._half
@@ -130,7 +175,7 @@ class Box(Shape):
 
     def _with_affine(self, linear, offset) -> "Box":
         moved = object.__new__(Box)
-        moved._half = self._half
+        moved._half, moved._corners = self._half, self._corners
         Shape.__init__(moved, linear, offset)
         return moved
 
@@ -150,21 +195,32 @@ class Sphere(Shape):
     def radius(self) -> float:
         return self.margin
 
+    def vertices(self) -> np.ndarray:
+        return np.zeros((1, 3))
+
     def _local_support(self, d: Vec3) -> Vec3:
         return (0.0, 0.0, 0.0)
 
     def transformed(self, matrix) -> "Sphere":
         """The moved sphere; only rotations, uniform scales and translations keep it a sphere."""
         linear, offset = as_affine(matrix, "matrix")
-        gram = linear.T @ linear
-        scale2 = gram[0, 0]
-        if not np.allclose(gram, scale2 * np.eye(3), rtol=1e-9, atol=1e-12 * max(scale2, 1e-300)):
-            raise ValueError("matrix must be a similarity (rotation, uniform scale, translation) "
-                             "to move a Sphere; use a Polytope for ellipsoids")
-        return Sphere(linear @ self._offset + offset, self.margin * float(np.sqrt(scale2)))
+        return Sphere(linear @ self._offset + offset, self.margin * float(similarity_scale(linear)))
 
     def _with_affine(self, linear, offset) -> "Sphere":
         return Sphere(offset, self.margin)
+
+
+def similarity_scale(linear: np.ndarray) -> np.ndarray:
+    """Scale factor of each (..., 3, 3) linear map that is a similarity (rotation or mirror times a
+    uniform scale), the only maps that keep a sphere a sphere; ValueError if any is not."""
+    gram = np.swapaxes(linear, -1, -2) @ linear
+    scale2 = gram[..., 0, 0][..., None, None]
+    expected = scale2 * np.eye(3)
+    close = np.abs(gram - expected) <= 1e-12 * np.maximum(scale2, 1e-300) + 1e-9 * np.abs(expected)
+    if not close.all():
+        raise ValueError("matrix must be a similarity (rotation, uniform scale, translation) "
+                         "to move a Sphere; use a Polytope for ellipsoids")
+    return np.sqrt(scale2[..., 0, 0])
 
 
 def as_shape(value, name: str) -> Shape:

@@ -2,10 +2,14 @@
 
 Points are bucketed into a voxel grid sized so that occupied voxels hold about ``cluster_size``
 points each (the grid is refined once more for clouds that live on a surface, where occupancy grows
-with the square of the resolution). Each occupied voxel keeps the bounding sphere of its points. A
-support query scores every voxel by the upper bound ``c·d + r|d|``, scans the best voxel exactly,
-then scans only the voxels whose bound beats that value. The answer is the exact argmax over all
-points; on a sphere of 1M points a query reads a few percent of them.
+with the square of the resolution), and voxels into groups of ``GROUP_CELLS``³ neighbouring voxels.
+Every cluster and every group keeps an oriented bounding box of its points (axes from the points'
+covariance), so a patch of a surface is bounded by a thin slab rather than a ball.
+
+A support query along ``d`` is a two-level branch and bound on a box's upper bound, the largest
+``corner·d`` of its eight corners: it scans the best cluster of the best group exactly, then only the
+clusters, of the groups whose bound beats that value, whose own bound beats it. The answer is the
+exact argmax over all points; on a sphere of 1M points a query reads about a thousand of them.
 """
 
 from __future__ import annotations
@@ -15,18 +19,29 @@ import numpy as np
 
 #: Points used to size the grid; the grid only needs to be about right, the index stays exact.
 _SIZING_SAMPLE = 65_536
+#: Voxels per group along each axis.
+GROUP_CELLS = 4
+#: Relative padding of every box, far above the rounding of the bound's arithmetic.
+_BOUND_PADDING = 1e-9
 
 
-def _voxel_ids(points: np.ndarray, low: np.ndarray, extent: np.ndarray, cells: int) -> np.ndarray:
-    index = np.clip(((points - low) * (cells / extent)).astype(np.int64), 0, cells - 1)
-    return (index[:, 0] * cells + index[:, 1]) * cells + index[:, 2]
+def _cell_coordinates(points: np.ndarray, low: np.ndarray, extent: np.ndarray, cells: int) -> np.ndarray:
+    return np.clip(((points - low) * (cells / extent)).astype(np.int64), 0, cells - 1)
 
 
-def cluster_order(points: np.ndarray, cluster_size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Permutation grouping points by voxel, and the start offset of each occupied voxel.
+def _linear(coordinates: np.ndarray, cells: int) -> np.ndarray:
+    return (coordinates[:, 0] * cells + coordinates[:, 1]) * cells + coordinates[:, 2]
 
-    The grid is sized on an evenly strided sample (its box and occupancy); points outside the
-    sample's box fall into the border voxels, which only makes those clusters' spheres larger.
+
+def _run_starts(sorted_keys: np.ndarray) -> np.ndarray:
+    return np.concatenate(([0], np.flatnonzero(sorted_keys[1:] != sorted_keys[:-1]) + 1))
+
+
+def grid_cells(points: np.ndarray, cluster_size: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Grid origin, extent and resolution giving about ``cluster_size`` points per occupied voxel.
+
+    Sized on an evenly strided sample (its box and occupancy); points outside the sample's box fall
+    into the border voxels, which only makes those clusters' boxes larger.
     """
     sample = points[:: max(1, len(points) // _SIZING_SAMPLE)]
     low = sample.min(axis=0)
@@ -34,46 +49,118 @@ def cluster_order(points: np.ndarray, cluster_size: int) -> tuple[np.ndarray, np
     extent[extent <= 0.0] = 1.0  # a flat or linear cloud: one cell across that axis
     wanted = max(1, len(points) // cluster_size)
     cells = max(1, round(wanted ** (1.0 / 3.0)))
-    occupied = len(np.unique(_voxel_ids(sample, low, extent, cells)))
+    occupied = len(np.unique(_linear(_cell_coordinates(sample, low, extent, cells), cells)))
     if occupied < wanted / 2:  # a surface: occupancy grows like cells**2
         cells = max(cells + 1, round(cells * np.sqrt(wanted / occupied)))
-    ids = _voxel_ids(points, low, extent, cells)
-    order = np.argsort(ids)
-    sorted_ids = ids[order]
-    starts = np.concatenate(([0], np.flatnonzero(sorted_ids[1:] != sorted_ids[:-1]) + 1))
-    return order, starts
+    return low, extent, cells
+
+
+def cluster_order(points: np.ndarray, cluster_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Permutation grouping points by voxel (voxels by group), and the start offsets in the permuted
+    points of each occupied voxel and of each occupied group."""
+    low, extent, cells = grid_cells(points, cluster_size)
+    coordinates = _cell_coordinates(points, low, extent, cells)
+    groups = -(-cells // GROUP_CELLS)
+    group = _linear(coordinates // GROUP_CELLS, groups)
+    within = _linear(coordinates % GROUP_CELLS, GROUP_CELLS)
+    keys = group * GROUP_CELLS ** 3 + within
+    order = np.argsort(keys, kind="stable")
+    return order, _run_starts(keys[order]), _run_starts(group[order])
+
+
+#: The six products x_i x_j (i <= j) of a covariance, and where each of its nine entries reads them.
+_UPPER = np.triu_indices(3)
+_SYMMETRIC = np.array([[0, 1, 2], [1, 3, 4], [2, 4, 5]])
+
+
+def oriented_boxes(points: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per run of points: box centre (R,3), unit axes (R,3,3) as rows, half extents (R,3).
+
+    Axes are the eigenvectors of the run's covariance; extents are measured along those axes from
+    the points themselves, so the box holds every point whatever the axes' rounding.
+    """
+    counts = np.diff(np.append(starts, len(points)))
+    run = np.repeat(np.arange(len(starts)), counts)
+    means = np.add.reduceat(points, starts, axis=0) / counts[:, None]
+    offsets = points - means[run]
+    products = np.add.reduceat(offsets[:, _UPPER[0]] * offsets[:, _UPPER[1]], starts, axis=0)
+    covariance = products[:, _SYMMETRIC]
+    axes = np.linalg.eigh(covariance)[1].transpose(0, 2, 1)
+    local = np.stack([np.einsum("nj,nj->n", offsets, axes[run, k]) for k in range(3)], axis=1)
+    low = np.minimum.reduceat(local, starts, axis=0)
+    high = np.maximum.reduceat(local, starts, axis=0)
+    centers = means + np.einsum("nk,nkj->nj", 0.5 * (low + high), axes)
+    # Pad by a relative margin (and by the centre's size) so that rounding in the bound, in the
+    # axes' orthogonality and in the centre never prunes the true maximum.
+    half = 0.5 * (high - low)
+    size = np.linalg.norm(half, axis=1) + np.linalg.norm(centers, axis=1)
+    return centers, axes, half + _BOUND_PADDING * size[:, None] + 1e-300
+
+
+def ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The concatenated integer ranges ``starts[i] : starts[i] + counts[i]``."""
+    return np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
+
+
+#: The eight sign patterns of a box's corners.
+_CORNER_SIGNS = np.array([[x, y, z] for x in (1.0, -1.0) for y in (1.0, -1.0) for z in (1.0, -1.0)])
+
+
+class _Boxes:
+    """Oriented boxes bounding consecutive runs of items (points, or the boxes of a finer level).
+
+    A box is kept as its eight corners: its bound along ``d`` is the largest ``corner·d``, one
+    matrix product for all boxes. Corners are stored corner-major, (8, boxes, 3), so the maximum
+    over a box's corners is an element-wise maximum of eight long rows (a reduction over a short
+    last axis is an order of magnitude slower in numpy).
+    """
+
+    def __init__(self, points: np.ndarray, point_starts: np.ndarray, item_starts: np.ndarray, item_total: int):
+        centers, axes, half = oriented_boxes(points, point_starts)
+        self.corners = centers[None] + np.einsum("sk,ck,ckj->scj", _CORNER_SIGNS, half, axes)
+        self.flat_corners = self.corners.reshape(-1, 3)
+        self.starts = item_starts
+        self.counts = np.diff(np.append(item_starts, item_total))
+
+    def bounds(self, direction: np.ndarray, which=None) -> np.ndarray:
+        """Upper bound of ``x·direction`` over the items of the boxes ``which`` (a slice or indices;
+        None for all)."""
+        corners = self.flat_corners if which is None else self.corners[:, which].reshape(-1, 3)
+        return (corners @ direction).reshape(8, -1).max(axis=0)
+
+    def items(self, which: np.ndarray) -> np.ndarray:
+        return ranges(self.starts[which], self.counts[which])
 
 
 class SupportIndex:
-    """Voxel clusters with bounding spheres over a point cloud; ``points`` is the reordered copy."""
+    """Two levels of oriented boxes over a point cloud; ``points`` is the reordered copy."""
 
-    def __init__(self, points: np.ndarray, cluster_size: int = 256):
-        order, starts = cluster_order(points, cluster_size)
+    def __init__(self, points: np.ndarray, cluster_size: int = 64):
+        order, cluster_starts, group_starts = cluster_order(points, cluster_size)
         self.points = points[order]
-        self._starts = starts
-        self._counts = np.diff(np.append(starts, len(points)))
-        low = np.minimum.reduceat(self.points, starts, axis=0)
-        high = np.maximum.reduceat(self.points, starts, axis=0)
-        self._centers = 0.5 * (low + high)
-        offsets = self.points - np.repeat(self._centers, self._counts, axis=0)
-        radii = np.sqrt(np.maximum.reduceat(np.einsum("ij,ij->i", offsets, offsets), starts))
-        # Inflate by a few ulps so rounding in the bound never prunes the true maximum.
-        self._radii = radii * (1.0 + 1e-12) + 1e-300
+        self._clusters = _Boxes(self.points, cluster_starts, cluster_starts, len(points))
+        # A group's box is fitted to its clusters' corners (eight per cluster, far fewer than its
+        # points): it holds the clusters' boxes, so it holds their points.
+        first_clusters = np.searchsorted(cluster_starts, group_starts)
+        corners = self._clusters.corners.transpose(1, 0, 2).reshape(-1, 3)
+        self._groups = _Boxes(corners, 8 * first_clusters, first_clusters, len(cluster_starts))
 
     def argmax(self, direction: np.ndarray) -> int:
         """Index into ``self.points`` of a point maximising ``points @ direction``."""
-        bounds = self._centers @ direction + self._radii * float(np.sqrt(direction @ direction))
-        first = int(np.argmax(bounds))
-        start, count = int(self._starts[first]), int(self._counts[first])
-        values = self.points[start:start + count] @ direction
-        best_index = start + int(np.argmax(values))
+        groups, clusters = self._groups, self._clusters
+        group_bounds = groups.bounds(direction)
+        first_group = int(np.argmax(group_bounds))
+        start, count = int(groups.starts[first_group]), int(groups.counts[first_group])
+        first = start + int(np.argmax(clusters.bounds(direction, slice(start, start + count))))
+        start, count = int(clusters.starts[first]), int(clusters.counts[first])
+        best_index = start + int(np.argmax(self.points[start:start + count] @ direction))
         best = self.points[best_index] @ direction
-        others = np.flatnonzero(bounds > best)
-        others = others[others != first]
-        if others.size == 0:
+        candidates = groups.items(np.flatnonzero(group_bounds > best))
+        candidates = candidates[clusters.bounds(direction, candidates) > best]
+        candidates = candidates[candidates != first]
+        if candidates.size == 0:
             return best_index
-        counts = self._counts[others]
-        rows = np.repeat(self._starts[others] - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
+        rows = clusters.items(candidates)
         values = self.points[rows] @ direction
         winner = int(np.argmax(values))
         return int(rows[winner]) if values[winner] > best else best_index

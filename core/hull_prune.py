@@ -1,0 +1,129 @@
+"""Find the points of a cloud that lie strictly inside its convex hull, by a cheap exact test.
+
+The cloud's support points along 50 fixed directions span an inner polytope. Its facets are found by
+brute force over the triples of those few points (a triple spans a facet when no support point lies
+beyond its plane), and each facet with the centroid of the support points spans a tetrahedron. A
+point strictly inside one of those tetrahedra (by a margin far above rounding) is a convex
+combination of points of the cloud with the origin of the fan inside the hull, so it lies strictly
+inside the hull: it is never a support point, and dropping it changes no support query (nor which
+point wins a tie). The test only ever certifies; a facet found wrongly or missed only prunes less.
+Solid clouds (scans of volumes, dense interiors) lose most of their points; clouds whose points all
+lie near the hull (a sphere's surface) lose few.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+_GOLDEN = (1.0 + 5.0 ** 0.5) / 2.0
+
+
+def _directions() -> np.ndarray:
+    """The 26 directions of a cube's faces, edges and corners, and the 24 of the cyclic
+    permutations of (0, ±1/φ, ±φ) and (0, ±1, ±φ) (dodecahedron and icosahedron vertices)."""
+    cube = [d for d in itertools.product((-1.0, 0.0, 1.0), repeat=3) if any(d)]
+    cyclic = []
+    for small, large in ((1.0 / _GOLDEN, _GOLDEN), (1.0, _GOLDEN)):
+        for s, t in itertools.product((-1.0, 1.0), repeat=2):
+            p = (0.0, s * small, t * large)
+            cyclic += [p, (p[2], p[0], p[1]), (p[1], p[2], p[0])]
+    return np.array(cube + cyclic)
+
+
+_DIRECTIONS = _directions()
+_CUBE = 26  # the first directions: a cube's faces, edges and corners (a cheaper first look)
+#: Every triple of indices below len(_DIRECTIONS), in lexicographic order.
+_TRIPLES = np.array(list(itertools.combinations(range(len(_DIRECTIONS)), 3)))
+#: Margin of the barycentric test: far above its rounding for the tetrahedra kept.
+_MARGIN = 1e-9
+#: Tetrahedra flatter than this (volume relative to the cloud's radius cubed) are not used.
+_MIN_VOLUME = 1e-6
+#: Points tested per chunk (bounds the temporaries).
+_CHUNK = 65_536
+#: The whole cloud is tested only when this share of an evenly strided sample of it is inside.
+WORTH_TESTING = 0.25
+_SAMPLE = 4096
+
+
+def inner_facets(support: np.ndarray) -> np.ndarray:
+    """Triangles (F, 3, 3) spanning the hull facets of at most 50 points around the origin (brute
+    force over all triples).
+
+    Only triangles whose plane passes at a positive distance from the origin are returned, oriented
+    so that their normal ``(b - a) x (c - a)`` points away from it.
+    """
+    triples = _TRIPLES[_TRIPLES[:, 2] < len(support)]
+    a, b, c = (support[triples[:, k]] for k in range(3))
+    normal = np.cross(b - a, c - a)
+    offset = np.einsum("fj,fj->f", normal, a)
+    heights = support @ normal.T - offset  # (points, triples): <= 0 for all points on a facet
+    slack = 1e-12 * np.abs(support).max() * np.linalg.norm(normal, axis=1)
+    facet = ((heights <= slack).all(axis=0) & (offset > 0.0)) | ((heights >= -slack).all(axis=0) & (offset < 0.0))
+    triangles = np.stack([a, b, c], axis=1)[facet]
+    flip = offset[facet] < 0.0
+    triangles[flip] = triangles[flip][:, [0, 2, 1]]
+    return triangles
+
+
+def interior_points(points: np.ndarray) -> np.ndarray:
+    """Boolean mask of the points certainly strictly inside the convex hull of ``points``.
+
+    All False when fewer than ``WORTH_TESTING`` of an evenly strided sample test inside the hull of
+    the sample's own supports (a surface-like cloud, where the test would cost more than it saves).
+    """
+    inside = np.zeros(len(points), dtype=bool)
+    sample = points[:: max(1, len(points) // _SAMPLE)]
+    test = _fan_test(sample, sample, _CUBE)
+    if test is None or test(sample).mean() < WORTH_TESTING:
+        return inside
+    test = _fan_test(points, sample, len(_DIRECTIONS))
+    for start in range(0, len(points), _CHUNK):
+        inside[start:start + _CHUNK] = test(points[start:start + _CHUNK])
+    return inside
+
+
+def _fan_test(points: np.ndarray, sample: np.ndarray, directions: int) -> "_FanTest | None":
+    """The fan test over the hull of the supports of ``points`` along the first ``directions`` fixed
+    directions (None when those span no volume); ``sample`` sizes the flatness threshold."""
+    support = np.unique(_supports(points, _DIRECTIONS[:directions]), axis=0)
+    if len(support) < 4:
+        return None
+    center = support.mean(axis=0)
+    triangles = inner_facets(support - center)
+    radius = float(np.abs(sample - center).max())
+    triangles = triangles[np.linalg.det(triangles) > _MIN_VOLUME * radius ** 3]
+    return _FanTest(triangles, center) if len(triangles) else None
+
+
+def _supports(points: np.ndarray, directions: np.ndarray) -> np.ndarray:
+    """The first point of largest value along each direction, chunk by chunk."""
+    best = np.full(len(directions), -np.inf)
+    found = np.zeros((len(directions), 3))
+    for start in range(0, len(points), _CHUNK):
+        chunk = points[start:start + _CHUNK]
+        values = directions @ chunk.T
+        winner = np.argmax(values, axis=1)
+        value = values[np.arange(len(directions)), winner]
+        better = value > best
+        best[better], found[better] = value[better], chunk[winner[better]]
+    return found
+
+
+class _FanTest:
+    """Strictly inside one of the tetrahedra (centre, facet triangle), by a barycentric margin."""
+
+    def __init__(self, triangles: np.ndarray, center: np.ndarray):
+        self.center = center
+        # Rows of ``inverse[f]`` give the barycentric weights of a point on the edges of tetrahedron f.
+        self.inverse = np.linalg.inv(triangles.transpose(0, 2, 1))
+        normal = np.cross(triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0])
+        # The facet the ray from the centre through a point leaves by has the largest height/offset.
+        self.scaled = (normal / np.einsum("fj,fj->f", normal, triangles[:, 0])[:, None]).T
+
+    def __call__(self, points: np.ndarray) -> np.ndarray:
+        local = points - self.center
+        weights = (self.inverse[np.argmax(local @ self.scaled, axis=1)] @ local[:, :, None])[:, :, 0]
+        w0, w1, w2 = weights.T
+        return (w0 > _MARGIN) & (w1 > _MARGIN) & (w2 > _MARGIN) & (w0 + w1 + w2 < 1.0 - _MARGIN)

@@ -20,12 +20,16 @@ import bpy
 import numpy as np
 
 from ..core import overlapping_pairs
-from ..core.mesh import HULL, Solid, collide_solids
+from ..core.mesh import HULL, Solid, collide_solid_pairs
 from .clash_report import ClashReport, ClashResult
 from .geometry import ObjectGeometryError
 from .shapes import Source, is_candidate, read_solid, scope_sources
 
 SCOPES = ('SELECTED', 'ACTIVE', 'COLLECTIONS', 'ALL')
+
+#: Pairs measured together: convex ones are screened in one batch (``core.mesh.collide_solid_pairs``);
+#: small enough that progress and Esc still come several times a second.
+BATCH_PAIRS = 256
 
 #: ``progress(done, total)``; returning False cancels the check (see ``check_scene``).
 ProgressCallback = Callable[[int, int], bool | None]
@@ -250,17 +254,22 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
                   else overlapping_pairs(lows, highs, margin=margin))
     pairs = _allowed_pairs(candidates, in_a, in_b)
     report.candidate_pairs = len(pairs)
-    for done, (i, j) in enumerate(pairs, start=len(members) + 1):
-        contact = collide_solids(solids[i], solids[j], tolerance=report.tolerance,
-                                 touch_tolerance=report.touch_tolerance, max_iterations=report.max_iterations)
-        status = _status(contact.signed_distance, contact.status, report.clearance)
-        if status == 'separated':
-            report.separated += 1
-        if status != 'separated' or every_pair:
-            note = "; ".join(hull_note(solid) for solid in (solids[i], solids[j]) if contact.method == HULL
-                             and hull_note(solid))
-            report.results.append(clash_result(names[i], names[j], status, contact, note))
-        yield done, len(members) + len(pairs)
+    done = len(members)
+    for start in range(0, len(pairs), BATCH_PAIRS):
+        chunk = pairs[start:start + BATCH_PAIRS]
+        contacts = collide_solid_pairs([(solids[i], solids[j]) for i, j in chunk], tolerance=report.tolerance,
+                                       touch_tolerance=report.touch_tolerance, max_iterations=report.max_iterations,
+                                       clearance=report.clearance)
+        for (i, j), contact in zip(chunk, contacts):
+            status = _status(contact.signed_distance, contact.status, report.clearance)
+            if status == 'separated':
+                report.separated += 1
+            if status != 'separated' or every_pair:
+                note = "; ".join(hull_note(solid) for solid in (solids[i], solids[j]) if contact.method == HULL
+                                 and hull_note(solid))
+                report.results.append(clash_result(names[i], names[j], status, contact, note))
+            done += 1
+            yield done, len(members) + len(pairs)
 
 
 def hull_note(solid: Solid) -> str:

@@ -14,11 +14,12 @@ push-out; when the two differ by more than the tolerance, ``depth_is_estimate`` 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
+from ..batch import collide_many
 from ..collide import collide
 from ..contact import PENETRATING, SEPARATED, TOUCHING, Contact, classify
 from ..region import ContactRegion, contact_region
@@ -115,6 +116,33 @@ def collide_solids(a: Solid, b: Solid, *, tolerance: float | None = None, touch_
     if method == PARTS:
         return _parts_pair(a, b, options)
     return _mesh_pair(a, b, options)
+
+
+def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: float | None = None,
+                        touch_tolerance: float | None = None, max_iterations: int | None = None,
+                        clearance: float = 0.0) -> list[SolidContact]:
+    """``[collide_solids(a, b, ...) for a, b in pairs]``, with the convex pairs screened together.
+
+    Convex (and hull) pairs go through GJK in lockstep (``core.batch``); those found apart by more than
+    ``clearance`` keep that answer (their closest points), the rest get ``collide_solids``' full
+    treatment: EPA, contact region, overlap volume. Other pairs are measured one by one.
+    """
+    options = {"tolerance": tolerance, "touch_tolerance": touch_tolerance}
+    if max_iterations is not None:
+        options["max_iterations"] = max_iterations
+    answers: list[SolidContact | None] = [None] * len(pairs)
+    convex = [k for k, (a, b) in enumerate(pairs) if pair_method(a, b) in (CONVEX, HULL)]
+    screened = collide_many([pairs[k][0].hull for k in convex], [pairs[k][1].hull for k in convex], **options)
+    for k, contact in zip(convex, screened):
+        if contact.status == SEPARATED and contact.signed_distance >= clearance:
+            a, b = pairs[k]
+            answers[k] = SolidContact(
+                status=SEPARATED, signed_distance=contact.signed_distance, normal=contact.normal,
+                point_a=contact.point_a, point_b=contact.point_b, method=pair_method(a, b),
+                tolerance=contact.tolerance, overlap_volume=0.0 if HULL not in (a.method, b.method)
+                and a.closed and b.closed else None, solver_status=contact.solver_status)
+    return [answer if answer is not None else collide_solids(*pairs[k], **options)
+            for k, answer in enumerate(answers)]
 
 
 def _pair_size(a: Solid, b: Solid) -> float:

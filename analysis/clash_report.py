@@ -78,6 +78,8 @@ class ClashReport:
       bounding boxes overlap (the only ones GJK/EPA saw); ``possible_pairs``: pairs the scope allows
       (what a brute-force check would have tested).
     * ``separated``: candidate pairs found farther apart than the clearance.
+    * ``resolved``: stored pairs marked 'resolved' by the review (clashes that a later analysis no longer
+      found); they are not in ``results`` (reports written from the panel's stored results).
     * ``cancelled``: the progress callback stopped the check; ``results`` then hold the pairs done so far.
     * ``blend_file`` ('' when unsaved), ``blender_version``, ``time`` (ISO 8601, UTC, when the check
       started), ``seconds`` (how long it took).
@@ -97,6 +99,7 @@ class ClashReport:
     possible_pairs: int = 0
     candidate_pairs: int = 0
     separated: int = 0
+    resolved: int = 0
     cancelled: bool = False
     seconds: float = 0.0
     results: list[ClashResult] = field(default_factory=list)
@@ -129,6 +132,7 @@ class ClashReport:
             'objects': self.objects,
             'possible_pairs': self.possible_pairs,
             'candidate_pairs': self.candidate_pairs,
+            'resolved': self.resolved,
             'counts': self.counts,
         }
 

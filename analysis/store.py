@@ -10,7 +10,8 @@ import bpy
 
 from .clash_report import ClashReport, ClashResult
 from .geometry import evaluated_mesh, hull_note, world_points
-from .review import Previous, review_states
+from .review import Previous, is_vanished_clash, review_states
+from .tracking import forget
 
 
 def object_hull_notes(names: set, depsgraph: bpy.types.Depsgraph) -> dict:
@@ -47,10 +48,17 @@ def _stored_values(result) -> dict:
     return values
 
 
-def store_results(settings, clashes: list[ClashResult], notes: dict, touch_tolerance: float,
-                  keep_vanished: bool) -> None:
-    """Replace ``settings.results`` with ``clashes`` (review states carried over), then, with
-    ``keep_vanished`` (the same scope as before), the earlier clashes that vanished, marked 'resolved'."""
+def store_results(settings, report: ClashReport, notes: dict, keep_vanished: bool) -> None:
+    """Replace ``settings.results`` with the report's clashes (review states carried over), then, with
+    ``keep_vanished`` (the same scope as before), the earlier clashes that vanished, marked 'resolved'.
+
+    The report's counts and duration are stored too, so a report exported later from the panel has them.
+    """
+    clashes, touch_tolerance = report.results, report.touch_tolerance
+    settings.possible_pairs = min(report.possible_pairs, 2**31 - 1)
+    settings.candidate_pairs = min(report.candidate_pairs, 2**31 - 1)
+    settings.analysis_seconds = report.seconds
+    settings.analysed_objects = report.objects
     previous = stored_reviews(settings)
     kept = [_stored_values(r) for r in settings.results]
     states, vanished = review_states(previous, [((c.object_a, c.object_b), c.status) for c in clashes])
@@ -71,6 +79,7 @@ def store_results(settings, clashes: list[ClashResult], notes: dict, touch_toler
         result.solver_status = clash.solver_status
         result.hull_note = "; ".join(filter(None, (notes.get(clash.object_a), notes.get(clash.object_b))))
         result.review_state = state
+        result.stale = False
     for index in vanished if keep_vanished else ():
         result = settings.results.add()
         for name, value in kept[index].items():
@@ -78,13 +87,17 @@ def store_results(settings, clashes: list[ClashResult], notes: dict, touch_toler
         result.review_state = 'resolved'
     if settings.active_result_index >= len(settings.results):
         settings.active_result_index = max(len(settings.results) - 1, 0)
+    forget()
 
 
 def stored_report(scene: bpy.types.Scene) -> ClashReport:
-    """The scene's stored results as a ``ClashReport`` (clashes listed with their review states,
-    separated pairs counted); thresholds are those of the results (touch tolerance) and the scene."""
+    """The scene's stored results as a ``ClashReport``: the clashes with their review states and the
+    objects' current names; separated pairs and vanished clashes (review state 'resolved') only counted.
+    Thresholds are those of the results (touch tolerance) and the scene; counts and duration those stored
+    by the last analysis."""
     settings = scene.collision_inspector
     results = list(settings.results)
+    pairs = [result_pair(r) for r in results]
     report = ClashReport(
         scope=settings.scope, clearance=settings.clearance,
         touch_tolerance=results[0].tolerance if results else settings.touch_tolerance,
@@ -93,13 +106,17 @@ def stored_report(scene: bpy.types.Scene) -> ClashReport:
         collection_a=settings.collection_a.name if settings.scope == 'COLLECTIONS' and settings.collection_a else '',
         collection_b=((settings.collection_b or settings.collection_a).name
                       if settings.scope == 'COLLECTIONS' and settings.collection_a else ''),
-        objects=len({name for r in results for name in (r.name_a, r.name_b)}),
+        objects=settings.analysed_objects or len({name for pair in pairs for name in pair}),
+        possible_pairs=settings.possible_pairs, candidate_pairs=settings.candidate_pairs,
+        seconds=settings.analysis_seconds,
         separated=sum(r.status == 'separated' for r in results),
+        resolved=sum(r.review_state == 'resolved' for r in results),
     )
     report.results = [
-        ClashResult(object_a=r.name_a, object_b=r.name_b, status=r.status, signed_distance=r.signed_distance,
+        ClashResult(object_a=name_a, object_b=name_b, status=r.status, signed_distance=r.signed_distance,
                     normal=tuple(r.normal), point_a=tuple(r.point_a), point_b=tuple(r.point_b),
                     solver_status=r.solver_status, review_state=r.review_state)
-        for r in results if r.status != 'separated'
+        for r, (name_a, name_b) in zip(results, pairs)
+        if r.status != 'separated' and not is_vanished_clash(r.status, r.review_state)
     ]
     return report

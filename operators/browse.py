@@ -42,7 +42,7 @@ class COLLISION_INSPECTOR_OT_show_result(bpy.types.Operator):
     bl_label = "Show Result"
     bl_options = {'REGISTER', 'UNDO'}
 
-    index: bpy.props.IntProperty(name="Index", description="Index of the result in the scene's results", min=0)
+    index: bpy.props.IntProperty(name="Index", description="Index of the result in the scene's results")
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:

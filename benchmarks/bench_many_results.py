@@ -1,0 +1,119 @@
+"""Time the overlay and the results browser with 50,000 stored results (targets: rebuild after Next <= 50 ms,
+cached redraw <= 5 ms).
+
+    /work/ci-base/.venv/bpy-5.0.1/bin/python benchmarks/bench_many_results.py [COUNT]   # PyPI bpy module
+    blender --background --python benchmarks/bench_many_results.py -- [COUNT]            # real Blender
+
+Fills ``COUNT`` results (default 50,000) with ``foreach_set``, then times, as medians:
+* the Next operator itself (list order and selection; no viewport to frame in background mode);
+* the overlay's rebuild after Next: the active result changed, so the results are re-read and the
+  view's batches and labels rebuilt (drawn into a 1280x720 offscreen buffer through ``draw_scene_overlay``,
+  the code the viewport callbacks run), for the same view and for a new view (Next frames the contact);
+* a redraw with nothing changed (cached batches).
+Wall time and the calling thread's CPU time (with Mesa's software GPU the wall time also holds its
+rasteriser threads' work; the CPU time is the callbacks' own cost).
+"""
+
+from __future__ import annotations
+
+import importlib
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import bpy
+import gpu
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(REPO / "benchmarks"))
+from addon_loader import load_registered_addon  # noqa: E402  (needs the path above)
+from bench_overlay import HEIGHT, WIDTH, camera_view  # noqa: E402
+
+COUNT = 50_000
+REPEATS = 20
+
+
+def fill_results(settings, count: int) -> None:
+    """``count`` results of every status spread over a 10 m cube, written a column at a time."""
+    rng = np.random.default_rng(0)
+    results = settings.results
+    results.clear()
+    for _index in range(count):
+        results.add()
+    normals = rng.normal(size=(count, 3))
+    normals /= np.linalg.norm(normals, axis=1)[:, None]
+    points_b = rng.uniform(-5.0, 5.0, size=(count, 3))
+    values = rng.uniform(0.001, 0.3, size=count)
+    statuses = np.arange(count) % 4  # the enum values: penetrating, touching, separated, clearance
+    signed = np.where(statuses == 0, -values, np.where(statuses == 1, 0.0, values))
+    points_a = points_b - signed[:, None] * normals
+    for name, column in (("normal", normals), ("point_a", points_a), ("point_b", points_b),
+                         ("signed_distance", signed), ("depth", np.maximum(-signed, 0.0)),
+                         ("distance", np.maximum(signed, 0.0))):
+        results.foreach_set(name, column.ravel())
+    results.foreach_set("status", statuses.astype(np.int32))
+    for index, result in enumerate(results):
+        result.name_a, result.name_b = f"A{index:06d}", f"B{index:06d}"
+
+
+def median_ms(action, repeats: int = REPEATS) -> tuple[float, float]:
+    wall, cpu = [], []
+    for index in range(repeats):
+        started, started_cpu = time.perf_counter(), time.thread_time()
+        action(index)
+        wall.append(time.perf_counter() - started)
+        cpu.append(time.thread_time() - started_cpu)
+    return 1e3 * statistics.median(wall), 1e3 * statistics.median(cpu)
+
+
+def main() -> None:
+    count = int(sys.argv[-1]) if sys.argv[-1].isdigit() else COUNT
+    addon = load_registered_addon()
+    overlay = importlib.import_module(addon.__name__ + ".ui.overlay")
+    snapshot = importlib.import_module(addon.__name__ + ".ui.snapshot")
+    snapshot.ensure_gpu()
+    scene = bpy.context.scene
+    settings = scene.collision_inspector
+    started = time.perf_counter()
+    fill_results(settings, count)
+    fill_seconds = time.perf_counter() - started
+    view = camera_view(0.3)
+
+    def draw(_index=0, new_view=False):
+        angle = 0.3 + (0.001 * (_index + 1) if new_view else 0.0)
+        overlay.draw_scene_overlay(scene, *camera_view(angle), WIDTH, HEIGHT)
+
+    def next_and_draw(index, new_view=False):
+        bpy.ops.collision_inspector.next_result()
+        draw(index, new_view)
+
+    def next_overlay_only(index, new_view=False):
+        settings.active_result_index = (settings.active_result_index + 1) % count  # what Next changes
+        draw(index, new_view)
+
+    offscreen = gpu.types.GPUOffScreen(WIDTH, HEIGHT)
+    try:
+        with offscreen.bind():
+            draw()  # warm up: shaders compiled, fonts loaded
+            figures = {
+                "Next operator alone": median_ms(lambda _i: bpy.ops.collision_inspector.next_result()),
+                "overlay rebuild after Next, same view": median_ms(next_overlay_only),
+                "overlay rebuild after Next, new view": median_ms(lambda i: next_overlay_only(i, True)),
+                "Next + overlay rebuild, new view": median_ms(lambda i: next_and_draw(i, True)),
+                "redraw, nothing changed (cached)": median_ms(draw, 100),
+            }
+    finally:
+        offscreen.free()
+    print(f"{count:,} results ({fill_seconds:.1f} s to fill), {WIDTH}x{HEIGHT}, Blender {bpy.app.version_string}, "
+          f"median of {REPEATS}:")
+    for case, (wall, cpu) in figures.items():
+        print(f"  {case:<42} wall {wall:8.2f} ms   thread CPU {cpu:8.2f} ms")
+    del view
+    addon.unregister()
+
+
+if __name__ == "__main__":
+    main()

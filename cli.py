@@ -59,9 +59,10 @@ def parse_length(text: str, scene: bpy.types.Scene | None = None) -> float:
     units = scene.unit_settings if scene is not None else None
     system = units.system if units is not None and units.system != 'NONE' else 'METRIC'
     metres = bpy.utils.units.to_value(system, 'LENGTH', text)
-    # Blender's unit factors are single precision ("5mm" gives 0.00500000025): keep 7 significant digits.
-    metres = float(f"{metres:.7g}")
-    return metres / (units.scale_length if units is not None and units.scale_length > 0 else 1.0)
+    scale = units.scale_length if units is not None and units.scale_length > 0 else 1.0
+    # Blender's unit factors and unit scale are single precision ("5mm" gives 0.00500000025): keep the
+    # 7 significant digits they hold.
+    return float(f"{metres / scale:.7g}")
 
 
 def _length(text: str) -> float:

@@ -85,6 +85,7 @@ def store_results(settings, report: ClashReport, notes: dict, keep_vanished: boo
         for name, value in kept[index].items():
             setattr(result, name, value)
         result.review_state = 'resolved'
+        result.stale = False
     if settings.active_result_index >= len(settings.results):
         settings.active_result_index = max(len(settings.results) - 1, 0)
     forget()

@@ -10,6 +10,7 @@ import math
 import bpy
 
 from ..analysis.ordering import contact_frame, settings_order
+from ..ui.panel import pair_summary
 
 #: Half the sensor width Blender's viewport uses for its lens (mm), to turn the lens into a field of view.
 VIEW_HALF_SENSOR = 36.0
@@ -50,6 +51,14 @@ class COLLISION_INSPECTOR_OT_show_result(bpy.types.Operator):
             cls.poll_message_set("No results: analyse first")
             return False
         return True
+
+    @classmethod
+    def description(cls, context: bpy.types.Context, properties) -> str:
+        """The tooltip names the pair and its value in full (a narrow sidebar cuts the row off)."""
+        results = context.scene.collision_inspector.results
+        if not 0 <= properties.index < len(results):
+            return cls.__doc__
+        return f"{pair_summary(results[properties.index], context.scene)}. Select both objects and frame the contact"
 
     def execute(self, context: bpy.types.Context) -> set:
         return show_result(self, context, self.index)

@@ -199,7 +199,8 @@ def detailed_rows(anchors: np.ndarray, depths: np.ndarray, size: tuple[float, fl
                   limit: int | None) -> np.ndarray:
     """Rows drawn with witness points and a label: all of them when ``limit`` is None, else those whose
     label anchor is in front of the eye (``depths`` = clip-space w > 0) and on screen (within
-    ``OFF_SCREEN_MARGIN_PX``), at most ``limit``: the highlighted one first, then the nearest."""
+    ``OFF_SCREEN_MARGIN_PX``), at most ``limit``: the highlighted one first, then the nearest (the same
+    ones from one redraw to the next, so their label texts are re-used)."""
     if limit is None:
         return np.arange(len(anchors))
     on_screen = (depths > 0) & np.all(
@@ -207,9 +208,7 @@ def detailed_rows(anchors: np.ndarray, depths: np.ndarray, size: tuple[float, fl
     candidates = np.flatnonzero(on_screen)
     priority = depths[candidates].copy()
     priority[candidates == highlight] = -np.inf
-    if len(candidates) > limit:
-        candidates = candidates[np.argpartition(priority, limit - 1)[:limit]]
-    return np.sort(candidates)
+    return np.sort(candidates[np.lexsort((candidates, priority))[:limit]])  # ties: the earlier result
 
 
 def _diamonds(centres: np.ndarray, radii: np.ndarray, right: np.ndarray, up: np.ndarray) -> np.ndarray:

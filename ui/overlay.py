@@ -7,7 +7,8 @@ loop over the results in Python. Caches keep them cheap:
   operators that store results, undo/redo and file loads call it) or the number of results changed;
 - what is drawn (the shown results, colours, the active one), derived from those arrays with numpy
   when a display setting, the active result or the unit settings change;
-- label texts drawn into texture pages (``label_atlas``), each distinct text once, kept across refreshes;
+- label texts, formatted once per distinct value, and drawn into texture pages (``label_atlas``), each
+  distinct text once, both kept across refreshes;
 - GPU batches per view (head sizes and label positions depend on the view), rebuilt when the view
   matrices or the region size change. Every shown result gets its arrow; witness points and labels go
   to the ``MAX_DETAILED`` results nearest the eye on screen (the active one first).
@@ -18,7 +19,7 @@ and ``snapshot`` use it with a camera's matrices.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import bpy
 import gpu
@@ -40,7 +41,9 @@ _MAX_CACHED_VIEWS = 8
 MAX_DETAILED = 300
 
 _draw_handles: list = []
-_cache: dict = {"generation": 0, "columns": None, "scene": None, "atlas": None, "views": {}}
+_cache: dict = {"generation": 0, "columns": None, "scene": None, "atlas": None, "views": {}, "texts": {}}
+#: Label texts kept for re-use: (unit settings, status code, value) -> text; dropped when it grows past this.
+_MAX_CACHED_TEXTS = 100_000
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,6 @@ class _SceneDrawing:
     style: draw_geometry.ArrowStyle
     show_arrows: bool
     show_labels: bool
-    texts: dict = field(default_factory=dict)  # (status code, value) -> label text, filled as labels are drawn
 
 
 @dataclass(frozen=True)
@@ -249,11 +251,14 @@ def _build_view(scene, drawing: _SceneDrawing, view_matrix, projection_matrix, w
 def _label_batches(scene, drawing: _SceneDrawing, anchors: np.ndarray, chosen: np.ndarray) -> list:
     """Batches of the chosen labels, their texts formatted (once per distinct value) and added to the atlas."""
     codes, values = drawing.results.statuses[chosen], drawing.values[chosen]
+    cached, units = _cache["texts"], _units_key(scene.unit_settings)
+    if len(cached) > _MAX_CACHED_TEXTS:
+        cached.clear()
     texts = []
     for code, value in zip(codes.tolist(), values.tolist()):
-        text = drawing.texts.get((code, value))
+        text = cached.get((units, code, value))
         if text is None:
-            text = drawing.texts[(code, value)] = label_text(code, value, scene)
+            text = cached[(units, code, value)] = label_text(code, value, scene)
         texts.append(text)
     colors = np.asarray(drawing.style.colors)[codes]
     atlas = _cache["atlas"]

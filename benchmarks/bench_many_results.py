@@ -5,13 +5,16 @@ cached redraw <= 5 ms).
     blender --background --python benchmarks/bench_many_results.py -- [COUNT]            # real Blender
 
 Fills ``COUNT`` results (default 50,000) with ``foreach_set``, then times, as medians:
-* the Next operator itself (list order and selection; no viewport to frame in background mode);
-* the overlay's rebuild after Next: the active result changed, so the results are re-read and the
-  view's batches and labels rebuilt (drawn into a 1280x720 offscreen buffer through ``draw_scene_overlay``,
-  the code the viewport callbacks run), for the same view and for a new view (Next frames the contact);
-* a redraw with nothing changed (cached batches).
-Wall time and the calling thread's CPU time (with Mesa's software GPU the wall time also holds its
-rasteriser threads' work; the CPU time is the callbacks' own cost).
+* the overlay's rebuild after Next (the active result changed): what is drawn is derived again from
+  the cached columns, and the view's geometry, batches and labels are built, for the same view and for
+  a new one (Next frames the contact, so the view changes too); the callbacks' own work, without drawing;
+* a redraw with nothing changed: the callbacks' cache look-up, and the same with the GPU drawing the
+  cached batches into a 1280x720 offscreen buffer (``draw_scene_overlay``, what the callbacks run);
+* the Next operator itself (list order, selection), without and with Blender's undo push (a memory
+  snapshot of the file, whose cost grows with the stored results), and Next with the full redraw.
+Wall time and the calling thread's CPU time. With Mesa's software GPU (llvmpipe, as here) drawing
+50,000 wide lines takes hundreds of milliseconds of CPU, part of it in the calling thread: the
+"with GPU draw" figures measure that rasteriser, not the add-on.
 """
 
 from __future__ import annotations
@@ -80,38 +83,50 @@ def main() -> None:
     started = time.perf_counter()
     fill_results(settings, count)
     fill_seconds = time.perf_counter() - started
-    view = camera_view(0.3)
 
-    def draw(_index=0, new_view=False):
-        angle = 0.3 + (0.001 * (_index + 1) if new_view else 0.0)
-        overlay.draw_scene_overlay(scene, *camera_view(angle), WIDTH, HEIGHT)
+    def view(index: int, new_view: bool):
+        return camera_view(0.3 + (0.001 * (index + 1) if new_view else 0.0))
 
-    def next_and_draw(index, new_view=False):
-        bpy.ops.collision_inspector.next_result()
-        draw(index, new_view)
-
-    def next_overlay_only(index, new_view=False):
+    def next_index() -> None:
         settings.active_result_index = (settings.active_result_index + 1) % count  # what Next changes
-        draw(index, new_view)
+
+    def rebuild(index, new_view=False):
+        """The overlay's own work after Next: re-read what changed, per-view geometry, batches, labels."""
+        next_index()
+        overlay._view_drawing(scene, *view(index, new_view), WIDTH, HEIGHT)
+
+    def lookup(_index):
+        """A redraw's own work when nothing changed: find the cached batches."""
+        overlay._view_drawing(scene, *view(0, False), WIDTH, HEIGHT)
+
+    def draw(index, new_view=False):
+        overlay.draw_scene_overlay(scene, *view(index, new_view), WIDTH, HEIGHT)
+
+    def next_and_draw(index):
+        bpy.ops.collision_inspector.next_result('EXEC_DEFAULT', True)
+        draw(index, True)
 
     offscreen = gpu.types.GPUOffScreen(WIDTH, HEIGHT)
     try:
         with offscreen.bind():
-            draw()  # warm up: shaders compiled, fonts loaded
+            draw(0)  # warm up: shaders compiled, fonts loaded, first label texts drawn
             figures = {
-                "Next operator alone": median_ms(lambda _i: bpy.ops.collision_inspector.next_result()),
-                "overlay rebuild after Next, same view": median_ms(next_overlay_only),
-                "overlay rebuild after Next, new view": median_ms(lambda i: next_overlay_only(i, True)),
-                "Next + overlay rebuild, new view": median_ms(lambda i: next_and_draw(i, True)),
-                "redraw, nothing changed (cached)": median_ms(draw, 100),
+                "overlay rebuild after Next, same view": median_ms(rebuild),
+                "overlay rebuild after Next, new view": median_ms(lambda i: rebuild(i, True)),
+                "redraw, nothing changed: cache look-up": median_ms(lookup, 100),
+                "redraw, nothing changed: with GPU draw": median_ms(lambda i: draw(0), 10),
+                "Next operator, without Blender's undo push": median_ms(
+                    lambda _i: bpy.ops.collision_inspector.next_result('EXEC_DEFAULT', False), 10),
+                "Next operator with its undo push": median_ms(
+                    lambda _i: bpy.ops.collision_inspector.next_result('EXEC_DEFAULT', True), 10),
+                "Next + rebuild + GPU draw, new view": median_ms(next_and_draw, 10),
             }
     finally:
         offscreen.free()
     print(f"{count:,} results ({fill_seconds:.1f} s to fill), {WIDTH}x{HEIGHT}, Blender {bpy.app.version_string}, "
-          f"median of {REPEATS}:")
+          f"GPU: {gpu.platform.renderer_get()}, medians:")
     for case, (wall, cpu) in figures.items():
         print(f"  {case:<42} wall {wall:8.2f} ms   thread CPU {cpu:8.2f} ms")
-    del view
     addon.unregister()
 
 

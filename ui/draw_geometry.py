@@ -97,12 +97,12 @@ def status_codes(statuses) -> np.ndarray:
 
 def project_to_pixels(points: np.ndarray, view_projection: np.ndarray, size: tuple[float, float]):
     """Region pixel coordinates (N, 2) of world points and their clip-space w (N,) (w <= 0: behind the eye)."""
-    view_projection = np.asarray(view_projection, dtype=float)
+    view_projection = np.asarray(view_projection, dtype=np.result_type(points.dtype, np.float32))
     homogeneous = points @ view_projection[:, :3].T + view_projection[:, 3]
     w = homogeneous[:, 3]
     safe_w = np.where(np.abs(w) < 1e-12, 1e-12, w)
     ndc = homogeneous[:, :2] / safe_w[:, None]
-    pixels = (ndc + 1.0) * 0.5 * np.asarray(size, dtype=float)
+    pixels = (ndc + 1.0) * (0.5 * np.asarray(size, dtype=ndc.dtype))
     return pixels, w
 
 
@@ -139,8 +139,9 @@ def compute_overlay_geometry(
     does not. Every result gets its arrow or line; witness-point markers go to the ``detailed`` results
     (``detailed_rows``: all on-screen ones, or the ``max_detailed`` nearest), which also get labels.
     """
-    view_matrix = np.asarray(view_matrix, dtype=float)
-    projection_matrix = np.asarray(projection_matrix, dtype=float)
+    dtype = np.result_type(results.points_a.dtype, np.float32)  # float32 results: float32 arithmetic (faster)
+    view_matrix = np.asarray(view_matrix, dtype=dtype)
+    projection_matrix = np.asarray(projection_matrix, dtype=dtype)
     view_projection = projection_matrix @ view_matrix
     camera_right, camera_up, camera_forward = view_matrix[0, :3], view_matrix[1, :3], -view_matrix[2, :3]
     colors = np.asarray(style.colors, dtype=np.float32)[results.statuses]
@@ -206,9 +207,14 @@ def detailed_rows(anchors: np.ndarray, depths: np.ndarray, size: tuple[float, fl
     on_screen = (depths > 0) & np.all(
         (anchors >= -OFF_SCREEN_MARGIN_PX) & (anchors <= np.asarray(size) + OFF_SCREEN_MARGIN_PX), axis=1)
     candidates = np.flatnonzero(on_screen)
-    priority = depths[candidates].copy()
+    priority = depths[candidates].astype(np.float64)
     priority[candidates == highlight] = -np.inf
-    return np.sort(candidates[np.lexsort((candidates, priority))[:limit]])  # ties: the earlier result
+    if len(candidates) <= limit:
+        return candidates
+    kth = np.partition(priority, limit - 1)[limit - 1]
+    keep = priority < kth
+    keep[np.flatnonzero(priority == kth)[: limit - int(keep.sum())]] = True  # ties: the earlier results
+    return candidates[keep]
 
 
 def _diamonds(centres: np.ndarray, radii: np.ndarray, right: np.ndarray, up: np.ndarray) -> np.ndarray:

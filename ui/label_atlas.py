@@ -43,7 +43,7 @@ class LabelAtlas:
 
     def place(self, texts: list[str], colors: np.ndarray) -> np.ndarray:
         """Slots ``(page, x, y, width, height)`` (K, 5) of the texts in their colours, drawing the new ones."""
-        keys = [(text, tuple(np.round(color, 4))) for text, color in zip(texts, colors)]
+        keys = list(zip(texts, map(tuple, np.round(np.asarray(colors, dtype=np.float64), 4).tolist())))
         missing = list(dict.fromkeys(key for key in keys if key not in self.slots))
         if missing:
             self._add(missing)

@@ -338,10 +338,10 @@ def _scene_from_columns(settings, columns: dict) -> _SceneDrawing:
     (not the vanished clashes kept as 'resolved'), in stored order, and the display style."""
     listed = draw_geometry.status_codes(sorted(visible_statuses(set(settings.show_statuses), settings.hide_touching)))
     shown = np.flatnonzero(np.isin(columns["codes"], listed) & ~columns["vanished"])
-    codes = columns["codes"][shown]
-    depths, distances = columns["depth"][shown], columns["distance"][shown]
-    arrays = draw_geometry.ResultArrays(
-        columns["point_a"][shown], columns["point_b"][shown], columns["normal"][shown], depths, codes)
+    if len(shown) < len(columns["codes"]):
+        columns = {name: column[shown] for name, column in columns.items()}
+    codes, depths, distances = columns["codes"], columns["depth"], columns["distance"]
+    arrays = draw_geometry.ResultArrays(columns["point_a"], columns["point_b"], columns["normal"], depths, codes)
     values = np.select([codes == draw_geometry.PENETRATING, codes == draw_geometry.TOUCHING], [depths, 0.0],
                        distances)
     active = np.searchsorted(shown, settings.active_result_index)

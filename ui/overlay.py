@@ -91,6 +91,15 @@ def remove_handlers() -> None:
     for handler_list in _app_handler_lists():
         _remove_same_function(handler_list, _on_data_replaced)
     refresh()
+    release_gpu_resources()
+
+
+def release_gpu_resources() -> None:
+    """Drop the cached batches and label textures (they are made again when needed). For callers that
+    draw once into an offscreen buffer and then let the GPU context go, such as ``snapshot``: GPU objects
+    freed after the context has gone crash Blender when Python exits."""
+    _cache["atlas"] = None
+    _cache["views"].clear()
 
 
 def handlers_installed() -> bool:

@@ -73,9 +73,7 @@ def test_enabled_addon_registers_every_class_and_handler(addon):
     assert registered_state(addon.__name__, identities) == expected_state(identities, enabled=True)
 
 
-def test_unregister_twice_is_harmless(addon, addon_switch, real_blender):
-    if real_blender:
-        pytest.skip("in real Blender the add-on is switched through the preferences")
+def test_unregister_twice_is_harmless(addon, empty_scene):
     identities = [rna_identity(cls) for cls in addon.CLASSES]
     try:
         addon.unregister()

@@ -206,18 +206,20 @@ def test_a_blender_relative_report_path_is_written_next_to_the_blend_file(empty_
     assert len(json.loads((folder / "r.json").read_text())["results"]) == 2
 
 
-def test_the_rows_tooltip_names_the_pair_and_its_value_in_full(empty_scene, panel):
+def test_the_rows_tooltip_names_the_pair_and_its_value_in_full(empty_scene, addon, panel):
+    browse = importlib.import_module(addon.__name__ + ".operators.browse")
     add_cube("Left bracket of the main assembly", 0.0)
     add_cube("Right bracket of the main assembly", 0.9)
     select_only(*bpy.data.objects)
     analyse()
     set_units(empty_scene, 'METRIC', 'MILLIMETERS')
-    description = bpy.types.COLLISION_INSPECTOR_OT_show_result.description(bpy.context, SimpleNamespace(index=0))
-    assert description.startswith("Left bracket of the main assembly \u2194 Right bracket of the main assembly: "
-                                  "penetrating, depth 100 mm")
+    pair = "Left bracket of the main assembly \u2194 Right bracket of the main assembly"
+    description = browse.COLLISION_INSPECTOR_OT_show_result.description(bpy.context, SimpleNamespace(index=0))
+    assert description.startswith(f"{pair}: penetrating, depth 100 mm")
     layout = RecordingLayout()
     panel.COLLISION_INSPECTOR_UL_results.draw_item(None, bpy.context, layout, empty_scene.collision_inspector,
                                                    empty_scene.collision_inspector.results[0], 0, None, "", 0)
+    assert layout.entries("label") == [(pair, 'ERROR'), ("depth 100 mm", 'NONE')]
     labels = [text for text, _icon in draw(panel.COLLISION_INSPECTOR_PT_results).entries("label")]
     assert "A: Left bracket of the main assembly" in labels  # the details name both objects in full
 

@@ -7,9 +7,11 @@ read it.
 from datetime import UTC, datetime
 
 import bpy
+import numpy as np
 
 from .clash_report import ClashReport, ClashResult
 from .geometry import evaluated_mesh, hull_note, world_points
+from .ordering import enum_column
 from .review import Previous, is_vanished_clash, review_states
 from .tracking import forget
 
@@ -35,16 +37,63 @@ def result_pair(result) -> tuple:
 
 def stored_reviews(settings) -> list[Previous]:
     """Pair, status and review state of every stored result (what the next analysis carries over)."""
-    return [Previous(result_pair(r), r.status, r.review_state) for r in settings.results]
+    results = settings.results
+    return [Previous(result_pair(r), status, state) for r, status, state in
+            zip(results, enum_column(results, "status"), enum_column(results, "review_state"))]
 
 
-def _stored_values(result) -> dict:
-    """Every property of a stored result, to write it back after the collection is rebuilt."""
+#: Per-result properties written one result at a time (``foreach_set`` has no strings or pointers).
+_ITEM_PROPERTIES = ('object_a', 'object_b', 'name_a', 'name_b', 'hull_note')
+
+
+def _column_properties(settings) -> dict:
+    """``{name: (dtype, size, default)}`` of the result properties written a column at a time: every
+    number, boolean and (single) enum of a result (enums as their values)."""
+    columns = {}
+    for prop in settings.bl_rna.properties['results'].fixed_type.properties:
+        if prop.identifier == 'rna_type' or prop.is_readonly or prop.type not in {'FLOAT', 'INT', 'BOOLEAN', 'ENUM'}:
+            continue
+        if prop.type == 'ENUM':
+            if prop.is_enum_flag:
+                continue
+            columns[prop.identifier] = (np.int32, 1, {item.identifier: item.value for item in prop.enum_items})
+            continue
+        size = max(getattr(prop, 'array_length', 0), 1)
+        dtype = {'FLOAT': np.float64, 'INT': np.int32, 'BOOLEAN': bool}[prop.type]
+        default = prop.default_array if size > 1 else prop.default
+        columns[prop.identifier] = (dtype, size, default)
+    return columns
+
+
+def _read_columns(results, columns: dict) -> dict:
     values = {}
-    for prop in result.bl_rna.properties:
-        if prop.identifier != 'rna_type':
-            value = getattr(result, prop.identifier)
-            values[prop.identifier] = tuple(value) if getattr(prop, 'array_length', 0) else value
+    for name, (dtype, size, _default) in columns.items():
+        column = np.empty(len(results) * size, dtype=dtype)
+        results.foreach_get(name, column)
+        values[name] = column.reshape(len(results), size)
+    return values
+
+
+def _clash_columns(clashes: list[ClashResult], states: list[str], touch_tolerance: float, columns: dict) -> dict:
+    """The new results' column values (properties a clash does not give take their defaults)."""
+    count = len(clashes)
+    signed = np.array([c.signed_distance for c in clashes], dtype=np.float64)
+    given = {
+        'signed_distance': signed, 'depth': np.maximum(-signed, 0.0), 'distance': np.maximum(signed, 0.0),
+        'tolerance': np.full(count, touch_tolerance),
+        'normal': np.array([c.normal for c in clashes], dtype=np.float64),
+        'point_a': np.array([c.point_a for c in clashes], dtype=np.float64),
+        'point_b': np.array([c.point_b for c in clashes], dtype=np.float64),
+        'status': [c.status for c in clashes], 'solver_status': [c.solver_status for c in clashes],
+        'review_state': states, 'stale': np.zeros(count, dtype=bool),
+    }
+    values = {}
+    for name, (dtype, size, default) in columns.items():
+        if isinstance(default, dict):  # an enum: identifiers to values
+            column = [default[identifier] for identifier in given[name]] if name in given else np.zeros(count)
+        else:
+            column = given.get(name, np.tile(np.asarray(default, dtype=dtype), (count, 1)))
+        values[name] = np.asarray(column, dtype=dtype).reshape(count, size)
     return values
 
 
@@ -53,41 +102,46 @@ def store_results(settings, report: ClashReport, notes: dict, keep_vanished: boo
     ``keep_vanished`` (the same scope as before), the earlier clashes that vanished, marked 'resolved'.
 
     The report's counts and duration are stored too, so a report exported later from the panel has them.
+    Numbers, states and flags are written a column at a time (``foreach_set``); names and object
+    pointers one result at a time, the objects looked up once each.
     """
-    clashes, touch_tolerance = report.results, report.touch_tolerance
+    clashes, results = report.results, settings.results
     settings.possible_pairs = min(report.possible_pairs, 2**31 - 1)
     settings.candidate_pairs = min(report.candidate_pairs, 2**31 - 1)
     settings.analysis_seconds = report.seconds
     settings.analysed_objects = report.objects
-    previous = stored_reviews(settings)
-    kept = [_stored_values(r) for r in settings.results]
-    states, vanished = review_states(previous, [((c.object_a, c.object_b), c.status) for c in clashes])
-    settings.results.clear()
-    for clash, state in zip(clashes, states):
-        result = settings.results.add()
-        result.object_a = bpy.data.objects.get(clash.object_a)
-        result.object_b = bpy.data.objects.get(clash.object_b)
-        result.name_a, result.name_b = clash.object_a, clash.object_b
-        result.status = clash.status
-        result.signed_distance = clash.signed_distance
-        result.depth = max(-clash.signed_distance, 0.0)
-        result.distance = max(clash.signed_distance, 0.0)
-        result.tolerance = touch_tolerance
-        result.normal = clash.normal
-        result.point_a = clash.point_a
-        result.point_b = clash.point_b
-        result.solver_status = clash.solver_status
-        result.hull_note = "; ".join(filter(None, (notes.get(clash.object_a), notes.get(clash.object_b))))
-        result.review_state = state
-        result.stale = False
-    for index in vanished if keep_vanished else ():
-        result = settings.results.add()
-        for name, value in kept[index].items():
-            setattr(result, name, value)
-        result.review_state = 'resolved'
-        result.stale = False
-    if settings.active_result_index >= len(settings.results):
-        settings.active_result_index = max(len(settings.results) - 1, 0)
+    states, vanished = review_states(stored_reviews(settings),
+                                     [((c.object_a, c.object_b), c.status) for c in clashes])
+    vanished = vanished if keep_vanished else []
+    columns = _column_properties(settings)
+    values = _clash_columns(clashes, states, report.touch_tolerance, columns)
+    if vanished:
+        earlier = _read_columns(results, columns)
+        resolved = columns['review_state'][2]['resolved']
+        for name in values:
+            values[name] = np.concatenate([values[name], earlier[name][vanished]])
+        values['review_state'][len(clashes):] = resolved
+        values['stale'][len(clashes):] = False
+        wanted = set(vanished)
+        earlier_items = {index: tuple(getattr(r, name) for name in _ITEM_PROPERTIES)
+                         for index, r in enumerate(results) if index in wanted}
+        kept_items = [earlier_items[index] for index in vanished]
+    else:
+        kept_items = []
+    objects = {name: bpy.data.objects.get(name) for name in {n for c in clashes for n in (c.object_a, c.object_b)}}
+    items = [(objects[c.object_a], objects[c.object_b], c.object_a, c.object_b,
+              "; ".join(filter(None, (notes.get(c.object_a), notes.get(c.object_b))))) for c in clashes]
+    results.clear()
+    for _item in range(len(items) + len(kept_items)):
+        results.add()
+    for name, column in values.items():
+        results.foreach_set(name, column.ravel())
+    for result, item in zip(results, items + kept_items):
+        for name, value in zip(_ITEM_PROPERTIES, item):
+            if value:
+                setattr(result, name, value)
+    if settings.active_result_index >= len(results):
+        settings.active_result_index = max(len(results) - 1, 0)
     forget()
 
 

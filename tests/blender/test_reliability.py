@@ -272,3 +272,25 @@ def test_clearance_with_a_unit_is_used_by_the_check(empty_scene, cli, tmp_path):
     assert [r["status"] for r in document["results"]] == ["clearance"]
     assert cli.run(["check", "--clearance", "wide"]) == 2
     assert not os.path.exists(tmp_path / "wide")
+
+
+# --- storing ------------------------------------------------------------------------------------------
+
+
+def result_values(result) -> dict:
+    return {"objects": (result.object_a, result.object_b), "names": (result.name_a, result.name_b),
+            "status": result.status, "signed_distance": result.signed_distance, "depth": result.depth,
+            "normal": tuple(result.normal), "point_a": tuple(result.point_a), "point_b": tuple(result.point_b),
+            "solver_status": result.solver_status, "hull_note": result.hull_note}
+
+
+def test_a_vanished_clash_keeps_its_objects_names_and_numbers(empty_scene):
+    two_clashing_pairs()
+    bpy.data.objects["E"].rotation_euler.z = 0.3  # a contact off the axes: every number matters
+    analyse('ALL')
+    before = [result_values(r) for r in empty_scene.collision_inspector.results]
+    bpy.data.objects["E"].location.x = 9.0
+    analyse('ALL')  # the same scope again: D-E vanished, kept as resolved with its last numbers
+    results = empty_scene.collision_inspector.results
+    assert [(r.review_state, r.stale) for r in results] == [('new', False), ('resolved', False)]
+    assert [result_values(r) for r in results] == before

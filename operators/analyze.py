@@ -14,12 +14,14 @@ import time
 from collections.abc import Iterator
 
 import bpy
+import numpy as np
 
 from ..ui import overlay
 from ..ui.properties import STATUS_ITEMS
 from ..ui.units import format_length
 from ..analysis.clash import start_check
 from ..analysis.geometry import ObjectGeometryError
+from ..analysis.ordering import enum_column
 from ..analysis.scope import scope_refusal, scope_signature
 from ..analysis.store import object_hull_notes, store_results
 
@@ -168,32 +170,40 @@ class COLLISION_INSPECTOR_OT_analyze(bpy.types.Operator):
         store_results(settings, report, notes, keep_vanished=self._signature == settings.analysed_scope)
         settings.analysed_scope = self._signature
         overlay.refresh()
-        self.report_results(scene, list(settings.results)[:len(report.results)], measured=report.candidate_pairs)
+        self.report_results(scene, settings.results, measured=report.candidate_pairs, count=len(report.results))
         return {'FINISHED'}
 
-    def report_results(self, scene: bpy.types.Scene, results, measured: int | None = None) -> None:
+    def report_results(self, scene: bpy.types.Scene, results, measured: int | None = None,
+                       count: int | None = None) -> None:
         """One line per pair in scene units (for a few pairs), then how many pairs have each status.
 
-        ``measured`` is the number of pairs measured (default: ``len(results)``); those not in
-        ``results`` were separated (whole-scene checks list clashes only)."""
-        if len(results) <= MAX_REPORTED_PAIRS:
-            for result in results:
+        ``results`` are the stored results, of which the first ``count`` (default: all) are this
+        analysis' (vanished clashes kept as resolved follow them). ``measured`` is the number of pairs
+        measured (default: ``count``); those not listed were separated (whole-scene checks list clashes
+        only). Read a column at a time: tens of thousands of results cost milliseconds."""
+        count = len(results) if count is None else count
+        measured = count if measured is None else measured
+        if count <= MAX_REPORTED_PAIRS:
+            for result in list(results)[:count]:
                 self.report(
                     {'WARNING'} if result.hull_note else {'INFO'},
                     f"{result.label}: {result.status} {format_length(result.value, scene)}"
                     + (f" ({result.hull_note})" if result.hull_note else ""),
                 )
-        measured = len(results) if measured is None else measured
-        counts = {status: sum(r.status == status for r in results) for status, *_rest in STATUS_ITEMS}
-        counts['separated'] += measured - len(results)
-        summary = ", ".join(f"{count} {status}" for status, count in counts.items() if count)
+        statuses = enum_column(results, "status")[:count]
+        counts = {status: int(np.count_nonzero(statuses == status)) for status, *_rest in STATUS_ITEMS}
+        counts['separated'] += measured - count
+        summary = ", ".join(f"{number} {status}" for status, number in counts.items() if number)
         self.report({'INFO'}, f"Analysed {measured} pair{'s' if measured != 1 else ''}: "
                               f"{summary or 'no two objects are close enough to clash'}")
-        unfinished = [result.label for result in results if result.solver_status in {'iteration_limit', 'stalled'}]
-        if unfinished:
+        stopped = np.flatnonzero(np.isin(enum_column(results, "solver_status")[:count],
+                                         np.array(['iteration_limit', 'stalled'], dtype=object)))
+        if len(stopped):
+            shown = [results[int(index)].label for index in stopped[:MAX_REPORTED_PAIRS]]
+            more = f" and {len(stopped) - len(shown)} more" if len(stopped) > len(shown) else ""
             self.report(
                 {'WARNING'},
-                f"The solver stopped early for {', '.join(unfinished)}: depths are upper bounds; "
+                f"The solver stopped early for {', '.join(shown)}{more}: depths are upper bounds; "
                 "raise Max Iterations or loosen the Tolerance",
             )
 

@@ -118,6 +118,20 @@ def test_moving_an_object_marks_its_results_stale_until_the_next_analysis(empty_
     assert stale_pairs(settings) == set()
 
 
+def test_undoing_a_move_gives_back_results_that_are_not_stale(empty_scene):
+    two_clashing_pairs()
+    analyse('ALL')
+    bpy.ops.ed.undo_push(message="analysed")
+    bpy.data.objects["E"].location.x = 5.8
+    bpy.ops.ed.undo_push(message="moved")
+    bpy.context.view_layer.update()
+    assert stale_pairs(empty_scene.collision_inspector) == {("D", "E")}
+    bpy.ops.ed.undo()
+    bpy.context.view_layer.update()
+    assert bpy.data.objects["E"].location.x == pytest.approx(5.9)
+    assert stale_pairs(bpy.context.scene.collision_inspector) == set()
+
+
 def test_results_loaded_from_a_file_are_not_stale(empty_scene, tmp_path):
     two_clashing_pairs()
     analyse('ALL')

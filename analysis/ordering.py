@@ -13,14 +13,15 @@ import numpy as np
 MIN_FRAME_SIZE = 0.1
 
 
-def number_column(results, name: str, size: int = 1) -> np.ndarray:
-    """Property ``name`` of every result as float64 (``(N,)`` or ``(N, size)``): ``foreach_get`` on stored
-    results, attribute reads on other sequences (plain objects standing in for them)."""
+def number_column(results, name: str, size: int = 1, dtype: type = np.float64) -> np.ndarray:
+    """Property ``name`` of every result as ``dtype`` (``(N,)`` or ``(N, size)``): ``foreach_get`` on stored
+    results (float32, as they are stored, is its fastest path), attribute reads on other sequences (plain
+    objects standing in for them)."""
     if hasattr(results, "foreach_get"):
-        values = np.empty(len(results) * size, dtype=np.float64)
+        values = np.empty(len(results) * size, dtype=dtype)
         results.foreach_get(name, values)
     else:
-        values = np.array([getattr(result, name) for result in results], dtype=np.float64)
+        values = np.array([getattr(result, name) for result in results], dtype=dtype)
     return values.reshape(-1, size) if size > 1 else values.reshape(-1)
 
 

@@ -28,7 +28,7 @@ from bpy.app.handlers import persistent
 from gpu_extras.batch import batch_for_shader
 from mathutils import Matrix
 
-from ..analysis.ordering import enum_column, visible_statuses
+from ..analysis.ordering import enum_column, number_column, visible_statuses
 from ..analysis.review import CLASHING
 from . import draw_geometry
 from .label_atlas import LabelAtlas, pixel_projection
@@ -306,20 +306,13 @@ def _columns(scene, settings) -> dict:
     cached = _cache["columns"]
     if cached is None or cached[0] != key:
         results = settings.results
-        columns = {name: float32_column(results, name, 3) for name in ("point_a", "point_b", "normal")}
-        columns.update({name: float32_column(results, name) for name in ("depth", "distance")})
+        columns = {name: number_column(results, name, 3, np.float32) for name in ("point_a", "point_b", "normal")}
+        columns.update({name: number_column(results, name, dtype=np.float32) for name in ("depth", "distance")})
         statuses = enum_column(results, "status")
         columns["codes"] = draw_geometry.status_codes(statuses)
         columns["vanished"] = vanished_clashes(statuses, enum_column(results, "review_state"))
         cached = _cache["columns"] = (key, columns)
     return cached[1]
-
-
-def float32_column(results, name: str, size: int = 1) -> np.ndarray:
-    """A float property of every result, read in its stored precision (float32: ``foreach_get``'s fast path)."""
-    values = np.empty(len(results) * size, dtype=np.float32)
-    results.foreach_get(name, values)
-    return values.reshape(-1, size) if size > 1 else values
 
 
 def _settings_key(settings) -> tuple:

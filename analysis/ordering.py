@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .tracking import results_generation
+
 #: The framed box around a contact is at least this wide (world units), so touching pairs stay visible.
 MIN_FRAME_SIZE = 0.1
+
+_order_cache: dict = {}
 
 
 def number_column(results, name: str, size: int = 1, dtype: type = np.float64) -> np.ndarray:
@@ -62,8 +66,16 @@ def visible_order(results, sort_by: str, statuses: set, hide_touching: bool) -> 
 
 
 def settings_order(settings) -> list[int]:
-    """``visible_order`` with the list settings stored in the scene."""
-    return visible_order(settings.results, settings.sort_by, set(settings.show_statuses), settings.hide_touching)
+    """``visible_order`` with the list settings stored in the scene, cached until the results change
+    (``tracking.results_generation``) or the list settings do: the list asks on every sidebar redraw."""
+    results = settings.results
+    key = (results_generation(), settings.as_pointer(), len(results), settings.sort_by,
+           frozenset(settings.show_statuses), settings.hide_touching)
+    if _order_cache.get("key") != key:
+        _order_cache["order"] = visible_order(results, settings.sort_by, set(settings.show_statuses),
+                                              settings.hide_touching)
+        _order_cache["key"] = key
+    return list(_order_cache["order"])
 
 
 def contact_frame(point_a, point_b, signed_distance: float, min_size: float = MIN_FRAME_SIZE) -> tuple:

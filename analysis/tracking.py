@@ -18,15 +18,23 @@ import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
-_index: dict = {"key": None, "objects": {}}
+_index: dict = {"key": None, "objects": {}, "generation": 0}
 #: After a file load, undo or redo the next update re-evaluates objects that did not move: skip it.
 _skip_next_update = [False]
 
 
 def forget() -> None:
-    """The stored results changed: index them again on the next update."""
+    """The stored results changed (stored, cleared, or replaced by undo or a file load): index them again
+    on the next update, and let caches keyed on ``results_generation`` go."""
     _index["key"] = None
     _index["objects"] = {}
+    _index["generation"] += 1
+
+
+def results_generation() -> int:
+    """A number that changes whenever ``forget`` is called: caches of anything derived from the stored
+    results (their order, say) are valid while it stays the same."""
+    return _index["generation"]
 
 
 def _objects_of_results(scene: bpy.types.Scene, results) -> dict:

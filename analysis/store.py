@@ -5,6 +5,7 @@ read it.
 """
 
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 import bpy
 import numpy as np
@@ -46,55 +47,73 @@ def stored_reviews(settings) -> list[Previous]:
 _ITEM_PROPERTIES = ('object_a', 'object_b', 'name_a', 'name_b', 'hull_note')
 
 
-def _column_properties(settings) -> dict:
-    """``{name: (dtype, size, default)}`` of the result properties written a column at a time: every
-    number, boolean and (single) enum of a result (enums as their values)."""
+class _Column(NamedTuple):
+    """A result property written a column at a time: its ``foreach`` dtype, length, default, and for an
+    enum the value of each identifier."""
+
+    dtype: type
+    size: int
+    default: object
+    enum_values: dict | None = None
+
+
+def _column_properties(settings) -> dict[str, _Column]:
+    """The result properties written a column at a time: every number, boolean and (single) enum."""
     columns = {}
     for prop in settings.bl_rna.properties['results'].fixed_type.properties:
         if prop.identifier == 'rna_type' or prop.is_readonly or prop.type not in {'FLOAT', 'INT', 'BOOLEAN', 'ENUM'}:
             continue
         if prop.type == 'ENUM':
-            if prop.is_enum_flag:
-                continue
-            columns[prop.identifier] = (np.int32, 1, {item.identifier: item.value for item in prop.enum_items})
+            if not prop.is_enum_flag:
+                values = {item.identifier: item.value for item in prop.enum_items}
+                columns[prop.identifier] = _Column(np.int32, 1, values[prop.default], values)
             continue
         size = max(getattr(prop, 'array_length', 0), 1)
         dtype = {'FLOAT': np.float64, 'INT': np.int32, 'BOOLEAN': bool}[prop.type]
-        default = prop.default_array if size > 1 else prop.default
-        columns[prop.identifier] = (dtype, size, default)
+        columns[prop.identifier] = _Column(dtype, size, prop.default_array if size > 1 else prop.default)
     return columns
 
 
-def _read_columns(results, columns: dict) -> dict:
-    values = {}
-    for name, (dtype, size, _default) in columns.items():
-        column = np.empty(len(results) * size, dtype=dtype)
-        results.foreach_get(name, column)
-        values[name] = column.reshape(len(results), size)
-    return values
-
-
-def _clash_columns(clashes: list[ClashResult], states: list[str], touch_tolerance: float, columns: dict) -> dict:
-    """The new results' column values (properties a clash does not give take their defaults)."""
+def _clash_columns(clashes: list[ClashResult], states: list[str], touch_tolerance: float,
+                   columns: dict[str, _Column]) -> dict:
+    """The new results' column values, ``(count, size)`` each; properties a clash does not give take
+    their defaults."""
     count = len(clashes)
     signed = np.array([c.signed_distance for c in clashes], dtype=np.float64)
     given = {
         'signed_distance': signed, 'depth': np.maximum(-signed, 0.0), 'distance': np.maximum(signed, 0.0),
         'tolerance': np.full(count, touch_tolerance),
-        'normal': np.array([c.normal for c in clashes], dtype=np.float64),
-        'point_a': np.array([c.point_a for c in clashes], dtype=np.float64),
-        'point_b': np.array([c.point_b for c in clashes], dtype=np.float64),
-        'status': [c.status for c in clashes], 'solver_status': [c.solver_status for c in clashes],
-        'review_state': states, 'stale': np.zeros(count, dtype=bool),
+        'normal': [c.normal for c in clashes], 'point_a': [c.point_a for c in clashes],
+        'point_b': [c.point_b for c in clashes], 'status': [c.status for c in clashes],
+        'solver_status': [c.solver_status for c in clashes], 'review_state': states,
+        'stale': np.zeros(count, dtype=bool),
     }
     values = {}
-    for name, (dtype, size, default) in columns.items():
-        if isinstance(default, dict):  # an enum: identifiers to values
-            column = [default[identifier] for identifier in given[name]] if name in given else np.zeros(count)
-        else:
-            column = given.get(name, np.tile(np.asarray(default, dtype=dtype), (count, 1)))
-        values[name] = np.asarray(column, dtype=dtype).reshape(count, size)
+    for name, column in columns.items():
+        if name not in given:
+            values[name] = np.tile(np.asarray(column.default, dtype=column.dtype), (count, 1))
+            continue
+        value = given[name]
+        if column.enum_values is not None:
+            value = [column.enum_values[identifier] for identifier in value]
+        values[name] = np.asarray(value, dtype=column.dtype).reshape(count, column.size)
     return values
+
+
+def _vanished_values(results, vanished: list[int], columns: dict[str, _Column]) -> tuple[dict, list]:
+    """``(column values, per-result values)`` of the earlier results at ``vanished``, marked 'resolved'
+    and not stale (the analysis just looked at them)."""
+    values = {}
+    for name, column in columns.items():
+        everything = np.empty(len(results) * column.size, dtype=column.dtype)
+        results.foreach_get(name, everything)
+        values[name] = everything.reshape(len(results), column.size)[vanished]
+    values['review_state'][:] = columns['review_state'].enum_values['resolved']
+    values['stale'][:] = False
+    wanted = set(vanished)
+    items = {index: tuple(getattr(r, name) for name in _ITEM_PROPERTIES)
+             for index, r in enumerate(results) if index in wanted}
+    return values, [items[index] for index in vanished]
 
 
 def store_results(settings, report: ClashReport, notes: dict, keep_vanished: bool) -> None:
@@ -112,31 +131,22 @@ def store_results(settings, report: ClashReport, notes: dict, keep_vanished: boo
     settings.analysed_objects = report.objects
     states, vanished = review_states(stored_reviews(settings),
                                      [((c.object_a, c.object_b), c.status) for c in clashes])
-    vanished = vanished if keep_vanished else []
     columns = _column_properties(settings)
     values = _clash_columns(clashes, states, report.touch_tolerance, columns)
-    if vanished:
-        earlier = _read_columns(results, columns)
-        resolved = columns['review_state'][2]['resolved']
-        for name in values:
-            values[name] = np.concatenate([values[name], earlier[name][vanished]])
-        values['review_state'][len(clashes):] = resolved
-        values['stale'][len(clashes):] = False
-        wanted = set(vanished)
-        earlier_items = {index: tuple(getattr(r, name) for name in _ITEM_PROPERTIES)
-                         for index, r in enumerate(results) if index in wanted}
-        kept_items = [earlier_items[index] for index in vanished]
-    else:
-        kept_items = []
-    objects = {name: bpy.data.objects.get(name) for name in {n for c in clashes for n in (c.object_a, c.object_b)}}
+    names = {name for c in clashes for name in (c.object_a, c.object_b)}
+    objects = {name: bpy.data.objects.get(name) for name in names}
     items = [(objects[c.object_a], objects[c.object_b], c.object_a, c.object_b,
               "; ".join(filter(None, (notes.get(c.object_a), notes.get(c.object_b))))) for c in clashes]
+    if keep_vanished and vanished:
+        kept_values, kept_items = _vanished_values(results, vanished, columns)
+        values = {name: np.concatenate([column, kept_values[name]]) for name, column in values.items()}
+        items += kept_items
     results.clear()
-    for _item in range(len(items) + len(kept_items)):
+    for _item in items:
         results.add()
     for name, column in values.items():
         results.foreach_set(name, column.ravel())
-    for result, item in zip(results, items + kept_items):
+    for result, item in zip(results, items):
         for name, value in zip(_ITEM_PROPERTIES, item):
             if value:
                 setattr(result, name, value)

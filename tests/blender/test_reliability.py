@@ -145,9 +145,13 @@ def test_results_loaded_from_a_file_are_not_stale(empty_scene, tmp_path):
 # --- the operators ------------------------------------------------------------------------------------
 
 
-def test_results_go_to_the_scene_the_analysis_started_in(empty_scene, analyze):
+@pytest.mark.parametrize("scope, count", [('ALL', 4), ('SELECTED', 6)])
+def test_results_go_to_the_scene_the_analysis_started_in(empty_scene, analyze, scope, count):
     two_clashing_pairs()
-    empty_scene.collision_inspector.scope = 'ALL'
+    bpy.ops.mesh.primitive_torus_add(location=(5.0, 0.0, 0.0))  # the Selected scope's convexity notes
+    bpy.context.active_object.name = "Ring"
+    select_only(*[bpy.data.objects[name] for name in ("B", "C", "D", "Ring")])
+    empty_scene.collision_inspector.scope = scope
     other = bpy.data.scenes.new("Other")
     operator = modal_operator(analyze)
     assert operator.start(bpy.context)
@@ -157,7 +161,9 @@ def test_results_go_to_the_scene_the_analysis_started_in(empty_scene, analyze):
         while outcome is None:
             outcome = operator.step(bpy.context, 0.05)
     assert outcome == {'FINISHED'}
-    assert len(empty_scene.collision_inspector.results) == 2
+    results = empty_scene.collision_inspector.results
+    assert len(results) == count
+    assert scope == 'ALL' or all("Ring is not convex" in r.hull_note for r in results if "Ring" in r.label)
     assert len(other.collision_inspector.results) == 0
 
 

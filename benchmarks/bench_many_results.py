@@ -8,6 +8,8 @@ Fills ``COUNT`` results (default 50,000) with ``foreach_set``, then times, as me
 * the overlay's rebuild after Next (the active result changed): what is drawn is derived again from
   the cached columns, and the view's geometry, batches and labels are built, for the same view and for
   a new one (Next frames the contact, so the view changes too); the callbacks' own work, without drawing;
+* the same with the view framed on the new active contact, as Next leaves it (arrows off screen are
+  culled), without and with the GPU drawing;
 * a redraw with nothing changed: the callbacks' cache look-up, and the same with the GPU drawing the
   cached batches into a 1280x720 offscreen buffer (``draw_scene_overlay``, what the callbacks run);
 * storing the 44,850 clashes of 300 overlapping cubes (what Analyse does once measured), and storing
@@ -36,6 +38,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 from addon_loader import load_registered_addon  # noqa: E402  (needs the path above)
 from bench_overlay import HEIGHT, WIDTH, camera_view  # noqa: E402
+from mathutils import Matrix, Vector  # noqa: E402
 
 COUNT = 50_000
 REPEATS = 20
@@ -62,6 +65,14 @@ def fill_results(settings, count: int) -> None:
     results.foreach_set("status", statuses.astype(np.int32))
     for index, result in enumerate(results):
         result.name_a, result.name_b = f"A{index:06d}", f"B{index:06d}"
+
+
+def framed_view(target: Vector, distance: float = 1.0) -> tuple[Matrix, Matrix]:
+    """A perspective view ``distance`` from ``target`` looking at it, as Next leaves the viewport."""
+    view, projection = camera_view(0.3)
+    eye = target + Vector((0.0, -distance, 0.3 * distance))
+    rotation = (target - eye).to_track_quat('-Z', 'Y').to_matrix().to_4x4()
+    return (Matrix.Translation(eye) @ rotation).inverted(), projection
 
 
 def time_store(addon, settings, cubes: int = 300) -> tuple[int, float, float]:
@@ -132,6 +143,15 @@ def main() -> None:
     def draw(index, new_view=False):
         overlay.draw_scene_overlay(scene, *view(index, new_view), WIDTH, HEIGHT)
 
+    def framed(index, draw_too=False):
+        """Next, with the view framed on the new active contact (most results are then off screen)."""
+        next_index()
+        target = Vector(settings.results[settings.active_result_index].point_b)
+        if draw_too:
+            overlay.draw_scene_overlay(scene, *framed_view(target), WIDTH, HEIGHT)
+        else:
+            overlay._view_drawing(scene, *framed_view(target), WIDTH, HEIGHT)
+
     def next_and_draw(index):
         bpy.ops.collision_inspector.next_result('EXEC_DEFAULT', True)
         draw(index, True)
@@ -143,6 +163,8 @@ def main() -> None:
             figures = {
                 "overlay rebuild after Next, same view": median_ms(rebuild),
                 "overlay rebuild after Next, new view": median_ms(lambda i: rebuild(i, True)),
+                "rebuild after Next, view framed on it": median_ms(framed),
+                "rebuild + GPU draw, view framed on it": median_ms(lambda i: framed(i, True), 10),
                 "redraw, nothing changed: cache look-up": median_ms(lookup, 100),
                 "redraw, nothing changed: with GPU draw": median_ms(lambda i: draw(0), 10),
                 "Next operator, without Blender's undo push": median_ms(

@@ -19,6 +19,7 @@ Arrow heads keep a minimum on-screen size so they stay readable when zoomed out;
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +49,11 @@ class ResultArrays:
 
     def __len__(self) -> int:
         return len(self.statuses)
+
+    def subset(self, rows: np.ndarray) -> ResultArrays:
+        """The results at ``rows``."""
+        return ResultArrays(self.points_a[rows], self.points_b[rows], self.normals[rows], self.depths[rows],
+                            self.statuses[rows])
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,7 @@ class OverlayGeometry:
     label_anchors: np.ndarray  # (N, 2) region pixels, bottom-left of each result's label text
     label_visible: np.ndarray  # (N,) False for labels whose anchor is behind the camera
     detailed: np.ndarray  # (D,) rows drawn with witness points (and labels, where visible), ascending
+    rows: np.ndarray  # (N,) which results these arrays are about (all of them unless culled), ascending
 
 
 def status_codes(statuses) -> np.ndarray:
@@ -131,6 +138,7 @@ def compute_overlay_geometry(
     size: tuple[float, float],
     style: ArrowStyle,
     max_detailed: int | None = None,
+    cull: bool = False,
 ) -> OverlayGeometry:
     """Lines, arrow-head triangles, witness points and label anchors of ``results`` seen in this view.
 
@@ -138,11 +146,20 @@ def compute_overlay_geometry(
     region's (width, height) in pixels. Head sizes and fixed lengths depend on the view; the rest
     does not. Every result gets its arrow or line; witness-point markers go to the ``detailed`` results
     (``detailed_rows``: all on-screen ones, or the ``max_detailed`` nearest), which also get labels.
+    With ``cull`` the arrays are about the results that may show in the view only (``rows``; see
+    ``segments_on_screen``), the rest left out; every index in the output then counts in ``rows``.
     """
     dtype = np.result_type(results.points_a.dtype, np.float32)  # float32 results: float32 arithmetic (faster)
     view_matrix = np.asarray(view_matrix, dtype=dtype)
     projection_matrix = np.asarray(projection_matrix, dtype=dtype)
     view_projection = projection_matrix @ view_matrix
+    rows = np.arange(len(results))
+    if cull:
+        rows = np.flatnonzero(segments_on_screen(results, view_projection, size, style))
+        if len(rows) < len(results):
+            highlight = np.flatnonzero(rows == style.highlight)
+            style = dataclasses.replace(style, highlight=int(highlight[0]) if len(highlight) else -1)
+            results = results.subset(rows)
     camera_right, camera_up, camera_forward = view_matrix[0, :3], view_matrix[1, :3], -view_matrix[2, :3]
     colors = np.asarray(style.colors, dtype=np.float32)[results.statuses]
     highlighted = np.arange(len(results)) == style.highlight
@@ -174,7 +191,7 @@ def compute_overlay_geometry(
 
     line_coords = np.stack([starts, shaft_ends], axis=1).reshape(-1, 3)
     triangle_coords = np.stack([tips, left, right], axis=1).reshape(-1, 3)
-    anchors, anchor_w = _label_anchors((start_px, start_w), ends, view_projection, size, style)
+    anchors, anchor_w = _label_anchors((start_px, start_w), project_to_pixels(ends, view_projection, size), style)
     detailed = detailed_rows(anchors, anchor_w, size, style.highlight, max_detailed)
     point_coords = np.stack([results.points_a[detailed], results.points_b[detailed]], axis=1).reshape(-1, 3)
     _, point_w = project_to_pixels(point_coords, view_projection, size)
@@ -193,6 +210,7 @@ def compute_overlay_geometry(
         label_anchors=anchors,
         label_visible=anchor_w > 0,
         detailed=detailed,
+        rows=rows,
     )
 
 
@@ -217,6 +235,22 @@ def detailed_rows(anchors: np.ndarray, depths: np.ndarray, size: tuple[float, fl
     return candidates[keep]
 
 
+def segments_on_screen(results: ResultArrays, view_projection: np.ndarray, size: tuple[float, float],
+                       style: ArrowStyle) -> np.ndarray:
+    """True for results whose drawing may show in the view: the pixel box of the segment between their
+    witness points meets the region, grown by ``OFF_SCREEN_MARGIN_PX`` and by the longest on-screen arrow
+    and head the style draws, with both points in front of the eye; or the segment crosses the eye's
+    plane (its projection is no box: kept)."""
+    start_px, start_w = project_to_pixels(results.points_b, view_projection, size)
+    end_px, end_w = project_to_pixels(results.points_a, view_projection, size)
+    reach = max(style.fixed_length_px or 0.0, style.touching_length_px) + (
+        style.min_head_px * style.head_scale * HIGHLIGHT_HEAD_SCALE)
+    margin = OFF_SCREEN_MARGIN_PX + reach * style.pixel_scale
+    low, high = np.minimum(start_px, end_px), np.maximum(start_px, end_px)
+    meets = np.all((high >= -margin) & (low <= np.asarray(size) + margin), axis=1)
+    return (meets & (start_w > 0) & (end_w > 0)) | ((start_w > 0) != (end_w > 0))
+
+
 def _diamonds(centres: np.ndarray, radii: np.ndarray, right: np.ndarray, up: np.ndarray) -> np.ndarray:
     """Two triangles per centre forming a camera-facing diamond with corners ``radii`` away: (6P, 3)."""
     offsets_right, offsets_up = right * radii[:, None], up * radii[:, None]
@@ -225,15 +259,14 @@ def _diamonds(centres: np.ndarray, radii: np.ndarray, right: np.ndarray, up: np.
     return np.stack([top, left, right_corner, bottom, right_corner, left], axis=1).reshape(-1, 3)
 
 
-def _label_anchors(projected_starts, ends, view_projection, size, style: ArrowStyle):
+def _label_anchors(projected_starts, projected_ends, style: ArrowStyle):
     """Pixel anchors beside the middle of each drawn segment, on its right (or upper) side, and their
-    clip-space w; ``projected_starts`` is ``project_to_pixels`` of the segments' starts.
+    clip-space w; ``projected_starts`` and ``projected_ends`` are ``project_to_pixels`` of its ends.
 
     blf writes rightwards from the anchor, so putting the anchor on the side of the segment that faces
     +x (or +y for horizontal segments) keeps the text off the arrow.
     """
-    start_px, start_w = projected_starts
-    end_px, end_w = project_to_pixels(ends, view_projection, size)
+    (start_px, start_w), (end_px, end_w) = projected_starts, projected_ends
     along = end_px - start_px
     normals = _unit_rows(np.stack([along[:, 1], -along[:, 0]], axis=1), np.array([1.0, 0.0]))
     flip = (normals[:, 0] < -1e-6) | ((np.abs(normals[:, 0]) <= 1e-6) & (normals[:, 1] < 0))

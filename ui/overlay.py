@@ -239,7 +239,8 @@ def _view_drawing(scene, view_matrix: Matrix, projection_matrix: Matrix, width: 
 
 def _build_view(scene, drawing: _SceneDrawing, view_matrix, projection_matrix, width, height) -> _ViewDrawing:
     geometry = draw_geometry.compute_overlay_geometry(
-        drawing.results, view_matrix, projection_matrix, (width, height), drawing.style, max_detailed=MAX_DETAILED
+        drawing.results, view_matrix, projection_matrix, (width, height), drawing.style, max_detailed=MAX_DETAILED,
+        cull=True,  # results off screen are left out of the batches: cheaper to build and to draw
     )
     lines = triangles = None
     if drawing.show_arrows:
@@ -253,7 +254,7 @@ def _build_view(scene, drawing: _SceneDrawing, view_matrix, projection_matrix, w
     if drawing.show_labels:
         chosen = geometry.detailed[geometry.label_visible[geometry.detailed]]
         if len(chosen):
-            labels = _label_batches(scene, drawing, geometry.label_anchors[chosen], chosen)
+            labels = _label_batches(scene, drawing, geometry.label_anchors[chosen], geometry.rows[chosen])
     return _ViewDrawing(lines, triangles, labels, drawing.style.pixel_scale)
 
 

@@ -117,3 +117,30 @@ def test_clashes_that_vanished_are_not_drawn(overlay, snapshot, empty_scene):
     (result,) = settings.results
     assert (result.status, result.review_state) == ('penetrating', 'resolved')
     assert snapshot.draw_overlay_offscreen(empty_scene, *view, SIZE, SIZE)[..., 3].max() == 0.0
+
+
+@pytest.fixture(scope="module")
+def geometry(addon):
+    return importlib.import_module(addon.__name__ + ".ui.draw_geometry")
+
+
+def test_results_off_screen_or_behind_the_eye_are_culled(geometry):
+    # Eye at z = 10 looking down -z (orthographic, 2 x 2 units seen): one arrow in view, one far to the
+    # side, one behind the eye, one crossing the eye's plane (kept: its projection is not a box).
+    view = np.eye(4)
+    view[2, 3] = -10.0
+    projection = np.diag([1.0, 1.0, -0.01, 1.0])
+    projection[3] = [0.0, 0.0, -1.0, 0.0]  # perspective w = distance in front of the eye
+    points_b = np.array([[0.0, 0.0, 0.0], [500.0, 0.0, 0.0], [0.0, 0.0, 20.0], [0.0, 0.0, 5.0]])
+    normals = np.array([[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    depths = np.array([0.1, 0.1, 0.1, 10.0])
+    arrays = geometry.ResultArrays(points_b + depths[:, None] * normals, points_b, normals, depths,
+                                   geometry.status_codes(['penetrating'] * 3 + ['separated']))
+    style = geometry.ArrowStyle(colors=np.ones((4, 4)), highlight=3)
+    out = geometry.compute_overlay_geometry(arrays, view, projection, (200, 200), style, cull=True)
+    assert out.rows.tolist() == [0, 3]
+    assert (len(out.line_coords), len(out.triangle_coords), len(out.label_anchors)) == (4, 3, 2)  # one head
+    everything = geometry.compute_overlay_geometry(arrays, view, projection, (200, 200), style)
+    assert everything.rows.tolist() == [0, 1, 2, 3]
+    np.testing.assert_allclose(out.line_coords, everything.line_coords[[0, 1, 6, 7]])
+    np.testing.assert_allclose(out.line_colors, everything.line_colors[[0, 1, 6, 7]])  # result 3 highlighted

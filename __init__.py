@@ -7,6 +7,7 @@ This module only registers and unregisters; the work lives in ``core`` (pure num
 import bpy
 
 from . import cli
+from .analysis import tracking
 from .operators.analyze import COLLISION_INSPECTOR_OT_analyze
 from .operators.browse import CLASSES as BROWSE_CLASSES
 from .operators.clear import COLLISION_INSPECTOR_OT_clear
@@ -31,17 +32,24 @@ CLASSES = (
 
 def register() -> None:
     global _cli_command
+    if _cli_command is not None:  # registered already
+        return
     for cls in CLASSES:
         bpy.utils.register_class(cls)
     bpy.types.Scene.collision_inspector = bpy.props.PointerProperty(type=CollisionInspectorSettings)
     overlay.add_handlers()
+    tracking.add_handlers()
     _cli_command = bpy.utils.register_cli_command(cli.COMMAND, cli.run)
 
 
 def unregister() -> None:
+    """Remove everything ``register`` added; a second call does nothing."""
     global _cli_command
+    if _cli_command is None:
+        return
     bpy.utils.unregister_cli_command(_cli_command)
     _cli_command = None
+    tracking.remove_handlers()
     overlay.remove_handlers()
     del bpy.types.Scene.collision_inspector
     for cls in reversed(CLASSES):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 import time
 
@@ -37,16 +38,39 @@ FAILING_STATUSES = {
 }
 
 
+#: A number followed by units, as Blender's unit fields accept it: "5mm", "0.5 in", "1' 2\"", "1m 20cm".
+LENGTH_WITH_UNIT = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*[a-zµ'\"][\w\s.'\"µ]*$", re.IGNORECASE)
+
+
 class UsageError(Exception):
     """Bad arguments or an unusable scene or file: exit code 2, message on stderr."""
 
 
-def _length(text: str) -> float:
-    """A finite length >= 0 (argparse type)."""
+def parse_length(text: str, scene: bpy.types.Scene | None = None) -> float:
+    """A length in world units from ``text``: a plain number is in world units; one with a unit
+    ("5mm", "0.5 in", "1'2\"") is converted with Blender's unit parser (``bpy.utils.units.to_value``) in
+    the scene's unit system and unit scale. ValueError when it is neither."""
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        pass
+    if not LENGTH_WITH_UNIT.match(text):  # anything else would be evaluated as a Python expression
+        raise ValueError(f"not a length: {text!r}")
+    units = scene.unit_settings if scene is not None else None
+    system = units.system if units is not None and units.system != 'NONE' else 'METRIC'
+    metres = bpy.utils.units.to_value(system, 'LENGTH', text)
+    scale = units.scale_length if units is not None and units.scale_length > 0 else 1.0
+    # Blender's unit factors and unit scale are single precision ("5mm" gives 0.00500000025): keep the
+    # 7 significant digits they hold.
+    return float(f"{metres / scale:.7g}")
+
+
+def _length(text: str) -> float:
+    """A finite length >= 0 (argparse type), with or without a unit (see ``parse_length``)."""
+    try:
+        value = parse_length(text, bpy.context.scene)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number or a length with a unit: {text!r}") from None
     if not math.isfinite(value) or value < 0.0:
         raise argparse.ArgumentTypeError(f"must be a finite length >= 0: {text!r}")
     return value
@@ -82,9 +106,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--a", metavar="COLLECTION", help="collection A (scope collections)")
     check.add_argument("--b", metavar="COLLECTION", help="collection B (default: A against itself)")
     check.add_argument("--clearance", type=_length, default=0.0, metavar="D",
-                       help="report pairs closer than D (world units) as clearance violations (default 0)")
+                       help="report pairs closer than D as clearance violations (default 0); world units, or "
+                            "with a unit: 5mm, 0.2in")
     check.add_argument("--touch-tolerance", type=_length, metavar="T",
-                       help="|signed distance| <= T counts as touching (default: the scene's setting)")
+                       help="|signed distance| <= T counts as touching (default: the scene's setting); world units "
+                            "or with a unit")
     check.add_argument("--hulls", action="store_true", default=None,
                        help="measure convex hulls (physics proxies) instead of the real surfaces "
                             "(default: the file's Convex Hulls setting)")
@@ -119,17 +145,35 @@ class _ProgressPrinter:
             print(f"{COMMAND}: {done}/{total} objects read and pairs measured", file=sys.stderr, flush=True)
 
 
-def unread_blend_files(argv: list[str]) -> list[str]:
-    """The ``.blend`` files named on Blender's command line before ``--command`` that are not open.
+#: Blender options before ``--command`` that take no value: an argument after one of them is a file to open.
+FLAG_OPTIONS = frozenset({
+    "-b", "--background", "--factory-startup", "-noaudio", "--python-use-system-env", "-y", "--enable-autoexec",
+    "-Y", "--disable-autoexec", "-q", "--quiet", "-d", "--debug", "--disable-crash-handler",
+    "--disable-abort-handler", "--offline-mode", "--online-mode", "--no-window-focus", "--debug-python",
+})
 
-    Blender reports a file it cannot read and carries on with its startup scene; a pipeline must not
-    then pass a clash check on that scene. Empty when not run by ``--command`` (e.g. from a script).
-    """
+
+def named_files(argv: list[str]) -> list[str]:
+    """The files named on Blender's command line before ``--command``: arguments that are neither an
+    option nor an option's value (after an option not in ``FLAG_OPTIONS``). Empty when not run by
+    ``--command`` (e.g. from a script)."""
     ends = [index for index, arg in enumerate(argv) if arg in ("--command", "-c")]
     if not ends:
         return []
+    before = argv[1:ends[0]]
+    return [arg for index, arg in enumerate(before)
+            if not arg.startswith("-") and (index == 0 or not before[index - 1].startswith("-")
+                                            or before[index - 1] in FLAG_OPTIONS)]
+
+
+def unread_blend_files(argv: list[str]) -> list[str]:
+    """The files named on Blender's command line (``named_files``) that are not the open file.
+
+    Blender reports a file it cannot read (missing, not a .blend, a directory, whatever its name) and
+    carries on with its startup scene; a pipeline must not then pass a clash check on that scene.
+    """
     open_file = os.path.realpath(bpy.data.filepath) if bpy.data.filepath else None
-    return [arg for arg in argv[1:ends[0]] if arg.endswith(".blend") and os.path.realpath(arg) != open_file]
+    return [name for name in named_files(argv) if os.path.realpath(name) != open_file]
 
 
 def _check(arguments: argparse.Namespace) -> ClashReport:

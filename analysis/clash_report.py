@@ -96,6 +96,8 @@ class ClashReport:
     * ``separated``: candidate pairs found farther apart than the clearance.
     * ``skipped``: ``{name: reason}`` of objects in the scope that were not measured (not evaluated or
       not visible in the view layer, or without measurable geometry).
+    * ``resolved``: stored pairs marked 'resolved' by the review (clashes that a later analysis no longer
+      found); they are not in ``results`` (reports written from the panel's stored results).
     * ``cancelled``: the progress callback stopped the check; ``results`` then hold the pairs done so far.
     * ``blend_file`` ('' when unsaved), ``blender_version``, ``time`` (ISO 8601, UTC, when the check
       started), ``seconds`` (how long it took).
@@ -115,6 +117,7 @@ class ClashReport:
     possible_pairs: int = 0
     candidate_pairs: int = 0
     separated: int = 0
+    resolved: int = 0
     cancelled: bool = False
     seconds: float = 0.0
     skipped: dict[str, str] = field(default_factory=dict)
@@ -148,6 +151,7 @@ class ClashReport:
             'objects': self.objects,
             'possible_pairs': self.possible_pairs,
             'candidate_pairs': self.candidate_pairs,
+            'resolved': self.resolved,
             'counts': self.counts,
             'skipped': dict(sorted(self.skipped.items())),
         }

@@ -1,7 +1,9 @@
 """Review states across analyses: which verdicts carry over, which pairs became 'resolved'.
 
-Pure Python (no bpy): results are matched by the pair's object names ``(A, B)``; the analyse operator
-applies the answer to the scene's result items.
+Pure Python (no bpy): results are matched by their pair of object names, in either order (the pair
+is the same clash whichever object is A, e.g. after a rename changed which name sorts first); the
+analyse operator applies the answer to the scene's result items. Names are read when the analysis
+ends, so a renamed object keeps its pair's state.
 """
 
 from __future__ import annotations
@@ -21,6 +23,17 @@ class Previous(NamedTuple):
     review_state: str
 
 
+def pair_key(pair: tuple[str, str]) -> frozenset:
+    """The identity of a pair of objects, whichever of them is A."""
+    return frozenset(pair)
+
+
+def is_vanished_clash(status: str, review_state: str) -> bool:
+    """True for a stored clash that a later analysis no longer found: it is kept in the list, marked
+    'resolved', with its last (no longer true) numbers; the overlay and reports leave it out."""
+    return status in CLASHING and review_state == 'resolved'
+
+
 def review_states(previous: list[Previous], current: list[tuple[tuple[str, str], str]]) -> tuple[list[str], list[int]]:
     """``(state of each current result, indices of previous results to keep as 'resolved')``.
 
@@ -29,19 +42,19 @@ def review_states(previous: list[Previous], current: list[tuple[tuple[str, str],
     before and now is separated becomes 'resolved'; everything else is 'new'. Earlier clashes (and
     earlier resolved pairs) missing from the new results are kept as 'resolved'.
     """
-    before = {item.pair: item for item in previous}
+    before = {pair_key(item.pair): item for item in previous}
     states = []
     for pair, status in current:
-        old = before.get(pair)
+        old = before.get(pair_key(pair))
         was_open = old is not None and old.status in CLASHING and old.review_state != 'resolved'
         if status in CLASHING:
             states.append(old.review_state if was_open else 'new')
         else:
             states.append('resolved' if was_open or (old is not None and old.review_state == 'resolved') else 'new')
-    present = {pair for pair, _status in current}
+    present = {pair_key(pair) for pair, _status in current}
     vanished = [
         index for index, item in enumerate(previous)
-        if item.pair not in present and (item.status in CLASHING or item.review_state == 'resolved')
+        if pair_key(item.pair) not in present and (item.status in CLASHING or item.review_state == 'resolved')
     ]
     return states, vanished
 

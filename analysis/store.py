@@ -5,12 +5,16 @@ read it.
 """
 
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 import bpy
+import numpy as np
 
 from .clash_report import ClashReport, ClashResult
-from .review import Previous, review_states
+from .ordering import enum_column
+from .review import Previous, is_vanished_clash, review_states
 from .shapes import INSTANCE_SEPARATOR
+from .tracking import forget
 
 
 def result_pair(result) -> tuple:
@@ -21,16 +25,69 @@ def result_pair(result) -> tuple:
 
 def stored_reviews(settings) -> list[Previous]:
     """Pair, status and review state of every stored result (what the next analysis carries over)."""
-    return [Previous(result_pair(r), r.status, r.review_state) for r in settings.results]
+    results = settings.results
+    return [Previous(result_pair(r), status, state) for r, status, state in
+            zip(results, enum_column(results, "status"), enum_column(results, "review_state"))]
 
 
-def _stored_values(result) -> dict:
-    """Every property of a stored result, to write it back after the collection is rebuilt."""
+#: Per-result properties written one result at a time (``foreach_set`` has no strings or pointers).
+_ITEM_PROPERTIES = ('object_a', 'object_b', 'name_a', 'name_b', 'hull_note')
+
+
+class _Column(NamedTuple):
+    """A result property written a column at a time: its ``foreach`` dtype, length, default, and for an
+    enum the value of each identifier."""
+
+    dtype: type
+    size: int
+    default: object
+    enum_values: dict | None = None
+
+
+def _column_properties(settings) -> dict[str, _Column]:
+    """The result properties written a column at a time: every number, boolean and (single) enum."""
+    columns = {}
+    for prop in settings.bl_rna.properties['results'].fixed_type.properties:
+        if prop.identifier == 'rna_type' or prop.is_readonly or prop.type not in {'FLOAT', 'INT', 'BOOLEAN', 'ENUM'}:
+            continue
+        if prop.type == 'ENUM':
+            if not prop.is_enum_flag:
+                values = {item.identifier: item.value for item in prop.enum_items}
+                columns[prop.identifier] = _Column(np.int32, 1, values[prop.default], values)
+            continue
+        size = max(getattr(prop, 'array_length', 0), 1)
+        dtype = {'FLOAT': np.float64, 'INT': np.int32, 'BOOLEAN': bool}[prop.type]
+        columns[prop.identifier] = _Column(dtype, size, prop.default_array if size > 1 else prop.default)
+    return columns
+
+
+def _clash_columns(clashes: list[ClashResult], states: list[str], touch_tolerance: float,
+                   columns: dict[str, _Column]) -> dict:
+    """The new results' column values, ``(count, size)`` each; properties a clash does not give take
+    their defaults."""
+    count = len(clashes)
+    signed = np.array([c.signed_distance for c in clashes], dtype=np.float64)
+    given = {
+        'signed_distance': signed, 'depth': np.maximum(-signed, 0.0), 'distance': np.maximum(signed, 0.0),
+        'tolerance': np.full(count, touch_tolerance),
+        'normal': [c.normal for c in clashes], 'point_a': [c.point_a for c in clashes],
+        'point_b': [c.point_b for c in clashes], 'status': [c.status for c in clashes],
+        'solver_status': [c.solver_status for c in clashes], 'review_state': states,
+        'stale': np.zeros(count, dtype=bool), 'method': [c.method for c in clashes],
+        'overlap_volume': [c.overlap_volume or 0.0 for c in clashes],
+        'has_volume': [c.overlap_volume is not None for c in clashes],
+        'depth_lower_bound': [c.depth_lower_bound for c in clashes],
+        'depth_is_estimate': [c.depth_is_estimate for c in clashes],
+    }
     values = {}
-    for prop in result.bl_rna.properties:
-        if prop.identifier != 'rna_type':
-            value = getattr(result, prop.identifier)
-            values[prop.identifier] = tuple(value) if getattr(prop, 'array_length', 0) else value
+    for name, column in columns.items():
+        if name not in given:
+            values[name] = np.tile(np.asarray(column.default, dtype=column.dtype), (count, 1))
+            continue
+        value = given[name]
+        if column.enum_values is not None:
+            value = [column.enum_values[identifier] for identifier in value]
+        values[name] = np.asarray(value, dtype=column.dtype).reshape(count, column.size)
     return values
 
 
@@ -55,49 +112,71 @@ def stored_curves(result) -> list:
     return curves
 
 
-def store_results(settings, clashes: list[ClashResult], touch_tolerance: float, keep_vanished: bool) -> None:
-    """Replace ``settings.results`` with ``clashes`` (review states carried over), then, with
-    ``keep_vanished`` (the same scope as before), the earlier clashes that vanished, marked 'resolved'."""
-    previous = stored_reviews(settings)
-    kept = [_stored_values(r) for r in settings.results]
-    states, vanished = review_states(previous, [((c.object_a, c.object_b), c.status) for c in clashes])
-    settings.results.clear()
-    for clash, state in zip(clashes, states):
-        result = settings.results.add()
-        result.object_a = scene_object(clash.object_a)
-        result.object_b = scene_object(clash.object_b)
-        result.name_a, result.name_b = clash.object_a, clash.object_b
-        result.status = clash.status
-        result.signed_distance = clash.signed_distance
-        result.depth = max(-clash.signed_distance, 0.0)
-        result.distance = max(clash.signed_distance, 0.0)
-        result.tolerance = touch_tolerance
-        result.normal = clash.normal
-        result.point_a = clash.point_a
-        result.point_b = clash.point_b
-        result.solver_status = clash.solver_status
-        result.hull_note = clash.note
-        result.method = clash.method
-        result.has_volume = clash.overlap_volume is not None
-        result.overlap_volume = clash.overlap_volume or 0.0
-        result.depth_lower_bound = clash.depth_lower_bound
-        result.depth_is_estimate = clash.depth_is_estimate
-        store_curves(result, clash.curves)
-        result.review_state = state
-    for index in vanished if keep_vanished else ():
-        result = settings.results.add()
-        for name, value in kept[index].items():
-            setattr(result, name, value)
-        result.review_state = 'resolved'
-    if settings.active_result_index >= len(settings.results):
-        settings.active_result_index = max(len(settings.results) - 1, 0)
+def _vanished_values(results, vanished: list[int], columns: dict[str, _Column]) -> tuple[dict, list]:
+    """``(column values, per-result values)`` of the earlier results at ``vanished``, marked 'resolved'
+    and not stale (the analysis just looked at them)."""
+    values = {}
+    for name, column in columns.items():
+        everything = np.empty(len(results) * column.size, dtype=column.dtype)
+        results.foreach_get(name, everything)
+        values[name] = everything.reshape(len(results), column.size)[vanished]
+    values['review_state'][:] = columns['review_state'].enum_values['resolved']
+    values['stale'][:] = False
+    wanted = set(vanished)
+    items = {index: tuple(getattr(r, name) for name in _ITEM_PROPERTIES)
+             for index, r in enumerate(results) if index in wanted}
+    return values, [items[index] for index in vanished]
+
+
+def store_results(settings, report: ClashReport, keep_vanished: bool) -> None:
+    """Replace ``settings.results`` with the report's clashes (review states carried over), then, with
+    ``keep_vanished`` (the same scope as before), the earlier clashes that vanished, marked 'resolved'.
+
+    The report's counts and duration are stored too, so a report exported later from the panel has them.
+    Numbers, states and flags are written a column at a time (``foreach_set``); names and object
+    pointers one result at a time, the objects looked up once each.
+    """
+    clashes, results = report.results, settings.results
+    settings.possible_pairs = min(report.possible_pairs, 2**31 - 1)
+    settings.candidate_pairs = min(report.candidate_pairs, 2**31 - 1)
+    settings.analysis_seconds = report.seconds
+    settings.analysed_objects = report.objects
+    states, vanished = review_states(stored_reviews(settings),
+                                     [((c.object_a, c.object_b), c.status) for c in clashes])
+    columns = _column_properties(settings)
+    values = _clash_columns(clashes, states, report.touch_tolerance, columns)
+    names = {name for c in clashes for name in (c.object_a, c.object_b)}
+    objects = {name: scene_object(name) for name in names}
+    items = [(objects[c.object_a], objects[c.object_b], c.object_a, c.object_b, c.note) for c in clashes]
+    if keep_vanished and vanished:
+        kept_values, kept_items = _vanished_values(results, vanished, columns)
+        values = {name: np.concatenate([column, kept_values[name]]) for name, column in values.items()}
+        items += kept_items
+    results.clear()
+    for _item in items:
+        results.add()
+    for name, column in values.items():
+        results.foreach_set(name, column.ravel())
+    for result, item in zip(results, items):
+        for name, value in zip(_ITEM_PROPERTIES, item):
+            if value:
+                setattr(result, name, value)
+    for result, clash in zip(results, clashes):
+        if clash.curves:
+            store_curves(result, clash.curves)
+    if settings.active_result_index >= len(results):
+        settings.active_result_index = max(len(results) - 1, 0)
+    forget()
 
 
 def stored_report(scene: bpy.types.Scene) -> ClashReport:
-    """The scene's stored results as a ``ClashReport`` (clashes listed with their review states,
-    separated pairs counted); thresholds are those of the results (touch tolerance) and the scene."""
+    """The scene's stored results as a ``ClashReport``: the clashes with their review states and the
+    objects' current names; separated pairs and vanished clashes (review state 'resolved') only counted.
+    Thresholds are those of the results (touch tolerance) and the scene; counts and duration those stored
+    by the last analysis."""
     settings = scene.collision_inspector
     results = list(settings.results)
+    pairs = [result_pair(r) for r in results]
     report = ClashReport(
         scope=settings.scope, clearance=settings.clearance,
         touch_tolerance=results[0].tolerance if results else settings.touch_tolerance,
@@ -106,13 +185,20 @@ def stored_report(scene: bpy.types.Scene) -> ClashReport:
         collection_a=settings.collection_a.name if settings.scope == 'COLLECTIONS' and settings.collection_a else '',
         collection_b=((settings.collection_b or settings.collection_a).name
                       if settings.scope == 'COLLECTIONS' and settings.collection_a else ''),
-        objects=len({name for r in results for name in (r.name_a, r.name_b)}),
+        objects=settings.analysed_objects or len({name for pair in pairs for name in pair}),
+        possible_pairs=settings.possible_pairs, candidate_pairs=settings.candidate_pairs,
+        seconds=settings.analysis_seconds,
         separated=sum(r.status == 'separated' for r in results),
+        resolved=sum(r.review_state == 'resolved' for r in results),
     )
     report.results = [
-        ClashResult(object_a=r.name_a, object_b=r.name_b, status=r.status, signed_distance=r.signed_distance,
+        ClashResult(object_a=name_a, object_b=name_b, status=r.status, signed_distance=r.signed_distance,
                     normal=tuple(r.normal), point_a=tuple(r.point_a), point_b=tuple(r.point_b),
-                    solver_status=r.solver_status, review_state=r.review_state)
-        for r in results if r.status != 'separated'
+                    solver_status=r.solver_status, review_state=r.review_state, method=r.method,
+                    overlap_volume=r.overlap_volume if r.has_volume else None,
+                    depth_lower_bound=r.depth_lower_bound, depth_is_estimate=r.depth_is_estimate,
+                    curves=tuple(map(tuple, stored_curves(r))), note=r.hull_note)
+        for r, (name_a, name_b) in zip(results, pairs)
+        if r.status != 'separated' and not is_vanished_clash(r.status, r.review_state)
     ]
     return report

@@ -6,19 +6,22 @@ clashes the broad phase lets through. Review states carry over between runs (``a
 
 From the panel the analysis runs modally, a slice per timer tick, with the window manager's progress
 indicator; Esc cancels and keeps the previous results. From scripts and in background mode it runs to
-the end at once.
+the end at once. One analysis runs at a time: while one runs modally, the operator refuses to start
+another. The results go to the scene the analysis started in, whichever scene is current when it ends.
 """
 
 import time
 from collections.abc import Iterator
 
 import bpy
+import numpy as np
 
 from ..ui import overlay
 from ..ui.properties import STATUS_ITEMS
 from ..ui.units import format_length
 from ..analysis.clash import start_check
 from ..analysis.geometry import ObjectGeometryError
+from ..analysis.ordering import enum_column
 from ..analysis.scope import scope_refusal, scope_signature
 from ..analysis.store import store_results
 
@@ -32,6 +35,22 @@ SLICE_SECONDS = 0.05
 TIMER_SECONDS = 0.01
 #: The progress indicator counts in thousandths.
 PROGRESS_STEPS = 1000
+
+
+#: The modal analysis running now (at most one), or None.
+_running: list = [None]
+
+
+def analysis_running() -> bool:
+    """True while a modal analysis runs (its operator still exists and has not finished)."""
+    operator = _running[0]
+    if operator is None:
+        return False
+    try:
+        return operator.bl_idname == COLLISION_INSPECTOR_OT_analyze.bl_idname
+    except ReferenceError:  # Blender freed the operator without ending it (e.g. a file was loaded)
+        _running[0] = None
+        return False
 
 
 def advance(steps: Iterator[tuple[int, int]], seconds: float) -> tuple[int, int] | None:
@@ -53,7 +72,7 @@ class COLLISION_INSPECTOR_OT_analyze(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
-        refusal = scope_refusal(context)
+        refusal = "An analysis is already running (Esc cancels it)" if analysis_running() else scope_refusal(context)
         if refusal:
             cls.poll_message_set(refusal)
             return False
@@ -76,7 +95,12 @@ class COLLISION_INSPECTOR_OT_analyze(bpy.types.Operator):
             return {'CANCELLED'}
         self._timer = context.window_manager.event_timer_add(TIMER_SECONDS, window=context.window)
         context.window_manager.modal_handler_add(self)
+        _running[0] = self
         return {'RUNNING_MODAL'}
+
+    def cancel(self, context: bpy.types.Context) -> None:
+        """Blender ends the modal analysis (window closed, file loaded): abandon it."""
+        self.stop(context)
 
     def modal(self, context: bpy.types.Context, event) -> set:
         if event.type == 'ESC':
@@ -90,6 +114,7 @@ class COLLISION_INSPECTOR_OT_analyze(bpy.types.Operator):
     def start(self, context: bpy.types.Context) -> bool:
         """Begin the check of the panel's scope and the progress indicator; False (reported) if refused."""
         settings = context.scene.collision_inspector
+        self._scene, self._view_layer = context.scene, context.view_layer  # where the results will go
         try:
             self._report, self._steps = start_check(
                 context.scene, context.evaluated_depsgraph_get(), scope=settings.scope,
@@ -106,10 +131,13 @@ class COLLISION_INSPECTOR_OT_analyze(bpy.types.Operator):
 
     def stop(self, context: bpy.types.Context) -> None:
         """End the progress indicator and the timer; abandon the check's remaining steps."""
+        if _running[0] is self:
+            _running[0] = None
         self._steps.close()
         context.window_manager.progress_end()
         if self._timer is not None:
             context.window_manager.event_timer_remove(self._timer)
+            self._timer = None
 
     def step(self, context: bpy.types.Context, seconds: float) -> set | None:
         """Advance the check for about ``seconds``; the operator's outcome once it is over, else None."""
@@ -126,36 +154,54 @@ class COLLISION_INSPECTOR_OT_analyze(bpy.types.Operator):
         self.stop(context)
         return self.finish(context, self._report)
 
-    def finish(self, context: bpy.types.Context, report) -> set:
-        """Store the finished check's results (review states carried over) and report them."""
-        scene = context.scene
-        settings = scene.collision_inspector
-        store_results(settings, report.results, report.touch_tolerance,
-                      keep_vanished=self._signature == settings.analysed_scope)
+    def finish(self, _context: bpy.types.Context, report) -> set:
+        """Store the finished check's results (review states carried over) in the scene it started in
+        (the user may have switched scenes meanwhile) and report them."""
+        try:
+            scene = self._scene
+            settings = scene.collision_inspector
+        except ReferenceError:
+            self.report({'ERROR'}, "The analysed scene was deleted during the analysis")
+            return {'CANCELLED'}
+        store_results(settings, report, keep_vanished=self._signature == settings.analysed_scope)
         settings.analysed_scope = self._signature
         overlay.refresh()
-        self.report_results(scene, list(settings.results)[:len(report.results)])
+        self.report_results(scene, settings.results, measured=report.candidate_pairs, count=len(report.results))
         for name, reason in sorted(report.skipped.items()):
             self.report({'WARNING'}, f"Skipped {name}: {reason}")
         return {'FINISHED'}
 
-    def report_results(self, scene: bpy.types.Scene, results) -> None:
-        """One line per pair in scene units (for a few pairs), then how many pairs have each status."""
-        if len(results) <= MAX_REPORTED_PAIRS:
-            for result in results:
+    def report_results(self, scene: bpy.types.Scene, results, measured: int | None = None,
+                       count: int | None = None) -> None:
+        """One line per pair in scene units (for a few pairs), then how many pairs have each status.
+
+        ``results`` are the stored results, of which the first ``count`` (default: all) are this
+        analysis' (vanished clashes kept as resolved follow them). ``measured`` is the number of pairs
+        measured (default: ``count``); those not listed were separated (whole-scene checks list clashes
+        only). Read a column at a time: tens of thousands of results cost milliseconds."""
+        count = len(results) if count is None else count
+        measured = count if measured is None else measured
+        if count <= MAX_REPORTED_PAIRS:
+            for result in list(results)[:count]:
                 self.report(
                     {'WARNING'} if result.hull_note else {'INFO'},
                     f"{result.label}: {result.status} {format_length(result.value, scene)}"
                     + (f" ({result.hull_note})" if result.hull_note else ""),
                 )
-        counts = [(status, sum(r.status == status for r in results)) for status, *_rest in STATUS_ITEMS]
-        summary = ", ".join(f"{count} {status}" for status, count in counts if count)
-        self.report({'INFO'}, f"Analysed {len(results)} pair{'s' if len(results) != 1 else ''}: {summary}")
-        unfinished = [result.label for result in results if result.solver_status in {'iteration_limit', 'stalled'}]
-        if unfinished:
+        statuses = enum_column(results, "status")[:count]
+        counts = {status: int(np.count_nonzero(statuses == status)) for status, *_rest in STATUS_ITEMS}
+        counts['separated'] += measured - count
+        summary = ", ".join(f"{number} {status}" for status, number in counts.items() if number)
+        self.report({'INFO'}, f"Analysed {measured} pair{'s' if measured != 1 else ''}: "
+                              f"{summary or 'no two objects are close enough to clash'}")
+        stopped = np.flatnonzero(np.isin(enum_column(results, "solver_status")[:count],
+                                         np.array(['iteration_limit', 'stalled'], dtype=object)))
+        if len(stopped):
+            shown = [results[int(index)].label for index in stopped[:MAX_REPORTED_PAIRS]]
+            more = f" and {len(stopped) - len(shown)} more" if len(stopped) > len(shown) else ""
             self.report(
                 {'WARNING'},
-                f"The solver stopped early for {', '.join(unfinished)}: depths are upper bounds; "
+                f"The solver stopped early for {', '.join(shown)}{more}: depths are upper bounds; "
                 "raise Max Iterations or loosen the Tolerance",
             )
 

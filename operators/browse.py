@@ -10,6 +10,7 @@ import math
 import bpy
 
 from ..analysis.ordering import contact_frame, settings_order
+from ..ui.panel import pair_summary
 
 #: Half the sensor width Blender's viewport uses for its lens (mm), to turn the lens into a field of view.
 VIEW_HALF_SENSOR = 36.0
@@ -42,7 +43,7 @@ class COLLISION_INSPECTOR_OT_show_result(bpy.types.Operator):
     bl_label = "Show Result"
     bl_options = {'REGISTER', 'UNDO'}
 
-    index: bpy.props.IntProperty(name="Index", description="Index of the result in the scene's results", min=0)
+    index: bpy.props.IntProperty(name="Index", description="Index of the result in the scene's results")
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
@@ -50,6 +51,14 @@ class COLLISION_INSPECTOR_OT_show_result(bpy.types.Operator):
             cls.poll_message_set("No results: analyse first")
             return False
         return True
+
+    @classmethod
+    def description(cls, context: bpy.types.Context, properties) -> str:
+        """The tooltip names the pair and its value in full (a narrow sidebar cuts the row off)."""
+        results = context.scene.collision_inspector.results
+        if not 0 <= properties.index < len(results):
+            return cls.__doc__
+        return f"{pair_summary(results[properties.index], context.scene)}. Select both objects and frame the contact"
 
     def execute(self, context: bpy.types.Context) -> set:
         return show_result(self, context, self.index)

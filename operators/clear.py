@@ -2,6 +2,7 @@
 
 import bpy
 
+from ..analysis.tracking import forget
 from ..ui import overlay
 
 
@@ -23,5 +24,6 @@ class COLLISION_INSPECTOR_OT_clear(bpy.types.Operator):
         settings = context.scene.collision_inspector
         settings.results.clear()
         settings.active_result_index = 0
+        forget()
         overlay.refresh()
         return {'FINISHED'}

@@ -32,7 +32,7 @@ class COLLISION_INSPECTOR_OT_export_report(bpy.types.Operator, ExportHelper):
         return True
 
     def execute(self, context: bpy.types.Context) -> set:
-        path = Path(self.filepath)
+        path = Path(bpy.path.abspath(self.filepath))  # "//report.json": next to the .blend file
         writer = WRITERS.get(path.suffix.lower())
         if writer is None:
             self.report({'ERROR'}, f"Name the report .json or .csv, not {path.name!r}")

@@ -19,6 +19,7 @@ Arrow heads keep a minimum on-screen size so they stay readable when zoomed out;
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +29,8 @@ PENETRATING, TOUCHING, SEPARATED, CLEARANCE = range(4)
 # The highlighted result: its colour moves this far toward white and its arrow head grows by this factor.
 HIGHLIGHT_WHITEN = 0.5
 HIGHLIGHT_HEAD_SCALE = 1.6
+#: Label anchors at most this far outside the region (pixels) count as on screen.
+OFF_SCREEN_MARGIN_PX = 200
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,11 @@ class ResultArrays:
 
     def __len__(self) -> int:
         return len(self.statuses)
+
+    def subset(self, rows: np.ndarray) -> ResultArrays:
+        """The results at ``rows``."""
+        return ResultArrays(self.points_a[rows], self.points_b[rows], self.normals[rows], self.depths[rows],
+                            self.statuses[rows])
 
 
 @dataclass(frozen=True)
@@ -74,25 +82,34 @@ class OverlayGeometry:
     line_colors: np.ndarray  # (2L, 4)
     triangle_coords: np.ndarray  # (3T, 3) arrow heads, world space
     triangle_colors: np.ndarray  # (3T, 4)
-    point_coords: np.ndarray  # (P, 3) witness points, world space
-    marker_coords: np.ndarray  # (6P, 3) two triangles per witness point, a diamond around it
+    point_coords: np.ndarray  # (2D, 3) witness points of the detailed rows, world space
+    marker_coords: np.ndarray  # (12D, 3) two triangles per witness point, a diamond around it
     marker_colors: np.ndarray  # (6P, 4)
     label_anchors: np.ndarray  # (N, 2) region pixels, bottom-left of each result's label text
     label_visible: np.ndarray  # (N,) False for labels whose anchor is behind the camera
+    detailed: np.ndarray  # (D,) rows drawn with witness points (and labels, where visible), ascending
+    rows: np.ndarray  # (N,) which results these arrays are about (all of them unless culled), ascending
 
 
-def status_codes(statuses: list[str]) -> np.ndarray:
-    """Status names ('penetrating', ...) as codes indexing ``STATUSES``."""
-    return np.array([STATUSES.index(s) for s in statuses], dtype=np.int8)
+def status_codes(statuses) -> np.ndarray:
+    """Status names ('penetrating', ...) as codes indexing ``STATUSES`` (vectorised over the names)."""
+    names = np.asarray(statuses, dtype=object)
+    codes = np.full(len(names), -1, dtype=np.int8)
+    for code, status in enumerate(STATUSES):
+        codes[names == status] = code
+    if (codes < 0).any():
+        raise ValueError(f"unknown status {names[codes < 0][0]!r}; expected one of {', '.join(STATUSES)}")
+    return codes
 
 
 def project_to_pixels(points: np.ndarray, view_projection: np.ndarray, size: tuple[float, float]):
     """Region pixel coordinates (N, 2) of world points and their clip-space w (N,) (w <= 0: behind the eye)."""
-    homogeneous = np.hstack([points, np.ones((len(points), 1))]) @ np.asarray(view_projection).T
+    view_projection = np.asarray(view_projection, dtype=np.result_type(points.dtype, np.float32))
+    homogeneous = points @ view_projection[:, :3].T + view_projection[:, 3]
     w = homogeneous[:, 3]
     safe_w = np.where(np.abs(w) < 1e-12, 1e-12, w)
     ndc = homogeneous[:, :2] / safe_w[:, None]
-    pixels = (ndc + 1.0) * 0.5 * np.asarray(size, dtype=float)
+    pixels = (ndc + 1.0) * (0.5 * np.asarray(size, dtype=ndc.dtype))
     return pixels, w
 
 
@@ -107,10 +124,10 @@ def pixels_per_unit(w: np.ndarray, projection: np.ndarray, size: tuple[float, fl
 
 def _unit_rows(vectors: np.ndarray, fallback: np.ndarray) -> np.ndarray:
     """Rows normalised; rows too short to have a direction become ``fallback``."""
-    lengths = np.linalg.norm(vectors, axis=1)
+    lengths = np.sqrt(np.einsum('ij,ij->i', vectors, vectors))
     good = lengths > 1e-9
-    out = np.broadcast_to(fallback, vectors.shape).copy()
-    out[good] = vectors[good] / lengths[good, None]
+    out = vectors / np.where(good, lengths, 1.0)[:, None]
+    out[~good] = fallback
     return out
 
 
@@ -120,16 +137,29 @@ def compute_overlay_geometry(
     projection_matrix: np.ndarray,
     size: tuple[float, float],
     style: ArrowStyle,
+    max_detailed: int | None = None,
+    cull: bool = False,
 ) -> OverlayGeometry:
     """Lines, arrow-head triangles, witness points and label anchors of ``results`` seen in this view.
 
     ``view_matrix`` is world to eye (4x4), ``projection_matrix`` eye to clip (4x4), ``size`` the
     region's (width, height) in pixels. Head sizes and fixed lengths depend on the view; the rest
-    does not.
+    does not. Every result gets its arrow or line; witness-point markers go to the ``detailed`` results
+    (``detailed_rows``: all on-screen ones, or the ``max_detailed`` nearest), which also get labels.
+    With ``cull`` the arrays are about the results that may show in the view only (``rows``; see
+    ``segments_on_screen``), the rest left out; every index in the output then counts in ``rows``.
     """
-    view_matrix = np.asarray(view_matrix, dtype=float)
-    projection_matrix = np.asarray(projection_matrix, dtype=float)
+    dtype = np.result_type(results.points_a.dtype, np.float32)  # float32 results: float32 arithmetic (faster)
+    view_matrix = np.asarray(view_matrix, dtype=dtype)
+    projection_matrix = np.asarray(projection_matrix, dtype=dtype)
     view_projection = projection_matrix @ view_matrix
+    rows = np.arange(len(results))
+    if cull:
+        rows = np.flatnonzero(segments_on_screen(results, view_projection, size, style))
+        if len(rows) < len(results):
+            highlight = np.flatnonzero(rows == style.highlight)
+            style = dataclasses.replace(style, highlight=int(highlight[0]) if len(highlight) else -1)
+            results = results.subset(rows)
     camera_right, camera_up, camera_forward = view_matrix[0, :3], view_matrix[1, :3], -view_matrix[2, :3]
     colors = np.asarray(style.colors, dtype=np.float32)[results.statuses]
     highlighted = np.arange(len(results)) == style.highlight
@@ -138,7 +168,7 @@ def compute_overlay_geometry(
     starts, ends = results.points_b, results.points_a.copy()
     is_arrow = (results.statuses != SEPARATED) & (results.statuses != CLEARANCE)
     directions = _unit_rows(results.normals, camera_right)
-    _, start_w = project_to_pixels(starts, view_projection, size)
+    start_px, start_w = project_to_pixels(starts, view_projection, size)
     ppu = pixels_per_unit(start_w, projection_matrix, size)
 
     ppu = ppu / style.pixel_scale  # from here on, sizes in pixels at UI scale 1
@@ -161,13 +191,14 @@ def compute_overlay_geometry(
 
     line_coords = np.stack([starts, shaft_ends], axis=1).reshape(-1, 3)
     triangle_coords = np.stack([tips, left, right], axis=1).reshape(-1, 3)
-    point_coords = np.stack([results.points_a, results.points_b], axis=1).reshape(-1, 3)
+    anchors, anchor_w = _label_anchors((start_px, start_w), project_to_pixels(ends, view_projection, size), style)
+    detailed = detailed_rows(anchors, anchor_w, size, style.highlight, max_detailed)
+    point_coords = np.stack([results.points_a[detailed], results.points_b[detailed]], axis=1).reshape(-1, 3)
     _, point_w = project_to_pixels(point_coords, view_projection, size)
     radii = 0.5 * style.point_size_px * style.head_scale * style.pixel_scale / pixels_per_unit(
         point_w, projection_matrix, size
     )
     marker_coords = _diamonds(point_coords, radii, camera_right, camera_up)
-    anchors, anchor_w = _label_anchors(starts, ends, view_projection, size, style)
     return OverlayGeometry(
         line_coords=line_coords.astype(np.float32),
         line_colors=np.repeat(colors, 2, axis=0),
@@ -175,10 +206,49 @@ def compute_overlay_geometry(
         triangle_colors=np.repeat(colors[is_arrow], 3, axis=0),
         point_coords=point_coords.astype(np.float32),
         marker_coords=marker_coords.astype(np.float32),
-        marker_colors=np.repeat(colors, 12, axis=0),
+        marker_colors=np.repeat(colors[detailed], 12, axis=0),
         label_anchors=anchors,
         label_visible=anchor_w > 0,
+        detailed=detailed,
+        rows=rows,
     )
+
+
+def detailed_rows(anchors: np.ndarray, depths: np.ndarray, size: tuple[float, float], highlight: int,
+                  limit: int | None) -> np.ndarray:
+    """Rows drawn with witness points and a label: all of them when ``limit`` is None, else those whose
+    label anchor is in front of the eye (``depths`` = clip-space w > 0) and on screen (within
+    ``OFF_SCREEN_MARGIN_PX``), at most ``limit``: the highlighted one first, then the nearest (the same
+    ones from one redraw to the next, so their label texts are re-used)."""
+    if limit is None:
+        return np.arange(len(anchors))
+    on_screen = (depths > 0) & np.all(
+        (anchors >= -OFF_SCREEN_MARGIN_PX) & (anchors <= np.asarray(size) + OFF_SCREEN_MARGIN_PX), axis=1)
+    candidates = np.flatnonzero(on_screen)
+    priority = depths[candidates].astype(np.float64)
+    priority[candidates == highlight] = -np.inf
+    if len(candidates) <= limit:
+        return candidates
+    kth = np.partition(priority, limit - 1)[limit - 1]
+    keep = priority < kth
+    keep[np.flatnonzero(priority == kth)[: limit - int(keep.sum())]] = True  # ties: the earlier results
+    return candidates[keep]
+
+
+def segments_on_screen(results: ResultArrays, view_projection: np.ndarray, size: tuple[float, float],
+                       style: ArrowStyle) -> np.ndarray:
+    """True for results whose drawing may show in the view: the pixel box of the segment between their
+    witness points meets the region, grown by ``OFF_SCREEN_MARGIN_PX`` and by the longest on-screen arrow
+    and head the style draws, with both points in front of the eye; or the segment crosses the eye's
+    plane (its projection is no box: kept)."""
+    start_px, start_w = project_to_pixels(results.points_b, view_projection, size)
+    end_px, end_w = project_to_pixels(results.points_a, view_projection, size)
+    reach = max(style.fixed_length_px or 0.0, style.touching_length_px) + (
+        style.min_head_px * style.head_scale * HIGHLIGHT_HEAD_SCALE)
+    margin = OFF_SCREEN_MARGIN_PX + reach * style.pixel_scale
+    low, high = np.minimum(start_px, end_px), np.maximum(start_px, end_px)
+    meets = np.all((high >= -margin) & (low <= np.asarray(size) + margin), axis=1)
+    return (meets & (start_w > 0) & (end_w > 0)) | ((start_w > 0) != (end_w > 0))
 
 
 def _diamonds(centres: np.ndarray, radii: np.ndarray, right: np.ndarray, up: np.ndarray) -> np.ndarray:
@@ -189,14 +259,14 @@ def _diamonds(centres: np.ndarray, radii: np.ndarray, right: np.ndarray, up: np.
     return np.stack([top, left, right_corner, bottom, right_corner, left], axis=1).reshape(-1, 3)
 
 
-def _label_anchors(starts, ends, view_projection, size, style: ArrowStyle):
-    """Pixel anchors beside the middle of each drawn segment, on its right (or upper) side.
+def _label_anchors(projected_starts, projected_ends, style: ArrowStyle):
+    """Pixel anchors beside the middle of each drawn segment, on its right (or upper) side, and their
+    clip-space w; ``projected_starts`` and ``projected_ends`` are ``project_to_pixels`` of its ends.
 
     blf writes rightwards from the anchor, so putting the anchor on the side of the segment that faces
     +x (or +y for horizontal segments) keeps the text off the arrow.
     """
-    both, w = project_to_pixels(np.vstack([starts, ends]), view_projection, size)
-    start_px, end_px = both[: len(starts)], both[len(starts):]
+    (start_px, start_w), (end_px, end_w) = projected_starts, projected_ends
     along = end_px - start_px
     normals = _unit_rows(np.stack([along[:, 1], -along[:, 0]], axis=1), np.array([1.0, 0.0]))
     flip = (normals[:, 0] < -1e-6) | ((np.abs(normals[:, 0]) <= 1e-6) & (normals[:, 1] < 0))
@@ -204,5 +274,5 @@ def _label_anchors(starts, ends, view_projection, size, style: ArrowStyle):
     middles = 0.5 * (start_px + end_px)
     anchors = middles + normals * (style.label_offset_px * style.pixel_scale)
     anchors[:, 1] -= 0.35 * style.label_size_px * style.pixel_scale * np.abs(normals[:, 0])
-    middle_w = 0.5 * (w[: len(starts)] + w[len(starts):])
+    middle_w = 0.5 * (start_w + end_w)
     return anchors, middle_w

@@ -1,8 +1,10 @@
-"""Label texts drawn once into one texture, then drawn every redraw as textured quads in a single batch.
+"""Label texts drawn once into texture pages, then drawn every redraw as textured quads, one batch per page.
 
 Drawing a hundred texts with ``blf.draw`` on every redraw costs a draw call and a flush each; the
-atlas turns that into one batch, rebuilt only when the texts, colours or font size change. Needs a
-GPU context (create it inside a draw callback, or after ``snapshot.ensure_gpu`` in background mode).
+atlas turns that into a batch per page. Texts are added as views need them (each distinct text and
+colour once) into fixed-size pages, so no texture ever exceeds ``PAGE_WIDTH`` x ``PAGE_HEIGHT``
+whatever the number of results; ``full`` tells the owner to start a new atlas. Needs a GPU context
+(create and fill it inside a draw callback, or after ``snapshot.ensure_gpu`` in background mode).
 """
 
 from __future__ import annotations
@@ -17,64 +19,105 @@ from mathutils import Matrix
 
 FONT_ID = 0
 PADDING_PX = 3  # room for the shadow around each text
-MAX_WIDTH_PX = 1024
+PAGE_WIDTH = 2048
+PAGE_HEIGHT = 1024
+#: The owner starts a new atlas rather than grow past this many pages (32 MB of RGBA8).
+MAX_PAGES = 8
 
 
 class LabelAtlas:
-    """Texts in their colours with a dark shadow, packed in rows of equal height in one RGBA texture."""
+    """Texts in their colours with a dark shadow, packed in rows of equal height in RGBA texture pages."""
 
-    def __init__(self, texts: tuple[str, ...], colors: np.ndarray, size_px: float) -> None:
-        blf.size(FONT_ID, size_px)
-        widths = [math.ceil(blf.dimensions(FONT_ID, text)[0]) + 2 * PADDING_PX for text in texts]
+    def __init__(self, size_px: float) -> None:
+        self.size_px = size_px
         self.descent = math.ceil(0.3 * size_px)  # room below the baseline for descenders
-        slot_height = math.ceil(1.3 * size_px) + 2 * PADDING_PX
-        self.slots = _pack_rows(widths, slot_height, max(MAX_WIDTH_PX, max(widths, default=1)))
-        self.width = int(max(self.slots[:, 0] + self.slots[:, 2], default=1))
-        self.height = int(max(self.slots[:, 1] + self.slots[:, 3], default=1))
-        self.texture = gpu.types.GPUTexture((self.width, self.height), format='RGBA8')
-        self._draw_texts(texts, colors, size_px)
+        self.slot_height = min(math.ceil(1.3 * size_px) + 2 * PADDING_PX, PAGE_HEIGHT)
+        self.pages: list[gpu.types.GPUTexture] = []
+        self.slots: dict = {}  # (text, rgba) -> (page, x, y, width, height)
+        self._cursor = (0, 0)  # where the next text goes on the last page
 
-    def _draw_texts(self, texts, colors, size_px: float) -> None:
-        """Draw into the texture; the caller's framebuffer and viewport are bound again afterwards.
+    @property
+    def full(self) -> bool:
+        """True once the atlas holds ``MAX_PAGES`` pages (the owner should start afresh)."""
+        return len(self.pages) >= MAX_PAGES
+
+    def place(self, texts: list[str], colors: np.ndarray) -> np.ndarray:
+        """Slots ``(page, x, y, width, height)`` (K, 5) of the texts in their colours, drawing the new ones."""
+        keys = list(zip(texts, map(tuple, np.round(np.asarray(colors, dtype=np.float64), 4).tolist())))
+        missing = list(dict.fromkeys(key for key in keys if key not in self.slots))
+        if missing:
+            self._add(missing)
+        return np.array([self.slots[key] for key in keys], dtype=np.int64).reshape(-1, 5)
+
+    def _add(self, keys: list) -> None:
+        blf.size(FONT_ID, self.size_px)
+        new_by_page: dict[int, list] = {}
+        for key in keys:
+            width = min(math.ceil(blf.dimensions(FONT_ID, key[0])[0]) + 2 * PADDING_PX, PAGE_WIDTH)
+            x, y = self._cursor
+            if not self.pages or (x and x + width > PAGE_WIDTH and y + 2 * self.slot_height > PAGE_HEIGHT):
+                self.pages.append(None)  # texture made below, once its size is known
+                x, y = 0, 0
+            elif x and x + width > PAGE_WIDTH:
+                x, y = 0, y + self.slot_height
+            page = len(self.pages) - 1
+            self.slots[key] = (page, x, y, width, self.slot_height)
+            new_by_page.setdefault(page, []).append(key)
+            self._cursor = (x + width, y)
+        for page, page_keys in new_by_page.items():
+            if self.pages[page] is None:
+                self.pages[page] = gpu.types.GPUTexture((PAGE_WIDTH, PAGE_HEIGHT), format='RGBA8')
+                self._draw_texts(page, page_keys, clear=True)
+            else:
+                self._draw_texts(page, page_keys, clear=False)
+
+    def _draw_texts(self, page: int, keys: list, clear: bool) -> None:
+        """Draw texts into a page; the caller's framebuffer and viewport are bound again afterwards.
 
         (A framebuffer's ``bind()`` restores the previous one; ``GPUOffScreen.bind()`` would restore
         the window's, which breaks drawing inside a viewport callback or another offscreen.)
         """
-        framebuffer = gpu.types.GPUFrameBuffer(color_slots=self.texture)
+        framebuffer = gpu.types.GPUFrameBuffer(color_slots=self.pages[page])
         viewport = gpu.state.viewport_get()
         with framebuffer.bind(), gpu.matrix.push_pop(), gpu.matrix.push_pop_projection():
-            gpu.state.viewport_set(0, 0, self.width, self.height)
-            framebuffer.clear(color=(0.0, 0.0, 0.0, 0.0))
+            gpu.state.viewport_set(0, 0, PAGE_WIDTH, PAGE_HEIGHT)
+            if clear:
+                framebuffer.clear(color=(0.0, 0.0, 0.0, 0.0))
             gpu.matrix.load_identity()
-            gpu.matrix.load_projection_matrix(pixel_projection(self.width, self.height))
-            blf.size(FONT_ID, size_px)
+            gpu.matrix.load_projection_matrix(pixel_projection(PAGE_WIDTH, PAGE_HEIGHT))
+            blf.size(FONT_ID, self.size_px)
             blf.enable(FONT_ID, blf.SHADOW)
             blf.shadow(FONT_ID, 3, 0.0, 0.0, 0.0, 0.9)
             blf.shadow_offset(FONT_ID, 1, -1)
-            for text, color, (x, y, _, _) in zip(texts, colors, self.slots):
+            for text, color in keys:
+                _page, x, y, _width, _height = self.slots[(text, color)]
                 blf.color(FONT_ID, *map(float, color))
                 blf.position(FONT_ID, x + PADDING_PX, y + PADDING_PX + self.descent, 0.0)
                 blf.draw(FONT_ID, text)
             blf.disable(FONT_ID, blf.SHADOW)
         gpu.state.viewport_set(*viewport)
 
-    def batch(self, anchors: np.ndarray, indices: np.ndarray):
-        """Quads showing labels ``indices`` with their text baselines starting at ``anchors`` (pixels)."""
-        if len(indices) == 0:
-            return None
-        positions, uvs = label_quads(
-            np.round(anchors) - [PADDING_PX, PADDING_PX + self.descent], self.slots[indices],
-            (self.width, self.height),
-        )
-        return batch_for_shader(gpu.shader.from_builtin('IMAGE'), 'TRIS', {"pos": positions, "texCoord": uvs})
+    def batches(self, anchors: np.ndarray, slots: np.ndarray) -> list:
+        """``[(page texture, batch)]`` of quads showing the labels in ``slots`` (from ``place``) with their
+        text baselines starting at ``anchors`` (pixels)."""
+        origins = np.round(anchors) - [PADDING_PX, PADDING_PX + self.descent]
+        shader = gpu.shader.from_builtin('IMAGE')
+        drawn = []
+        for page in np.unique(slots[:, 0]).tolist():
+            on_page = slots[:, 0] == page
+            positions, uvs = label_quads(origins[on_page], slots[on_page, 1:], (PAGE_WIDTH, PAGE_HEIGHT))
+            drawn.append((self.pages[page], batch_for_shader(shader, 'TRIS', {"pos": positions, "texCoord": uvs})))
+        return drawn
 
-    def draw(self, batch) -> None:
-        """Draw a batch from ``batch`` in the current (pixel-space) matrices."""
+    @staticmethod
+    def draw(batches: list) -> None:
+        """Draw ``batches`` (from ``batches``) in the current (pixel-space) matrices."""
         shader = gpu.shader.from_builtin('IMAGE')
         shader.bind()
-        shader.uniform_sampler("image", self.texture)
         gpu.state.blend_set('ALPHA_PREMULT')  # the atlas was drawn onto transparent black
-        batch.draw(shader)
+        for texture, batch in batches:
+            shader.uniform_sampler("image", texture)
+            batch.draw(shader)
         gpu.state.blend_set('NONE')
 
 
@@ -88,19 +131,9 @@ def pixel_projection(width: int, height: int) -> Matrix:
     ))
 
 
-def _pack_rows(widths: list[int], height: int, max_width: int) -> np.ndarray:
-    """Slots (x, y, width, height) for boxes of ``widths``, left to right in rows no wider than ``max_width``."""
-    slots, x, y = [], 0, 0
-    for width in widths:
-        if x and x + width > max_width:
-            x, y = 0, y + height
-        slots.append((x, y, width, height))
-        x += width
-    return np.array(slots, dtype=np.int64).reshape(-1, 4)
-
-
 def label_quads(origins: np.ndarray, slots: np.ndarray, atlas_size: tuple[int, int]):
-    """Two triangles per label: screen positions (6K, 2) from ``origins`` and atlas coordinates (6K, 2)."""
+    """Two triangles per label: screen positions (6K, 2) from ``origins`` and atlas coordinates (6K, 2);
+    ``slots`` are ``(x, y, width, height)`` in the atlas page."""
     corners = np.array([[0, 0], [1, 0], [1, 1], [0, 0], [1, 1], [0, 1]], dtype=np.float64)
     sizes = slots[:, 2:4].astype(np.float64)
     offsets = corners[None] * sizes[:, None]  # (K, 6, 2)

@@ -1,14 +1,17 @@
 """Viewport overlay: witness points and arrows (POST_VIEW, ``gpu``) and value labels (POST_PIXEL, ``blf``).
 
-The draw callbacks only read ``scene.collision_inspector``; they never compute collisions. Two caches
-keep them cheap:
+The draw callbacks only read ``scene.collision_inspector``; they never compute collisions, and never
+loop over the results in Python. Caches keep them cheap:
 
-- the results as numpy arrays plus label texts, rebuilt when ``refresh()`` was called (the operators,
-  display settings, undo/redo and file loads call it) or a cheap key changes (number of results,
-  display settings, unit settings);
-- the label texts drawn into one texture (``label_atlas``), rebuilt with the results;
+- every result's numbers as numpy arrays (``foreach_get``), re-read when ``refresh()`` was called (the
+  operators that store results, undo/redo and file loads call it) or the number of results changed;
+- what is drawn (the shown results, colours, the active one), derived from those arrays with numpy
+  when a display setting, the active result or the unit settings change;
+- label texts, formatted once per distinct value, and drawn into texture pages (``label_atlas``), each
+  distinct text once, both kept across refreshes;
 - GPU batches per view (head sizes and label positions depend on the view), rebuilt when the view
-  matrices or the region size change.
+  matrices or the region size change. Every shown result gets its arrow; witness points and labels go
+  to the ``MAX_DETAILED`` results nearest the eye on screen (the active one first).
 
 ``draw_scene_overlay`` draws everything for an explicit view into the bound framebuffer; the tests
 and ``snapshot`` use it with a camera's matrices.
@@ -25,16 +28,22 @@ from bpy.app.handlers import persistent
 from gpu_extras.batch import batch_for_shader
 from mathutils import Matrix
 
-from ..analysis.ordering import settings_order
+from ..analysis.ordering import enum_column, number_column, visible_statuses
+from ..analysis.review import CLASHING
 from . import draw_geometry
 from .label_atlas import LabelAtlas, pixel_projection
 from .units import format_length
 
 LINE_WIDTH_PX = 2.5
 _MAX_CACHED_VIEWS = 8
+#: Witness points and labels go to at most this many results per view: the active one, then those nearest
+#: the eye, on screen. More would cover the view in unreadable text and markers; every result keeps its arrow.
+MAX_DETAILED = 300
 
 _draw_handles: list = []
-_cache: dict = {"generation": 0, "scene": None, "atlas": None, "views": {}}
+_cache: dict = {"generation": 0, "columns": None, "scene": None, "atlas": None, "views": {}, "texts": {}}
+#: Label texts kept for re-use: (unit settings, status code, value) -> text; dropped when it grows past this.
+_MAX_CACHED_TEXTS = 100_000
 
 
 @dataclass(frozen=True)
@@ -42,7 +51,7 @@ class _SceneDrawing:
     """What the overlay draws for one scene, independent of the view."""
 
     results: draw_geometry.ResultArrays
-    texts: tuple[str, ...]
+    values: np.ndarray  # (N,) the length each label shows (depth, gap; 0 when touching)
     style: draw_geometry.ArrowStyle
     show_arrows: bool
     show_labels: bool
@@ -54,7 +63,7 @@ class _ViewDrawing:
 
     lines: object  # batch of arrow shafts and separation lines, or None
     triangles: object  # batch of arrow heads and witness point markers, or None
-    labels: tuple[LabelAtlas, object] | None  # the atlas and a batch of its quads
+    labels: list  # [(atlas page texture, batch of its quads)]
     pixel_scale: float  # Blender's UI scale
 
 
@@ -82,6 +91,15 @@ def remove_handlers() -> None:
     for handler_list in _app_handler_lists():
         _remove_same_function(handler_list, _on_data_replaced)
     refresh()
+    release_gpu_resources()
+
+
+def release_gpu_resources() -> None:
+    """Drop the cached batches and label textures (they are made again when needed). For callers that
+    draw once into an offscreen buffer and then let the GPU context go, such as ``snapshot``: GPU objects
+    freed after the context has gone crash Blender when Python exits."""
+    _cache["atlas"] = None
+    _cache["views"].clear()
 
 
 def handlers_installed() -> bool:
@@ -90,14 +108,20 @@ def handlers_installed() -> bool:
 
 
 def refresh() -> None:
-    """Results or settings changed: drop the cached drawing and redraw every 3D viewport.
+    """Results changed (or data was replaced): drop the cached drawing and redraw every 3D viewport.
 
-    Safe without a window manager (background mode) and with no open windows.
+    Safe without a window manager (background mode) and with no open windows. The label atlas stays:
+    it holds texts by their wording and colour, whatever result they belong to.
     """
     _cache["generation"] += 1
+    _cache["columns"] = None
     _cache["scene"] = None
-    _cache["atlas"] = None
     _cache["views"].clear()
+    tag_redraw()
+
+
+def tag_redraw() -> None:
+    """Redraw every 3D viewport (display settings changed; the caches notice what changed themselves)."""
     for window_manager in getattr(bpy.data, "window_managers", ()):
         for window in window_manager.windows:
             for area in window.screen.areas:
@@ -189,9 +213,8 @@ def _draw_batches(view: _ViewDrawing, width: int, height: int) -> None:
 
 
 def _draw_labels(view: _ViewDrawing) -> None:
-    if view.labels is not None:
-        atlas, batch = view.labels
-        atlas.draw(batch)
+    if view.labels:
+        LabelAtlas.draw(view.labels)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -209,13 +232,15 @@ def _view_drawing(scene, view_matrix: Matrix, projection_matrix: Matrix, width: 
     if view is None:
         if len(views) >= _MAX_CACHED_VIEWS:
             views.clear()
-        view = views[key] = _build_view(drawing, np.array(view_matrix), np.array(projection_matrix), width, height)
+        view = _build_view(scene, drawing, np.array(view_matrix), np.array(projection_matrix), width, height)
+        views[key] = view
     return view
 
 
-def _build_view(drawing: _SceneDrawing, view_matrix, projection_matrix, width, height) -> _ViewDrawing:
+def _build_view(scene, drawing: _SceneDrawing, view_matrix, projection_matrix, width, height) -> _ViewDrawing:
     geometry = draw_geometry.compute_overlay_geometry(
-        drawing.results, view_matrix, projection_matrix, (width, height), drawing.style
+        drawing.results, view_matrix, projection_matrix, (width, height), drawing.style, max_detailed=MAX_DETAILED,
+        cull=True,  # results off screen are left out of the batches: cheaper to build and to draw
     )
     lines = triangles = None
     if drawing.show_arrows:
@@ -225,21 +250,33 @@ def _build_view(drawing: _SceneDrawing, view_matrix, projection_matrix, width, h
             np.concatenate([geometry.triangle_coords, geometry.marker_coords]),
             np.concatenate([geometry.triangle_colors, geometry.marker_colors]),
         )
-    labels = None
-    visible = np.flatnonzero(geometry.label_visible)
-    if drawing.show_labels and len(visible):
-        atlas = _label_atlas(drawing)
-        labels = atlas, atlas.batch(geometry.label_anchors[visible], visible)
+    labels = []
+    if drawing.show_labels:
+        chosen = geometry.detailed[geometry.label_visible[geometry.detailed]]
+        if len(chosen):
+            labels = _label_batches(scene, drawing, geometry.label_anchors[chosen], geometry.rows[chosen])
     return _ViewDrawing(lines, triangles, labels, drawing.style.pixel_scale)
 
 
-def _label_atlas(drawing: _SceneDrawing) -> LabelAtlas:
-    """The texture with this scene's label texts, drawn on first use (it needs a GPU context)."""
-    if _cache["atlas"] is None:
-        colors = np.asarray(drawing.style.colors)[drawing.results.statuses]
-        style = drawing.style
-        _cache["atlas"] = LabelAtlas(drawing.texts, colors, style.label_size_px * style.pixel_scale)
-    return _cache["atlas"]
+def _label_batches(scene, drawing: _SceneDrawing, anchors: np.ndarray, chosen: np.ndarray) -> list:
+    """Batches of the chosen labels, their texts formatted (once per distinct value) and added to the atlas."""
+    codes, values = drawing.results.statuses[chosen], drawing.values[chosen]
+    cached, units = _cache["texts"], _units_key(scene.unit_settings)
+    if len(cached) > _MAX_CACHED_TEXTS:
+        cached.clear()
+    texts = []
+    for code, value in zip(codes.tolist(), values.tolist()):
+        text = cached.get((units, code, value))
+        if text is None:
+            text = cached[(units, code, value)] = label_text(code, value, scene)
+        texts.append(text)
+    colors = np.asarray(drawing.style.colors)[codes]
+    atlas = _cache["atlas"]
+    size_px = drawing.style.label_size_px * drawing.style.pixel_scale
+    if atlas is None or atlas.full or atlas.size_px != size_px:
+        atlas = _cache["atlas"] = LabelAtlas(size_px)
+        _cache["views"].clear()  # their batches sample the pages of the atlas just dropped
+    return atlas.batches(anchors, atlas.place(texts, colors))
 
 
 def _batch(shader_name: str, primitive: str, coords: np.ndarray, colors: np.ndarray):
@@ -251,16 +288,31 @@ def _batch(shader_name: str, primitive: str, coords: np.ndarray, colors: np.ndar
 def _scene_drawing(scene) -> _SceneDrawing | None:
     """Results and display settings of ``scene``, re-read only when refreshed or the cheap key changed."""
     settings = getattr(scene, "collision_inspector", None)
-    if settings is None:
+    if settings is None or not len(settings.results):
         return None
+    units = _units_key(scene.unit_settings)
     key = (_cache["generation"], scene.as_pointer(), len(settings.results), *_settings_key(settings),
-           *_units_key(scene.unit_settings), _ui_scale())
+           *units, _ui_scale())
     cached = _cache["scene"]
     if cached is None or cached[0] != key:
-        drawing = _read_scene(scene, settings) if len(settings.results) else None
-        cached = _cache["scene"] = (key, drawing)
-        _cache["atlas"] = None
+        cached = _cache["scene"] = (key, _scene_from_columns(settings, _columns(scene, settings)))
         _cache["views"].clear()
+    return cached[1]
+
+
+def _columns(scene, settings) -> dict:
+    """Every stored result's numbers, status and review state as arrays (``foreach_get``), re-read only
+    after ``refresh()`` or when the number of results changed."""
+    key = (_cache["generation"], scene.as_pointer(), len(settings.results))
+    cached = _cache["columns"]
+    if cached is None or cached[0] != key:
+        results = settings.results
+        columns = {name: number_column(results, name, 3, np.float32) for name in ("point_a", "point_b", "normal")}
+        columns.update({name: number_column(results, name, dtype=np.float32) for name in ("depth", "distance")})
+        statuses = enum_column(results, "status")
+        columns["codes"] = draw_geometry.status_codes(statuses)
+        columns["vanished"] = vanished_clashes(statuses, enum_column(results, "review_state"))
+        cached = _cache["columns"] = (key, columns)
     return cached[1]
 
 
@@ -284,40 +336,40 @@ def _units_key(units) -> tuple:
     return units.system, units.scale_length, units.length_unit, units.use_separate
 
 
-def _read_scene(scene, settings) -> _SceneDrawing:
-    """The results the list shows (status filter, Hide Touching), in stored order, and the display style."""
-    results = settings.results
-    count = len(results)
-    shown = sorted(settings_order(settings))
-    vectors = {}
-    for name in ("point_a", "point_b", "normal"):
-        flat = np.empty(count * 3, dtype=np.float64)
-        results.foreach_get(name, flat)
-        vectors[name] = flat.reshape(count, 3)
-    depths = np.empty(count, dtype=np.float64)
-    results.foreach_get("depth", depths)
-    statuses = draw_geometry.status_codes([result.status for result in results])
-    arrays = draw_geometry.ResultArrays(
-        vectors["point_a"][shown], vectors["point_b"][shown], vectors["normal"][shown], depths[shown], statuses[shown]
-    )
-    active = settings.active_result_index
+def _scene_from_columns(settings, columns: dict) -> _SceneDrawing:
+    """The results the list shows (status filter, Hide Touching) that still clash or are measured now
+    (not the vanished clashes kept as 'resolved'), in stored order, and the display style."""
+    listed = draw_geometry.status_codes(sorted(visible_statuses(set(settings.show_statuses), settings.hide_touching)))
+    shown = np.flatnonzero(np.isin(columns["codes"], listed) & ~columns["vanished"])
+    if len(shown) < len(columns["codes"]):
+        columns = {name: column[shown] for name, column in columns.items()}
+    codes, depths, distances = columns["codes"], columns["depth"], columns["distance"]
+    arrays = draw_geometry.ResultArrays(columns["point_a"], columns["point_b"], columns["normal"], depths, codes)
+    values = np.select([codes == draw_geometry.PENETRATING, codes == draw_geometry.TOUCHING], [depths, 0.0],
+                       distances)
+    active = np.searchsorted(shown, settings.active_result_index)
+    picked = active < len(shown) and shown[active] == settings.active_result_index and len(shown) > 1
     style = draw_geometry.ArrowStyle(
         colors=np.array([settings.color_penetrating, settings.color_touching, settings.color_separated,
                          settings.color_clearance]),
-        highlight=shown.index(active) if active in shown and len(shown) > 1 else -1,  # one: nothing to pick out
+        highlight=int(active) if picked else -1,  # one result: nothing to pick out
         head_scale=settings.arrow_scale,
         fixed_length_px=settings.fixed_arrow_length if settings.fixed_length_arrows else None,
         label_size_px=float(settings.label_size),
         pixel_scale=_ui_scale(),
     )
-    texts = tuple(_label_text(results[index], scene) for index in shown)
-    return _SceneDrawing(arrays, texts, style, settings.show_arrows, settings.show_labels)
+    return _SceneDrawing(arrays, values, style, settings.show_arrows, settings.show_labels)
 
 
-def _label_text(result, scene) -> str:
+def vanished_clashes(statuses: np.ndarray, review_states: np.ndarray) -> np.ndarray:
+    """True for stored clashes that a later analysis no longer found (see ``review.is_vanished_clash``)."""
+    return np.isin(statuses, np.array(sorted(CLASHING), dtype=object)) & (review_states == 'resolved')
+
+
+def label_text(code: int, value: float, scene) -> str:
     """The label next to a result's arrow: its depth or gap in scene units."""
-    if result.status == 'penetrating':
-        return f"depth {format_length(result.depth, scene)}"
-    if result.status in {'separated', 'clearance'}:
-        return f"gap {format_length(result.distance, scene)}"
+    if code == draw_geometry.PENETRATING:
+        return f"depth {format_length(value, scene)}"
+    if code in (draw_geometry.SEPARATED, draw_geometry.CLEARANCE):
+        return f"gap {format_length(value, scene)}"
     return "touching"

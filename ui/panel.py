@@ -3,8 +3,10 @@
 import textwrap
 
 import bpy
+import numpy as np
 
 from ..analysis.ordering import settings_order
+from ..analysis.store import result_pair
 from .units import format_length
 
 # Words on a result row: the length that matters for each status.
@@ -12,6 +14,9 @@ VALUE_WORDS = {'penetrating': "depth", 'separated': "gap", 'clearance': "gap"}
 # Characters per line of wrapped notes when the sidebar's width is unknown, and pixels per character.
 NOTE_WIDTH_CHARS = 40
 PIXELS_PER_CHAR = 7
+# Width of a row's value column ("depth 12.4 mm", review state, frame button), in UI units (20 px at scale 1):
+# the pair's name gets the rest of the row; the full name and value are in the frame button's tooltip.
+VALUE_UNITS = 6.0
 
 
 class COLLISION_INSPECTOR_UL_results(bpy.types.UIList):
@@ -19,9 +24,10 @@ class COLLISION_INSPECTOR_UL_results(bpy.types.UIList):
     that selects and frames it. Sorted and filtered by the scene's list settings (``settings_order``)."""
 
     def draw_item(self, context, layout, _data, item, _icon, _active_data, _active_prop, index=0, _flags=0):
-        split = layout.split(factor=0.5)
-        split.label(text=item.label, icon=item.status_icon)
-        value = split.row(align=True)
+        row = layout.row(align=True)
+        row.label(text=item.label, icon='TIME' if item.stale else item.status_icon)
+        value = row.row(align=True)
+        value.ui_units_x = VALUE_UNITS
         value.alignment = 'RIGHT'
         value.label(text=row_value(item, context.scene))
         value.prop(item, "review_state", text="", icon_only=True, emboss=False)
@@ -39,17 +45,17 @@ class COLLISION_INSPECTOR_UL_results(bpy.types.UIList):
 def list_filter(results, order: list, visible_flag: int) -> tuple:
     """UIList ``(flags, new order)`` showing the results of ``order`` in that order, the rest hidden.
 
-    ``new_order[i]`` is the row of result ``i``; hidden results go after the shown ones.
+    ``new_order[i]`` is the row of result ``i``; hidden results go after the shown ones. Vectorised:
+    the list redraws with every panel redraw, whatever the number of results.
     """
-    flags = [0] * len(results)
-    new_order = [0] * len(results)
-    shown = set(order)
-    hidden = [index for index in range(len(results)) if index not in shown]
-    for row, index in enumerate([*order, *hidden]):
-        new_order[index] = row
-    for index in order:
-        flags[index] = visible_flag
-    return flags, new_order
+    count = len(results)
+    order = np.asarray(order, dtype=np.int64)
+    flags = np.zeros(count, dtype=np.int64)
+    flags[order] = visible_flag
+    hidden = np.flatnonzero(flags == 0)
+    new_order = np.empty(count, dtype=np.int64)
+    new_order[np.concatenate([order, hidden])] = np.arange(count)
+    return flags.tolist(), new_order.tolist()
 
 
 def draw_list_settings(layout, settings) -> None:
@@ -151,6 +157,10 @@ class COLLISION_INSPECTOR_PT_results(_SidebarPanel, bpy.types.Panel):
         if not settings.results:
             layout.label(text="Choose a scope and analyse")
             return
+        if any_stale(settings.results):
+            stale = layout.row()
+            stale.alert = True
+            stale.label(text="Stale: objects moved or changed; re-analyse", icon='TIME')
         draw_list_settings(layout, settings)
         layout.template_list(
             "COLLISION_INSPECTOR_UL_results", "", settings, "results", settings, "active_result_index", rows=3
@@ -163,15 +173,32 @@ class COLLISION_INSPECTOR_PT_results(_SidebarPanel, bpy.types.Panel):
             return
         result = settings.results[settings.active_result_index]
         layout.prop(result, "review_state")
+        width = max(context.region.width // PIXELS_PER_CHAR if getattr(context, "region", None) else NOTE_WIDTH_CHARS,
+                    20)
+        details = layout.column(align=True)
         for line in result_details(result, scene):
-            layout.label(text=line)
+            for part in textwrap.wrap(line, width, subsequent_indent="    ") or [""]:
+                details.label(text=part)
         if result.hull_note:
             note = layout.column(align=True)
             note.alert = True
             note.label(text="Convex hull caveat:", icon='ERROR')
-            width = context.region.width // PIXELS_PER_CHAR if context.region else NOTE_WIDTH_CHARS
-            for line in textwrap.wrap(result.hull_note, max(width, 20)):
+            for line in textwrap.wrap(result.hull_note, width):
                 note.label(text=line)
+
+
+def any_stale(results) -> bool:
+    """True when any result is marked stale (one ``foreach_get``, however many results)."""
+    stale = np.empty(len(results), dtype=bool)
+    results.foreach_get("stale", stale)
+    return bool(stale.any())
+
+
+def pair_summary(result, scene: bpy.types.Scene) -> str:
+    """"A ↔ B: penetrating, depth 12.4 mm", the whole of what a narrow row may cut off (its tooltip)."""
+    value = row_value(result, scene)
+    text = f"{result.label}: {result.status}" + (f", {value}" if value != result.status else "")
+    return text + (" (stale: re-analyse)" if result.stale else "")
 
 
 def result_details(result, scene: bpy.types.Scene) -> list:
@@ -180,7 +207,10 @@ def result_details(result, scene: bpy.types.Scene) -> list:
     def point(vector) -> str:
         return ", ".join(format_length(component, scene) for component in vector)
 
+    name_a, name_b = result_pair(result)
     return [
+        f"A: {name_a}",
+        f"B: {name_b}",
         f"Status: {result.status}"
         + {'iteration_limit': " (iteration limit reached)", 'stalled': " (stopped early by rounding)"}.get(
             result.solver_status, ""),

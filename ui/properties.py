@@ -62,10 +62,10 @@ def _status_icon(status: str) -> str:
 
 
 def _redraw_overlay(_self, _context) -> None:
-    """Display settings changed: rebuild the overlay's cached drawing."""
+    """Display settings changed: redraw the viewports (the overlay's caches notice what changed)."""
     from . import overlay
 
-    overlay.refresh()
+    overlay.tag_redraw()
 
 
 def _color(name: str, rgba: tuple, description: str) -> FloatVectorProperty:
@@ -178,6 +178,10 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
         description="The push-out was checked to separate the pair but may be longer than the shortest one",
         default=False,
     )
+    stale: BoolProperty(
+        name="Stale",
+        description="One of the two objects moved or changed shape since the analysis: analyse again",
+    )
 
     @property
     def label(self) -> str:
@@ -248,6 +252,16 @@ class CollisionInspectorSettings(bpy.types.PropertyGroup):
         name="Collection B",
         type=bpy.types.Collection,
         description="Checked against collection A; empty checks collection A against itself",
+    )
+    possible_pairs: IntProperty(
+        name="Possible Pairs", description="Pairs the last analysis' scope allows (what brute force would measure)",
+    )
+    candidate_pairs: IntProperty(
+        name="Candidate Pairs", description="Pairs the last analysis measured (those its broad phase kept)",
+    )
+    analysed_objects: IntProperty(name="Analysed Objects", description="Objects the last analysis read")
+    analysis_seconds: FloatProperty(
+        name="Analysis Seconds", description="How long the last analysis took, in seconds", precision=3,
     )
     analysed_scope: StringProperty(
         name="Analysed Scope",

@@ -18,7 +18,7 @@ import gpu
 import numpy as np
 from mathutils import Matrix
 
-from .overlay import draw_scene_overlay
+from .overlay import draw_scene_overlay, release_gpu_resources
 
 
 def ensure_gpu() -> None:
@@ -162,6 +162,7 @@ def draw_overlay_offscreen(
             draw_scene_overlay(scene, view_matrix, projection_matrix, width, height)
             buffer = framebuffer.read_color(0, 0, width, height, 4, 0, 'FLOAT')
     finally:
+        release_gpu_resources()
         offscreen.free()
     buffer.dimensions = width * height * 4
     return np.asarray(buffer, dtype=np.float32).reshape(height, width, 4)

@@ -1,6 +1,7 @@
 """Lengths as text in the scene's units (metric, imperial or none), as Blender's own fields show them."""
 
 import bpy
+import numpy as np
 
 # Scene "Length" units that fix the display unit: metres per unit, and the suffix Blender parses.
 _FIXED_LENGTH_UNITS = {
@@ -41,8 +42,9 @@ def format_length(value: float, scene: bpy.types.Scene, precision: int = 3) -> s
 
 
 def _significant(number: float, digits: int) -> str:
-    """``number`` with ``digits`` significant digits, without an exponent for everyday magnitudes."""
-    text = f"{number:.{max(digits, 1)}g}"
-    if "e" in text and 1e-6 <= abs(number) < 1e15:
-        text = f"{number:.{digits + 6}f}".rstrip("0").rstrip(".")
-    return text
+    """``number`` with ``digits`` significant digits (all of its integer digits when it has more), in
+    positional notation: "12.4", "0.0000123", "1235"; never the float's binary noise."""
+    digits = max(digits, 1)
+    if abs(number) >= 10 ** digits:
+        return f"{number:.0f}"
+    return np.format_float_positional(number, precision=digits, unique=False, fractional=False, trim='-')

@@ -189,4 +189,8 @@ def test_real_command_line_on_a_saved_file(clashing_scene, tmp_path):
     assert unknown.returncode == 2 and "Ducts" in unknown.stderr
     missing = blender(str(tmp_path / "missing.blend"), "--command", "collision_inspector", "check")
     assert missing.returncode == 2 and "missing.blend" in missing.stderr
+    for unopened in ("MISSING.BLEND", "scene.blend1", ""):  # "": the folder itself
+        named = str(tmp_path / unopened)
+        result = blender(named, "--command", "collision_inspector", "check", "--clearance", "5mm")
+        assert result.returncode == 2 and named in result.stderr, (unopened, result.stderr)
     assert blender("--command", "collision_inspector", "check", "--help").returncode == 0

@@ -9,7 +9,9 @@ import importlib
 import bpy
 import pytest
 
-APP_HANDLER_LISTS = ("load_post", "undo_post", "redo_post")
+#: The add-on's functions in each app handler list: the overlay's and the result tracker's.
+APP_HANDLERS = {"load_post": 2, "undo_post": 2, "redo_post": 2, "depsgraph_update_post": 1}
+APP_HANDLER_LISTS = tuple(APP_HANDLERS)
 REGISTRABLE_BASES = (bpy.types.PropertyGroup, bpy.types.Operator, bpy.types.Panel, bpy.types.UIList, bpy.types.Menu)
 
 
@@ -51,7 +53,7 @@ def expected_state(identities: list[tuple[type, str]], enabled: bool) -> dict:
         "classes": {identifier: enabled for _base, identifier in identities},
         "scene_property": enabled,
         "draw_handlers": enabled,
-        "app_handlers": dict.fromkeys(APP_HANDLER_LISTS, int(enabled)),
+        "app_handlers": {name: count if enabled else 0 for name, count in APP_HANDLERS.items()},
     }
 
 
@@ -68,6 +70,18 @@ def test_enabled_addon_registers_every_class_and_handler(addon):
     assert (bpy.types.Operator, "COLLISION_INSPECTOR_OT_analyze") in identities
     assert (bpy.types.Operator, "COLLISION_INSPECTOR_OT_clear") in identities
     assert any(base is bpy.types.Panel for base, _identifier in identities)
+    assert registered_state(addon.__name__, identities) == expected_state(identities, enabled=True)
+
+
+def test_unregister_twice_is_harmless(addon, empty_scene):
+    identities = [rna_identity(cls) for cls in addon.CLASSES]
+    try:
+        addon.unregister()
+        addon.unregister()  # raised before: the command, the scene property and the classes were gone
+        assert registered_state(addon.__name__, identities) == expected_state(identities, enabled=False)
+    finally:
+        addon.register()
+    addon.register()  # a second register() adds nothing either
     assert registered_state(addon.__name__, identities) == expected_state(identities, enabled=True)
 
 

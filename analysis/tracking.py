@@ -1,0 +1,142 @@
+"""Keep the stored results honest while the scene changes after an analysis.
+
+A depsgraph handler (``on_depsgraph_update``) watches the objects the results point to:
+* an object that moved or changed shape makes its results ``stale`` (the panel asks to analyse again);
+* an object the user deleted is released: Blender deletes an object outright only when nothing else
+  uses it, and a result's pointer counts as a use, so the object would stay in the file (saved, not
+  purgeable, its name taken). When the results are all that keep an object that is in no collection,
+  their pointers are cleared (the results keep its name) and the object is removed, as Blender would have.
+
+Which results point to which object is indexed once per stored set of results (``forget`` drops the
+index when results are stored, cleared, or replaced by undo or a file load), so each update costs a
+look-up, not a pass over the results.
+"""
+
+from __future__ import annotations
+
+import bpy
+import numpy as np
+from bpy.app.handlers import persistent
+
+_index: dict = {"key": None, "objects": {}, "generation": 0}
+#: After a file load, undo or redo the next update re-evaluates objects that did not move: skip it.
+_skip_next_update = [False]
+
+
+def forget() -> None:
+    """The stored results changed (stored, cleared, or replaced by undo or a file load): index them again
+    on the next update, and let caches keyed on ``results_generation`` go."""
+    _index["key"] = None
+    _index["objects"] = {}
+    _index["generation"] += 1
+
+
+def results_generation() -> int:
+    """A number that changes whenever ``forget`` is called: caches of anything derived from the stored
+    results (their order, say) are valid while it stays the same."""
+    return _index["generation"]
+
+
+def _objects_of_results(scene: bpy.types.Scene, results) -> dict:
+    """``{object pointer: (object, [result indices])}`` of the objects the results point to."""
+    key = (scene.as_pointer(), len(results))
+    if _index["key"] != key:
+        objects: dict = {}
+        for index, result in enumerate(results):
+            for obj in (result.object_a, result.object_b):
+                if obj is not None:
+                    objects.setdefault(obj.as_pointer(), (obj, []))[1].append(index)
+        _index["key"], _index["objects"] = key, objects
+    return _index["objects"]
+
+
+def mark_stale(results, indices: np.ndarray) -> None:
+    """Set ``stale`` on the results at ``indices`` (one ``foreach_get``/``foreach_set``, no per-result loop)."""
+    stale = np.empty(len(results), dtype=bool)
+    results.foreach_get("stale", stale)
+    if not stale[indices].all():
+        stale[indices] = True
+        results.foreach_set("stale", stale)
+
+
+def release_deleted(results, objects: dict) -> int:
+    """Clear the pointers to objects that only the results keep alive outside every collection, and remove
+    those objects (see the module's docstring); how many were removed."""
+    removed = 0
+    for obj, indices in list(objects.values()):
+        try:
+            kept_by_results_only = (not obj.users_collection and not obj.use_fake_user and obj.library is None
+                                    and obj.users <= len(indices))
+        except ReferenceError:
+            continue
+        if not kept_by_results_only:
+            continue
+        for index in indices:
+            result = results[index]
+            if result.object_a == obj:
+                result.object_a = None
+            if result.object_b == obj:
+                result.object_b = None
+        if obj.users == 0:
+            bpy.data.objects.remove(obj)
+            removed += 1
+    if removed:
+        forget()
+    return removed
+
+
+@persistent
+def on_depsgraph_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) -> None:
+    """Mark the results of moved or reshaped objects stale; release deleted objects."""
+    if _skip_next_update[0]:
+        _skip_next_update[0] = False
+        return
+    settings = getattr(scene, "collision_inspector", None)
+    if settings is None or not len(settings.results):
+        return
+    changed, relinked = set(), False
+    for update in depsgraph.updates:
+        data = update.id
+        if isinstance(data, bpy.types.Object) and (update.is_updated_transform or update.is_updated_geometry):
+            changed.add(data.original.as_pointer())
+        elif isinstance(data, bpy.types.Collection):
+            relinked = True
+    if not changed and not relinked:
+        return
+    objects = _objects_of_results(scene, settings.results)
+    hits = [indices for pointer, (_obj, indices) in objects.items() if pointer in changed]
+    if hits:
+        mark_stale(settings.results, np.concatenate(hits))
+    if relinked:
+        release_deleted(settings.results, objects)
+
+
+@persistent
+def on_data_replaced(*_args) -> None:
+    """File loaded, undo or redo: the results and objects are new data; the next update is no edit."""
+    forget()
+    _skip_next_update[0] = True
+
+
+def add_handlers() -> None:
+    """Install the handlers once (a reloaded module replaces its earlier copies)."""
+    remove_handlers()
+    bpy.app.handlers.depsgraph_update_post.append(on_depsgraph_update)
+    for handler_list in _replacing_handler_lists():
+        handler_list.append(on_data_replaced)
+
+
+def remove_handlers() -> None:
+    """Remove what ``add_handlers`` installed (safe to call twice)."""
+    for handler_list, function in ((bpy.app.handlers.depsgraph_update_post, on_depsgraph_update),
+                                   *((handlers, on_data_replaced) for handlers in _replacing_handler_lists())):
+        for existing in list(handler_list):
+            if (getattr(existing, "__qualname__", None), getattr(existing, "__module__", None)) == (
+                    function.__qualname__, function.__module__):
+                handler_list.remove(existing)
+    forget()
+
+
+def _replacing_handler_lists() -> tuple:
+    handlers = bpy.app.handlers
+    return handlers.load_post, handlers.undo_post, handlers.redo_post

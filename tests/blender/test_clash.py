@@ -117,8 +117,11 @@ def test_broad_and_narrow_phase_find_what_brute_force_finds(empty_scene, clash, 
         assert result.status == want
         assert result.signed_distance == pytest.approx(contact.signed_distance, abs=1e-9)
         np.testing.assert_allclose(result.normal, contact.normal, atol=1e-7)
-        np.testing.assert_allclose(result.point_a, region.centroid_a, atol=1e-7)  # the contact patch's centre
-        np.testing.assert_allclose(result.point_b, region.centroid_b, atol=1e-7)
+        # In contact: the centre of the contact patch; apart (clearance): the closest points.
+        want_a, want_b = (region.centroid_a, region.centroid_b) if contact.colliding else (contact.point_a,
+                                                                                            contact.point_b)
+        np.testing.assert_allclose(result.point_a, want_a, atol=1e-7)
+        np.testing.assert_allclose(result.point_b, want_b, atol=1e-7)
     n = len(objects)
     assert report.objects == n and report.possible_pairs == n * (n - 1) // 2
     assert len(report.results) <= report.candidate_pairs < report.possible_pairs

@@ -288,4 +288,6 @@ def clash_result(name_a: str, name_b: str, status: str, contact, note: str = '')
         method=contact.method, overlap_volume=contact.overlap_volume,
         depth_lower_bound=float(contact.depth_lower_bound), depth_is_estimate=bool(contact.depth_is_estimate),
         curves=tuple(tuple(map(tuple, curve.tolist())) for curve in contact.curves), note=note,
+        region=() if contact.region is None else tuple(map(tuple, contact.region.points_a.tolist())),
+        region_area=0.0 if contact.region is None else float(contact.region.area),
     )

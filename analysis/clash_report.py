@@ -24,6 +24,7 @@ CSV_COLUMNS = (
     'point_a_x', 'point_a_y', 'point_a_z',
     'point_b_x', 'point_b_y', 'point_b_z',
     'solver_status', 'review_state', 'method', 'overlap_volume', 'depth_lower_bound', 'depth_is_estimate',
+    'region_area',
 )
 
 MANIFEST = Path(__file__).resolve().parents[1] / "blender_manifest.toml"
@@ -47,7 +48,9 @@ class ClashResult:
     (world units³; None when an object is open or hulls were measured); a push-out (``-signed_distance``
     of a penetrating pair) is at least ``depth_lower_bound`` and may be larger than needed when
     ``depth_is_estimate``; ``curves`` are the polylines where the surfaces cross; ``note`` names objects
-    whose convex hull (measured because hulls were asked for) is larger than the object.
+    whose convex hull (measured because hulls were asked for) is larger than the object. ``region`` is
+    the contact region of convex pairs in contact (its points on A: one point, a segment's two ends or a
+    polygon's corners) and ``region_area`` its area (0 for points and segments).
     """
 
     object_a: str
@@ -65,6 +68,8 @@ class ClashResult:
     depth_is_estimate: bool = False
     curves: tuple = ()
     note: str = ''
+    region: tuple = ()
+    region_area: float = 0.0
 
     def as_dict(self) -> dict:
         return {
@@ -75,6 +80,7 @@ class ClashResult:
             'method': self.method, 'overlap_volume': self.overlap_volume,
             'depth_lower_bound': self.depth_lower_bound, 'depth_is_estimate': self.depth_is_estimate,
             'curves': [[list(point) for point in curve] for curve in self.curves], 'note': self.note,
+            'region': [list(point) for point in self.region], 'region_area': self.region_area,
         }
 
     def csv_row(self) -> list:
@@ -82,7 +88,7 @@ class ClashResult:
         return [self.object_a, self.object_b, self.status, repr(self.signed_distance),
                 *map(repr, self.normal), *map(repr, self.point_a), *map(repr, self.point_b),
                 self.solver_status, self.review_state, self.method, volume, repr(self.depth_lower_bound),
-                str(self.depth_is_estimate).lower()]
+                str(self.depth_is_estimate).lower(), repr(self.region_area)]
 
 
 @dataclass

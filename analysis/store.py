@@ -78,6 +78,7 @@ def _clash_columns(clashes: list[ClashResult], states: list[str], touch_toleranc
         'has_volume': [c.overlap_volume is not None for c in clashes],
         'depth_lower_bound': [c.depth_lower_bound for c in clashes],
         'depth_is_estimate': [c.depth_is_estimate for c in clashes],
+        'region_area': [c.region_area for c in clashes],
     }
     values = {}
     for name, column in columns.items():
@@ -96,20 +97,39 @@ def scene_object(name: str) -> bpy.types.Object | None:
     return bpy.data.objects.get(name.split(INSTANCE_SEPARATOR)[0])
 
 
-def store_curves(result, curves: tuple) -> None:
-    """The intersection curves as ID properties of the result (float64, saved with the .blend)."""
-    result["curve_points"] = [coordinate for curve in curves for point in curve for coordinate in point]
-    result["curve_sizes"] = [len(curve) for curve in curves]
+#: The polylines stored with the results, as ID properties of the settings (float64, saved with the .blend):
+#: flat points, points per polyline, and the result each belongs to.
+GEOMETRY_KINDS = ("curve", "region")
 
 
-def stored_curves(result) -> list:
-    """The result's intersection curves as (K, 3) lists of points ([] when it has none)."""
-    flat, sizes = result.get("curve_points", ()), result.get("curve_sizes", ())
-    curves, start = [], 0
-    for size in sizes:
-        curves.append([tuple(flat[3 * k:3 * k + 3]) for k in range(start, start + size)])
-        start += size
-    return curves
+def store_contact_geometry(settings, clashes: list[ClashResult]) -> None:
+    """The results' intersection curves and contact regions, all results in a few flat arrays.
+
+    ``settings["curve_points"]`` holds every curve's points (x, y, z, ...), ``["curve_sizes"]`` the
+    number of points of each curve and ``["curve_results"]`` the result index it belongs to; likewise
+    ``region_*`` for the contact regions' corners. Flat arrays keep reading them loop-free.
+    """
+    for kind, polylines in (("curve", [(k, curve) for k, c in enumerate(clashes) for curve in c.curves]),
+                            ("region", [(k, c.region) for k, c in enumerate(clashes) if c.region])):
+        settings[f"{kind}_points"] = [x for _k, line in polylines for point in line for x in point]
+        settings[f"{kind}_sizes"] = [len(line) for _k, line in polylines]
+        settings[f"{kind}_results"] = [k for k, _line in polylines]
+
+
+def stored_polylines(settings, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(points (P, 3), sizes (C,), results (C,))`` of the stored ``kind`` ('curve' or 'region')."""
+    points = np.asarray(settings.get(f"{kind}_points", ()), dtype=np.float64).reshape(-1, 3)
+    sizes = np.asarray(settings.get(f"{kind}_sizes", ()), dtype=np.int64)
+    return points, sizes, np.asarray(settings.get(f"{kind}_results", ()), dtype=np.int64)
+
+
+def polylines_by_result(settings, kind: str) -> dict[int, tuple]:
+    """``{result index: polylines}`` of the stored ``kind``, each polyline a tuple of points."""
+    points, sizes, results = stored_polylines(settings, kind)
+    grouped: dict[int, tuple] = {}
+    for index, line in zip(results.tolist(), np.split(points, np.cumsum(sizes)[:-1]) if len(sizes) else ()):
+        grouped[index] = (*grouped.get(index, ()), tuple(map(tuple, line.tolist())))
+    return grouped
 
 
 def _vanished_values(results, vanished: list[int], columns: dict[str, _Column]) -> tuple[dict, list]:
@@ -161,9 +181,7 @@ def store_results(settings, report: ClashReport, keep_vanished: bool) -> None:
         for name, value in zip(_ITEM_PROPERTIES, item):
             if value:
                 setattr(result, name, value)
-    for result, clash in zip(results, clashes):
-        if clash.curves:
-            store_curves(result, clash.curves)
+    store_contact_geometry(settings, clashes)
     if settings.active_result_index >= len(results):
         settings.active_result_index = max(len(results) - 1, 0)
     forget()
@@ -191,14 +209,16 @@ def stored_report(scene: bpy.types.Scene) -> ClashReport:
         separated=sum(r.status == 'separated' for r in results),
         resolved=sum(r.review_state == 'resolved' for r in results),
     )
+    curves, regions = polylines_by_result(settings, "curve"), polylines_by_result(settings, "region")
     report.results = [
         ClashResult(object_a=name_a, object_b=name_b, status=r.status, signed_distance=r.signed_distance,
                     normal=tuple(r.normal), point_a=tuple(r.point_a), point_b=tuple(r.point_b),
                     solver_status=r.solver_status, review_state=r.review_state, method=r.method,
                     overlap_volume=r.overlap_volume if r.has_volume else None,
                     depth_lower_bound=r.depth_lower_bound, depth_is_estimate=r.depth_is_estimate,
-                    curves=tuple(map(tuple, stored_curves(r))), note=r.hull_note)
-        for r, (name_a, name_b) in zip(results, pairs)
+                    curves=curves.get(index, ()), note=r.hull_note, region=regions.get(index, ((),))[0],
+                    region_area=r.region_area)
+        for index, (r, (name_a, name_b)) in enumerate(zip(results, pairs))
         if r.status != 'separated' and not is_vanished_clash(r.status, r.review_state)
     ]
     return report

@@ -178,6 +178,12 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
         description="The push-out was checked to separate the pair but may be longer than the shortest one",
         default=False,
     )
+    region_area: FloatProperty(
+        name="Contact Area",
+        unit='AREA',
+        precision=6,
+        description="Area of the contact region of convex pairs in contact (0 for a point or an edge)",
+    )
     stale: BoolProperty(
         name="Stale",
         description="One of the two objects moved or changed shape since the analysis: analyse again",

@@ -56,7 +56,8 @@ class SolidContact:
     - Separated or touching: ``point_b - point_a == distance * normal`` with both points on the surfaces.
     - ``overlap_volume``: the volume both objects enclose (0 when they do not overlap); None when an
       object is open (no inside, so no volume) or when hulls were measured.
-    - ``curves``: the polylines where the surfaces cross, one (K, 3) array each (mesh pairs only).
+    - ``curves``: the polylines where the surfaces cross, one (K, 3) array each (mesh pairs only); a
+      closed loop repeats its first point at the end.
     - ``method``: 'convex', 'parts', 'mesh' or 'hull': how the answer was computed.
     - ``region`` (convex and part pairs that touch or overlap): the patch of witness pairs
       (``core.region.ContactRegion``: a point, a segment or a polygon); ``point_a`` and ``point_b`` then
@@ -212,7 +213,8 @@ def _mesh_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
     """Non-convex objects, on their triangles."""
     touch, tolerance = options["touch_tolerance"], options["tolerance"]
     crossing = surface_intersection(a.mesh, b.mesh)
-    curves = tuple(crossing.curves)
+    curves = tuple(np.vstack([curve, curve[:1]]) if closed else curve
+                   for curve, closed in zip(crossing.curves, crossing.closed))
 
     def separated_after(offset: np.ndarray) -> bool:
         return not _overlapping(a, b.translated(offset))

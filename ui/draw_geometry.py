@@ -276,3 +276,78 @@ def _label_anchors(projected_starts, projected_ends, style: ArrowStyle):
     anchors[:, 1] -= 0.35 * style.label_size_px * style.pixel_scale * np.abs(normals[:, 0])
     middle_w = 0.5 * (start_w + end_w)
     return anchors, middle_w
+
+
+#: Contact regions are filled with their status colour at this opacity (the outline is drawn opaque).
+REGION_FILL_ALPHA = 0.35
+
+
+@dataclass(frozen=True)
+class ContactGeometry:
+    """Intersection curves and contact regions of the shown results, world space, one colour per vertex."""
+
+    line_coords: np.ndarray  # (2L, 3) segment end points: curves and region outlines
+    line_colors: np.ndarray  # (2L, 4)
+    triangle_coords: np.ndarray  # (3T, 3) region fills
+    triangle_colors: np.ndarray  # (3T, 4)
+
+
+def polyline_segments(points: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(segments (S, 2, 3), polyline of each segment (S,))``: consecutive point pairs within each polyline."""
+    owner = np.repeat(np.arange(len(sizes)), sizes)
+    joined = owner[:-1] == owner[1:]
+    return np.stack([points[:-1][joined], points[1:][joined]], axis=1), owner[:-1][joined]
+
+
+def closed_outline_segments(points: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Like ``polyline_segments`` with each polygon closed (last corner back to the first)."""
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    following = np.arange(len(points)) + 1
+    ends = starts + sizes
+    following[ends[sizes > 0] - 1] = starts[sizes > 0]
+    owner = np.repeat(np.arange(len(sizes)), sizes)
+    keep = np.repeat(sizes >= 2, sizes)
+    return np.stack([points[keep], points[following[keep]]], axis=1), owner[keep]
+
+
+def fan_triangles(points: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(triangles (T, 3, 3), polygon of each (T,))``: convex polygons cut into fans from their first corner."""
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    counts = np.maximum(sizes - 2, 0)
+    owner = np.repeat(np.arange(len(sizes)), counts)
+    step = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    first = starts[owner]
+    corners = np.stack([first, first + step + 1, first + step + 2], axis=1)
+    return points[corners], owner
+
+
+def contact_geometry(curves: tuple, regions: tuple, shown: np.ndarray, codes: np.ndarray,
+                     colors: np.ndarray) -> ContactGeometry:
+    """The curves and regions of the shown results in their status colours.
+
+    ``curves`` and ``regions`` are ``(points (P, 3), sizes (C,), result index (C,))`` as stored;
+    ``shown`` the result indices drawn (sorted), ``codes`` their status codes, ``colors`` (4, 4) RGBA.
+    """
+    lines, line_rows, triangles, triangle_rows = [], [], [], []
+    for (points, sizes, results), outline in ((curves, polyline_segments), (regions, closed_outline_segments)):
+        position = np.searchsorted(shown, results)
+        kept = (position < len(shown)) & (shown[np.minimum(position, len(shown) - 1)] == results) if len(shown) \
+            else np.zeros(len(results), dtype=bool)
+        segments, owner = outline(points, sizes)
+        keep = kept[owner]
+        lines.append(segments[keep])
+        line_rows.append(position[owner[keep]])
+        if outline is closed_outline_segments:
+            fans, fan_owner = fan_triangles(points, sizes)
+            keep = kept[fan_owner]
+            triangles.append(fans[keep])
+            triangle_rows.append(position[fan_owner[keep]])
+    line_rows, triangle_rows = np.concatenate(line_rows), np.concatenate(triangle_rows)
+    fill = np.asarray(colors, dtype=np.float32)[codes[triangle_rows]].copy()
+    fill[:, 3] *= REGION_FILL_ALPHA
+    return ContactGeometry(
+        line_coords=np.concatenate(lines).reshape(-1, 3).astype(np.float32),
+        line_colors=np.repeat(np.asarray(colors, dtype=np.float32)[codes[line_rows]], 2, axis=0),
+        triangle_coords=np.concatenate(triangles).reshape(-1, 3).astype(np.float32),
+        triangle_colors=np.repeat(fill, 3, axis=0),
+    )

@@ -30,6 +30,7 @@ from mathutils import Matrix
 
 from ..analysis.ordering import enum_column, number_column, visible_statuses
 from ..analysis.review import CLASHING
+from ..analysis.store import stored_polylines
 from . import draw_geometry
 from .label_atlas import LabelAtlas, pixel_projection
 from .units import format_length
@@ -55,6 +56,7 @@ class _SceneDrawing:
     style: draw_geometry.ArrowStyle
     show_arrows: bool
     show_labels: bool
+    contact: draw_geometry.ContactGeometry | None  # intersection curves and contact regions, if shown
 
 
 @dataclass(frozen=True)
@@ -224,7 +226,7 @@ def _draw_labels(view: _ViewDrawing) -> None:
 def _view_drawing(scene, view_matrix: Matrix, projection_matrix: Matrix, width: int, height: int):
     """The cached drawing of ``scene`` in this view, or None when there is nothing to draw."""
     drawing = _scene_drawing(scene)
-    if drawing is None or not (drawing.show_arrows or drawing.show_labels):
+    if drawing is None or not (drawing.show_arrows or drawing.show_labels or drawing.contact is not None):
         return None
     key = (view_matrix.copy().freeze(), projection_matrix.copy().freeze(), width, height)
     views = _cache["views"]
@@ -242,14 +244,16 @@ def _build_view(scene, drawing: _SceneDrawing, view_matrix, projection_matrix, w
         drawing.results, view_matrix, projection_matrix, (width, height), drawing.style, max_detailed=MAX_DETAILED,
         cull=True,  # results off screen are left out of the batches: cheaper to build and to draw
     )
-    lines = triangles = None
+    line_parts, triangle_parts = [], []
     if drawing.show_arrows:
-        lines = _batch('POLYLINE_FLAT_COLOR', 'LINES', geometry.line_coords, geometry.line_colors)
-        triangles = _batch(
-            'FLAT_COLOR', 'TRIS',
-            np.concatenate([geometry.triangle_coords, geometry.marker_coords]),
-            np.concatenate([geometry.triangle_colors, geometry.marker_colors]),
-        )
+        line_parts.append((geometry.line_coords, geometry.line_colors))
+        triangle_parts += [(geometry.triangle_coords, geometry.triangle_colors),
+                           (geometry.marker_coords, geometry.marker_colors)]
+    if drawing.contact is not None:
+        line_parts.append((drawing.contact.line_coords, drawing.contact.line_colors))
+        triangle_parts.append((drawing.contact.triangle_coords, drawing.contact.triangle_colors))
+    lines = _joined_batch('POLYLINE_FLAT_COLOR', 'LINES', line_parts)
+    triangles = _joined_batch('FLAT_COLOR', 'TRIS', triangle_parts)
     labels = []
     if drawing.show_labels:
         chosen = geometry.detailed[geometry.label_visible[geometry.detailed]]
@@ -279,9 +283,12 @@ def _label_batches(scene, drawing: _SceneDrawing, anchors: np.ndarray, chosen: n
     return atlas.batches(anchors, atlas.place(texts, colors))
 
 
-def _batch(shader_name: str, primitive: str, coords: np.ndarray, colors: np.ndarray):
-    if len(coords) == 0:
+def _joined_batch(shader_name: str, primitive: str, parts: list):
+    """One batch of all ``(coords, colors)`` parts, or None when they hold no vertex."""
+    if not parts or not sum(len(coords) for coords, _colors in parts):
         return None
+    coords = np.concatenate([coords for coords, _colors in parts]).astype(np.float32)
+    colors = np.concatenate([colors for _coords, colors in parts]).astype(np.float32)
     return batch_for_shader(gpu.shader.from_builtin(shader_name), primitive, {"pos": coords, "color": colors})
 
 
@@ -312,6 +319,8 @@ def _columns(scene, settings) -> dict:
         statuses = enum_column(results, "status")
         columns["codes"] = draw_geometry.status_codes(statuses)
         columns["vanished"] = vanished_clashes(statuses, enum_column(results, "review_state"))
+        columns["curves"] = stored_polylines(settings, "curve")
+        columns["regions"] = stored_polylines(settings, "region")
         cached = _cache["columns"] = (key, columns)
     return cached[1]
 
@@ -322,6 +331,7 @@ def _settings_key(settings) -> tuple:
         settings.fixed_arrow_length, settings.label_size, tuple(settings.color_penetrating),
         tuple(settings.color_touching), tuple(settings.color_separated), tuple(settings.color_clearance),
         settings.active_result_index, settings.hide_touching, tuple(sorted(settings.show_statuses)),
+        settings.show_curves,
     )
 
 
@@ -341,8 +351,9 @@ def _scene_from_columns(settings, columns: dict) -> _SceneDrawing:
     (not the vanished clashes kept as 'resolved'), in stored order, and the display style."""
     listed = draw_geometry.status_codes(sorted(visible_statuses(set(settings.show_statuses), settings.hide_touching)))
     shown = np.flatnonzero(np.isin(columns["codes"], listed) & ~columns["vanished"])
+    curves, regions = columns["curves"], columns["regions"]
     if len(shown) < len(columns["codes"]):
-        columns = {name: column[shown] for name, column in columns.items()}
+        columns = {name: column[shown] for name, column in columns.items() if name not in ("curves", "regions")}
     codes, depths, distances = columns["codes"], columns["depth"], columns["distance"]
     arrays = draw_geometry.ResultArrays(columns["point_a"], columns["point_b"], columns["normal"], depths, codes)
     values = np.select([codes == draw_geometry.PENETRATING, codes == draw_geometry.TOUCHING], [depths, 0.0],
@@ -358,7 +369,9 @@ def _scene_from_columns(settings, columns: dict) -> _SceneDrawing:
         label_size_px=float(settings.label_size),
         pixel_scale=_ui_scale(),
     )
-    return _SceneDrawing(arrays, values, style, settings.show_arrows, settings.show_labels)
+    contact = (draw_geometry.contact_geometry(curves, regions, shown, codes, style.colors)
+               if settings.show_curves else None)
+    return _SceneDrawing(arrays, values, style, settings.show_arrows, settings.show_labels, contact)
 
 
 def vanished_clashes(statuses: np.ndarray, review_states: np.ndarray) -> np.ndarray:

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..analysis.ordering import settings_order
 from ..analysis.store import result_pair
-from .units import format_length
+from .units import format_area, format_length, format_volume
 
 # Words on a result row: the length that matters for each status.
 VALUE_WORDS = {'penetrating': "depth", 'separated': "gap", 'clearance': "gap"}
@@ -112,6 +112,7 @@ class COLLISION_INSPECTOR_PT_tolerances(_SidebarPanel, bpy.types.Panel):
         layout.prop(settings, "touch_tolerance")
         layout.prop(settings, "clearance")
         layout.prop(settings, "max_iterations")
+        layout.prop(settings, "use_hulls")
 
 
 class COLLISION_INSPECTOR_PT_display(_SidebarPanel, bpy.types.Panel):
@@ -133,6 +134,7 @@ class COLLISION_INSPECTOR_PT_display(_SidebarPanel, bpy.types.Panel):
         length = arrows.column()
         length.active = settings.fixed_length_arrows
         length.prop(settings, "fixed_arrow_length")
+        layout.prop(settings, "show_curves")
         layout.prop(settings, "show_labels")
         labels = layout.column()
         labels.active = settings.show_labels
@@ -187,6 +189,15 @@ class COLLISION_INSPECTOR_PT_results(_SidebarPanel, bpy.types.Panel):
                 note.label(text=line)
 
 
+#: How a result was computed, as the panel says it (short: it must fit the sidebar).
+METHOD_NAMES = {
+    'convex': "convex, GJK/EPA (exact)",
+    'parts': "part by part, GJK/EPA (exact)",
+    'mesh': "on the triangles",
+    'hull': "convex hulls (asked for)",
+}
+
+
 def any_stale(results) -> bool:
     """True when any result is marked stale (one ``foreach_get``, however many results)."""
     stale = np.empty(len(results), dtype=bool)
@@ -199,6 +210,20 @@ def pair_summary(result, scene: bpy.types.Scene) -> str:
     value = row_value(result, scene)
     text = f"{result.label}: {result.status}" + (f", {value}" if value != result.status else "")
     return text + (" (stale: re-analyse)" if result.stale else "")
+
+
+def depth_details(result, scene: bpy.types.Scene) -> list:
+    """How sure the depth is, the overlap volume and the contact area, where they apply."""
+    lines = []
+    if result.status == 'penetrating' and result.depth_is_estimate:
+        lines.append(f"Depth: a checked push-out; the shortest is at least "
+                     f"{format_length(result.depth_lower_bound, scene)}")
+    if result.status == 'penetrating':
+        lines.append(f"Overlap volume: {format_volume(result.overlap_volume, scene)}" if result.has_volume
+                     else "Overlap volume: none (an open mesh encloses no volume)")
+    if result.region_area > 0.0:
+        lines.append(f"Contact area: {format_area(result.region_area, scene)}")
+    return lines
 
 
 def result_details(result, scene: bpy.types.Scene) -> list:
@@ -214,7 +239,9 @@ def result_details(result, scene: bpy.types.Scene) -> list:
         f"Status: {result.status}"
         + {'iteration_limit': " (iteration limit reached)", 'stalled': " (stopped early by rounding)"}.get(
             result.solver_status, ""),
+        f"Measured: {METHOD_NAMES[result.method]}",
         f"Signed distance: {format_length(result.signed_distance, scene)}",
+        *depth_details(result, scene),
         f"Touch tolerance: {format_length(result.tolerance, scene)}",
         "Normal (A\u2192B): " + ", ".join(f"{component:.4f}" for component in result.normal),
         f"Point on A: {point(result.point_a)}",

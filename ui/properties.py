@@ -300,8 +300,8 @@ class CollisionInspectorSettings(bpy.types.PropertyGroup):
         default=False,
     )
     show_curves: BoolProperty(
-        name="Intersection Curves",
-        description="Draw the curves where the surfaces of non-convex objects cross",
+        name="Curves and Regions",
+        description="Draw where the surfaces cross (intersection curves) and the contact regions of convex pairs",
         default=True,
         update=_redraw_overlay,
     )

@@ -48,3 +48,29 @@ def _significant(number: float, digits: int) -> str:
     if abs(number) >= 10 ** digits:
         return f"{number:.0f}"
     return np.format_float_positional(number, precision=digits, unique=False, fractional=False, trim='-')
+
+
+_SUPERSCRIPTS = {2: "\u00b2", 3: "\u00b3"}
+
+
+def format_area(value: float, scene: bpy.types.Scene, precision: int = 3) -> str:
+    """An area (Blender units²) in the scene's unit system, e.g. "0.5 m²"."""
+    return _format_power(value, scene, 'AREA', 2, precision)
+
+
+def format_volume(value: float, scene: bpy.types.Scene, precision: int = 3) -> str:
+    """A volume (Blender units³) in the scene's unit system, e.g. "0.08 m³"."""
+    return _format_power(value, scene, 'VOLUME', 3, precision)
+
+
+def _format_power(value: float, scene: bpy.types.Scene, category: str, power: int, precision: int) -> str:
+    """A length to the ``power``: in the fixed length unit to that power (as lengths are shown in it), else
+    as Blender's unit system writes it."""
+    units = scene.unit_settings
+    scaled = value * units.scale_length**power
+    fixed = _FIXED_LENGTH_UNITS.get(units.length_unit)
+    if units.system != 'NONE' and fixed is not None and not units.use_separate and fixed[1].startswith(" "):
+        metres_per_unit, suffix = fixed
+        return f"{_significant(scaled / metres_per_unit**power, precision)}{suffix}{_SUPERSCRIPTS[power]}"
+    return bpy.utils.units.to_string(units.system, category, scaled, precision=precision,
+                                     compatible_unit=False).strip()

@@ -42,6 +42,7 @@ def two_cubes(empty_scene):
     assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
     settings = empty_scene.collision_inspector
     settings.color_penetrating = PENETRATING_COLOR
+    settings.show_curves = False  # the arrow and its label only (contact regions have their own test)
     (result,) = settings.results
     assert result.status == 'penetrating'
     return empty_scene
@@ -102,6 +103,28 @@ def test_nothing_is_drawn_when_arrows_and_labels_are_off(overlay, snapshot, two_
     settings.show_labels = False
     _, (view, projection) = contact_view(two_cubes)
     assert not drawn(draw(snapshot, two_cubes, view, projection)).any()
+
+
+def test_contact_region_is_filled_where_a_box_rests_in_another(overlay, snapshot, empty_scene):
+    bpy.ops.mesh.primitive_cube_add(size=2.0, location=(0.0, 0.0, -1.0))  # top face at z = 0
+    bpy.context.object.name = "Table"
+    bpy.ops.mesh.primitive_cube_add(size=0.5, location=(0.3, 0.2, 0.2))  # 0.05 deep: a 0.5 x 0.5 patch
+    bpy.context.object.name = "Block"
+    for obj in empty_scene.objects:
+        obj.select_set(True)
+    assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
+    settings = empty_scene.collision_inspector
+    (result,) = settings.results
+    assert result.region_area == pytest.approx(0.25, rel=1e-9)
+    settings.show_arrows = settings.show_labels = False
+    view, projection = top_view(Vector((0.3, 0.2, 0.0)))
+    image = draw(snapshot, empty_scene, view, projection)
+    inside = [to_pixel((0.3 + dx, 0.2 + dy, 0.0), view, projection) for dx in (-0.2, 0.2) for dy in (-0.2, 0.2)]
+    assert all(drawn(image)[y, x] for x, y in inside)
+    outside = to_pixel((0.3, 0.6, 0.0), view, projection)  # 0.4 from the centre, the patch is 0.25
+    assert not drawn(image)[outside[1], outside[0]]
+    settings.show_curves = False
+    assert not drawn(draw(snapshot, empty_scene, view, projection)).any()
 
 
 def test_labels_are_drawn_beside_the_arrow(overlay, snapshot, two_cubes):

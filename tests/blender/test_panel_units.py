@@ -240,10 +240,10 @@ def test_main_panel_offers_analyse_and_clear(panel_module, empty_scene):
 
 def test_settings_panels_show_every_setting(panel_module, empty_scene):
     assert draw(panel_module.COLLISION_INSPECTOR_PT_tolerances).entries("prop") == [
-        "tolerance", "touch_tolerance", "clearance", "max_iterations",
+        "tolerance", "touch_tolerance", "clearance", "max_iterations", "use_hulls",
     ]
     assert set(draw(panel_module.COLLISION_INSPECTOR_PT_display).entries("prop")) == {
-        "show_arrows", "show_labels", "arrow_scale", "fixed_length_arrows", "fixed_arrow_length",
+        "show_arrows", "show_curves", "show_labels", "arrow_scale", "fixed_length_arrows", "fixed_arrow_length",
         "label_size", "color_penetrating", "color_touching", "color_clearance", "color_separated",
     }
 
@@ -263,6 +263,9 @@ def test_results_panel_lists_pairs_and_details_in_scene_units(panel_module, empt
     assert any(line.startswith("Point on A: 500 mm, ") for line in labels)  # on A's +x face
     assert any(line.startswith("Point on B: 400 mm, ") for line in labels)  # on B's -x face
     assert not any("hull" in text for text in labels)
+    assert "Measured: convex, GJK/EPA (exact)" in labels
+    assert "Contact area: 1000000 mm²" in labels  # the 1 m x 1 m overlap of the two faces
+    assert any(line.startswith("Overlap volume: ") for line in labels)
 
 
 def test_results_list_row_shows_pair_status_and_value(panel_module, empty_scene):

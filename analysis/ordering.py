@@ -61,7 +61,7 @@ def visible_order(results, sort_by: str, statuses: set, hide_touching: bool) -> 
     if sort_by == 'NAME':
         names = [(result.name_a, result.name_b) for result in results]
         return sorted(shown.tolist(), key=names.__getitem__)
-    signed = number_column(results, "signed_distance")[shown]
+    signed = number_column(results, "signed_distance_view")[shown]
     return shown[np.argsort(signed if sort_by == 'DEPTH' else np.abs(signed), kind='stable')].tolist()
 
 

@@ -68,17 +68,14 @@ def _clash_columns(clashes: list[ClashResult], states: list[str], touch_toleranc
     count = len(clashes)
     signed = np.array([c.signed_distance for c in clashes], dtype=np.float64)
     given = {
-        'signed_distance': signed, 'depth': np.maximum(-signed, 0.0), 'distance': np.maximum(signed, 0.0),
-        'tolerance': np.full(count, touch_tolerance),
-        'normal': [c.normal for c in clashes], 'point_a': [c.point_a for c in clashes],
-        'point_b': [c.point_b for c in clashes], 'status': [c.status for c in clashes],
+        'signed_distance_view': signed, 'depth_view': np.maximum(-signed, 0.0),
+        'distance_view': np.maximum(signed, 0.0), 'tolerance': np.full(count, touch_tolerance),
+        'normal_view': [c.normal for c in clashes], 'point_a_view': [c.point_a for c in clashes],
+        'point_b_view': [c.point_b for c in clashes], 'status': [c.status for c in clashes],
         'solver_status': [c.solver_status for c in clashes], 'review_state': states,
         'stale': np.zeros(count, dtype=bool), 'method': [c.method for c in clashes],
-        'overlap_volume': [c.overlap_volume or 0.0 for c in clashes],
         'has_volume': [c.overlap_volume is not None for c in clashes],
-        'depth_lower_bound': [c.depth_lower_bound for c in clashes],
         'depth_is_estimate': [c.depth_is_estimate for c in clashes],
-        'region_area': [c.region_area for c in clashes],
     }
     values = {}
     for name, column in columns.items():
@@ -132,6 +129,12 @@ def polylines_by_result(settings, kind: str) -> dict[int, tuple]:
     return grouped
 
 
+def exact_numbers(clash: ClashResult) -> list[float]:
+    """A clash's float64 numbers in the layout of a result's ``exact`` ID property (``EXACT_LAYOUT``)."""
+    return [clash.signed_distance, *clash.normal, *clash.point_a, *clash.point_b, clash.overlap_volume or 0.0,
+            clash.depth_lower_bound, clash.region_area]
+
+
 def _vanished_values(results, vanished: list[int], columns: dict[str, _Column]) -> tuple[dict, list]:
     """``(column values, per-result values)`` of the earlier results at ``vanished``, marked 'resolved'
     and not stale (the analysis just looked at them)."""
@@ -143,7 +146,7 @@ def _vanished_values(results, vanished: list[int], columns: dict[str, _Column]) 
     values['review_state'][:] = columns['review_state'].enum_values['resolved']
     values['stale'][:] = False
     wanted = set(vanished)
-    items = {index: tuple(getattr(r, name) for name in _ITEM_PROPERTIES)
+    items = {index: (*(getattr(r, name) for name in _ITEM_PROPERTIES), list(r.get("exact", ())))
              for index, r in enumerate(results) if index in wanted}
     return values, [items[index] for index in vanished]
 
@@ -167,7 +170,8 @@ def store_results(settings, report: ClashReport, keep_vanished: bool) -> None:
     values = _clash_columns(clashes, states, report.touch_tolerance, columns)
     names = {name for c in clashes for name in (c.object_a, c.object_b)}
     objects = {name: scene_object(name) for name in names}
-    items = [(objects[c.object_a], objects[c.object_b], c.object_a, c.object_b, c.note) for c in clashes]
+    items = [(objects[c.object_a], objects[c.object_b], c.object_a, c.object_b, c.note, exact_numbers(c))
+             for c in clashes]
     if keep_vanished and vanished:
         kept_values, kept_items = _vanished_values(results, vanished, columns)
         values = {name: np.concatenate([column, kept_values[name]]) for name, column in values.items()}
@@ -181,6 +185,8 @@ def store_results(settings, report: ClashReport, keep_vanished: bool) -> None:
         for name, value in zip(_ITEM_PROPERTIES, item):
             if value:
                 setattr(result, name, value)
+        if item[-1]:
+            result["exact"] = item[-1]  # float64, read back through the result's ExactNumber properties
     store_contact_geometry(settings, clashes)
     if settings.active_result_index >= len(results):
         settings.active_result_index = max(len(results) - 1, 0)

@@ -314,8 +314,8 @@ def _columns(scene, settings) -> dict:
     cached = _cache["columns"]
     if cached is None or cached[0] != key:
         results = settings.results
-        columns = {name: number_column(results, name, 3, np.float32) for name in ("point_a", "point_b", "normal")}
-        columns.update({name: number_column(results, name, dtype=np.float32) for name in ("depth", "distance")})
+        columns = {name: number_column(results, f"{name}_view", 3, np.float32) for name in ("point_a", "point_b", "normal")}
+        columns.update({name: number_column(results, f"{name}_view", dtype=np.float32) for name in ("depth", "distance")})
         statuses = enum_column(results, "status")
         columns["codes"] = draw_geometry.status_codes(statuses)
         columns["vanished"] = vanished_clashes(statuses, enum_column(results, "review_state"))

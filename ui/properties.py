@@ -90,6 +90,48 @@ METHOD_ITEMS = [
 ]
 
 
+#: The float64 numbers of a result, in the order of its ``exact`` ID property: name -> (start, size).
+EXACT_LAYOUT = {"signed_distance": (0, 1), "normal": (1, 3), "point_a": (4, 3), "point_b": (7, 3),
+                "overlap_volume": (10, 1), "depth_lower_bound": (11, 1), "region_area": (12, 1)}
+EXACT_SIZE = 13
+#: The single-precision copies (RNA properties, for ``foreach_get`` when drawing and sorting) of exact numbers.
+VIEW_COPIES = {"signed_distance": "signed_distance_view", "normal": "normal_view", "point_a": "point_a_view",
+               "point_b": "point_b_view"}
+
+
+class ExactNumber:
+    """A result number kept at float64 in the result's ``exact`` ID property (saved with the .blend).
+
+    Blender's float properties are single precision; a witness point 2e5 m from the origin would lose
+    millimetres. Reading gives a float (or a tuple of three); writing also updates the float32 copy that
+    the overlay and the list's sorting read in bulk.
+    """
+
+    def __init__(self, name: str, doc: str):
+        self.name, self.__doc__ = name, doc
+        self.start, self.size = EXACT_LAYOUT[name]
+
+    def __get__(self, result, _owner=None):
+        if result is None:
+            return self
+        values = result.get("exact")
+        if values is None:
+            values = [0.0] * EXACT_SIZE
+        picked = tuple(float(v) for v in values[self.start:self.start + self.size])
+        return picked[0] if self.size == 1 else picked
+
+    def __set__(self, result, value) -> None:
+        values = list(result.get("exact", [0.0] * EXACT_SIZE))
+        numbers = [float(value)] if self.size == 1 else [float(v) for v in value]
+        values[self.start:self.start + self.size] = numbers
+        result["exact"] = values
+        view = VIEW_COPIES.get(self.name)
+        if view is not None:
+            setattr(result, view, numbers[0] if self.size == 1 else numbers)
+        if self.name == "signed_distance":
+            result.depth_view, result.distance_view = max(-numbers[0], 0.0), max(numbers[0], 0.0)
+
+
 class CollisionInspectorResult(bpy.types.PropertyGroup):
     """One analysed pair: A is the object whose name sorts first."""
 
@@ -98,23 +140,19 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
     name_a: StringProperty(name="Name A", description="Name of object A when the pair was analysed")
     name_b: StringProperty(name="Name B", description="Name of object B when the pair was analysed")
     status: EnumProperty(name="Status", items=STATUS_ITEMS, default='separated', description="Contact state")
-    signed_distance: FloatProperty(
-        name="Signed Distance",
+    signed_distance_view: FloatProperty(
+        name="Signed Distance (display)",
         subtype='DISTANCE',
         precision=6,
-        description="Distance between the objects; negative when they penetrate (minus the depth)",
+        description="Single-precision copy of the signed distance, for sorting and drawing",
     )
-    depth: FloatProperty(
-        name="Depth",
-        subtype='DISTANCE',
-        precision=6,
-        description="Penetration depth: the shortest move of B along the normal that separates the pair",
+    depth_view: FloatProperty(
+        name="Depth (display)", subtype='DISTANCE', precision=6,
+        description="Single-precision copy of the depth, for drawing",
     )
-    distance: FloatProperty(
-        name="Distance",
-        subtype='DISTANCE',
-        precision=6,
-        description="Gap between the objects when separated",
+    distance_view: FloatProperty(
+        name="Distance (display)", subtype='DISTANCE', precision=6,
+        description="Single-precision copy of the gap, for drawing",
     )
     tolerance: FloatProperty(
         name="Touch Tolerance Used",
@@ -122,17 +160,17 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
         precision=6,
         description="Touch tolerance of this analysis",
     )
-    normal: FloatVectorProperty(
-        name="Normal",
-        size=3,
-        subtype='DIRECTION',
-        description="Unit contact normal, pointing from A toward B",
+    normal_view: FloatVectorProperty(
+        name="Normal (display)", size=3, subtype='DIRECTION',
+        description="Single-precision copy of the contact normal, for drawing",
     )
-    point_a: FloatVectorProperty(
-        name="Point on A", size=3, subtype='TRANSLATION', description="Witness point on A (world space)"
+    point_a_view: FloatVectorProperty(
+        name="Point on A (display)", size=3, subtype='TRANSLATION',
+        description="Single-precision copy of the witness point on A, for drawing",
     )
-    point_b: FloatVectorProperty(
-        name="Point on B", size=3, subtype='TRANSLATION', description="Witness point on B (world space)"
+    point_b_view: FloatVectorProperty(
+        name="Point on B (display)", size=3, subtype='TRANSLATION',
+        description="Single-precision copy of the witness point on B, for drawing",
     )
     solver_status: EnumProperty(
         name="Solver Status",
@@ -156,38 +194,46 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
         default='convex',
         description="How the pair was measured",
     )
-    overlap_volume: FloatProperty(
-        name="Overlap Volume",
-        unit='VOLUME',
-        precision=6,
-        description="Volume enclosed by both objects (0 when their volumes do not overlap)",
-    )
     has_volume: BoolProperty(
         name="Has Volume",
         description="Both objects are closed, so the overlap volume exists (open meshes enclose none)",
         default=True,
-    )
-    depth_lower_bound: FloatProperty(
-        name="Depth Lower Bound",
-        subtype='DISTANCE',
-        precision=6,
-        description="No push-out shorter than this can separate the pair (proved)",
     )
     depth_is_estimate: BoolProperty(
         name="Depth Is an Estimate",
         description="The push-out was checked to separate the pair but may be longer than the shortest one",
         default=False,
     )
-    region_area: FloatProperty(
-        name="Contact Area",
-        unit='AREA',
-        precision=6,
-        description="Area of the contact region of convex pairs in contact (0 for a point or an edge)",
-    )
     stale: BoolProperty(
         name="Stale",
         description="One of the two objects moved or changed shape since the analysis: analyse again",
     )
+
+    signed_distance = ExactNumber("signed_distance", "Distance between the objects; negative when they penetrate")
+    normal = ExactNumber("normal", "Unit contact normal, pointing from A toward B")
+    point_a = ExactNumber("point_a", "Witness point on A (world space)")
+    point_b = ExactNumber("point_b", "Witness point on B (world space)")
+    overlap_volume = ExactNumber("overlap_volume", "Volume enclosed by both objects (0 when they do not overlap)")
+    depth_lower_bound = ExactNumber("depth_lower_bound", "No push-out shorter than this can separate the pair")
+    region_area = ExactNumber("region_area", "Area of the contact region (0 for a point or an edge)")
+
+    @property
+    def depth(self) -> float:
+        """Penetration depth (float64): the push-out along the normal that separates the pair; 0 unless penetrating."""
+        return max(-self.signed_distance, 0.0)
+
+    @depth.setter
+    def depth(self, value: float) -> None:
+        self.signed_distance = -float(value)
+
+    @property
+    def distance(self) -> float:
+        """Gap between the objects (float64); 0 unless apart."""
+        return max(self.signed_distance, 0.0)
+
+    @distance.setter
+    def distance(self, value: float) -> None:
+        self.signed_distance = float(value)
 
     @property
     def label(self) -> str:

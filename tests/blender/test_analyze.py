@@ -343,3 +343,17 @@ def test_undo_restores_the_results_before_analyse_and_clear(empty_scene):
     assert current_results() == []
     bpy.ops.ed.undo()
     assert current_results() == [("A", "B", 'penetrating')]
+
+
+def test_results_read_back_at_float64_far_from_the_origin(empty_scene):
+    a = add_cube("A", location=(2e5, 0.0, 0.0))
+    b = add_cube("B", location=(2e5 + 0.9, 0.0, 0.0))
+    result = only_result(a, b)
+    x_a, x_b = a.matrix_world.translation.x, b.matrix_world.translation.x  # as Blender stores them
+    # The contact patch's centre on A's +x face and on B's -x face; float32 would be off by ~8 mm here.
+    assert result.point_a == pytest.approx((x_a + 0.5, 0.0, 0.0), abs=1e-9)
+    assert result.point_b == pytest.approx((x_b - 0.5, 0.0, 0.0), abs=1e-9)
+    assert result.depth == pytest.approx(1.0 - (x_b - x_a), abs=1e-9)
+    assert isinstance(result.signed_distance, float) and result.signed_distance == -result.depth
+    result.signed_distance = -0.25  # writing keeps the float32 copy the overlay draws in step
+    assert (result.depth, result.depth_view) == (0.25, 0.25)

@@ -131,7 +131,7 @@ def test_clearance_adds_clearance_violations(empty_scene):
 
 def fake_results(*rows) -> list:
     """Stand-ins for stored results: ``(name_a, name_b, status, signed_distance)`` each."""
-    return [SimpleNamespace(name_a=a, name_b=b, status=status, signed_distance=d) for a, b, status, d in rows]
+    return [SimpleNamespace(name_a=a, name_b=b, status=status, signed_distance_view=d) for a, b, status, d in rows]
 
 
 ROWS = fake_results(("A", "B", 'separated', 2.0), ("A", "C", 'penetrating', -0.1),

@@ -42,8 +42,8 @@ def fill_penetrating_results(scene, count: int, seed: int = 0) -> None:
     points_b = np.column_stack([rng.uniform(-2.0, 2.0, size=(count, 2)), np.zeros(count)])
     depths = rng.uniform(0.001, 0.05, size=count)
     normals = np.tile([1.0, 0.0, 0.0], (count, 1))
-    for name, column in (("point_b", points_b), ("point_a", points_b + depths[:, None] * normals),
-                         ("normal", normals), ("depth", depths), ("signed_distance", -depths)):
+    for name, column in (("point_b_view", points_b), ("point_a_view", points_b + depths[:, None] * normals),
+                         ("normal_view", normals), ("depth_view", depths), ("signed_distance_view", -depths)):
         results.foreach_set(name, column.ravel())
     results.foreach_set("status", np.zeros(count, dtype=np.int32))  # enum value 0: penetrating
     scene.collision_inspector.color_penetrating = LABEL_COLOR

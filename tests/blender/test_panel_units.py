@@ -173,10 +173,10 @@ def test_result_fields_carry_units(empty_scene):
     result = empty_scene.collision_inspector.results.add()
     statuses = [item.identifier for item in rna_property(result, "status").enum_items]
     assert statuses == ['penetrating', 'touching', 'clearance', 'separated']
-    for name in ("signed_distance", "depth", "distance", "tolerance"):
+    for name in ("signed_distance_view", "depth_view", "distance_view", "tolerance"):
         assert rna_property(result, name).subtype == 'DISTANCE', name
-    assert rna_property(result, "normal").subtype == 'DIRECTION'
-    for name in ("point_a", "point_b"):
+    assert rna_property(result, "normal_view").subtype == 'DIRECTION'
+    for name in ("point_a_view", "point_b_view"):
         prop = rna_property(result, name)
         assert (prop.subtype, prop.array_length) == ('TRANSLATION', 3)
     for name in ("object_a", "object_b"):

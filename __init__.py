@@ -11,6 +11,7 @@ from .analysis import tracking
 from .operators.analyze import COLLISION_INSPECTOR_OT_analyze
 from .operators.browse import CLASSES as BROWSE_CLASSES
 from .operators.clear import COLLISION_INSPECTOR_OT_clear
+from .operators.crosscheck import COLLISION_INSPECTOR_OT_cross_check
 from .operators.export import COLLISION_INSPECTOR_OT_export_report
 from .ui import overlay
 from .ui.panel import CLASSES as PANEL_CLASSES
@@ -24,6 +25,7 @@ CLASSES = (
     CollisionInspectorSettings,
     COLLISION_INSPECTOR_OT_analyze,
     COLLISION_INSPECTOR_OT_clear,
+    COLLISION_INSPECTOR_OT_cross_check,
     COLLISION_INSPECTOR_OT_export_report,
     *BROWSE_CLASSES,
     *PANEL_CLASSES,

@@ -181,6 +181,15 @@ class COLLISION_INSPECTOR_PT_results(_SidebarPanel, bpy.types.Panel):
         for line in result_details(result, scene):
             for part in textwrap.wrap(line, width, subsequent_indent="    ") or [""]:
                 details.label(text=part)
+        if result.method in {'convex', 'hull'}:
+            check = layout.row()
+            check.operator("collision_inspector.cross_check", icon='CHECKMARK')
+            if result.cross_check:
+                check.alert = result.cross_check != "agrees"
+                check.label(text="SAT: agrees" if result.cross_check == "agrees" else "SAT disagrees")
+        if result.cross_check not in {"", "agrees"}:
+            for line in textwrap.wrap(result.cross_check, width):
+                layout.label(text=line)
         if result.hull_note:
             note = layout.column(align=True)
             note.alert = True

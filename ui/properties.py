@@ -204,6 +204,10 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
         description="The push-out was checked to separate the pair but may be longer than the shortest one",
         default=False,
     )
+    cross_check: StringProperty(
+        name="SAT Cross-Check",
+        description="What the separating-axis test said of this result: 'agrees', or the disagreement",
+    )
     stale: BoolProperty(
         name="Stale",
         description="One of the two objects moved or changed shape since the analysis: analyse again",

@@ -4,7 +4,8 @@
     python scripts/demo.py [IMAGE.png]    # the same, with a Python that can ``import bpy``
 
 The scene: two unit cubes 0.9 apart on x (they overlap by 0.1), a sphere 0.25 above the second cube,
-and a tilted board resting on the cubes. All four are analysed at once (six pairs).
+a tilted board resting on the cubes, and a ring (a torus: non-convex) with a pin through its tube. All
+six are analysed at once (fifteen pairs); the ring is measured on its triangles.
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ def build_demo_scene() -> bpy.types.Object:
     _add("Sphere", (0.6, 0.8, 0.6), mesh.primitive_uv_sphere_add, radius=0.4, location=(1.2, 0.0, 0.5 + 0.25 + 0.4))
     _add("Board", (0.8, 0.65, 0.8), mesh.primitive_cube_add, size=1.0, location=(-0.2, -0.25, 0.6),
          rotation=(0.0, math.radians(-12.0), math.radians(30.0)), scale=(1.6, 0.5, 0.12))
+    _add("Ring", (0.9, 0.75, 0.4), mesh.primitive_torus_add, major_radius=0.45, minor_radius=0.12,
+         location=(1.9, 1.0, -0.2))
+    _add("Pin", (0.7, 0.7, 0.75), mesh.primitive_cylinder_add, radius=0.06, depth=0.9, vertices=24,
+         location=(1.9 + 0.45 + 0.05, 1.0, -0.2))
     bpy.context.scene.display.shading.color_type = 'OBJECT'  # the Workbench render shows the object colours
     shapes = list(bpy.context.scene.objects)
     camera = bpy.data.objects.new("Camera", bpy.data.cameras.new("Camera"))

@@ -97,17 +97,24 @@ class COLLISION_INSPECTOR_PT_main(_SidebarPanel, bpy.types.Panel):
         row.operator("collision_inspector.clear", icon='X', text="Clear")
 
 
-class COLLISION_INSPECTOR_PT_tolerances(_SidebarPanel, bpy.types.Panel):
-    """Solver accuracy, the touch band and the clearance distance."""
+class _SettingsSubpanel(_SidebarPanel):
+    """A closed-by-default sub-panel of settings, laid out with property split."""
 
-    bl_label = "Thresholds"
     bl_parent_id = "COLLISION_INSPECTOR_PT_main"
     bl_options = {'DEFAULT_CLOSED'}
 
     def draw(self, context):
-        settings = context.scene.collision_inspector
-        layout = self.layout
-        layout.use_property_split = True
+        self.layout.use_property_split = True
+        self.draw_settings(self.layout, context.scene.collision_inspector)
+
+
+class COLLISION_INSPECTOR_PT_tolerances(_SettingsSubpanel, bpy.types.Panel):
+    """Solver accuracy, the touch band and the clearance distance."""
+
+    bl_label = "Thresholds"
+
+    @staticmethod
+    def draw_settings(layout, settings) -> None:
         layout.prop(settings, "tolerance")
         layout.prop(settings, "touch_tolerance")
         layout.prop(settings, "clearance")
@@ -115,17 +122,13 @@ class COLLISION_INSPECTOR_PT_tolerances(_SidebarPanel, bpy.types.Panel):
         layout.prop(settings, "use_hulls")
 
 
-class COLLISION_INSPECTOR_PT_display(_SidebarPanel, bpy.types.Panel):
+class COLLISION_INSPECTOR_PT_display(_SettingsSubpanel, bpy.types.Panel):
     """How the overlay draws arrows and labels."""
 
     bl_label = "Display"
-    bl_parent_id = "COLLISION_INSPECTOR_PT_main"
-    bl_options = {'DEFAULT_CLOSED'}
 
-    def draw(self, context):
-        settings = context.scene.collision_inspector
-        layout = self.layout
-        layout.use_property_split = True
+    @staticmethod
+    def draw_settings(layout, settings) -> None:
         layout.prop(settings, "show_arrows")
         arrows = layout.column()
         arrows.active = settings.show_arrows

@@ -216,8 +216,10 @@ class RecordingLayout:
 
 
 def draw(panel_class, context=None) -> RecordingLayout:
+    """What the panel's ``draw`` lays out, called on a stand-in panel that has the class's other methods."""
     layout = RecordingLayout()
-    panel_class.draw(SimpleNamespace(layout=layout), context or bpy.context)
+    panel_class.draw(SimpleNamespace(layout=layout, draw_settings=getattr(panel_class, "draw_settings", None)),
+                     context or bpy.context)
     return layout
 
 

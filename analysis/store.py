@@ -183,7 +183,7 @@ def store_results(settings, report: ClashReport, keep_vanished: bool) -> None:
                 setattr(result, name, value)
     store_contact_geometry(settings, clashes)
     if settings.active_result_index >= len(results):
-        settings.active_result_index = max(len(results) - 1, 0)
+        settings["active_result_index"] = max(len(results) - 1, 0)  # no update: the selection stays
     forget()
 
 

@@ -1,5 +1,6 @@
 """Sidebar tab "Collision" in the 3D viewport: scope, buttons, thresholds, display options and results."""
 
+import math
 import textwrap
 
 import bpy
@@ -249,10 +250,55 @@ def result_details(result, scene: bpy.types.Scene) -> list:
     ]
 
 
+# Interactive inspection (issue 11): measuring modes, directional depth and Copy Pair for Report.
+
+def directional_summary(result, scene: bpy.types.Scene) -> str:
+    """"Cube must move 0.25 m along Z to separate" (to touch when apart; or that it never touches)."""
+    name_b = result.object_b.name if result.object_b else result.name_b
+    axis = {'VIEW': "the view", 'NORMAL': "the normal"}.get(result.directional_axis,
+                                                          result.directional_axis.replace("NEG_", "-"))
+    if not math.isfinite(result.directional_distance) or result.directional_distance > 1e30:
+        return f"{name_b} moving along {axis} never touches"
+    if result.status == 'touching':
+        return f"{name_b} touches now (along {axis})"
+    goal = "separate" if result.status == 'penetrating' else "touch"
+    return f"{name_b} must move {format_length(result.directional_distance, scene)} along {axis} to {goal}"
+
+
+class COLLISION_INSPECTOR_PT_inspect(_SidebarPanel, bpy.types.Panel):
+    """Measuring modes (plane, rigid-body shapes), directional depth and the pair report of the active result."""
+
+    bl_label = "Inspect"
+    bl_parent_id = "COLLISION_INSPECTOR_PT_main"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw(self, context):
+        settings = context.scene.collision_inspector
+        layout = self.layout
+        modes = layout.column()
+        modes.use_property_split = True
+        modes.prop(settings, "plane_mode")
+        if settings.plane_mode == 'CUSTOM':
+            modes.prop(settings, "plane_normal", text="Normal")
+        modes.prop(settings, "use_rigid_body_shapes")
+        modes.prop(settings, "select_on_click")
+        if not 0 <= settings.active_result_index < len(settings.results):
+            layout.label(text="Analyse, then choose a result")
+            return
+        result = settings.results[settings.active_result_index]
+        layout.label(text="Directional depth of B along:")
+        layout.row(align=True).operator_enum("collision_inspector.directional_depth", "axis")
+        if result.directional_axis != 'NONE':
+            for line in textwrap.wrap(directional_summary(result, context.scene), NOTE_WIDTH_CHARS):
+                layout.label(text=line)
+        layout.operator("collision_inspector.copy_pair", icon='COPYDOWN')
+
+
 CLASSES = (
     COLLISION_INSPECTOR_UL_results,
     COLLISION_INSPECTOR_PT_main,
     COLLISION_INSPECTOR_PT_tolerances,
     COLLISION_INSPECTOR_PT_display,
     COLLISION_INSPECTOR_PT_results,
+    COLLISION_INSPECTOR_PT_inspect,
 )

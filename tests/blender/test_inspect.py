@@ -13,6 +13,7 @@ import math
 import sys
 
 import bpy
+import numpy as np
 import pytest
 
 from test_browser import add_cube, analyse, select_only
@@ -192,3 +193,27 @@ def test_copy_pair_replays_from_the_command_line(empty_scene, tmp_path, addon):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "reproduced: yes" in done.stdout
     assert json.loads(path.read_text())["expected"]["distance"] == pytest.approx(0.5, abs=EXACT)
+
+
+# --- labels that never overlap (drawn for real, offscreen) -------------------------------------------------
+
+
+def test_labels_of_coinciding_arrows_are_stacked_with_a_leader(empty_scene, addon):
+    snapshot = importlib.import_module(addon.__name__ + ".ui.snapshot")
+    snapshot.ensure_gpu()
+    from mathutils import Matrix, Vector
+
+    a, b, twin = add_cube("A", 0.0), add_cube("B", 0.9), add_cube("B2", 0.9)  # two identical contacts
+    select_only(a, b, twin, active=a)
+    analyse('ACTIVE')
+    settings = empty_scene.collision_inspector
+    settings.show_arrows = False
+    settings.show_curves = False
+    settings.label_size = 16
+    middle = (Vector(settings.results[0].point_a) + Vector(settings.results[0].point_b)) / 2
+    view = Matrix.Translation(-(middle + Vector((0.0, 0.0, 5.0))))
+    projection = Matrix.Diagonal((2.0, 2.0, -0.1, 1.0))
+    image = snapshot.draw_overlay_offscreen(empty_scene, view, projection, 200, 200)
+    rows, columns = np.nonzero(image[..., 3] > 0.01)
+    assert rows.max() - rows.min() > 2 * settings.label_size  # two labels, one above the other
+    assert columns.min() <= 100 - 3  # the leader line runs left of both labels' text

@@ -26,7 +26,10 @@ class COLLISION_INSPECTOR_UL_results(bpy.types.UIList):
 
     def draw_item(self, context, layout, _data, item, _icon, _active_data, _active_prop, index=0, _flags=0):
         row = layout.row(align=True)
-        row.label(text=item.label, icon='TIME' if item.stale else item.status_icon)
+        name_a, name_b = result_pair(item)
+        region = getattr(context, "region", None)
+        chars = NOTE_WIDTH_CHARS if region is None else (region.width - (VALUE_UNITS + 3) * 20) // PIXELS_PER_CHAR
+        row.label(text=pair_label(name_a, name_b, chars), icon='TIME' if item.stale else item.status_icon)
         value = row.row(align=True)
         value.ui_units_x = VALUE_UNITS
         value.alignment = 'RIGHT'
@@ -41,6 +44,31 @@ class COLLISION_INSPECTOR_UL_results(bpy.types.UIList):
     def filter_items(self, context, data, propname):
         return list_filter(getattr(data, propname), settings_order(context.scene.collision_inspector),
                            self.bitflag_filter_item)
+
+
+def pair_label(name_a: str, name_b: str, chars: int) -> str:
+    """"A ↔ B" in at most ``chars`` characters (at least 9): the longer name is shortened first, each keeping
+    its start and end around an ellipsis, so both names stay recognisable in a narrow sidebar (the row's
+    frame button has the full names in its tooltip)."""
+    chars = max(int(chars), 9)
+    room = chars - 3  # " ↔ "
+    if len(name_a) + len(name_b) <= room:
+        return f"{name_a} \u2194 {name_b}"
+    short = min(len(name_a), len(name_b))
+    budget_a = max(room - short, room // 2) if len(name_a) > len(name_b) else min(len(name_a), room // 2)
+    budget_b = room - budget_a
+    return f"{_ellipsized(name_a, budget_a)} \u2194 {_ellipsized(name_b, budget_b)}"
+
+
+def _ellipsized(name: str, chars: int) -> str:
+    """``name`` in at most ``chars`` characters: its start, an ellipsis and its end (numbered copies such as
+    "Pipe.012" stay told apart)."""
+    if len(name) <= chars:
+        return name
+    if chars <= 1:
+        return name[:chars]
+    tail = (chars - 1) // 2
+    return name[:chars - 1 - tail] + "\u2026" + (name[len(name) - tail:] if tail else "")
 
 
 def list_filter(results, order: list, visible_flag: int) -> tuple:

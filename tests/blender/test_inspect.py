@@ -217,3 +217,53 @@ def test_labels_of_coinciding_arrows_are_stacked_with_a_leader(empty_scene, addo
     rows, columns = np.nonzero(image[..., 3] > 0.01)
     assert rows.max() - rows.min() > 2 * settings.label_size  # two labels, one above the other
     assert columns.min() <= 100 - 3  # the leader line runs left of both labels' text
+
+
+# --- the Inspect panel and directional depth with rigid-body shapes ---------------------------------------
+
+
+def test_inspect_panel_offers_the_modes_the_axes_and_copy_pair(empty_scene, addon):
+    from types import SimpleNamespace
+
+    from test_panel_units import RecordingLayout
+
+    class Layout(RecordingLayout):
+        def _child(self, *_args, **_kwargs):
+            return Layout(self.log)
+
+        row = column = _child
+
+        def operator_enum(self, idname, prop):
+            self.log.append(("operator_enum", idname, prop))
+
+    def draw(panel_class):
+        layout = Layout()
+        panel_class.draw(SimpleNamespace(layout=layout), bpy.context)
+        return layout
+
+    panel = importlib.import_module(addon.__name__ + ".ui.panel")
+    assert draw(panel.COLLISION_INSPECTOR_PT_inspect).entries("prop") == [
+        "plane_mode", "use_rigid_body_shapes", "select_on_click"]
+    empty_scene.collision_inspector.plane_mode = 'CUSTOM'
+    assert "plane_normal" in draw(panel.COLLISION_INSPECTOR_PT_inspect).entries("prop")
+    empty_scene.collision_inspector.plane_mode = 'NONE'
+    a, b = add_cube("A", 0.0), add_cube("B", 0.75)
+    select_only(a, b)
+    analyse()
+    assert bpy.ops.collision_inspector.directional_depth(axis='X') == {'FINISHED'}
+    layout = draw(panel.COLLISION_INSPECTOR_PT_inspect)
+    assert layout.entries("operator_enum") == [("collision_inspector.directional_depth", "axis")]
+    assert layout.entries("operator") == ["collision_inspector.copy_pair"]
+    assert any("B must move 0.25 m along X to separate" in text for text, _icon in layout.entries("label"))
+
+
+def test_directional_depth_uses_the_rigid_body_shapes(empty_scene):
+    a, b = add_cube("A", 0.0), add_cube("B", 1.5)
+    add_rigid_body(a, 'SPHERE')
+    add_rigid_body(b, 'SPHERE')
+    b.location.y = 0.6  # the spheres (radius 0.5) meet when B's centre is 1 from A's
+    select_only(a, b)
+    analyse('SELECTED', use_rigid_body_shapes=True)
+    assert bpy.ops.collision_inspector.directional_depth(axis='NEG_X') == {'FINISHED'}
+    travel = 1.5 - math.sqrt(1.0 - 0.6 ** 2)
+    assert empty_scene.collision_inspector.results[0].directional_distance == pytest.approx(travel, abs=1e-6)

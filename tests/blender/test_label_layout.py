@@ -59,3 +59,22 @@ def test_crowded_labels_never_overlap(layout, seed):
     moved = (result.anchors != anchors[result.shown]).any(axis=1)
     assert len(result.leaders) == moved.sum()
     assert (np.abs(result.anchors - anchors[result.shown])[:, 0] == 0).all()  # moved vertically only
+
+
+@pytest.fixture
+def panel(addon):
+    return importlib.import_module(addon.__name__ + ".ui.panel")
+
+
+@pytest.mark.parametrize("chars", range(9, 40))
+def test_pair_labels_fit_and_keep_both_names_recognisable(panel, chars):
+    name_a, name_b = "Kitchen_Cabinet_Left_Door.012", "Wall"
+    text = panel.pair_label(name_a, name_b, chars)
+    assert len(text) <= chars
+    left, right = text.split(" \u2194 ")
+    assert left[0] == "K" and (right == "Wall" or right.startswith("W"))
+    if "\u2026" in left and chars >= 15:
+        assert left.endswith("2")  # the number of a copy survives
+    assert panel.pair_label("A", "B", chars) == "A \u2194 B"
+    long = panel.pair_label(name_a, name_a.replace("Left", "Right"), chars)
+    assert len(long) <= chars and long.count("\u2026") == 2

@@ -26,10 +26,10 @@ class COLLISION_INSPECTOR_UL_results(bpy.types.UIList):
 
     def draw_item(self, context, layout, _data, item, _icon, _active_data, _active_prop, index=0, _flags=0):
         row = layout.row(align=True)
-        name_a, name_b = result_pair(item)
-        region = getattr(context, "region", None)
-        chars = NOTE_WIDTH_CHARS if region is None else (region.width - (VALUE_UNITS + 3) * 20) // PIXELS_PER_CHAR
-        row.label(text=pair_label(name_a, name_b, chars), icon='TIME' if item.stale else item.status_icon)
+        region = getattr(context, "region", None)  # its width says how much of the names fits
+        text = item.label if region is None else pair_label(
+            *result_pair(item), (region.width - (VALUE_UNITS + 3) * 20) // PIXELS_PER_CHAR)
+        row.label(text=text, icon='TIME' if item.stale else item.status_icon)
         value = row.row(align=True)
         value.ui_units_x = VALUE_UNITS
         value.alignment = 'RIGHT'

@@ -267,3 +267,24 @@ def test_directional_depth_uses_the_rigid_body_shapes(empty_scene):
     assert bpy.ops.collision_inspector.directional_depth(axis='NEG_X') == {'FINISHED'}
     travel = 1.5 - math.sqrt(1.0 - 0.6 ** 2)
     assert empty_scene.collision_inspector.results[0].directional_distance == pytest.approx(travel, abs=1e-6)
+
+
+def test_rows_shorten_long_pair_names_to_the_sidebar_width(empty_scene, addon):
+    from types import SimpleNamespace
+
+    from test_panel_units import RecordingLayout
+
+    panel = importlib.import_module(addon.__name__ + ".ui.panel")
+    add_cube("Left bracket of the main assembly.001", 0.0)
+    add_cube("Right bracket of the main assembly.002", 0.9)
+    select_only(*bpy.data.objects)
+    analyse()
+    layout = RecordingLayout()
+    narrow = SimpleNamespace(scene=empty_scene, region=SimpleNamespace(width=320))
+    panel.COLLISION_INSPECTOR_UL_results.draw_item(None, narrow, layout, empty_scene.collision_inspector,
+                                                   empty_scene.collision_inspector.results[0], 0, None, "", 0)
+    text = layout.entries("label")[0][0]
+    chars = (320 - (panel.VALUE_UNITS + 3) * 20) // panel.PIXELS_PER_CHAR
+    assert len(text) <= chars < len("Left bracket of the main assembly.001")
+    left, right = text.split(" \u2194 ")
+    assert left.startswith("Left") and left.endswith("001") and right.startswith("Rig") and right.endswith("002")

@@ -121,7 +121,7 @@ def rigid_shape(source: Source, depsgraph: bpy.types.Depsgraph):
 
 def _rigid_pair(a: Solid, b: Solid, shape_a, shape_b, options: dict) -> tuple[SolidContact, str]:
     """A pair with at least one rigid-body shape: GJK/EPA against the other side's shape or hull."""
-    sides = [(shape, solid) for shape, solid in ((shape_a, a), (shape_b, b))]
+    sides = ((shape_a, a), (shape_b, b))
     shapes = [solid.hull if shape is None else shape for shape, solid in sides]
     contact = collide(*shapes, **options)
     hulls = [solid.name for shape, solid in sides if shape is None and solid.method != CONVEX]

@@ -288,3 +288,27 @@ def test_rows_shorten_long_pair_names_to_the_sidebar_width(empty_scene, addon):
     assert len(text) <= chars < len("Left bracket of the main assembly.001")
     left, right = text.split(" \u2194 ")
     assert left.startswith("Left") and left.endswith("001") and right.startswith("Rig") and right.endswith("002")
+
+
+@pytest.mark.parametrize("half_extent", [0.05, 1.0, 1000.0])
+def test_the_arrow_shows_at_any_zoom(empty_scene, addon, half_extent):
+    snapshot = importlib.import_module(addon.__name__ + ".ui.snapshot")
+    snapshot.ensure_gpu()
+    from mathutils import Matrix, Vector
+
+    a, b = add_cube("A", 0.0), add_cube("B", 0.99)  # depth 0.01: far shorter than a head when zoomed out
+    select_only(a, b)
+    analyse()
+    settings = empty_scene.collision_inspector
+    settings.show_labels = False
+    settings.show_curves = False
+    settings.color_penetrating = (0.9, 0.2, 0.1, 1.0)
+    result = settings.results[0]
+    middle = (Vector(result.point_a) + Vector(result.point_b)) / 2
+    view = Matrix.Translation(-(middle + Vector((0.0, 0.0, 5.0))))
+    projection = Matrix.Diagonal((1.0 / half_extent, 1.0 / half_extent, -0.1, 1.0))
+    image = snapshot.draw_overlay_offscreen(empty_scene, view, projection, 200, 200)
+    red = np.all(np.abs(image - np.array([0.9, 0.2, 0.1, 1.0])) < 0.02, axis=-1)
+    rows, columns = np.nonzero(red)
+    assert red.sum() >= 20  # at least a head's worth of pixels
+    assert abs(columns.mean() - 100) < 20 and abs(rows.mean() - 100) < 20  # where the contact is

@@ -26,11 +26,15 @@ class LabelLayout(NamedTuple):
     leaders: np.ndarray
 
 
-def _candidate_shifts(height: float, gap: float, steps: int) -> np.ndarray:
-    """Vertical shifts tried for one label, nearest first: 0, +1, -1, +2, -2, ... label heights (with gap)."""
+def _candidate_steps(steps: int) -> np.ndarray:
+    """Label-height steps tried, nearest first: 0, +1, -1, +2, -2, ... (the last two are the extremes)."""
     k = np.arange(1, steps + 1)
-    order = np.concatenate([[0], np.stack([k, -k], axis=1).ravel()])
-    return np.column_stack([np.zeros(len(order)), order * (height + gap)])
+    return np.concatenate([[0], np.stack([k, -k], axis=1).ravel()]).astype(np.float64)
+
+
+def _near(placed_low: np.ndarray, placed_high: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """Indices of the placed boxes that reach into the box ``(low, high)`` (where a label's candidates lie)."""
+    return np.flatnonzero(((placed_low < high) & (low < placed_high)).all(axis=1))
 
 
 def spread_labels(anchors: np.ndarray, sizes: np.ndarray, gap: float = LABEL_GAP_PX,
@@ -41,21 +45,24 @@ def spread_labels(anchors: np.ndarray, sizes: np.ndarray, gap: float = LABEL_GAP
     ``steps`` label heights above or below, or is left out when none is free."""
     anchors = np.asarray(anchors, dtype=np.float64).reshape(-1, 2)
     sizes = np.asarray(sizes, dtype=np.float64).reshape(-1, 2)
-    placed_low = np.empty((0, 2))
-    placed_high = np.empty((0, 2))
+    placed_low = np.empty_like(anchors)  # the first ``count`` rows hold the boxes placed so far
+    placed_high = np.empty_like(anchors)
+    count = 0
     shown = np.zeros(len(anchors), dtype=bool)
     moved_to = anchors.copy()
-    for i, (anchor, size) in enumerate(zip(anchors, sizes)):
-        lows = anchor + _candidate_shifts(size[1], gap, steps)  # (C, 2)
-        highs = lows + size
-        clash = ((lows[:, None, :] < placed_high[None] + gap) & (placed_low[None] < highs[:, None, :] + gap)).all(2)
+    all_lows = np.repeat(anchors[:, None, :], 2 * steps + 1, axis=1)  # (N, C, 2): every label's candidates
+    all_lows[:, :, 1] += _candidate_steps(steps)[None, :] * (sizes[:, 1:] + gap)
+    all_highs = all_lows + sizes[:, None, :]
+    for i, (lows, highs) in enumerate(zip(all_lows, all_highs)):
+        near = _near(placed_low[:count], placed_high[:count], lows[-1] - gap, highs[-2] + gap)
+        clash = ((lows[:, None, :] < placed_high[near] + gap) & (placed_low[near] < highs[:, None, :] + gap)).all(2)
         free = np.flatnonzero(~clash.any(axis=1))
         if not len(free):
             continue
         shown[i] = True
-        moved_to[i] = lows[free[0]]
-        placed_low = np.vstack([placed_low, lows[free[0]]])
-        placed_high = np.vstack([placed_high, highs[free[0]]])
+        moved_to[i] = placed_low[count] = lows[free[0]]
+        placed_high[count] = highs[free[0]]
+        count += 1
     moved = shown & (moved_to != anchors).any(axis=1)
     home = anchors[moved] + [-LEADER_INSET_PX, 0.0] + [0.0, 0.5] * sizes[moved]  # beside the own place's middle
     box_low, box_high = moved_to[moved], moved_to[moved] + sizes[moved]

@@ -315,7 +315,8 @@ class COLLISION_INSPECTOR_PT_inspect(_SidebarPanel, bpy.types.Panel):
             return
         result = settings.results[settings.active_result_index]
         layout.label(text="Directional depth of B along:")
-        layout.row(align=True).operator_enum("collision_inspector.directional_depth", "axis")
+        layout.grid_flow(columns=4, even_columns=True, align=True).operator_enum(
+            "collision_inspector.directional_depth", "axis")
         if result.directional_axis != 'NONE':
             for line in textwrap.wrap(directional_summary(result, context.scene), NOTE_WIDTH_CHARS):
                 layout.label(text=line)

@@ -231,7 +231,7 @@ def test_inspect_panel_offers_the_modes_the_axes_and_copy_pair(empty_scene, addo
         def _child(self, *_args, **_kwargs):
             return Layout(self.log)
 
-        row = column = _child
+        row = column = grid_flow = _child
 
         def operator_enum(self, idname, prop):
             self.log.append(("operator_enum", idname, prop))

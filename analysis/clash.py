@@ -23,6 +23,7 @@ from ..core import overlapping_pairs
 from ..core.mesh import HULL, Solid, collide_solid_pairs
 from .clash_report import ClashReport, ClashResult
 from .geometry import ObjectGeometryError
+from .inspect import MeasureModes, broad_phase_bounds, measure_in_mode, measure_modes, rigid_shape
 from .shapes import Source, is_candidate, read_solid, scope_sources
 
 SCOPES = ('SELECTED', 'ACTIVE', 'COLLECTIONS', 'ALL')
@@ -136,6 +137,7 @@ def start_check(
     max_iterations: int | None = None,
     every_pair: bool = False,
     use_hulls: bool | None = None,
+    modes: MeasureModes | None = None,
 ) -> tuple[ClashReport, Iterator[tuple[int, int]]]:
     """``(report, steps)``: the check as a generator, for callers that run it a slice at a time
     (the panel's cancellable analysis); ``check_scene`` simply runs it to the end.
@@ -160,7 +162,8 @@ def start_check(
     ``every_pair`` skips the broad phase: every pair the scope allows is measured and separated
     pairs are listed in ``results`` too (the panel's few-object scopes show every pair's distance).
     ``use_hulls`` measures every object's convex hull (the physics engines' proxy) instead of its
-    real surfaces.
+    real surfaces. ``modes`` (default: the scene's, ``analysis.inspect.measure_modes``) measures pairs in
+    a plane or with rigid-body shapes.
 
     Objects the view layer does not evaluate or show, and objects without measurable geometry, are
     left out and listed in ``report.skipped`` with the reason. Only objects named in ``objects`` are
@@ -172,6 +175,7 @@ def start_check(
     tolerance = settings.tolerance if tolerance is None else float(tolerance)
     max_iterations = settings.max_iterations if max_iterations is None else int(max_iterations)
     use_hulls = settings.use_hulls if use_hulls is None else bool(use_hulls)
+    modes = measure_modes(scene) if modes is None else modes
     clearance = float(clearance)
     for name, value in (('clearance', clearance), ('touch_tolerance', touch_tolerance)):
         if not value >= 0.0 or not np.isfinite(value):
@@ -201,14 +205,14 @@ def start_check(
     report.objects = len(members)
     report.possible_pairs = _possible_pairs([s.name for s in sources_a], [s.name for s in sources_b])
     sides = ({s.name for s in sources_a}, {s.name for s in sources_b})
-    return report, _steps(report, members, sides, depsgraph, every_pair, use_hulls, required, started)
+    return report, _steps(report, members, sides, depsgraph, every_pair, use_hulls, required, started, modes)
 
 
 def _steps(report: ClashReport, members: list[Source], sides: tuple[set, set], depsgraph, every_pair: bool,
-           use_hulls: bool, required: set, started: float) -> Iterator[tuple[int, int]]:
+           use_hulls: bool, required: set, started: float, modes: MeasureModes) -> Iterator[tuple[int, int]]:
     """Sort the results and time the check however the stepping ends (``_measure`` does the work)."""
     try:
-        yield from _measure(report, members, sides, depsgraph, every_pair, use_hulls, required)
+        yield from _measure(report, members, sides, depsgraph, every_pair, use_hulls, required, modes)
     finally:
         report.results.sort(key=lambda result: (result.object_a, result.object_b))
         report.seconds = time.perf_counter() - started
@@ -228,7 +232,7 @@ def _read(members: list[Source], depsgraph, use_hulls: bool, required: set,
 
 
 def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set], depsgraph, every_pair: bool,
-             use_hulls: bool, required: set) -> Iterator[tuple[int, int]]:
+             use_hulls: bool, required: set, modes: MeasureModes) -> Iterator[tuple[int, int]]:
     """Read every object once, broad phase on their world boxes, then measure the allowed candidates.
 
     With ``every_pair`` every allowed pair is a candidate and separated ones are listed as well.
@@ -245,8 +249,8 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
         return
     names = [source.name for source, _solid in read]
     solids = [solid for _source, solid in read]
-    lows = np.array([solid.bounds[0] for solid in solids])
-    highs = np.array([solid.bounds[1] for solid in solids])
+    shapes = [rigid_shape(source, depsgraph) if modes.rigid_bodies else None for source, _solid in read]
+    lows, highs = broad_phase_bounds(solids, shapes, modes)
     margin = max(report.clearance, report.touch_tolerance)
     in_a = np.array([name in sides[0] for name in names])
     in_b = np.array([name in sides[1] for name in names])
@@ -257,16 +261,21 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
     done = len(members)
     for start in range(0, len(pairs), BATCH_PAIRS):
         chunk = pairs[start:start + BATCH_PAIRS]
-        contacts = collide_solid_pairs([(solids[i], solids[j]) for i, j in chunk], tolerance=report.tolerance,
-                                       touch_tolerance=report.touch_tolerance, max_iterations=report.max_iterations,
-                                       clearance=report.clearance)
-        for (i, j), contact in zip(chunk, contacts):
+        options = {"tolerance": report.tolerance, "touch_tolerance": report.touch_tolerance,
+                   "max_iterations": report.max_iterations}
+        moded = {(i, j): measure_in_mode(solids[i], solids[j], (shapes[i], shapes[j]), modes, options)
+                 for i, j in chunk} if not modes.default else {}
+        usual = [(i, j) for i, j in chunk if moded.get((i, j)) is None]
+        contacts = dict(zip(usual, collide_solid_pairs([(solids[i], solids[j]) for i, j in usual],
+                                                       clearance=report.clearance, **options) if usual else ()))
+        for i, j in chunk:
+            contact, mode_note = moded.get((i, j)) or (contacts[(i, j)], None)
             status = _status(contact.signed_distance, contact.status, report.clearance)
             if status == 'separated':
                 report.separated += 1
             if status != 'separated' or every_pair:
-                note = "; ".join(hull_note(solid) for solid in (solids[i], solids[j]) if contact.method == HULL
-                                 and hull_note(solid))
+                note = mode_note if mode_note is not None else "; ".join(
+                    hull_note(solid) for solid in (solids[i], solids[j]) if contact.method == HULL and hull_note(solid))
                 report.results.append(clash_result(names[i], names[j], status, contact, note))
             done += 1
             yield done, len(members) + len(pairs)

@@ -189,7 +189,7 @@ def store_results(settings, report: ClashReport, keep_vanished: bool) -> None:
             result["exact"] = item[-1]  # float64, read back through the result's ExactNumber properties
     store_contact_geometry(settings, clashes)
     if settings.active_result_index >= len(results):
-        settings.active_result_index = max(len(results) - 1, 0)
+        settings["active_result_index"] = max(len(results) - 1, 0)  # no update: the selection stays
     forget()
 
 

@@ -5,35 +5,14 @@ The list's order comes from ``analysis.ordering``.
 
 from __future__ import annotations
 
-import math
-
 import bpy
 
-from ..analysis.ordering import contact_frame, settings_order
+from ..analysis.ordering import settings_order
+from ..ui import overlay
+from ..ui.focus import frame_views, show_pair
 from ..ui.panel import pair_summary
 
-#: Half the sensor width Blender's viewport uses for its lens (mm), to turn the lens into a field of view.
-VIEW_HALF_SENSOR = 36.0
-
-
-def frame_views(screen, centre: tuple, radius: float) -> int:
-    """Centre every 3D viewport of ``screen`` on the sphere ``(centre, radius)`` and zoom it to fit; returns
-    how many views were framed (0 without a screen, as in background mode)."""
-    framed = 0
-    for area in screen.areas if screen is not None else ():
-        if area.type != 'VIEW_3D':
-            continue
-        space = area.spaces.active
-        view = space.region_3d
-        view.view_location = centre
-        if view.is_perspective:
-            half_angle = math.atan(VIEW_HALF_SENSOR / space.lens)
-            view.view_distance = radius / math.sin(half_angle)
-        else:
-            view.view_distance = 2.0 * radius
-        area.tag_redraw()
-        framed += 1
-    return framed
+__all__ = ['frame_views', 'show_result', 'CLASSES']
 
 
 class COLLISION_INSPECTOR_OT_show_result(bpy.types.Operator):
@@ -70,15 +49,9 @@ def show_result(operator: bpy.types.Operator, context: bpy.types.Context, index:
     if not 0 <= index < len(settings.results):
         operator.report({'ERROR'}, f"No result {index}; there are {len(settings.results)}")
         return {'CANCELLED'}
-    settings.active_result_index = index
-    result = settings.results[index]
-    view_layer = context.view_layer
-    pair = [obj for obj in (result.object_a, result.object_b) if obj is not None and obj.name in view_layer.objects]
-    for obj in view_layer.objects:
-        obj.select_set(obj in pair)
-    if result.object_a in pair:
-        view_layer.objects.active = result.object_a
-    frame_views(context.screen, *contact_frame(result.point_a, result.point_b, result.signed_distance))
+    settings["active_result_index"] = index  # without its update: the pair is shown just below
+    show_pair(context, index)
+    overlay.tag_redraw()
     return {'FINISHED'}
 
 

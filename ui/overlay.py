@@ -33,6 +33,7 @@ from ..analysis.review import CLASHING
 from ..analysis.store import stored_polylines
 from . import draw_geometry
 from .label_atlas import LabelAtlas, pixel_projection
+from .label_layout import spread_labels
 from .units import format_length
 
 LINE_WIDTH_PX = 2.5
@@ -67,6 +68,7 @@ class _ViewDrawing:
     triangles: object  # batch of arrow heads and witness point markers, or None
     labels: list  # [(atlas page texture, batch of its quads)]
     pixel_scale: float  # Blender's UI scale
+    leaders: object = None  # batch of the lines from moved labels to their arrows (pixels), or None
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -215,6 +217,8 @@ def _draw_batches(view: _ViewDrawing, width: int, height: int) -> None:
 
 
 def _draw_labels(view: _ViewDrawing) -> None:
+    if view.leaders is not None:
+        view.leaders.draw(gpu.shader.from_builtin('FLAT_COLOR'))
     if view.labels:
         LabelAtlas.draw(view.labels)
 
@@ -254,16 +258,18 @@ def _build_view(scene, drawing: _SceneDrawing, view_matrix, projection_matrix, w
         triangle_parts.append((drawing.contact.triangle_coords, drawing.contact.triangle_colors))
     lines = _joined_batch('POLYLINE_FLAT_COLOR', 'LINES', line_parts)
     triangles = _joined_batch('FLAT_COLOR', 'TRIS', triangle_parts)
-    labels = []
+    labels, leaders = [], None
     if drawing.show_labels:
         chosen = geometry.detailed[geometry.label_visible[geometry.detailed]]
         if len(chosen):
-            labels = _label_batches(scene, drawing, geometry.label_anchors[chosen], geometry.rows[chosen])
-    return _ViewDrawing(lines, triangles, labels, drawing.style.pixel_scale)
+            labels, leaders = _label_batches(scene, drawing, geometry.label_anchors[chosen], geometry.rows[chosen])
+    return _ViewDrawing(lines, triangles, labels, drawing.style.pixel_scale, leaders)
 
 
-def _label_batches(scene, drawing: _SceneDrawing, anchors: np.ndarray, chosen: np.ndarray) -> list:
-    """Batches of the chosen labels, their texts formatted (once per distinct value) and added to the atlas."""
+def _label_batches(scene, drawing: _SceneDrawing, anchors: np.ndarray, chosen: np.ndarray) -> tuple:
+    """``(label batches, leader batch or None)`` of the chosen labels: texts formatted (once per distinct value)
+    and added to the atlas, spread so that none overlaps another (``label_layout``), with leader lines
+    from the moved ones to their arrows."""
     codes, values = drawing.results.statuses[chosen], drawing.values[chosen]
     cached, units = _cache["texts"], _units_key(scene.unit_settings)
     if len(cached) > _MAX_CACHED_TEXTS:
@@ -280,7 +286,21 @@ def _label_batches(scene, drawing: _SceneDrawing, anchors: np.ndarray, chosen: n
     if atlas is None or atlas.full or atlas.size_px != size_px:
         atlas = _cache["atlas"] = LabelAtlas(size_px)
         _cache["views"].clear()  # their batches sample the pages of the atlas just dropped
-    return atlas.batches(anchors, atlas.place(texts, colors))
+    slots = atlas.place(texts, colors)
+    active = chosen == drawing.style.highlight
+    order = np.concatenate([np.flatnonzero(active), np.flatnonzero(~active)])  # the active label keeps its place
+    layout = spread_labels(anchors[order], slots[order, 3:5])
+    shown = order[layout.shown]
+    leader_colors = np.repeat(colors[order][_moved(layout, anchors[order])], 2, axis=0)
+    leaders = _joined_batch('FLAT_COLOR', 'LINES', [(layout.leaders.reshape(-1, 2), leader_colors)])
+    return atlas.batches(layout.anchors, slots[shown]), leaders
+
+
+def _moved(layout, anchors: np.ndarray) -> np.ndarray:
+    """(N,) labels that ``layout`` moved from their own places (one leader each, in order)."""
+    moved = np.zeros(len(anchors), dtype=bool)
+    moved[layout.shown] = (layout.anchors != anchors[layout.shown]).any(axis=1)
+    return moved
 
 
 def _joined_batch(shader_name: str, primitive: str, parts: list):

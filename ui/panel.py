@@ -1,5 +1,6 @@
 """Sidebar tab "Collision" in the 3D viewport: scope, buttons, thresholds, display options and results."""
 
+import math
 import textwrap
 
 import bpy
@@ -25,7 +26,10 @@ class COLLISION_INSPECTOR_UL_results(bpy.types.UIList):
 
     def draw_item(self, context, layout, _data, item, _icon, _active_data, _active_prop, index=0, _flags=0):
         row = layout.row(align=True)
-        row.label(text=item.label, icon='TIME' if item.stale else item.status_icon)
+        region = getattr(context, "region", None)  # its width says how much of the names fits
+        text = item.label if region is None else pair_label(
+            *result_pair(item), (region.width - (VALUE_UNITS + 3) * 20) // PIXELS_PER_CHAR)
+        row.label(text=text, icon='TIME' if item.stale else item.status_icon)
         value = row.row(align=True)
         value.ui_units_x = VALUE_UNITS
         value.alignment = 'RIGHT'
@@ -40,6 +44,31 @@ class COLLISION_INSPECTOR_UL_results(bpy.types.UIList):
     def filter_items(self, context, data, propname):
         return list_filter(getattr(data, propname), settings_order(context.scene.collision_inspector),
                            self.bitflag_filter_item)
+
+
+def pair_label(name_a: str, name_b: str, chars: int) -> str:
+    """"A ↔ B" in at most ``chars`` characters (at least 9): the longer name is shortened first, each keeping
+    its start and end around an ellipsis, so both names stay recognisable in a narrow sidebar (the row's
+    frame button has the full names in its tooltip)."""
+    chars = max(int(chars), 9)
+    room = chars - 3  # " ↔ "
+    if len(name_a) + len(name_b) <= room:
+        return f"{name_a} \u2194 {name_b}"
+    short = min(len(name_a), len(name_b))
+    budget_a = max(room - short, room // 2) if len(name_a) > len(name_b) else min(len(name_a), room // 2)
+    budget_b = room - budget_a
+    return f"{_ellipsized(name_a, budget_a)} \u2194 {_ellipsized(name_b, budget_b)}"
+
+
+def _ellipsized(name: str, chars: int) -> str:
+    """``name`` in at most ``chars`` characters: its start, an ellipsis and its end (numbered copies such as
+    "Pipe.012" stay told apart)."""
+    if len(name) <= chars:
+        return name
+    if chars <= 1:
+        return name[:chars]
+    tail = (chars - 1) // 2
+    return name[:chars - 1 - tail] + "\u2026" + (name[len(name) - tail:] if tail else "")
 
 
 def list_filter(results, order: list, visible_flag: int) -> tuple:
@@ -261,10 +290,56 @@ def result_details(result, scene: bpy.types.Scene) -> list:
     ]
 
 
+# Interactive inspection (issue 11): measuring modes, directional depth and Copy Pair for Report.
+
+def directional_summary(result, scene: bpy.types.Scene) -> str:
+    """"Cube must move 0.25 m along Z to separate" (to touch when apart; or that it never touches)."""
+    name_b = result.object_b.name if result.object_b else result.name_b
+    axis = {'VIEW': "the view", 'NORMAL': "the normal"}.get(result.directional_axis,
+                                                          result.directional_axis.replace("NEG_", "-"))
+    if not math.isfinite(result.directional_distance) or result.directional_distance > 1e30:
+        return f"{name_b} moving along {axis} never touches"
+    if result.status == 'touching':
+        return f"{name_b} touches now (along {axis})"
+    goal = "separate" if result.status == 'penetrating' else "touch"
+    return f"{name_b} must move {format_length(result.directional_distance, scene)} along {axis} to {goal}"
+
+
+class COLLISION_INSPECTOR_PT_inspect(_SidebarPanel, bpy.types.Panel):
+    """Measuring modes (plane, rigid-body shapes), directional depth and the pair report of the active result."""
+
+    bl_label = "Inspect"
+    bl_parent_id = "COLLISION_INSPECTOR_PT_main"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw(self, context):
+        settings = context.scene.collision_inspector
+        layout = self.layout
+        modes = layout.column()
+        modes.use_property_split = True
+        modes.prop(settings, "plane_mode")
+        if settings.plane_mode == 'CUSTOM':
+            modes.prop(settings, "plane_normal", text="Normal")
+        modes.prop(settings, "use_rigid_body_shapes")
+        modes.prop(settings, "select_on_click")
+        if not 0 <= settings.active_result_index < len(settings.results):
+            layout.label(text="Analyse, then choose a result")
+            return
+        result = settings.results[settings.active_result_index]
+        layout.label(text="Directional depth of B along:")
+        layout.grid_flow(columns=4, even_columns=True, align=True).operator_enum(
+            "collision_inspector.directional_depth", "axis")
+        if result.directional_axis != 'NONE':
+            for line in textwrap.wrap(directional_summary(result, context.scene), NOTE_WIDTH_CHARS):
+                layout.label(text=line)
+        layout.operator("collision_inspector.copy_pair", icon='COPYDOWN')
+
+
 CLASSES = (
     COLLISION_INSPECTOR_UL_results,
     COLLISION_INSPECTOR_PT_main,
     COLLISION_INSPECTOR_PT_tolerances,
     COLLISION_INSPECTOR_PT_display,
     COLLISION_INSPECTOR_PT_results,
+    COLLISION_INSPECTOR_PT_inspect,
 )

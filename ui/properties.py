@@ -132,6 +132,39 @@ class ExactNumber:
             result.depth_view, result.distance_view = max(-numbers[0], 0.0), max(numbers[0], 0.0)
 
 
+#: Directions of the directional depth (issue 11): world axes, the view direction or the result's normal.
+DIRECTIONAL_AXIS_ITEMS = [
+    ('NONE', "None", "Not measured"),
+    ('X', "X", "Along world +X"),
+    ('Y', "Y", "Along world +Y"),
+    ('Z', "Z", "Along world +Z"),
+    ('NEG_X', "-X", "Along world -X"),
+    ('NEG_Y', "-Y", "Along world -Y"),
+    ('NEG_Z', "-Z", "Along world -Z"),
+    ('VIEW', "View", "Along the view direction, into the screen"),
+    ('NORMAL', "Normal", "Along the result's contact normal (A toward B)"),
+]
+
+#: Planes of the plane mode (issue 11).
+PLANE_MODE_ITEMS = [
+    ('NONE', "Off", "Measure in 3D"),
+    ('TOP', "Top", "Project into the top view's plane (normal +Z)"),
+    ('FRONT', "Front", "Project into the front view's plane (normal -Y)"),
+    ('SIDE', "Side", "Project into the right view's plane (normal +X)"),
+    ('VIEW', "View", "Project into the plane of the current 3D view"),
+    ('CUSTOM', "Custom", "Project into the plane with the Plane Normal below"),
+]
+
+
+def _select_and_frame(self, context) -> None:
+    """The list's active row changed: redraw, and with Select on Click select and frame the pair."""
+    from . import focus
+
+    _redraw_overlay(self, context)
+    if self.select_on_click:
+        focus.show_pair(context, self.active_result_index)
+
+
 class CollisionInspectorResult(bpy.types.PropertyGroup):
     """One analysed pair: A is the object whose name sorts first."""
 
@@ -211,6 +244,20 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
     stale: BoolProperty(
         name="Stale",
         description="One of the two objects moved or changed shape since the analysis: analyse again",
+    )
+    # Interactive inspection (issue 11): directional depth of the pair.
+    directional_axis: EnumProperty(
+        name="Directional Axis",
+        items=DIRECTIONAL_AXIS_ITEMS,
+        default='NONE',
+        description="Axis along which the directional depth was measured",
+    )
+    directional_distance: FloatProperty(
+        name="Directional Distance",
+        subtype='DISTANCE',
+        precision=6,
+        description="How far B must move along the directional axis to separate from A (or, apart, to touch "
+                    "it); infinite when moving along it never touches",
     )
 
     signed_distance = ExactNumber("signed_distance", "Distance between the objects; negative when they penetrate")
@@ -413,5 +460,30 @@ class CollisionInspectorSettings(bpy.types.PropertyGroup):
     results: CollectionProperty(type=CollisionInspectorResult, name="Results", description="Analysed pairs")
     active_result_index: IntProperty(
         name="Active Result", description="Result shown in detail and highlighted in the viewport", default=0,
-        min=0, update=_redraw_overlay,
+        min=0, update=_select_and_frame,
+    )
+    # Interactive inspection (issue 11): measuring modes and list behaviour.
+    use_rigid_body_shapes: BoolProperty(
+        name="Rigid-Body Shapes",
+        description="Measure objects with a rigid body as the physics sees them (box, sphere, capsule, cylinder, "
+                    "cone or convex hull with the collision margin); Mesh and Compound shapes use the real surfaces",
+        default=False,
+    )
+    plane_mode: EnumProperty(
+        name="Plane",
+        items=PLANE_MODE_ITEMS,
+        default='NONE',
+        description="Measure the objects' outlines projected into a plane (floor plans, layouts)",
+    )
+    plane_normal: FloatVectorProperty(
+        name="Plane Normal",
+        size=3,
+        subtype='DIRECTION',
+        default=(0.0, 0.0, 1.0),
+        description="Normal of the custom plane",
+    )
+    select_on_click: BoolProperty(
+        name="Select on Click",
+        description="Clicking a result in the list selects its two objects and frames the contact",
+        default=True,
     )

@@ -225,7 +225,7 @@ def draw(panel_class, context=None) -> RecordingLayout:
 
 def test_panels_sit_in_the_collision_tab(addon, panel_module, empty_scene):
     panels = [cls for cls in panel_module.CLASSES if issubclass(cls, bpy.types.Panel)]
-    assert len(panels) == 4
+    assert len(panels) == 5  # main, thresholds, display, results, inspect
     for cls in panels:
         assert (cls.bl_space_type, cls.bl_region_type, cls.bl_category) == ('VIEW_3D', 'UI', "Collision")
         assert bpy.types.Panel.bl_rna_get_subclass_py(cls.__name__) is not None

@@ -1,0 +1,232 @@
+"""Interactive inspection of one analysed pair or of the whole check: directional depth, plane mode,
+rigid-body shapes and the pair document of "Copy Pair for Report".
+
+- Rigid-body shapes (``use_rigid_body_shapes``): an object with a rigid body whose collision shape is a
+  box, sphere, capsule, cylinder, cone or convex hull is measured as Bullet sees it
+  (``core.rigid.rigid_body_shape``, margin included). 'MESH' and 'COMPOUND' shapes, and instanced objects,
+  keep their real surfaces. A pair with a rigid-body shape on one side is measured with GJK/EPA against
+  the other object's convex hull (exact when that object is convex; otherwise the result says so).
+- Plane mode (``plane_mode``): each pair is projected into the plane (top, front, side, view or a custom
+  normal) through the centre of the pair's bounds and measured in 2D (``core.projection.collide_in_plane``):
+  depth, gap and normal of the outlines, witness points in that plane. An outline is the convex hull of
+  the projected vertices: exact for convex objects, about the hulls otherwise (said in the note).
+- Directional depth: ``core.directional.directional_depth`` on the pair's shapes (rigid-body shapes when
+  they are used, else the convex hulls): exact for convex pairs; for other pairs it is about the hulls.
+- Pair document: the world-space vertices of both objects and the solver settings
+  (``core.replay.pair_document``), which ``python -m core.replay FILE`` reproduces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import bpy
+import numpy as np
+
+from ..core import collide
+from ..core.directional import DirectionalResult, directional_depth
+from ..core.mesh import CONVEX, HULL, Solid, SolidContact
+from ..core.projection import collide_in_plane, plane_basis
+from ..core.replay import pair_document
+from ..core.rigid import RIGID_BODY_KINDS, rigid_body_shape
+from .geometry import ObjectGeometryError, evaluated_mesh, world_points
+from .shapes import Source, read_mesh, scope_sources
+
+#: Plane normals of the fixed plane modes (Blender's top, front and right orthographic views).
+PLANE_NORMALS = {'TOP': (0.0, 0.0, 1.0), 'FRONT': (0.0, -1.0, 0.0), 'SIDE': (1.0, 0.0, 0.0)}
+#: World axes of the directional depth's fixed axes.
+AXIS_VECTORS = {'X': (1.0, 0.0, 0.0), 'Y': (0.0, 1.0, 0.0), 'Z': (0.0, 0.0, 1.0),
+                'NEG_X': (-1.0, 0.0, 0.0), 'NEG_Y': (0.0, -1.0, 0.0), 'NEG_Z': (0.0, 0.0, -1.0)}
+
+
+@dataclass(frozen=True)
+class MeasureModes:
+    """How the check measures pairs besides the default: rigid-body shapes, and a plane (unit normal)."""
+
+    rigid_bodies: bool = False
+    plane_normal: np.ndarray | None = None
+
+    @property
+    def default(self) -> bool:
+        return not self.rigid_bodies and self.plane_normal is None
+
+
+def view_direction(context=None) -> np.ndarray | None:
+    """Unit vector from the viewer into the scene of the context's 3D view (or the first one open), or None."""
+    context = context or bpy.context
+    region = getattr(context, "region_data", None)
+    if region is None:
+        screen = getattr(context, "screen", None)
+        spaces = [area.spaces.active for area in (screen.areas if screen else ()) if area.type == 'VIEW_3D']
+        region = spaces[0].region_3d if spaces else None
+    if region is None:
+        return None
+    rotation = np.array(region.view_rotation.to_matrix(), dtype=np.float64)
+    return -rotation[:, 2]
+
+
+def plane_normal(settings, context=None) -> np.ndarray | None:
+    """The unit normal of the plane mode's plane, None when the mode is off.
+
+    'VIEW' uses the open 3D view (``ValueError`` without one, as in background mode); 'CUSTOM' the
+    ``plane_normal`` setting (``ValueError`` when it is zero)."""
+    mode = settings.plane_mode
+    if mode == 'NONE':
+        return None
+    if mode == 'VIEW':
+        normal = view_direction(context)
+        if normal is None:
+            raise ValueError("plane mode 'View' needs an open 3D viewport")
+        return -normal
+    normal = np.array(PLANE_NORMALS.get(mode, settings.plane_normal), dtype=np.float64)
+    length = float(np.linalg.norm(normal))
+    if length == 0.0:
+        raise ValueError("the custom plane normal is zero")
+    return normal / length
+
+
+def measure_modes(scene: bpy.types.Scene, context=None) -> MeasureModes:
+    """The scene's measuring modes (see ``MeasureModes``)."""
+    settings = scene.collision_inspector
+    return MeasureModes(bool(settings.use_rigid_body_shapes), plane_normal(settings, context))
+
+
+def broad_phase_bounds(solids: list, shapes: list, modes: MeasureModes) -> tuple[np.ndarray, np.ndarray]:
+    """``(lows, highs)`` (N, 3) boxes for the broad phase: world boxes of the measured shapes (rigid-body
+    shapes where used), or in plane mode the boxes of the outlines in plane coordinates (u, v, 0), so
+    objects at different heights still meet in a plan."""
+    if modes.plane_normal is not None:
+        u, v = plane_basis(modes.plane_normal)
+        flats = [solid.raw_mesh.vertices @ np.column_stack([u, v]) for solid in solids]
+        lows = np.array([[*flat.min(axis=0), 0.0] for flat in flats])
+        highs = np.array([[*flat.max(axis=0), 0.0] for flat in flats])
+        return lows, highs
+    boxes = [solid.bounds if shape is None else shape.bounds() for solid, shape in zip(solids, shapes)]
+    return np.array([low for low, _high in boxes]), np.array([high for _low, high in boxes])
+
+
+def rigid_shape(source: Source, depsgraph: bpy.types.Depsgraph):
+    """The ``core`` shape Bullet collides for the source's rigid body, or None (no rigid body, a 'MESH' or
+    'COMPOUND' shape, or an instanced object: those are measured on their real surfaces)."""
+    body = source.obj.rigid_body
+    if source.matrix is not None or body is None or body.collision_shape not in RIGID_BODY_KINDS:
+        return None
+    with evaluated_mesh(source.obj, depsgraph) as (mesh, matrix_world):
+        local = world_points(mesh, np.eye(4))
+    if len(local) == 0:
+        raise ObjectGeometryError(f"{source.name} has no mesh vertices for its rigid-body shape")
+    return rigid_body_shape(body.collision_shape, (local.min(axis=0), local.max(axis=0)), matrix_world,
+                            body.collision_margin, local, use_margin=body.use_margin)
+
+
+def _rigid_pair(a: Solid, b: Solid, shape_a, shape_b, options: dict) -> tuple[SolidContact, str]:
+    """A pair with at least one rigid-body shape: GJK/EPA against the other side's shape or hull."""
+    sides = ((shape_a, a), (shape_b, b))
+    shapes = [solid.hull if shape is None else shape for shape, solid in sides]
+    contact = collide(*shapes, **options)
+    hulls = [solid.name for shape, solid in sides if shape is None and solid.method != CONVEX]
+    note = "; ".join(f"{name} is not convex: the answer is about its convex hull" for name in hulls)
+    return _solid_contact(contact, CONVEX if not hulls else HULL), note
+
+
+def _plane_pair(a: Solid, b: Solid, normal: np.ndarray, options: dict) -> tuple[SolidContact, str]:
+    """A pair seen in the plane through the centre of its bounds."""
+    low = np.minimum(a.bounds[0], b.bounds[0])
+    high = np.maximum(a.bounds[1], b.bounds[1])
+    contact = collide_in_plane(a.raw_mesh.vertices, b.raw_mesh.vertices, 0.5 * (low + high), normal, **options)
+    hulls = [solid.name for solid in (a, b) if solid.method != CONVEX]
+    note = "; ".join(f"{name} is not convex: its outline in the plane is a convex hull" for name in hulls)
+    return _solid_contact(contact, CONVEX if not hulls else HULL), note
+
+
+def _solid_contact(contact, method: str) -> SolidContact:
+    return SolidContact(status=contact.status, signed_distance=contact.signed_distance, normal=contact.normal,
+                        point_a=contact.point_a, point_b=contact.point_b, method=method,
+                        tolerance=contact.tolerance, solver_status=contact.solver_status,
+                        depth_lower_bound=contact.depth, overlap_volume=None)
+
+
+def measure_in_mode(a: Solid, b: Solid, shapes: tuple, modes: MeasureModes, options: dict):
+    """``(SolidContact, note)`` of a pair in the plane or with rigid-body shapes; None for the default way.
+
+    ``shapes`` are the pair's rigid-body shapes (None where there is none); the plane mode wins over them.
+    """
+    options = {key: value for key, value in options.items() if value is not None}
+    if modes.plane_normal is not None:
+        return _plane_pair(a, b, modes.plane_normal, options)
+    if modes.rigid_bodies and any(shape is not None for shape in shapes):
+        return _rigid_pair(a, b, *shapes, options)
+    return None
+
+
+def result_sources(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, result) -> tuple[Source, Source]:
+    """The two sources of a stored result (``ValueError`` when an object is gone or not measurable)."""
+    view_layer = scene.view_layers[depsgraph.view_layer.name]
+    found = []
+    for obj, name in ((result.object_a, result.name_a), (result.object_b, result.name_b)):
+        if obj is None:
+            raise ValueError(f"{name} no longer exists")
+        skipped: dict[str, str] = {}
+        sources = {source.name: source for source in scope_sources([obj], view_layer, depsgraph, skipped)}
+        if obj.name in skipped:
+            raise ValueError(f"{obj.name} is {skipped[obj.name]}")
+        source = sources.get(name) or sources.get(obj.name) or next(iter(sources.values()), None)
+        if source is None:
+            raise ValueError(f"{obj.name} has nothing to measure")
+        found.append(source)
+    return found[0], found[1]
+
+
+def pair_shapes(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, result) -> tuple:
+    """``(shape A, shape B, exact)``: the core shapes the directional depth uses for a stored result.
+
+    Rigid-body shapes where they are used, else convex hulls; ``exact`` is False when a hull stands in
+    for a non-convex object."""
+    settings = scene.collision_inspector
+    shapes, exact = [], True
+    for source in result_sources(scene, depsgraph, result):
+        shape = rigid_shape(source, depsgraph) if settings.use_rigid_body_shapes else None
+        if shape is None:
+            solid = Solid(read_mesh(source, depsgraph), use_hull=settings.use_hulls, name=source.name)
+            shape = solid.hull
+            exact = exact and solid.method in (CONVEX, HULL)
+        shapes.append(shape)
+    return shapes[0], shapes[1], exact
+
+
+def axis_vector(axis: str, result, context=None) -> np.ndarray:
+    """The direction of a directional-depth axis: a world axis, the view direction or the result's normal."""
+    if axis == 'NORMAL':
+        return np.array(result.normal, dtype=np.float64)
+    if axis == 'VIEW':
+        direction = view_direction(context)
+        if direction is None:
+            raise ValueError("the view direction needs an open 3D viewport")
+        return direction
+    return np.array(AXIS_VECTORS[axis], dtype=np.float64)
+
+
+def result_directional_depth(scene, depsgraph, result, direction) -> tuple[DirectionalResult, bool]:
+    """``(DirectionalResult, exact)`` of B of a stored result moving along ``direction`` (see ``pair_shapes``)."""
+    settings = scene.collision_inspector
+    shape_a, shape_b, exact = pair_shapes(scene, depsgraph, result)
+    answer = directional_depth(shape_a, shape_b, direction, tolerance=settings.tolerance or None,
+                               touch_tolerance=settings.touch_tolerance, max_iterations=settings.max_iterations)
+    return answer, exact
+
+
+def result_pair_document(scene, depsgraph, result) -> dict:
+    """The ``core.replay`` document of a stored result: both objects' world-space vertices, the solver
+    settings, and what the add-on showed (in ``meta``)."""
+    settings = scene.collision_inspector
+    source_a, source_b = result_sources(scene, depsgraph, result)
+    points_a, points_b = (read_mesh(source, depsgraph).vertices for source in (source_a, source_b))
+    meta = {
+        "object_a": source_a.name, "object_b": source_b.name, "blend_file": bpy.data.filepath,
+        "blender_version": bpy.app.version_string, "method": result.method, "status": result.status,
+        "signed_distance": float(result.signed_distance),
+        "note": "points are the objects' world-space vertices; the replay measures their convex hulls",
+    }
+    document_settings = {"tolerance": settings.tolerance or None, "touch_tolerance": settings.touch_tolerance,
+                         "max_iterations": settings.max_iterations}
+    return pair_document(points_a, points_b, document_settings, meta=meta)

@@ -50,10 +50,43 @@ def closest_on_triangle(a: Vec3, b: Vec3, c: Vec3) -> tuple[Vec3, tuple[float, f
     total = va + vb + vc
     normal = cross(ab, ac)
     n2 = dot(normal, normal)
-    if total <= 0.0 or n2 <= 0.0:
+    if total <= 0.0 or n2 <= 0.0 or va < 0.0 or vb < 0.0 or vc < 0.0:  # rounding on a sliver: an edge
         return _closest_of((a, b, c), ((0, 1), (0, 2), (1, 2)), closest_on_segment)
-    weights = (va / total, vb / total, vc / total)
-    return scale(normal, dot(a, normal) / n2), weights
+    foot = scale(normal, dot(a, normal) / n2)
+    return foot, _face_weights(a, b, c, foot)
+
+
+def _face_weights(a: Vec3, b: Vec3, c: Vec3, p: Vec3) -> tuple[float, float, float]:
+    """Barycentric weights (all >= 0) of ``p``, a point of the triangle's plane inside it.
+
+    Ratios of sub-areas lose all digits on a sliver, and the witness points would leave the shapes.
+    Here ``p`` is split along the longest edge (exact to rounding) and across it (the apex's height
+    ratio, from the part of ``p`` orthogonal to the edge): the mix then stays within rounding of ``p``.
+    """
+    corners = (a, b, c)
+    lengths = [dot(sub(corners[(i + 2) % 3], corners[(i + 1) % 3]), sub(corners[(i + 2) % 3], corners[(i + 1) % 3]))
+               for i in range(3)]
+    r = max(range(3), key=lambda i: lengths[i])  # the apex, opposite the longest edge
+    start, end, apex = corners[(r + 1) % 3], corners[(r + 2) % 3], corners[r]
+    edge, rise, offset = sub(end, start), sub(apex, start), sub(p, start)
+    length2 = lengths[r]
+    apex_along = dot(rise, edge) / length2  # where the apex projects on the edge, in [0, 1]
+    along = dot(offset, edge) / length2
+    perpendicular = sub(rise, scale(edge, apex_along))
+    height2 = dot(perpendicular, perpendicular)
+    u = dot(perpendicular, sub(offset, scale(edge, along))) / height2 if height2 > 0.0 else 0.0
+    along = min(max(along, 0.0), 1.0)
+    apex_along = min(max(apex_along, 0.0), 1.0)
+    limit = 1.0  # the cross-section at height u must still reach ``along``
+    if apex_along > 0.0:
+        limit = min(limit, along / apex_along)
+    if apex_along < 1.0:
+        limit = min(limit, (1.0 - along) / (1.0 - apex_along))
+    u = min(max(u, 0.0), limit)
+    t = min(max(along - u * apex_along, 0.0), 1.0 - u)
+    weights = [0.0, 0.0, 0.0]
+    weights[r], weights[(r + 1) % 3], weights[(r + 2) % 3] = u, 1.0 - u - t, t
+    return tuple(weights)
 
 
 def closest_on_tetrahedron(points) -> tuple[Vec3, tuple[float, ...], bool]:
@@ -78,16 +111,16 @@ def _signed_volume(p: Vec3, q: Vec3, r: Vec3, s: Vec3) -> float:
 
 
 def _inside_weights(points) -> tuple[float, ...]:
-    """Barycentric weights of the origin in a tetrahedron (ratios of signed volumes)."""
+    """Barycentric weights of the origin in a tetrahedron (ratios of signed volumes), all >= 0."""
     a, b, c, d = points
     total = _signed_volume(a, b, c, d)
     if total == 0.0:
         return (0.25, 0.25, 0.25, 0.25)
     origin = (0.0, 0.0, 0.0)
-    wa = _signed_volume(origin, b, c, d) / total
-    wb = _signed_volume(a, origin, c, d) / total
-    wc = _signed_volume(a, b, origin, d) / total
-    return (wa, wb, wc, 1.0 - wa - wb - wc)
+    weights = [max(0.0, _signed_volume(origin, b, c, d) / total), max(0.0, _signed_volume(a, origin, c, d) / total),
+               max(0.0, _signed_volume(a, b, origin, d) / total), max(0.0, _signed_volume(a, b, c, origin) / total)]
+    total_weight = sum(weights)  # rounding can push a weight below zero: clamp, so the mix stays in the hull
+    return tuple(w / total_weight for w in weights) if total_weight > 0.0 else (0.25, 0.25, 0.25, 0.25)
 
 
 def _closest_of(points, subsets, solver):

@@ -15,8 +15,8 @@ import math
 import numpy as np
 
 from .contact import Contact, classify
-from .epa import epa, expand_simplex
-from .gjk import GjkResult, gjk, minkowski_support
+from .epa import Blowup, epa, expand_simplex
+from .gjk import GjkResult, closest_on_simplex, gjk, minkowski_support
 from .shapes import Polytope, Shape, as_shape
 from .validation import MAX_COORDINATE, MIN_PAIR_SIZE, as_iteration_cap, as_length
 from .vec3 import Vec3, combine, dot, norm, orthonormal_basis, scale, sub
@@ -101,30 +101,50 @@ def collide(points_a, points_b, *, tolerance: float | None = None, touch_toleran
     solver accuracy, never less); ``max_iterations`` caps GJK and EPA each (default None: a cap that
     grows with the shapes' vertex counts, so that default settings never stop at it).
     """
-    pair = _Pair(points_a, points_b, tolerance, touch_tolerance, max_iterations)
+    return _solve(_Pair(points_a, points_b, tolerance, touch_tolerance, max_iterations))
+
+
+def _solve(pair: _Pair) -> Contact:
+    """GJK, then (enclosed origin, or GJK stalled by rounding on a thin A - B) EPA from either side."""
     tol = pair.local_tolerance
     result = gjk(pair.support, pair.first_direction(), tolerance=tol, max_iterations=pair.max_iterations)
     if not result.overlapping and result.status != "stalled":
-        return _contact(pair, result.distance, _unit(scale(result.v, -1.0)), *_witnesses(result),
+        return _contact(pair, result.distance, _unit(scale(result.v, -1.0)), *_witnesses(result.simplex, result.weights),
                         (result.lower_bound, result.distance), result.iterations, 0, result.status)
-    # The origin is enclosed, or rounding stalled GJK (a thin A - B): EPA measures either side.
     seed = expand_simplex(pair.support, result.simplex, tol)
     found = None if seed.dimension < 3 else epa(pair.support, seed.vertices, tolerance=tol,
                                                 max_iterations=pair.max_iterations, rounding=pair.local_rounding)
-    if found is None:
-        distance = result.distance
-        normal = _unit(scale(result.v, -1.0)) if distance > 0.0 else pair.orient(seed.flat_normal)
+    if found is None:  # A - B is flat (or a seed face is, to rounding): its nearest point is the answer
+        point, simplex, weights = _nearest_point(result, seed)
+        distance = norm(point)
+        normal = _unit(scale(point, -1.0)) if distance > tol else pair.orient(seed.flat_normal)
         bounds = (max(result.lower_bound, seed.lower_bound), distance)
         status = "degenerate" if seed.dimension < 3 else "stalled"
-        return _contact(pair, distance, normal, *_witnesses(result), bounds, result.iterations, 0, status)
+        return _contact(pair, distance, normal, *_witnesses(simplex, weights), bounds, result.iterations, 0, status)
     bounds = (max(found.lower_bound, result.lower_bound, seed.lower_bound), min(found.upper_bound, result.distance))
     status = found.status
     if bounds[1] - bounds[0] > tol and status == "converged":
         status = "stalled"  # the face converged, but rounding leaves its plane uncertain beyond the tolerance
     elif bounds[1] - bounds[0] <= tol:
         status = "converged"
+    misses = not bounds[0] - tol <= found.signed_distance <= bounds[1] + tol
+    if misses and 0.0 < result.distance <= bounds[1] + tol:
+        # EPA's face (of an unfinished, thin polytope) misses the certain bounds; GJK's point of A - B
+        # is the upper bound itself, with witness points on the shapes.
+        return _contact(pair, result.distance, _unit(scale(result.v, -1.0)), *_witnesses(result.simplex, result.weights),
+                        bounds, result.iterations, found.iterations, status)
     return _contact(pair, found.signed_distance, found.normal, found.point_a, found.point_b, bounds,
                     result.iterations, found.iterations, status)
+
+
+def _nearest_point(result: GjkResult, seed: Blowup):
+    """The point of A - B nearest the origin among GJK's (unless it enclosed the origin: its weights
+    then only roughly put it back) and the closest point of the seed's simplex, with its weights."""
+    point, weights, _ = closest_on_simplex([vertex[0] for vertex in seed.vertices])
+    best = (point, seed.vertices, weights)
+    if not result.overlapping and result.distance < norm(point):
+        best = (result.v, result.simplex, result.weights)
+    return best
 
 
 def intersect(points_a, points_b, *, tolerance: float | None = None, touch_tolerance: float | None = None,
@@ -135,6 +155,8 @@ def intersect(points_a, points_b, *, tolerance: float | None = None, touch_toler
     threshold = (pair.touch_tolerance + pair.margin) / pair.unit
     result = gjk(pair.support, pair.first_direction(), tolerance=pair.local_tolerance,
                  max_iterations=pair.max_iterations, overlap_below=threshold, separated_above=threshold)
+    if result.status == "stalled":  # rounding on a thin A - B: only the full answer decides
+        return _solve(pair).colliding
     return result.overlapping or result.distance * pair.unit - pair.margin <= pair.touch_tolerance
 
 
@@ -142,8 +164,7 @@ def _unit(v: Vec3) -> Vec3:
     return scale(v, 1.0 / norm(v))
 
 
-def _witnesses(result: GjkResult) -> tuple[Vec3, Vec3]:
-    simplex, weights = result.simplex, result.weights
+def _witnesses(simplex, weights) -> tuple[Vec3, Vec3]:
     return combine(weights, [v[1] for v in simplex]), combine(weights, [v[2] for v in simplex])
 
 

@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass
 
 from .gjk import SupportFn, Vertex
-from .simplex import closest_on_triangle
+from .simplex import EPSILON, closest_on_triangle, triangle_frame
 from .vec3 import Vec3, combine, cross, dot, norm, orthonormal_basis, scale, sub
 
 
@@ -51,10 +51,6 @@ class EpaResult:
     status: str
 
 
-#: Unit roundoff of float64.
-EPSILON = 2.0 ** -53
-
-
 def _unit(v: Vec3) -> Vec3:
     return scale(v, 1.0 / norm(v))
 
@@ -72,7 +68,7 @@ def expand_simplex(support: SupportFn, simplex: list, tolerance: float) -> Blowu
             vertices.append(vertex)
     if len(vertices) == 4 and _thinnest_height(vertices) <= tolerance:
         vertices = _largest_triangle(vertices)
-    if len(vertices) == 3 and norm(cross(sub(vertices[1][0], vertices[0][0]), sub(vertices[2][0], vertices[0][0]))) == 0.0:
+    if len(vertices) == 3 and norm(cross(sub(vertices[1][0], vertices[0][0]), sub(vertices[2][0], vertices[0][0]))) == 0:
         vertices = _farthest_pair(vertices)  # collinear within rounding
     lower = -math.inf
 
@@ -105,17 +101,24 @@ def expand_simplex(support: SupportFn, simplex: list, tolerance: float) -> Blowu
         else:
             return Blowup(vertices, 1, e0, lower)
     if len(vertices) == 3:
-        base = vertices[0][0]
-        normal = _unit(cross(sub(vertices[1][0], base), sub(vertices[2][0], base)))
+        normal = _triangle_normal(*(vertex[0] for vertex in vertices))
         heights = []
         for direction in (normal, scale(normal, -1.0)):
             candidate = probe(direction)
-            heights.append((dot(direction, sub(candidate[0], base)), candidate))
+            # Above every corner: on a sliver base the normal is not exact, and a corner must not count.
+            height = min(dot(direction, sub(candidate[0], vertex[0])) for vertex in vertices)
+            heights.append((height, candidate))
         height, apex = max(heights, key=lambda pair: pair[0])
         if height <= tolerance:
             return Blowup(vertices, 2, normal, lower)
         vertices.append(apex)  # the origin lies on the base triangle: the tetrahedron's closure holds it
     return Blowup(vertices, 3, None, lower)
+
+
+def _triangle_normal(p: Vec3, q: Vec3, r: Vec3) -> Vec3:
+    """Unit normal as ``edge x perpendicular`` from the longest edge (see ``triangle_frame``)."""
+    _, _, edge, _, _, perpendicular, _ = triangle_frame(p, q, r)
+    return _unit(cross(edge, perpendicular))
 
 
 def _farthest_pair(vertices) -> list:
@@ -150,25 +153,25 @@ def _largest_triangle(vertices) -> list:
 def _plane(vertices: list, i: int, j: int, k: int):
     """(unit normal, distance, error) of a triangle's plane, or None for a zero-area triangle.
 
-    ``error`` bounds how far the true plane of the corners can be from the computed one at the
-    triangle: the normal's direction is off by about 4 eps |u||v| / |u x v| (1/sin of the corner angle).
+    The normal is ``edge x perpendicular`` from the longest edge (see ``triangle_frame``): it can only
+    tilt about that edge, by about eps |edge| / height, which moves the plane at the triangle by eps
+    |edge| and the distance by the tilt times the origin's distance from the edge's line. ``error``
+    bounds that change, so ``distance - error`` is certain.
     """
-    ax, ay, az = vertices[i][0]
-    bx, by, bz = vertices[j][0]
-    cx, cy, cz = vertices[k][0]
-    ux, uy, uz = bx - ax, by - ay, bz - az
-    vx, vy, vz = cx - ax, cy - ay, cz - az
-    nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
-    length = math.sqrt(nx * nx + ny * ny + nz * nz)
-    if length == 0.0:
+    _, start, edge, length2, _, perpendicular, height2 = triangle_frame(vertices[i][0], vertices[j][0],
+                                                                      vertices[k][0])
+    if height2 == 0.0:
         return None
-    normal = (nx / length, ny / length, nz / length)
-    spread = math.sqrt((ux * ux + uy * uy + uz * uz) * (vx * vx + vy * vy + vz * vz)) / length
-    error = EPSILON * (8.0 * spread + 4.0) * math.sqrt(ax * ax + ay * ay + az * az)
-    return normal, normal[0] * ax + normal[1] * ay + normal[2] * az, error
+    normal = _unit(cross(edge, perpendicular))
+    distance = dot(normal, start)
+    tilt = 8.0 * EPSILON * math.sqrt(length2 / height2)  # radians, about the edge
+    # Both planes hold the edge's line, so the distance moves by at most (tilt + tilt^2) times the
+    # origin's distance from that line, and never by more than twice it.
+    from_line = norm(sub(start, scale(edge, dot(start, edge) / length2)))
+    return normal, distance, min(tilt * (1.0 + tilt), 2.0) * from_line + 4.0 * EPSILON * norm(start)
 
 
-#: The faces of a seed tetrahedron, wound outward when its signed volume is negative.
+#: The faces of a seed tetrahedron (opposite corners 3, 2, 1, 0), all wound one way.
 _SEED_FACES = ((0, 1, 2), (0, 3, 1), (0, 2, 3), (1, 3, 2))
 
 
@@ -176,16 +179,23 @@ class _Polytope:
     """Triangle mesh of a convex polytope: faces wound outward, directed edges mapped to faces.
     A face is ``(i, j, k, normal, distance, error)`` (see ``_plane``)."""
 
-    def __init__(self, seed: list):
+    def __init__(self, seed: list, planes: list):
+        """``planes`` are those of ``_SEED_FACES`` on ``seed``. The winding is read off the face whose
+        opposite corner is farthest from it (a sliver tetrahedron's volume has no reliable sign), and
+        all four faces follow it, so that the mesh is consistent."""
         self.vertices = list(seed)
         self.faces: dict[int, tuple] = {}
         self.edge_face: dict[tuple[int, int], int] = {}
         self.heap: list[tuple[float, int]] = []
         self._next_id = 0
-        p = [v[0] for v in seed]
-        volume = dot(cross(sub(p[1], p[0]), sub(p[2], p[0])), sub(p[3], p[0]))
-        for i, j, k in _SEED_FACES if volume < 0.0 else ((i, k, j) for i, j, k in _SEED_FACES):
-            self.add_face(i, j, k, self.plane(i, j, k))
+        heights = [dot(normal, seed[opposite][0]) - distance
+                   for (normal, distance, _), opposite in zip(planes, (3, 2, 1, 0))]
+        outward = min(heights, key=lambda h: -abs(h)) < 0.0
+        for (i, j, k), (normal, distance, error) in zip(_SEED_FACES, planes):
+            if outward:
+                self.add_face(i, j, k, (normal, distance, error))
+            else:
+                self.add_face(i, k, j, (scale(normal, -1.0), -distance, error))
 
     def plane(self, i: int, j: int, k: int):
         return _plane(self.vertices, i, j, k)
@@ -277,7 +287,7 @@ def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int
     planes = [_plane(seed, i, j, k) for i, j, k in _SEED_FACES]
     if any(plane is None for plane in planes):
         return None
-    polytope = _Polytope(seed)
+    polytope = _Polytope(seed, planes)
     known_points = {vertex[0] for vertex in seed}
     min_support = math.inf  # smallest support value seen along a face normal: bounds the depth above
     status, iterations = "iteration_limit", 0

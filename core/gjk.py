@@ -59,7 +59,8 @@ def minkowski_support(support_a, support_b, unit: float = 1.0) -> SupportFn:
     return support
 
 
-def _closest_on_simplex(points):
+def closest_on_simplex(points):
+    """Closest point to the origin on a simplex of 1-4 points: (point, weights, origin enclosed)."""
     if len(points) == 1:
         return points[0], (1.0,), False
     if len(points) == 2:
@@ -94,7 +95,7 @@ def gjk(support: SupportFn, first_direction: Vec3, *, tolerance: float, max_iter
         if any(vertex[0] == old[0] for old in simplex):
             return GjkResult(False, v, simplex, weights, lower, iteration, _settled(length, lower, tolerance))
         candidate = simplex + [vertex]
-        closest, candidate_weights, enclosed = _closest_on_simplex([p[0] for p in candidate])
+        closest, candidate_weights, enclosed = closest_on_simplex([p[0] for p in candidate])
         if enclosed:
             return GjkResult(True, (0.0, 0.0, 0.0), candidate, candidate_weights, lower, iteration, "converged")
         if dot(closest, closest) >= vv:

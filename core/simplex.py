@@ -11,6 +11,12 @@ from __future__ import annotations
 
 from .vec3 import Vec3, combine, cross, dot, scale, sub
 
+#: Unit roundoff of float64.
+EPSILON = 2.0 ** -53
+#: How far (relative to the tetrahedron's reach) the weights of an enclosed origin may put it back:
+#: farther, the tetrahedron is flat to rounding and its sign tests are noise.
+ENCLOSED_MISS = 1e-9
+
 
 def closest_on_segment(a: Vec3, b: Vec3) -> tuple[Vec3, tuple[float, float]]:
     ab = sub(b, a)
@@ -48,33 +54,55 @@ def closest_on_triangle(a: Vec3, b: Vec3, c: Vec3) -> tuple[Vec3, tuple[float, f
         point, (v, w) = closest_on_segment(b, c)
         return point, (0.0, v, w)
     total = va + vb + vc
-    normal = cross(ab, ac)
-    n2 = dot(normal, normal)
-    if total <= 0.0 or n2 <= 0.0 or va < 0.0 or vb < 0.0 or vc < 0.0:  # rounding on a sliver: an edge
+    if total <= 0.0 or va < 0.0 or vb < 0.0 or vc < 0.0:  # rounding on a sliver: an edge is as close
         return _closest_of((a, b, c), ((0, 1), (0, 2), (1, 2)), closest_on_segment)
-    foot = scale(normal, dot(a, normal) / n2)
-    return foot, _face_weights(a, b, c, foot)
+    frame = triangle_frame(a, b, c)
+    _, start, edge, _, _, perpendicular, height2 = frame
+    if height2 <= 0.0:
+        return _closest_of((a, b, c), ((0, 1), (0, 2), (1, 2)), closest_on_segment)
+    normal = cross(edge, perpendicular)
+    foot = scale(normal, dot(start, normal) / dot(normal, normal))
+    weights = _face_weights(frame, foot)
+    # A triangle thin at rounding level has no reliable face region: the weights then miss the foot.
+    miss = sub(combine(weights, (a, b, c)), foot)
+    if dot(miss, miss) > (64.0 * EPSILON) ** 2 * (dot(start, start) + dot(edge, edge)):
+        return _closest_of((a, b, c), ((0, 1), (0, 2), (1, 2)), closest_on_segment)
+    return foot, weights
 
 
-def _face_weights(a: Vec3, b: Vec3, c: Vec3, p: Vec3) -> tuple[float, float, float]:
+def triangle_frame(a: Vec3, b: Vec3, c: Vec3):
+    """The triangle seen from its longest edge: ``(r, start, edge, length2, apex_along, perpendicular,
+    height2)``, with ``r`` the corner opposite that edge (the apex), the edge running from corner r+1
+    to corner r+2, ``apex_along`` where the apex projects on it (0..1) and ``perpendicular`` the apex's
+    offset from the edge's line.
+
+    On a sliver this is the exact way to hold the triangle: ``edge x perpendicular`` is its normal up
+    to a tilt about the long edge only (by eps |edge| / height), which moves the plane by just eps |edge|
+    over the triangle, whereas crossing two edges at a corner tilts it anywhere by eps |edge|^2 / area.
+    """
+    corners = (a, b, c)
+    bc, ca, ab = sub(c, b), sub(a, c), sub(b, a)
+    lengths = (dot(bc, bc), dot(ca, ca), dot(ab, ab))
+    r = 0 if lengths[0] >= max(lengths[1], lengths[2]) else (1 if lengths[1] >= lengths[2] else 2)
+    start, end, apex = corners[(r + 1) % 3], corners[(r + 2) % 3], corners[r]
+    edge, rise = sub(end, start), sub(apex, start)
+    length2 = lengths[r]
+    apex_along = dot(rise, edge) / length2 if length2 > 0.0 else 0.0
+    perpendicular = sub(rise, scale(edge, apex_along))
+    return r, start, edge, length2, apex_along, perpendicular, dot(perpendicular, perpendicular)
+
+
+def _face_weights(frame, p: Vec3) -> tuple[float, float, float]:
     """Barycentric weights (all >= 0) of ``p``, a point of the triangle's plane inside it.
 
     Ratios of sub-areas lose all digits on a sliver, and the witness points would leave the shapes.
     Here ``p`` is split along the longest edge (exact to rounding) and across it (the apex's height
     ratio, from the part of ``p`` orthogonal to the edge): the mix then stays within rounding of ``p``.
     """
-    corners = (a, b, c)
-    lengths = [dot(sub(corners[(i + 2) % 3], corners[(i + 1) % 3]), sub(corners[(i + 2) % 3], corners[(i + 1) % 3]))
-               for i in range(3)]
-    r = max(range(3), key=lambda i: lengths[i])  # the apex, opposite the longest edge
-    start, end, apex = corners[(r + 1) % 3], corners[(r + 2) % 3], corners[r]
-    edge, rise, offset = sub(end, start), sub(apex, start), sub(p, start)
-    length2 = lengths[r]
-    apex_along = dot(rise, edge) / length2  # where the apex projects on the edge, in [0, 1]
+    r, start, edge, length2, apex_along, perpendicular, height2 = frame
+    offset = sub(p, start)
     along = dot(offset, edge) / length2
-    perpendicular = sub(rise, scale(edge, apex_along))
-    height2 = dot(perpendicular, perpendicular)
-    u = dot(perpendicular, sub(offset, scale(edge, along))) / height2 if height2 > 0.0 else 0.0
+    u = dot(perpendicular, sub(offset, scale(edge, along))) / height2
     along = min(max(along, 0.0), 1.0)
     apex_along = min(max(apex_along, 0.0), 1.0)
     limit = 1.0  # the cross-section at height u must still reach ``along``
@@ -101,7 +129,14 @@ def closest_on_tetrahedron(points) -> tuple[Vec3, tuple[float, ...], bool]:
         if side_of_opposite == 0.0 or side_of_origin * side_of_opposite < 0.0:
             outside.append((i, j, k))
     if not outside:
-        return (0.0, 0.0, 0.0), _inside_weights(points), True
+        weights = _inside_weights(points)
+        # On a tetrahedron flat to rounding the sign tests and the volume ratios are noise: the origin
+        # counts as enclosed only if its weights put it back at the origin.
+        mix = combine(weights, points)
+        reach2 = max(dot(p, p) for p in points)
+        if dot(mix, mix) <= ENCLOSED_MISS * ENCLOSED_MISS * reach2:
+            return (0.0, 0.0, 0.0), weights, True
+        outside = [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]
     point, weights = _closest_of(points, outside, closest_on_triangle)
     return point, weights, False
 

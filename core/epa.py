@@ -290,6 +290,7 @@ def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int
     polytope = _Polytope(seed, planes)
     known_points = {vertex[0] for vertex in seed}
     min_support = math.inf  # smallest support value seen along a face normal: bounds the depth above
+    tightest = None  # the face whose normal gave it
     status, iterations = "iteration_limit", 0
     while iterations < max_iterations:
         iterations += 1
@@ -297,7 +298,8 @@ def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int
         normal, distance = polytope.faces[face_id][3:5]
         vertex = support(normal)
         height = dot(normal, vertex[0])
-        min_support = min(min_support, height)
+        if height < min_support:
+            min_support, tightest = height, polytope.faces[face_id]
         if height - distance <= tolerance:
             status = "converged"
             break
@@ -309,19 +311,34 @@ def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int
             status = "stalled"
             break
         known_points.add(vertex[0])
-    return _finish(polytope, min_support, iterations, status, rounding)
+    return _finish(polytope, min_support, tightest, iterations, status, rounding, tolerance)
 
 
-def _finish(polytope: _Polytope, min_support: float, iterations: int, status: str,
-            rounding: float) -> EpaResult:
+def _finish(polytope: _Polytope, min_support: float, tightest: tuple, iterations: int, status: str,
+            rounding: float, tolerance: float) -> EpaResult:
     """Answer from the closest face: normal from the best-conditioned face of its facet, witness
-    points from the face whose triangle holds the foot of the origin, and certain bounds."""
+    points from the face whose triangle holds the foot of the origin, and certain bounds.
+
+    On a polytope with sliver faces the closest face's plane can be off by more than the tolerance;
+    when its value misses the certain bounds, the face whose normal gave the smallest support value
+    (``tightest``, the lower bound itself) answers instead.
+    """
+    lower, certified = -min_support, polytope.certified_distance()
     best_id = polytope.closest_face()
     best_distance, best_normal = polytope.faces[best_id][4], polytope.faces[best_id][3]
     facet = [face for face in polytope.faces.values()
              if face[4] - best_distance <= rounding and dot(face[3], best_normal) >= 1.0 - 1e-6]
-    i, j, k, normal, distance, _ = min(facet, key=lambda f: f[5])
-    foot = scale(normal, distance)
+    normal, distance = min(facet, key=lambda f: f[5])[3:5]
+    upper = -certified if certified > 0.0 else math.inf
+    if not lower - tolerance <= -distance <= upper + tolerance:
+        facet, (normal, distance) = [tightest], tightest[3:5]
+    point_a, point_b, nearest = _witnesses(polytope, facet, scale(normal, distance))
+    return EpaResult(-distance, normal, point_a, point_b, lower, min(upper, nearest), iterations, status)
+
+
+def _witnesses(polytope: _Polytope, facet: list, foot: Vec3) -> tuple[Vec3, Vec3, float]:
+    """Witness points from the facet's face whose triangle holds ``foot``, and the distance of the
+    origin from that triangle (a point of A - B: an upper bound on the signed distance)."""
     best = None
     for face in facet:
         corners = [sub(polytope.vertices[index][0], foot) for index in face[:3]]
@@ -331,9 +348,5 @@ def _finish(polytope: _Polytope, min_support: float, iterations: int, status: st
     _, face, weights = best
     point_a = combine(weights, [polytope.vertices[index][1] for index in face[:3]])
     point_b = combine(weights, [polytope.vertices[index][2] for index in face[:3]])
-    # Any point of A - B bounds the signed distance from above; so does the certified face distance
-    # when it is positive (the polytope, inside A - B, then holds a ball of that radius).
     nearest, _ = closest_on_triangle(*(polytope.vertices[index][0] for index in face[:3]))
-    certified = polytope.certified_distance()
-    upper = min(norm(nearest), -certified if certified > 0.0 else math.inf)
-    return EpaResult(-distance, normal, point_a, point_b, -min_support, upper, iterations, status)
+    return point_a, point_b, norm(nearest)

@@ -31,6 +31,9 @@ def closest_on_segment(a: Vec3, b: Vec3) -> tuple[Vec3, tuple[float, float]]:
 
 
 def closest_on_triangle(a: Vec3, b: Vec3, c: Vec3) -> tuple[Vec3, tuple[float, float, float]]:
+    """Vertex regions by Ericson's dot-product tests; then the foot of the origin on the triangle's
+    plane, inside the triangle by its coordinates in ``triangle_frame`` (sub-area tests lose all
+    digits on slivers and would pick an edge up to the sliver's width away), else the nearest edge."""
     ab, ac = sub(b, a), sub(c, a)
     d1, d2 = -dot(ab, a), -dot(ac, a)
     if d1 <= 0.0 and d2 <= 0.0:
@@ -38,36 +41,18 @@ def closest_on_triangle(a: Vec3, b: Vec3, c: Vec3) -> tuple[Vec3, tuple[float, f
     d3, d4 = -dot(ab, b), -dot(ac, b)
     if d3 >= 0.0 and d4 <= d3:
         return b, (0.0, 1.0, 0.0)
-    vc = d1 * d4 - d3 * d2
-    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
-        point, (u, v) = closest_on_segment(a, b)
-        return point, (u, v, 0.0)
     d5, d6 = -dot(ab, c), -dot(ac, c)
     if d6 >= 0.0 and d5 <= d6:
         return c, (0.0, 0.0, 1.0)
-    vb = d5 * d2 - d1 * d6
-    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
-        point, (u, w) = closest_on_segment(a, c)
-        return point, (u, 0.0, w)
-    va = d3 * d6 - d5 * d4
-    if va <= 0.0 and d4 - d3 >= 0.0 and d5 - d6 >= 0.0:
-        point, (v, w) = closest_on_segment(b, c)
-        return point, (0.0, v, w)
-    total = va + vb + vc
-    if total <= 0.0 or va < 0.0 or vb < 0.0 or vc < 0.0:  # rounding on a sliver: an edge is as close
-        return _closest_of((a, b, c), ((0, 1), (0, 2), (1, 2)), closest_on_segment)
     frame = triangle_frame(a, b, c)
     _, start, edge, _, _, perpendicular, height2 = frame
-    if height2 <= 0.0:
-        return _closest_of((a, b, c), ((0, 1), (0, 2), (1, 2)), closest_on_segment)
-    normal = cross(edge, perpendicular)
-    foot = scale(normal, dot(start, normal) / dot(normal, normal))
-    weights = _face_weights(frame, foot)
-    # A triangle thin at rounding level has no reliable face region: the weights then miss the foot.
-    miss = sub(combine(weights, (a, b, c)), foot)
-    if dot(miss, miss) > (64.0 * EPSILON) ** 2 * (dot(start, start) + dot(edge, edge)):
-        return _closest_of((a, b, c), ((0, 1), (0, 2), (1, 2)), closest_on_segment)
-    return foot, weights
+    if height2 > 0.0:
+        normal = cross(edge, perpendicular)
+        foot = scale(normal, dot(start, normal) / dot(normal, normal))
+        weights, inside = _face_weights(frame, foot)
+        if inside:
+            return foot, weights
+    return _closest_of((a, b, c), ((0, 1), (0, 2), (1, 2)), closest_on_segment)
 
 
 def triangle_frame(a: Vec3, b: Vec3, c: Vec3):
@@ -92,8 +77,9 @@ def triangle_frame(a: Vec3, b: Vec3, c: Vec3):
     return r, start, edge, length2, apex_along, perpendicular, dot(perpendicular, perpendicular)
 
 
-def _face_weights(frame, p: Vec3) -> tuple[float, float, float]:
-    """Barycentric weights (all >= 0) of ``p``, a point of the triangle's plane inside it.
+def _face_weights(frame, p: Vec3) -> tuple[tuple[float, float, float], bool]:
+    """Barycentric weights (all >= 0) of ``p``, a point of the triangle's plane, and whether ``p`` is
+    inside the triangle (else the weights are those of a nearby point of it).
 
     Ratios of sub-areas lose all digits on a sliver, and the witness points would leave the shapes.
     Here ``p`` is split along the longest edge (exact to rounding) and across it (the apex's height
@@ -103,6 +89,7 @@ def _face_weights(frame, p: Vec3) -> tuple[float, float, float]:
     offset = sub(p, start)
     along = dot(offset, edge) / length2
     u = dot(perpendicular, sub(offset, scale(edge, along))) / height2
+    inside = u >= 0.0 and apex_along * u <= along <= 1.0 - u * (1.0 - apex_along)
     along = min(max(along, 0.0), 1.0)
     apex_along = min(max(apex_along, 0.0), 1.0)
     limit = 1.0  # the cross-section at height u must still reach ``along``
@@ -114,7 +101,7 @@ def _face_weights(frame, p: Vec3) -> tuple[float, float, float]:
     t = min(max(along - u * apex_along, 0.0), 1.0 - u)
     weights = [0.0, 0.0, 0.0]
     weights[r], weights[(r + 1) % 3], weights[(r + 2) % 3] = u, 1.0 - u - t, t
-    return tuple(weights)
+    return tuple(weights), inside
 
 
 def closest_on_tetrahedron(points) -> tuple[Vec3, tuple[float, ...], bool]:

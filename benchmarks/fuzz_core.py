@@ -186,8 +186,8 @@ class Fuzzer:
         self.worst: dict[str, tuple[float, str]] = {}
         self.statuses: Counter = Counter()
         self.skipped = 0  # cases the reference (Qhull) could not hull
-        self.worst_pairs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self.current: tuple[np.ndarray, np.ndarray] = (np.zeros((1, 3)), np.zeros((1, 3)))
+        self.worst_pairs: dict[str, tuple] = {}
+        self.current: tuple = ()
 
     def fail(self, kind: str, amount: float, detail: str) -> None:
         self.failures[kind] += 1
@@ -196,10 +196,11 @@ class Fuzzer:
             self.worst_pairs[kind] = self.current
 
     def save(self, directory: Path) -> None:
-        """Write the worst pair of each kind as ``<kind>.npz`` (arrays ``a`` and ``b``, as passed to collide)."""
+        """Write the worst case of each kind as ``<kind>.npz``: ``a``, ``b``, ``exponent``, ``shift`` and
+        ``name``, the arguments of ``run_case``."""
         directory.mkdir(parents=True, exist_ok=True)
-        for kind, (a, b) in self.worst_pairs.items():
-            np.savez(directory / f"{kind.replace(':', '-')}.npz", a=a, b=b)
+        for kind, (name, a, b, exponent, shift) in self.worst_pairs.items():
+            np.savez(directory / f"{kind.replace(':', '-')}.npz", a=a, b=b, exponent=exponent, shift=shift, name=name)
 
     def collide(self, a: np.ndarray, b: np.ndarray, detail: str):
         self.calls += 1
@@ -211,20 +212,18 @@ class Fuzzer:
             self.fail(f"exception:{type(exc).__name__}", 1.0, f"{detail}: {exc!r}")
         return None
 
-    def run_case(self, name: str, a: np.ndarray, b: np.ndarray, exponent: int, offset: float,
+    def run_case(self, name: str, a: np.ndarray, b: np.ndarray, exponent: int, shift: np.ndarray,
                  rng: np.random.Generator) -> None:
-        """Check one pair: reference, conventions, then swap, translation and order invariance."""
-        if offset:  # a shift much larger than the points, so that (p + shift) - shift is exact
-            reach = max(np.abs(a).max(), np.abs(b).max())
-            shift = rng.choice([-1.0, 1.0], size=3) * (4.0 * reach + offset * _size(a, b) * rng.uniform(1, 2, 3))
-            a, b = (a + shift) - shift, (b + shift) - shift
-        else:
-            shift = np.zeros(3)
-        detail = f"{name} exponent={exponent} offset={offset:.3g}"
+        """Check the pair ``(a + shift) * 2**exponent``, ``(b + shift) * 2**exponent`` against the reference
+        of ``a``, ``b`` (exact, as ``dyadic_shift`` makes the shift exact): conventions, then swap,
+        translation and order invariance."""
+        shift = np.asarray(shift, dtype=float)
+        offset = float(np.abs(shift).max())
+        detail = f"{name} exponent={exponent} shift={offset:.3g}"
         factor = 2.0 ** exponent
         with np.errstate(all="ignore"):
             scaled_a, scaled_b = (a + shift) * factor, (b + shift) * factor
-        self.current = (scaled_a, scaled_b)
+        self.current = (name, a, b, exponent, shift)
         extent = max(np.abs(scaled_a).max(), np.abs(scaled_b).max())
         both = np.vstack([scaled_a, scaled_b])
         pair_size = float((both.max(axis=0) - both.min(axis=0)).max()) if np.isfinite(extent) else math.inf
@@ -346,8 +345,19 @@ def fuzz(seed: int, count: int) -> Fuzzer:
     for _ in range(count):
         name, a, b = random_pair(rng)
         exponent, offset = random_frame(rng)
-        fuzzer.run_case(name, a, b, exponent, offset, rng)
+        a, b, shift = dyadic_shift(a, b, offset, rng)
+        fuzzer.run_case(name, a, b, exponent, shift, rng)
     return fuzzer
+
+
+def dyadic_shift(a: np.ndarray, b: np.ndarray, offset: float, rng: np.random.Generator):
+    """A shift of about ``offset`` sizes (none for 0), much larger than the points, and the points
+    rounded so that ``(p + shift) - shift == p`` exactly: the reference then sees the very pair."""
+    if not offset:
+        return a, b, np.zeros(3)
+    reach = max(np.abs(a).max(), np.abs(b).max())
+    shift = rng.choice([-1.0, 1.0], size=3) * (4.0 * reach + offset * _size(a, b) * rng.uniform(1, 2, 3))
+    return (a + shift) - shift, (b + shift) - shift, shift
 
 
 def main() -> None:

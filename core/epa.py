@@ -332,21 +332,27 @@ def _finish(polytope: _Polytope, min_support: float, tightest: tuple, iterations
     upper = -certified if certified > 0.0 else math.inf
     if not lower - tolerance <= -distance <= upper + tolerance:
         facet, (normal, distance) = [tightest], tightest[3:5]
-    point_a, point_b, nearest = _witnesses(polytope, facet, scale(normal, distance))
-    return EpaResult(-distance, normal, point_a, point_b, lower, min(upper, nearest), iterations, status)
+    if distance < 0.0:  # the origin is outside: the answer is the facet's point nearest to it
+        point, point_a, point_b = _witnesses(polytope, facet, (0.0, 0.0, 0.0))
+        nearest = norm(point)
+        if nearest > 0.0:
+            return EpaResult(nearest, scale(point, -1.0 / nearest), point_a, point_b, lower, min(upper, nearest),
+                             iterations, status)
+    point, point_a, point_b = _witnesses(polytope, facet, scale(normal, distance))
+    return EpaResult(-distance, normal, point_a, point_b, lower, min(upper, norm(point)), iterations, status)
 
 
-def _witnesses(polytope: _Polytope, facet: list, foot: Vec3) -> tuple[Vec3, Vec3, float]:
-    """Witness points from the facet's face whose triangle holds ``foot``, and the distance of the
-    origin from that triangle (a point of A - B: an upper bound on the signed distance)."""
+def _witnesses(polytope: _Polytope, facet: list, target: Vec3) -> tuple[Vec3, Vec3, Vec3]:
+    """The point of the facet's triangles nearest ``target`` (a point of A - B, so its distance from
+    the origin bounds the signed distance from above) and its witness points on A and on B."""
     best = None
     for face in facet:
-        corners = [sub(polytope.vertices[index][0], foot) for index in face[:3]]
+        corners = [sub(polytope.vertices[index][0], target) for index in face[:3]]
         offset, weights = closest_on_triangle(*corners)
         if best is None or dot(offset, offset) < best[0]:
             best = (dot(offset, offset), face, weights)
     _, face, weights = best
+    point = combine(weights, [polytope.vertices[index][0] for index in face[:3]])
     point_a = combine(weights, [polytope.vertices[index][1] for index in face[:3]])
     point_b = combine(weights, [polytope.vertices[index][2] for index in face[:3]])
-    nearest, _ = closest_on_triangle(*(polytope.vertices[index][0] for index in face[:3]))
-    return point_a, point_b, norm(nearest)
+    return point, point_a, point_b

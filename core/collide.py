@@ -23,8 +23,12 @@ from .vec3 import Vec3, combine, dot, norm, orthonormal_basis, scale, sub
 
 #: Default solver accuracy, relative to the pair's size.
 DEFAULT_RELATIVE_TOLERANCE = 1e-12
-#: Floor of the solver accuracy, relative to the pair's size: float64 cannot do better.
+#: Floor of the solver accuracy, relative to the pair's size: float64 cannot do better. Far from the
+#: origin (coordinates many times the size) the floor is 4 x SUPPORT_ROUNDING x the largest coordinate.
 MIN_RELATIVE_TOLERANCE = 1e-13
+#: Bound on how far a support value computed from world coordinates falls short of the exact one,
+#: relative to the largest coordinate: two 3-term dot products compared, for each of A and B.
+SUPPORT_ROUNDING = 12.0 * math.sqrt(3.0) * 2.0 ** -53
 #: Smallest automatic iteration cap; above it the cap grows with the shapes' vertex counts.
 MIN_AUTOMATIC_ITERATIONS = 256
 
@@ -41,18 +45,24 @@ class _Pair:
         self.max_iterations = _automatic_cap(self.a, self.b) if cap is None else cap
         (low_a, high_a), (low_b, high_b) = _measurable_bounds(self.a, "points_a"), _measurable_bounds(self.b, "points_b")
         low, high = np.minimum(low_a, low_b), np.maximum(high_a, high_b)
+        # A support point is the argmax of dot products rounded at eps x the coordinates: its value can
+        # fall short of the true support value by this much (world units); lower bounds allow for it.
+        support_rounding = SUPPORT_ROUNDING * max(float(np.abs(low).max()), float(np.abs(high).max()))
         self.center = 0.5 * (low + high)
         size = float((high - low).max())
         if 0.0 < size < MIN_PAIR_SIZE:
             raise ValueError(f"points_a and points_b span only {size:.3g} together: pairs smaller than "
                              f"{MIN_PAIR_SIZE:g} are too small to measure in float64")
         self.unit = math.ldexp(1.0, math.frexp(size)[1]) if size > 0.0 else 1.0  # a power of two >= size
-        floor = MIN_RELATIVE_TOLERANCE * size
-        self.rounding = floor
+        floor = max(MIN_RELATIVE_TOLERANCE * size, 4.0 * support_rounding)
+        self.rounding = MIN_RELATIVE_TOLERANCE * size
         self.tolerance = max(DEFAULT_RELATIVE_TOLERANCE * size if tolerance is None else tolerance, floor)
         self.touch_tolerance = max(self.tolerance if touch_tolerance is None else touch_tolerance,
                                    self.tolerance)
         self.local_tolerance, self.local_rounding = self.tolerance / self.unit, self.rounding / self.unit
+        self.local_support_rounding = support_rounding / self.unit
+        # What GJK and EPA aim for, so that the bounds, widened by the support rounding, meet the tolerance.
+        self.local_solver_tolerance = self.local_tolerance - 2.0 * self.local_support_rounding
         self.margin = self.a.margin + self.b.margin
         self.a_to_b = tuple((0.5 * (low_b + high_b - low_a - high_a) / self.unit).tolist())
         local_a, local_b = self.a.translated(-self.center), self.b.translated(-self.center)
@@ -105,22 +115,23 @@ def collide(points_a, points_b, *, tolerance: float | None = None, touch_toleran
 
 def _solve(pair: _Pair) -> Contact:
     """GJK, then (enclosed origin, or GJK stalled by rounding on a thin A - B) EPA from either side."""
-    tol = pair.local_tolerance
-    result = gjk(pair.support, pair.first_direction(), tolerance=tol, max_iterations=pair.max_iterations)
+    tol, slack, aim = pair.local_tolerance, pair.local_support_rounding, pair.local_solver_tolerance
+    result = gjk(pair.support, pair.first_direction(), tolerance=aim, max_iterations=pair.max_iterations)
     if not result.overlapping and result.status != "stalled":
         return _contact(pair, result.distance, _unit(scale(result.v, -1.0)), *_witnesses(result.simplex, result.weights),
-                        (result.lower_bound, result.distance), result.iterations, 0, result.status)
+                        (result.lower_bound - slack, result.distance), result.iterations, 0, result.status)
     seed = expand_simplex(pair.support, result.simplex, tol)
-    found = None if seed.dimension < 3 else epa(pair.support, seed.vertices, tolerance=tol,
+    found = None if seed.dimension < 3 else epa(pair.support, seed.vertices, tolerance=aim,
                                                 max_iterations=pair.max_iterations, rounding=pair.local_rounding)
+    lower = max(result.lower_bound, seed.lower_bound) - slack
     if found is None:  # A - B is flat (or a seed face is, to rounding): its nearest point is the answer
         point, simplex, weights = _nearest_point(result, seed)
         distance = norm(point)
         normal = _unit(scale(point, -1.0)) if distance > tol else pair.orient(seed.flat_normal)
-        bounds = (max(result.lower_bound, seed.lower_bound), distance)
         status = "degenerate" if seed.dimension < 3 else "stalled"
-        return _contact(pair, distance, normal, *_witnesses(simplex, weights), bounds, result.iterations, 0, status)
-    bounds = (max(found.lower_bound, result.lower_bound, seed.lower_bound), min(found.upper_bound, result.distance))
+        return _contact(pair, distance, normal, *_witnesses(simplex, weights), (lower, distance), result.iterations,
+                        0, status)
+    bounds = (max(found.lower_bound - slack, lower), min(found.upper_bound, result.distance))
     status = found.status
     if bounds[1] - bounds[0] > tol and status == "converged":
         status = "stalled"  # the face converged, but rounding leaves its plane uncertain beyond the tolerance
@@ -152,8 +163,9 @@ def intersect(points_a, points_b, *, tolerance: float | None = None, touch_toler
     which stops as soon as the bounds decide it."""
     pair = _Pair(points_a, points_b, tolerance, touch_tolerance, max_iterations)
     threshold = (pair.touch_tolerance + pair.margin) / pair.unit
-    result = gjk(pair.support, pair.first_direction(), tolerance=pair.local_tolerance,
-                 max_iterations=pair.max_iterations, overlap_below=threshold, separated_above=threshold)
+    result = gjk(pair.support, pair.first_direction(), tolerance=pair.local_solver_tolerance,
+                 max_iterations=pair.max_iterations, overlap_below=threshold,
+                 separated_above=threshold + pair.local_support_rounding)
     if result.status == "stalled":  # rounding on a thin A - B: only the full answer decides
         return _solve(pair).colliding
     return result.overlapping or result.distance * pair.unit - pair.margin <= pair.touch_tolerance

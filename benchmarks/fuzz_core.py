@@ -281,7 +281,7 @@ class Fuzzer:
         if not low - slack <= truth <= high + slack:
             self.fail("bounds", max(low - truth, truth - high) / size,
                       f"{detail}: truth {truth!r} outside {contact.bounds} ({status})")
-        if status in ("converged", "degenerate") and abs(sd - truth) > SAME_ANSWER * size:
+        if status in ("converged", "degenerate") and abs(sd - truth) > max(SAME_ANSWER * size, tol):
             self.fail("value", abs(sd - truth) / size, f"{detail}: {sd!r} vs {truth!r} ({status})")
         if status == "converged" and high - low > tol * (1.0 + 1e-9):
             self.fail("loose", (high - low) / tol, f"{detail}: bounds {contact.bounds} vs tolerance {tol:.3g}")
@@ -308,23 +308,27 @@ class Fuzzer:
 
     def check_invariance(self, contact, a, b, size, ref, rng, detail) -> None:
         sd = contact.signed_distance
-        unique = ref.normal_unique and abs(ref.signed_distance) * 1e6 > ref.size
+        # Far from the origin the tolerance grows with the coordinates (float64 cannot do better), and
+        # a normal is only determined when the gap is well above the coordinates' rounding.
+        same = max(SAME_ANSWER * size, 2.0 * contact.tolerance)
+        coordinate = max(np.abs(a).max(), np.abs(b).max())
+        unique = ref.normal_unique and abs(contact.signed_distance) > 1e6 * max(1e-16 * coordinate, 1e-12 * size)
         swapped = self.collide(b, a, detail + " swapped")
         if swapped is not None:
-            if abs(swapped.signed_distance - sd) > SAME_ANSWER * size or (
+            if abs(swapped.signed_distance - sd) > same or (
                     unique and np.abs(swapped.normal + contact.normal).max() > 1e-6):
                 self.fail("swap", abs(swapped.signed_distance - sd) / size,
                           f"{detail}: {sd!r} vs swapped {swapped.signed_distance!r}")
         shift = size * 10.0 ** rng.uniform(-1, 3) * rng.normal(size=3)
         room = 0.5 * MAX_COORDINATE - max(np.abs(a).max(), np.abs(b).max())  # stay valid input
         if np.abs(shift).max() > room:
-            shift *= room / np.abs(shift).max()
+            shift *= max(room, 0.0) / np.abs(shift).max()
         moved = self.collide(a + shift, b + shift, detail + " translated")
-        if moved is not None and abs(moved.signed_distance - sd) > SAME_ANSWER * size:
+        if moved is not None and abs(moved.signed_distance - sd) > same:
             self.fail("translate", abs(moved.signed_distance - sd) / size,
                       f"{detail}: {sd!r} vs translated {moved.signed_distance!r}")
         shuffled = self.collide(a[rng.permutation(len(a))], b[rng.permutation(len(b))], detail + " reordered")
-        if shuffled is not None and abs(shuffled.signed_distance - sd) > SAME_ANSWER * size:
+        if shuffled is not None and abs(shuffled.signed_distance - sd) > same:
             self.fail("order", abs(shuffled.signed_distance - sd) / size,
                       f"{detail}: {sd!r} vs reordered {shuffled.signed_distance!r}")
 
@@ -363,7 +367,7 @@ def dyadic_shift(a: np.ndarray, b: np.ndarray, offset: float, rng: np.random.Gen
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--count", type=int, default=20000, help="number of pairs (about 4 calls each)")
+    parser.add_argument("--count", type=int, default=6000, help="number of pairs (about 3.6 calls each)")
     parser.add_argument("--save", type=Path, help="directory for the worst pair of each failure kind (.npz)")
     parser.add_argument("--core", help="directory holding the `core` package to fuzz (default: this checkout)")
     args = parser.parse_args()

@@ -128,7 +128,8 @@ def _solve(pair: _Pair) -> Contact:
         point, simplex, weights = _nearest_point(result, seed)
         distance = norm(point)
         normal = _unit(scale(point, -1.0)) if distance > tol else pair.orient(seed.flat_normal)
-        status = "degenerate" if seed.dimension < 3 else "stalled"
+        # Flat and measured to the tolerance: 'degenerate'; otherwise rounding kept GJK from the answer.
+        status = "degenerate" if seed.dimension < 3 and distance - lower <= tol else "stalled"
         return _contact(pair, distance, normal, *_witnesses(simplex, weights), (lower, distance), result.iterations,
                         0, status)
     bounds = (max(found.lower_bound - slack, lower), min(found.upper_bound, result.distance))

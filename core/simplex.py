@@ -106,16 +106,7 @@ def _face_weights(frame, p: Vec3) -> tuple[tuple[float, float, float], bool]:
 
 def closest_on_tetrahedron(points) -> tuple[Vec3, tuple[float, ...], bool]:
     """Closest point on a tetrahedron; the flag says the origin is inside (closest point = origin)."""
-    faces = ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0))
-    outside = []
-    for i, j, k, opposite in faces:
-        a = points[i]
-        normal = cross(sub(points[j], a), sub(points[k], a))
-        side_of_origin = -dot(normal, a)
-        side_of_opposite = dot(normal, sub(points[opposite], a))
-        if side_of_opposite == 0.0 or side_of_origin * side_of_opposite < 0.0:
-            outside.append((i, j, k))
-    if not outside:
+    if all(_same_side(points, i, j, k, opposite) for i, j, k, opposite in _TETRAHEDRON_FACES):
         weights = _inside_weights(points)
         # On a tetrahedron flat to rounding the sign tests and the volume ratios are noise: the origin
         # counts as enclosed only if its weights put it back at the origin.
@@ -123,9 +114,21 @@ def closest_on_tetrahedron(points) -> tuple[Vec3, tuple[float, ...], bool]:
         reach2 = max(dot(p, p) for p in points)
         if dot(mix, mix) <= ENCLOSED_MISS * ENCLOSED_MISS * reach2:
             return (0.0, 0.0, 0.0), weights, True
-        outside = [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]
-    point, weights = _closest_of(points, outside, closest_on_triangle)
+    # The solid's nearest point to an outside origin is on its surface: the best of the four faces
+    # (not only of those the sign tests call outside, which on a flat tetrahedron can miss the right one).
+    point, weights = _closest_of(points, ((0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)), closest_on_triangle)
     return point, weights, False
+
+
+_TETRAHEDRON_FACES = ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0))
+
+
+def _same_side(points, i: int, j: int, k: int, opposite: int) -> bool:
+    """The origin is on the opposite corner's side of the face (i, j, k)."""
+    a = points[i]
+    normal = cross(sub(points[j], a), sub(points[k], a))
+    side_of_opposite = dot(normal, sub(points[opposite], a))
+    return side_of_opposite != 0.0 and -dot(normal, a) * side_of_opposite >= 0.0
 
 
 def _signed_volume(p: Vec3, q: Vec3, r: Vec3, s: Vec3) -> float:

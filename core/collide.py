@@ -43,7 +43,8 @@ class _Pair:
         touch_tolerance = as_length(touch_tolerance, "touch_tolerance", allow_none=True)
         cap = None if max_iterations is None else as_iteration_cap(max_iterations, "max_iterations")
         self.max_iterations = _automatic_cap(self.a, self.b) if cap is None else cap
-        (low_a, high_a), (low_b, high_b) = _measurable_bounds(self.a, "points_a"), _measurable_bounds(self.b, "points_b")
+        low_a, high_a = _measurable_bounds(self.a, "points_a")
+        low_b, high_b = _measurable_bounds(self.b, "points_b")
         low, high = np.minimum(low_a, low_b), np.maximum(high_a, high_b)
         # A support point is the argmax of dot products rounded at eps x the coordinates: its value can
         # fall short of the true support value by this much (world units); lower bounds allow for it.
@@ -97,7 +98,8 @@ def _measurable_bounds(shape: Shape, name: str) -> tuple[np.ndarray, np.ndarray]
     low, high = shape.bounds()
     reach = max(float(np.abs(low).max()), float(np.abs(high).max()))
     if not reach <= MAX_COORDINATE:
-        raise ValueError(f"{name} reaches {reach:.3g} in world space, beyond ±{MAX_COORDINATE:g}: too large to measure")
+        raise ValueError(f"{name} reaches {reach:.3g} in world space, beyond ±{MAX_COORDINATE:g}: "
+                         "too large to measure")
     return low, high
 
 
@@ -118,8 +120,7 @@ def _solve(pair: _Pair) -> Contact:
     tol, slack, aim = pair.local_tolerance, pair.local_support_rounding, pair.local_solver_tolerance
     result = gjk(pair.support, pair.first_direction(), tolerance=aim, max_iterations=pair.max_iterations)
     if not result.overlapping and result.status != "stalled":
-        return _contact(pair, result.distance, _unit(scale(result.v, -1.0)), *_witnesses(result.simplex, result.weights),
-                        (result.lower_bound - slack, result.distance), result.iterations, 0, result.status)
+        return _gjk_contact(pair, result, (result.lower_bound - slack, result.distance), 0, result.status)
     seed = expand_simplex(pair.support, result.simplex, tol)
     found = None if seed.dimension < 3 else epa(pair.support, seed.vertices, tolerance=aim,
                                                 max_iterations=pair.max_iterations, rounding=pair.local_rounding)
@@ -142,10 +143,15 @@ def _solve(pair: _Pair) -> Contact:
     if misses and 0.0 < result.distance <= bounds[1] + tol:
         # EPA's face (of an unfinished, thin polytope) misses the certain bounds; GJK's point of A - B
         # is the upper bound itself, with witness points on the shapes.
-        return _contact(pair, result.distance, _unit(scale(result.v, -1.0)), *_witnesses(result.simplex, result.weights),
-                        bounds, result.iterations, found.iterations, status)
+        return _gjk_contact(pair, result, bounds, found.iterations, status)
     return _contact(pair, found.signed_distance, found.normal, found.point_a, found.point_b, bounds,
                     result.iterations, found.iterations, status)
+
+
+def _gjk_contact(pair: _Pair, result: GjkResult, bounds, epa_iterations: int, status: str) -> Contact:
+    """The answer from GJK's point of A - B nearest the origin (not enclosed): value |v|, normal -v."""
+    return _contact(pair, result.distance, _unit(scale(result.v, -1.0)), *_witnesses(result.simplex, result.weights),
+                    bounds, result.iterations, epa_iterations, status)
 
 
 def _nearest_point(result: GjkResult, seed: Blowup):

@@ -68,8 +68,8 @@ def expand_simplex(support: SupportFn, simplex: list, tolerance: float) -> Blowu
             vertices.append(vertex)
     if len(vertices) == 4 and _thinnest_height(vertices) <= tolerance:
         vertices = _largest_triangle(vertices)
-    if len(vertices) == 3 and norm(cross(sub(vertices[1][0], vertices[0][0]), sub(vertices[2][0], vertices[0][0]))) == 0:
-        vertices = _farthest_pair(vertices)  # collinear within rounding
+    if len(vertices) == 3 and triangle_frame(*(vertex[0] for vertex in vertices))[6] == 0.0:
+        vertices = _farthest_pair(vertices)  # collinear to rounding
     lower = -math.inf
 
     def probe(direction: Vec3) -> Vertex:

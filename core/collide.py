@@ -43,12 +43,12 @@ class _Pair:
         touch_tolerance = as_length(touch_tolerance, "touch_tolerance", allow_none=True)
         cap = None if max_iterations is None else as_iteration_cap(max_iterations, "max_iterations")
         self.max_iterations = _automatic_cap(self.a, self.b) if cap is None else cap
-        low_a, high_a = _measurable_bounds(self.a, "points_a")
-        low_b, high_b = _measurable_bounds(self.b, "points_b")
+        low_a, high_a, reach_a = _measurable_bounds(self.a, "points_a")
+        low_b, high_b, reach_b = _measurable_bounds(self.b, "points_b")
         low, high = np.minimum(low_a, low_b), np.maximum(high_a, high_b)
         # A support point is the argmax of dot products rounded at eps x the coordinates: its value can
         # fall short of the true support value by this much (world units); lower bounds allow for it.
-        support_rounding = SUPPORT_ROUNDING * max(float(np.abs(low).max()), float(np.abs(high).max()))
+        support_rounding = SUPPORT_ROUNDING * max(reach_a, reach_b)
         self.center = 0.5 * (low + high)
         size = float((high - low).max())
         if 0.0 < size < MIN_PAIR_SIZE:
@@ -93,14 +93,15 @@ def _automatic_cap(a: Shape, b: Shape) -> int:
     return max(MIN_AUTOMATIC_ITERATIONS, count_a * count_b)
 
 
-def _measurable_bounds(shape: Shape, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """The shape's world box, refused by name when a transform or radius takes it beyond float64's squares."""
+def _measurable_bounds(shape: Shape, name: str) -> tuple[np.ndarray, np.ndarray, float]:
+    """The shape's world box and largest coordinate, refused by name when a transform or radius takes
+    it beyond float64's squares."""
     low, high = shape.bounds()
-    reach = max(float(np.abs(low).max()), float(np.abs(high).max()))
+    reach = max(map(abs, low.tolist() + high.tolist()))
     if not reach <= MAX_COORDINATE:
         raise ValueError(f"{name} reaches {reach:.3g} in world space, beyond ±{MAX_COORDINATE:g}: "
                          "too large to measure")
-    return low, high
+    return low, high, reach
 
 
 def collide(points_a, points_b, *, tolerance: float | None = None, touch_tolerance: float | None = None,

@@ -151,24 +151,68 @@ def _largest_triangle(vertices) -> list:
 
 
 def _plane(vertices: list, i: int, j: int, k: int):
-    """(unit normal, distance, error) of a triangle's plane, or None for a zero-area triangle.
+    """(unit normal, distance, error) of a triangle's plane, or None for a zero-area triangle;
+    ``distance - error`` is certain whatever the rounding.
 
-    The normal is ``edge x perpendicular`` from the longest edge (see ``triangle_frame``): it can only
-    tilt about that edge, by about eps |edge| / height, which moves the plane at the triangle by eps
-    |edge| and the distance by the tilt times the origin's distance from the edge's line. ``error``
-    bounds that change, so ``distance - error`` is certain.
+    Crossing the two edges at corner i tilts the normal by at most 5 eps / sin(angle at i), which
+    moves the distance by that times the corner's distance from the origin: cheap and exact enough
+    unless the angle is tiny (or near 180 degrees), where ``_sliver_plane`` takes over.
     """
-    _, start, edge, length2, _, perpendicular, height2 = triangle_frame(vertices[i][0], vertices[j][0],
-                                                                      vertices[k][0])
+    a, b, c = vertices[i][0], vertices[j][0], vertices[k][0]
+    ax, ay, az = a
+    ux, uy, uz = b[0] - ax, b[1] - ay, b[2] - az
+    vx, vy, vz = c[0] - ax, c[1] - ay, c[2] - az
+    nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+    n2 = nx * nx + ny * ny + nz * nz
+    spread2 = (ux * ux + uy * uy + uz * uz) * (vx * vx + vy * vy + vz * vz)  # n2 / sin(angle)^2
+    if n2 <= 1e-4 * spread2:
+        return _sliver_plane(a, b, c)
+    length = math.sqrt(n2)
+    nx, ny, nz = nx / length, ny / length, nz / length
+    error = 8.0 * EPSILON * (1.0 + math.sqrt(spread2 / n2)) * (abs(ax) + abs(ay) + abs(az))
+    return (nx, ny, nz), nx * ax + ny * ay + nz * az, error
+
+
+def _sliver_plane(p: Vec3, q: Vec3, r: Vec3):
+    """``_plane`` of a sliver: the normal is ``edge x perpendicular`` from the longest edge (see
+    ``triangle_frame``, inlined here): it can only tilt about that edge, by about eps |edge| / height,
+    which moves the plane at the triangle by eps |edge| and the distance by the tilt times the origin's
+    distance from the edge's line. ``error`` bounds that change.
+    """
+    (px, py, pz), (qx, qy, qz), (rx, ry, rz) = p, q, r
+    ax, ay, az = rx - qx, ry - qy, rz - qz  # the edge opposite p, from q to r
+    bx, by, bz = px - rx, py - ry, pz - rz  # opposite q, from r to p
+    cx, cy, cz = qx - px, qy - py, qz - pz  # opposite r, from p to q
+    la, lb, lc = ax * ax + ay * ay + az * az, bx * bx + by * by + bz * bz, cx * cx + cy * cy + cz * cz
+    if la >= lb and la >= lc:  # (start, edge, rise = apex - start)
+        (sx, sy, sz), (ex, ey, ez), (ux, uy, uz), length2 = (qx, qy, qz), (ax, ay, az), (-cx, -cy, -cz), la
+    elif lb >= lc:
+        (sx, sy, sz), (ex, ey, ez), (ux, uy, uz), length2 = (rx, ry, rz), (bx, by, bz), (-ax, -ay, -az), lb
+    else:
+        (sx, sy, sz), (ex, ey, ez), (ux, uy, uz), length2 = (px, py, pz), (cx, cy, cz), (-bx, -by, -bz), lc
+    if length2 == 0.0:
+        return None
+    along = (ux * ex + uy * ey + uz * ez) / length2
+    ux, uy, uz = ux - along * ex, uy - along * ey, uz - along * ez  # the apex's offset from the edge's line
+    height2 = ux * ux + uy * uy + uz * uz
     if height2 == 0.0:
         return None
-    normal = _unit(cross(edge, perpendicular))
-    distance = dot(normal, start)
-    tilt = 8.0 * EPSILON * math.sqrt(length2 / height2)  # radians, about the edge
-    # Both planes hold the edge's line, so the distance moves by at most (tilt + tilt^2) times the
-    # origin's distance from that line, and never by more than twice it.
-    from_line = norm(sub(start, scale(edge, dot(start, edge) / length2)))
-    return normal, distance, min(tilt * (1.0 + tilt), 2.0) * from_line + 4.0 * EPSILON * norm(start)
+    nx, ny, nz = ey * uz - ez * uy, ez * ux - ex * uz, ex * uy - ey * ux
+    length = math.sqrt(nx * nx + ny * ny + nz * nz)
+    nx, ny, nz = nx / length, ny / length, nz / length
+    # The normal tilts about the edge by at most tilt = 8 eps |edge| / height. Both planes hold the
+    # edge's line, so the distance moves by at most (tilt + tilt^2) times the origin's distance from
+    # that line, and never by more than twice it; plus the rounding of the dot product.
+    foot = (sx * ex + sy * ey + sz * ez) / length2
+    fx, fy, fz = sx - foot * ex, sy - foot * ey, sz - foot * ez
+    from_line2 = fx * fx + fy * fy + fz * fz
+    rounding = 4.0 * EPSILON * (abs(sx) + abs(sy) + abs(sz))
+    if length2 < 1e20 * height2:  # tilt < 1e-5: one square root
+        error = 8.0 * EPSILON * (1.0 + 1e-5) * math.sqrt(length2 * from_line2 / height2) + rounding
+    else:
+        tilt = 8.0 * EPSILON * math.sqrt(length2 / height2)
+        error = min(tilt * (1.0 + tilt), 2.0) * math.sqrt(from_line2) + rounding
+    return (nx, ny, nz), nx * sx + ny * sy + nz * sz, error
 
 
 #: The faces of a seed tetrahedron (opposite corners 3, 2, 1, 0), all wound one way.
@@ -196,9 +240,6 @@ class _Polytope:
                 self.add_face(i, j, k, (normal, distance, error))
             else:
                 self.add_face(i, k, j, (scale(normal, -1.0), -distance, error))
-
-    def plane(self, i: int, j: int, k: int):
-        return _plane(self.vertices, i, j, k)
 
     def add_face(self, i: int, j: int, k: int, plane) -> None:
         normal, distance, error = plane
@@ -247,7 +288,7 @@ class _Polytope:
             return False
         new_index = len(self.vertices)
         self.vertices.append(vertex)
-        planes = [self.plane(a, b, new_index) for a, b in horizon]
+        planes = [_plane(self.vertices, a, b, new_index) for a, b in horizon]
         if any(plane is None for plane in planes):
             self.vertices.pop()
             return False
@@ -256,11 +297,6 @@ class _Polytope:
         for (a, b), plane in zip(horizon, planes):
             self.add_face(a, b, new_index, plane)
         return True
-
-    def certified_distance(self) -> float:
-        """Smallest face distance, each lowered by its error: while the polytope holds the origin, a
-        ball of this radius (when positive) lies inside it."""
-        return min(face[4] - face[5] for face in self.faces.values())
 
 
 def _is_single_loop(edges) -> bool:
@@ -323,11 +359,20 @@ def _finish(polytope: _Polytope, min_support: float, tightest: tuple, iterations
     when its value misses the certain bounds, the face whose normal gave the smallest support value
     (``tightest``, the lower bound itself) answers instead.
     """
-    lower, certified = -min_support, polytope.certified_distance()
     best_id = polytope.closest_face()
-    best_distance, best_normal = polytope.faces[best_id][4], polytope.faces[best_id][3]
-    facet = [face for face in polytope.faces.values()
-             if face[4] - best_distance <= rounding and dot(face[3], best_normal) >= 1.0 - 1e-6]
+    best_distance, (bx, by, bz) = polytope.faces[best_id][4], polytope.faces[best_id][3]
+    # One pass: the closest face's facet, and the smallest face distance lowered by its error (while
+    # the polytope holds the origin, a ball of that radius, when positive, lies inside it).
+    certified, facet = math.inf, []
+    for face in polytope.faces.values():
+        distance, error = face[4], face[5]
+        if distance - error < certified:
+            certified = distance - error
+        if distance - best_distance <= rounding:
+            nx, ny, nz = face[3]
+            if nx * bx + ny * by + nz * bz >= 1.0 - 1e-6:
+                facet.append(face)
+    lower = -min_support
     normal, distance = min(facet, key=lambda f: f[5])[3:5]
     upper = -certified if certified > 0.0 else math.inf
     if not lower - tolerance <= -distance <= upper + tolerance:

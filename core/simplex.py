@@ -13,6 +13,8 @@ from .vec3 import Vec3, combine, cross, dot, scale, sub
 
 #: Unit roundoff of float64.
 EPSILON = 2.0 ** -53
+#: Height (relative to the tetrahedron's reach) below which a corner counts as on the opposite face.
+FLAT_SIDE = 1e-9
 #: How far (relative to the tetrahedron's reach) the weights of an enclosed origin may put it back:
 #: farther, the tetrahedron is flat to rounding and its sign tests are noise.
 ENCLOSED_MISS = 1e-9
@@ -31,9 +33,10 @@ def closest_on_segment(a: Vec3, b: Vec3) -> tuple[Vec3, tuple[float, float]]:
 
 
 def closest_on_triangle(a: Vec3, b: Vec3, c: Vec3) -> tuple[Vec3, tuple[float, float, float]]:
-    """Vertex regions by Ericson's dot-product tests; then the foot of the origin on the triangle's
-    plane, inside the triangle by its coordinates in ``triangle_frame`` (sub-area tests lose all
-    digits on slivers and would pick an edge up to the sliver's width away), else the nearest edge."""
+    """Ericson's region tests (5.1.5) where their signs are certain; otherwise (the face region, or a
+    sliver, where sub-area signs lose all digits and would pick an edge up to the sliver's width
+    away) the foot of the origin on the plane, inside the triangle by its coordinates in
+    ``triangle_frame``, else the nearest edge."""
     ab, ac = sub(b, a), sub(c, a)
     d1, d2 = -dot(ab, a), -dot(ac, a)
     if d1 <= 0.0 and d2 <= 0.0:
@@ -41,9 +44,29 @@ def closest_on_triangle(a: Vec3, b: Vec3, c: Vec3) -> tuple[Vec3, tuple[float, f
     d3, d4 = -dot(ab, b), -dot(ac, b)
     if d3 >= 0.0 and d4 <= d3:
         return b, (0.0, 1.0, 0.0)
+    vc = d1 * d4 - d3 * d2
+    if vc <= -8.0 * EPSILON * (abs(d1 * d4) + abs(d3 * d2)) and d1 >= 0.0 and d3 <= 0.0:
+        point, (u, v) = closest_on_segment(a, b)
+        return point, (u, v, 0.0)
     d5, d6 = -dot(ab, c), -dot(ac, c)
     if d6 >= 0.0 and d5 <= d6:
         return c, (0.0, 0.0, 1.0)
+    vb = d5 * d2 - d1 * d6
+    if vb <= -8.0 * EPSILON * (abs(d5 * d2) + abs(d1 * d6)) and d2 >= 0.0 and d6 <= 0.0:
+        point, (u, w) = closest_on_segment(a, c)
+        return point, (u, 0.0, w)
+    va_margin = 8.0 * EPSILON * (abs(d3 * d6) + abs(d5 * d4))
+    va = d3 * d6 - d5 * d4
+    if va <= -va_margin and d4 - d3 >= 0.0 and d5 - d6 >= 0.0:
+        point, (v, w) = closest_on_segment(b, c)
+        return point, (0.0, v, w)
+    normal = cross(ab, ac)
+    n2 = dot(normal, normal)
+    if va > va_margin and vb > 8.0 * EPSILON * (abs(d5 * d2) + abs(d1 * d6)) and \
+            vc > 8.0 * EPSILON * (abs(d1 * d4) + abs(d3 * d2)) and n2 > 1e-2 * _longest2(ab, ac) ** 2:
+        total = va + vb + vc  # certainly the face region of a triangle that is no sliver (height > 0.1 x longest edge)
+        return scale(normal, dot(a, normal) / n2), (va / total, vb / total, vc / total)
+    # The face region of a sliver, or a region too close to call: decide in the longest-edge frame.
     frame = triangle_frame(a, b, c)
     _, start, edge, _, _, perpendicular, height2 = frame
     if height2 > 0.0:
@@ -53,6 +76,12 @@ def closest_on_triangle(a: Vec3, b: Vec3, c: Vec3) -> tuple[Vec3, tuple[float, f
         if inside:
             return foot, weights
     return _closest_of((a, b, c), ((0, 1), (0, 2), (1, 2)), closest_on_segment)
+
+
+def _longest2(ab: Vec3, ac: Vec3) -> float:
+    """Squared length of a triangle's longest edge, from two of its edges."""
+    bc = sub(ac, ab)
+    return max(dot(ab, ab), dot(ac, ac), dot(bc, bc))
 
 
 def triangle_frame(a: Vec3, b: Vec3, c: Vec3):
@@ -106,7 +135,8 @@ def _face_weights(frame, p: Vec3) -> tuple[tuple[float, float, float], bool]:
 
 def closest_on_tetrahedron(points) -> tuple[Vec3, tuple[float, ...], bool]:
     """Closest point on a tetrahedron; the flag says the origin is inside (closest point = origin)."""
-    if all(_same_side(points, i, j, k, opposite) for i, j, k, opposite in _TETRAHEDRON_FACES):
+    sides = [_side(points, i, j, k, opposite) for i, j, k, opposite in _TETRAHEDRON_FACES]
+    if all(side >= 0.0 for side in sides):
         weights = _inside_weights(points)
         # On a tetrahedron flat to rounding the sign tests and the volume ratios are noise: the origin
         # counts as enclosed only if its weights put it back at the origin.
@@ -114,21 +144,28 @@ def closest_on_tetrahedron(points) -> tuple[Vec3, tuple[float, ...], bool]:
         reach2 = max(dot(p, p) for p in points)
         if dot(mix, mix) <= ENCLOSED_MISS * ENCLOSED_MISS * reach2:
             return (0.0, 0.0, 0.0), weights, True
-    # The solid's nearest point to an outside origin is on its surface: the best of the four faces
-    # (not only of those the sign tests call outside, which on a flat tetrahedron can miss the right one).
-    point, weights = _closest_of(points, ((0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)), closest_on_triangle)
+    # The solid's nearest point to an outside origin is on a face the origin sees; where rounding
+    # blurs the sign tests (a side of 0, or none negative yet not enclosed) all four are tried.
+    seen = [face[:3] for face, side in zip(_TETRAHEDRON_FACES, sides) if side < 0.0]
+    faces = seen if seen and all(side != 0.0 for side in sides) else [face[:3] for face in _TETRAHEDRON_FACES]
+    point, weights = _closest_of(points, faces, closest_on_triangle)
     return point, weights, False
 
 
 _TETRAHEDRON_FACES = ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0))
 
 
-def _same_side(points, i: int, j: int, k: int, opposite: int) -> bool:
-    """The origin is on the opposite corner's side of the face (i, j, k)."""
+def _side(points, i: int, j: int, k: int, opposite: int) -> float:
+    """> 0 when the origin is on the opposite corner's side of the face (i, j, k), < 0 when it is
+    beyond the face, 0 on its plane or when the opposite corner is within rounding of the plane (a
+    flat tetrahedron, where the sign says nothing)."""
     a = points[i]
     normal = cross(sub(points[j], a), sub(points[k], a))
-    side_of_opposite = dot(normal, sub(points[opposite], a))
-    return side_of_opposite != 0.0 and -dot(normal, a) * side_of_opposite >= 0.0
+    opposite_side = dot(normal, sub(points[opposite], a))
+    reach2 = max(dot(a, a), dot(points[opposite], points[opposite]))
+    if opposite_side * opposite_side <= FLAT_SIDE * FLAT_SIDE * dot(normal, normal) * reach2:
+        return 0.0
+    return -dot(normal, a) * opposite_side
 
 
 def _signed_volume(p: Vec3, q: Vec3, r: Vec3, s: Vec3) -> float:

@@ -1,11 +1,11 @@
 """``collide`` and ``intersect``: GJK, then EPA when the shapes overlap, in a pair-local frame.
 
-Both shapes are shifted so the pair's bounding box is centred on the origin and divided by a power of
-two close to the pair's size (exactly, so nothing is lost), and tolerances are scaled by that size:
-the same pair gives the same answer at an offset of 1e6 as at the origin, and at any scale, and no
-square in the solver can overflow or underflow. Margins (a sphere's radius) are added exactly after
-the cores are solved: inflating both shapes by r moves every boundary point of A - B out by r along
-the normal.
+Both shapes are shifted so the pair's bounding box is centred on the origin (and, for sizes beyond
+2^-100 .. 2^100, divided by a power of two close to the size: exactly, so nothing is lost), and
+tolerances are scaled by that size: the same pair gives the same answer at an offset of 1e6 as at the
+origin, and at any scale, and no square in the solver can overflow or underflow. Margins (a
+sphere's radius) are added exactly after the cores are solved: inflating both shapes by r moves
+every boundary point of A - B out by r along the normal.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ MIN_RELATIVE_TOLERANCE = 1e-13
 #: Bound on how far a support value computed from world coordinates falls short of the exact one,
 #: relative to the largest coordinate: two 3-term dot products compared, for each of A and B.
 SUPPORT_ROUNDING = 12.0 * math.sqrt(3.0) * 2.0 ** -53
+#: Pair sizes solved as they are; others are divided by a power of two near their size first.
+UNSCALED_SIZES = (2.0 ** -100, 2.0 ** 100)
 #: Smallest automatic iteration cap; above it the cap grows with the shapes' vertex counts.
 MIN_AUTOMATIC_ITERATIONS = 256
 
@@ -54,7 +56,10 @@ class _Pair:
         if 0.0 < size < MIN_PAIR_SIZE:
             raise ValueError(f"points_a and points_b span only {size:.3g} together: pairs smaller than "
                              f"{MIN_PAIR_SIZE:g} are too small to measure in float64")
-        self.unit = math.ldexp(1.0, math.frexp(size)[1]) if size > 0.0 else 1.0  # a power of two >= size
+        # Sizes within 2^-100 .. 2^100 leave every square the solver forms far inside float64's range;
+        # beyond, the pair is divided by a power of two near its size (exactly).
+        self.unit = 1.0 if UNSCALED_SIZES[0] <= size <= UNSCALED_SIZES[1] or size == 0.0 else \
+            math.ldexp(1.0, math.frexp(size)[1])
         floor = max(MIN_RELATIVE_TOLERANCE * size, 4.0 * support_rounding)
         self.rounding = MIN_RELATIVE_TOLERANCE * size
         self.tolerance = max(DEFAULT_RELATIVE_TOLERANCE * size if tolerance is None else tolerance, floor)

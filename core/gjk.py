@@ -47,16 +47,24 @@ class GjkResult:
 
 def minkowski_support(support_a, support_b, unit: float = 1.0) -> SupportFn:
     """Support function of A - B that also returns the two support points, all divided by ``unit``
-    (a power of two, so exactly): the solver works in a frame where the pair is about 1 across."""
+    (a power of two, so exactly): for pairs so large or small that the solver's squares would leave
+    float64's range, it works in a frame where the pair is about 1 across."""
     inverse = 1.0 / unit
+    if unit == 1.0:
+        def support(d: Vec3) -> Vertex:
+            a = support_a(d)
+            b = support_b((-d[0], -d[1], -d[2]))
+            return (a[0] - b[0], a[1] - b[1], a[2] - b[2]), a, b
 
-    def support(d: Vec3) -> Vertex:
+        return support
+
+    def scaled_support(d: Vec3) -> Vertex:
         ax, ay, az = support_a(d)
         bx, by, bz = support_b((-d[0], -d[1], -d[2]))
         a, b = (ax * inverse, ay * inverse, az * inverse), (bx * inverse, by * inverse, bz * inverse)
         return (a[0] - b[0], a[1] - b[1], a[2] - b[2]), a, b
 
-    return support
+    return scaled_support
 
 
 def closest_on_simplex(points):

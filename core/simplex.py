@@ -13,8 +13,6 @@ from .vec3 import Vec3, combine, cross, dot, scale, sub
 
 #: Unit roundoff of float64.
 EPSILON = 2.0 ** -53
-#: Height (relative to the tetrahedron's reach) below which a corner counts as on the opposite face.
-FLAT_SIDE = 1e-9
 #: How far (relative to the tetrahedron's reach) the weights of an enclosed origin may put it back:
 #: farther, the tetrahedron is flat to rounding and its sign tests are noise.
 ENCLOSED_MISS = 1e-9
@@ -157,15 +155,10 @@ _TETRAHEDRON_FACES = ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0))
 
 def _side(points, i: int, j: int, k: int, opposite: int) -> float:
     """> 0 when the origin is on the opposite corner's side of the face (i, j, k), < 0 when it is
-    beyond the face, 0 on its plane or when the opposite corner is within rounding of the plane (a
-    flat tetrahedron, where the sign says nothing)."""
+    beyond the face, 0 on its plane or when the opposite corner is on it (a flat tetrahedron)."""
     a = points[i]
     normal = cross(sub(points[j], a), sub(points[k], a))
-    opposite_side = dot(normal, sub(points[opposite], a))
-    reach2 = max(dot(a, a), dot(points[opposite], points[opposite]))
-    if opposite_side * opposite_side <= FLAT_SIDE * FLAT_SIDE * dot(normal, normal) * reach2:
-        return 0.0
-    return -dot(normal, a) * opposite_side
+    return -dot(normal, a) * dot(normal, sub(points[opposite], a))
 
 
 def _signed_volume(p: Vec3, q: Vec3, r: Vec3, s: Vec3) -> float:

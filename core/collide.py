@@ -1,9 +1,11 @@
 """``collide`` and ``intersect``: GJK, then EPA when the shapes overlap, in a pair-local frame.
 
-Both shapes are shifted so the pair's bounding box is centred on the origin, and tolerances are
-scaled by the pair's size: the same pair gives the same answer at an offset of 1e6 as at the origin
-and at any scale. Margins (a sphere's radius) are added exactly after the cores are solved: inflating
-both shapes by r moves every boundary point of A - B out by r along the normal.
+Both shapes are shifted so the pair's bounding box is centred on the origin (and, for sizes beyond
+2^-100 .. 2^100, divided by a power of two close to the size: exactly, so nothing is lost), and
+tolerances are scaled by that size: the same pair gives the same answer at an offset of 1e6 as at the
+origin, and at any scale, and no square in the solver can overflow or underflow. Margins (a
+sphere's radius) are added exactly after the cores are solved: inflating both shapes by r moves
+every boundary point of A - B out by r along the normal.
 """
 
 from __future__ import annotations
@@ -13,46 +15,70 @@ import math
 import numpy as np
 
 from .contact import Contact, classify
-from .epa import epa, expand_simplex
-from .gjk import gjk, minkowski_support
-from .shapes import Shape, as_shape
-from .validation import as_iteration_cap, as_length
+from .epa import Blowup, epa, expand_simplex
+from .gjk import GjkResult, closest_on_simplex, gjk, minkowski_support
+from .shapes import Polytope, Shape, as_shape
+from .validation import MAX_COORDINATE, MIN_PAIR_SIZE, as_iteration_cap, as_length
 from .vec3 import Vec3, combine, dot, norm, orthonormal_basis, scale, sub
 
 #: Default solver accuracy, relative to the pair's size.
 DEFAULT_RELATIVE_TOLERANCE = 1e-12
-#: Floor of the solver accuracy, relative to the pair's size: float64 cannot do better.
+#: Floor of the solver accuracy, relative to the pair's size: float64 cannot do better. Far from the
+#: origin (coordinates many times the size) the floor is 4 x SUPPORT_ROUNDING x the largest coordinate.
 MIN_RELATIVE_TOLERANCE = 1e-13
-DEFAULT_MAX_ITERATIONS = 256
+#: Bound on how far a support value computed from world coordinates falls short of the exact one,
+#: relative to the largest coordinate: two 3-term dot products compared, for each of A and B.
+SUPPORT_ROUNDING = 12.0 * math.sqrt(3.0) * 2.0 ** -53
+#: Pair sizes solved as they are; others are divided by a power of two near their size first.
+UNSCALED_SIZES = (2.0 ** -100, 2.0 ** 100)
+#: Smallest automatic iteration cap; above it the cap grows with the shapes' vertex counts.
+MIN_AUTOMATIC_ITERATIONS = 256
 
 
 class _Pair:
-    """Two shapes in their shared local frame, with the tolerances that frame implies."""
+    """Two shapes in their shared local frame (centred, divided by ``unit``), with the tolerances
+    that frame implies. Lengths named ``local_*`` are in that frame, the others in world units."""
 
     def __init__(self, a, b, tolerance, touch_tolerance, max_iterations):
         self.a, self.b = as_shape(a, "points_a"), as_shape(b, "points_b")
         tolerance = as_length(tolerance, "tolerance", allow_none=True)
         touch_tolerance = as_length(touch_tolerance, "touch_tolerance", allow_none=True)
-        self.max_iterations = as_iteration_cap(max_iterations, "max_iterations")
-        (low_a, high_a), (low_b, high_b) = self.a.bounds(), self.b.bounds()
+        cap = None if max_iterations is None else as_iteration_cap(max_iterations, "max_iterations")
+        self.max_iterations = _automatic_cap(self.a, self.b) if cap is None else cap
+        low_a, high_a, reach_a = _measurable_bounds(self.a, "points_a")
+        low_b, high_b, reach_b = _measurable_bounds(self.b, "points_b")
         low, high = np.minimum(low_a, low_b), np.maximum(high_a, high_b)
+        # A support point is the argmax of dot products rounded at eps x the coordinates: its value can
+        # fall short of the true support value by this much (world units); lower bounds allow for it.
+        support_rounding = SUPPORT_ROUNDING * max(reach_a, reach_b)
         self.center = 0.5 * (low + high)
         size = float((high - low).max())
-        floor = MIN_RELATIVE_TOLERANCE * size
-        self.rounding = floor
+        if 0.0 < size < MIN_PAIR_SIZE:
+            raise ValueError(f"points_a and points_b span only {size:.3g} together: pairs smaller than "
+                             f"{MIN_PAIR_SIZE:g} are too small to measure in float64")
+        # Sizes within 2^-100 .. 2^100 leave every square the solver forms far inside float64's range;
+        # beyond, the pair is divided by a power of two near its size (exactly).
+        self.unit = 1.0 if UNSCALED_SIZES[0] <= size <= UNSCALED_SIZES[1] or size == 0.0 else \
+            math.ldexp(1.0, math.frexp(size)[1])
+        floor = max(MIN_RELATIVE_TOLERANCE * size, 4.0 * support_rounding)
+        self.rounding = MIN_RELATIVE_TOLERANCE * size
         self.tolerance = max(DEFAULT_RELATIVE_TOLERANCE * size if tolerance is None else tolerance, floor)
         self.touch_tolerance = max(self.tolerance if touch_tolerance is None else touch_tolerance,
                                    self.tolerance)
+        self.local_tolerance, self.local_rounding = self.tolerance / self.unit, self.rounding / self.unit
+        self.local_support_rounding = support_rounding / self.unit
+        # What GJK and EPA aim for, so that the bounds, widened by the support rounding, meet the tolerance.
+        self.local_solver_tolerance = self.local_tolerance - 2.0 * self.local_support_rounding
         self.margin = self.a.margin + self.b.margin
-        self.a_to_b = tuple((0.5 * (low_b + high_b - low_a - high_a)).tolist())
+        self.a_to_b = tuple((0.5 * (low_b + high_b - low_a - high_a) / self.unit).tolist())
         local_a, local_b = self.a.translated(-self.center), self.b.translated(-self.center)
-        self.support = minkowski_support(local_a.support, local_b.support)
+        self.support = minkowski_support(local_a.support, local_b.support, self.unit)
 
     def first_direction(self) -> Vec3:
         """Search A - B first toward B-to-A: any direction gives the same distance."""
         return scale(self.a_to_b, -1.0) if norm(self.a_to_b) > 0.0 else (1.0, 0.0, 0.0)
 
-    def orient(self, normal: Vec3) -> Vec3:
+    def orient(self, normal: Vec3 | None) -> Vec3:
         """Sign an undetermined normal (flat contact) so that it points from A toward B."""
         if normal is None:
             normal = self.a_to_b if norm(self.a_to_b) > 0.0 else (0.0, 0.0, 1.0)
@@ -63,55 +89,99 @@ class _Pair:
         return scale(normal, -1.0) if alignment < 0.0 else normal
 
 
+def _automatic_cap(a: Shape, b: Shape) -> int:
+    """Iteration cap for ``max_iterations=None``: never the reason to stop. Each EPA step adds a new
+    point of A - B (or stops), and A - B has at most count_a x count_b of them; each GJK step
+    shortens |v| strictly, over simplices of those points. A deep contact of two 2,000-vertex spheres
+    takes about 2,000 EPA steps."""
+    count_a, count_b = (len(shape.points) if isinstance(shape, Polytope) else 8 for shape in (a, b))
+    return max(MIN_AUTOMATIC_ITERATIONS, count_a * count_b)
+
+
+def _measurable_bounds(shape: Shape, name: str) -> tuple[np.ndarray, np.ndarray, float]:
+    """The shape's world box and largest coordinate, refused by name when a transform or radius takes
+    it beyond float64's squares."""
+    low, high = shape.bounds()
+    reach = max(map(abs, low.tolist() + high.tolist()))
+    if not reach <= MAX_COORDINATE:
+        raise ValueError(f"{name} reaches {reach:.3g} in world space, beyond ±{MAX_COORDINATE:g}: "
+                         "too large to measure")
+    return low, high, reach
+
+
 def collide(points_a, points_b, *, tolerance: float | None = None, touch_tolerance: float | None = None,
-            max_iterations: int = DEFAULT_MAX_ITERATIONS) -> Contact:
+            max_iterations: int | None = None) -> Contact:
     """Contact between the convex hulls of two point clouds (or two prepared ``core`` shapes).
 
     See ``Contact`` for the conventions. ``tolerance`` is the solver accuracy in world units (default
     1e-12 x the pair's size); ``touch_tolerance`` is the band reported as 'touching' (default: the
-    solver accuracy, never less); ``max_iterations`` caps GJK and EPA each.
+    solver accuracy, never less); ``max_iterations`` caps GJK and EPA each (default None: a cap that
+    grows with the shapes' vertex counts, so that default settings never stop at it).
     """
-    pair = _Pair(points_a, points_b, tolerance, touch_tolerance, max_iterations)
-    result = gjk(pair.support, pair.first_direction(), tolerance=pair.tolerance,
-                 max_iterations=pair.max_iterations, overlap_below=pair.tolerance)
-    epa_iterations = 0
-    if not result.overlapping:
-        signed_distance = result.distance
-        normal = _unit(scale(result.v, -1.0))
-        point_a, point_b = _witnesses(result.simplex, result.weights)
-        bounds = (result.lower_bound, signed_distance)
-        solver_status = "converged" if result.converged else "iteration_limit"
-    else:
-        seed = expand_simplex(pair.support, result.simplex, pair.tolerance)
-        if seed.dimension < 3:
-            signed_distance = result.distance
-            if signed_distance > 0.0:
-                normal = _unit(scale(result.v, -1.0))
-            else:
-                normal = pair.orient(seed.flat_normal)
-            point_a, point_b = _witnesses(result.simplex, result.weights)
-            bounds = (-pair.tolerance, signed_distance)  # flat within the tolerance: so deep at most
-            solver_status = "degenerate"
-        else:
-            found = epa(pair.support, seed.vertices, tolerance=pair.tolerance,
-                        max_iterations=pair.max_iterations, rounding=pair.rounding)
-            signed_distance, normal = found.signed_distance, found.normal
-            point_a, point_b = found.point_a, found.point_b
-            bounds = (found.lower_bound, min(found.upper_bound, result.distance))
-            solver_status, epa_iterations = found.status, found.iterations
-    return _contact(pair, signed_distance, normal, point_a, point_b, bounds, result.iterations,
-                    epa_iterations, solver_status)
+    return _solve(_Pair(points_a, points_b, tolerance, touch_tolerance, max_iterations))
+
+
+def _solve(pair: _Pair) -> Contact:
+    """GJK, then (enclosed origin, or GJK stalled by rounding on a thin A - B) EPA from either side."""
+    tol, slack, aim = pair.local_tolerance, pair.local_support_rounding, pair.local_solver_tolerance
+    result = gjk(pair.support, pair.first_direction(), tolerance=aim, max_iterations=pair.max_iterations)
+    if not result.overlapping and result.status != "stalled":
+        return _gjk_contact(pair, result, (result.lower_bound - slack, result.distance), 0, result.status)
+    seed = expand_simplex(pair.support, result.simplex, tol)
+    found = None if seed.dimension < 3 else epa(pair.support, seed.vertices, tolerance=aim,
+                                                max_iterations=pair.max_iterations, rounding=pair.local_rounding)
+    lower = max(result.lower_bound, seed.lower_bound) - slack
+    if found is None:  # A - B is flat (or a seed face is, to rounding): its nearest point is the answer
+        point, simplex, weights = _nearest_point(result, seed)
+        distance = norm(point)
+        normal = _unit(scale(point, -1.0)) if distance > tol else pair.orient(seed.flat_normal)
+        # Flat and measured to the tolerance: 'degenerate'; otherwise rounding kept GJK from the answer.
+        status = "degenerate" if seed.dimension < 3 and distance - lower <= tol else "stalled"
+        return _contact(pair, distance, normal, *_witnesses(simplex, weights), (lower, distance), result.iterations,
+                        0, status)
+    bounds = (max(found.lower_bound - slack, lower), min(found.upper_bound, result.distance))
+    status = found.status
+    if bounds[1] - bounds[0] > tol and status == "converged":
+        status = "stalled"  # the face converged, but rounding leaves its plane uncertain beyond the tolerance
+    elif bounds[1] - bounds[0] <= tol:
+        status = "converged"
+    misses = not bounds[0] - tol <= found.signed_distance <= bounds[1] + tol
+    if misses and 0.0 < result.distance <= bounds[1] + tol:
+        # EPA's face (of an unfinished, thin polytope) misses the certain bounds; GJK's point of A - B
+        # is the upper bound itself, with witness points on the shapes.
+        return _gjk_contact(pair, result, bounds, found.iterations, status)
+    return _contact(pair, found.signed_distance, found.normal, found.point_a, found.point_b, bounds,
+                    result.iterations, found.iterations, status)
+
+
+def _gjk_contact(pair: _Pair, result: GjkResult, bounds, epa_iterations: int, status: str) -> Contact:
+    """The answer from GJK's point of A - B nearest the origin (not enclosed): value |v|, normal -v."""
+    return _contact(pair, result.distance, _unit(scale(result.v, -1.0)), *_witnesses(result.simplex, result.weights),
+                    bounds, result.iterations, epa_iterations, status)
+
+
+def _nearest_point(result: GjkResult, seed: Blowup):
+    """The point of A - B nearest the origin among GJK's (unless it enclosed the origin: its weights
+    then only roughly put it back) and the closest point of the seed's simplex, with its weights."""
+    point, weights, _ = closest_on_simplex([vertex[0] for vertex in seed.vertices])
+    best = (point, seed.vertices, weights)
+    if not result.overlapping and result.distance < norm(point):
+        best = (result.v, result.simplex, result.weights)
+    return best
 
 
 def intersect(points_a, points_b, *, tolerance: float | None = None, touch_tolerance: float | None = None,
-              max_iterations: int = DEFAULT_MAX_ITERATIONS) -> bool:
+              max_iterations: int | None = None) -> bool:
     """Do the shapes touch or overlap? Same answer as ``collide(...).colliding``, found by GJK alone,
     which stops as soon as the bounds decide it."""
     pair = _Pair(points_a, points_b, tolerance, touch_tolerance, max_iterations)
-    threshold = pair.touch_tolerance + pair.margin
-    result = gjk(pair.support, pair.first_direction(), tolerance=pair.tolerance,
-                 max_iterations=pair.max_iterations, overlap_below=threshold, separated_above=threshold)
-    return result.overlapping or result.distance - pair.margin <= pair.touch_tolerance
+    threshold = (pair.touch_tolerance + pair.margin) / pair.unit
+    result = gjk(pair.support, pair.first_direction(), tolerance=pair.local_solver_tolerance,
+                 max_iterations=pair.max_iterations, overlap_below=threshold,
+                 separated_above=threshold + pair.local_support_rounding)
+    if result.status == "stalled":  # rounding on a thin A - B: only the full answer decides
+        return _solve(pair).colliding
+    return result.overlapping or result.distance * pair.unit - pair.margin <= pair.touch_tolerance
 
 
 def _unit(v: Vec3) -> Vec3:
@@ -122,12 +192,16 @@ def _witnesses(simplex, weights) -> tuple[Vec3, Vec3]:
     return combine(weights, [v[1] for v in simplex]), combine(weights, [v[2] for v in simplex])
 
 
-def _contact(pair: _Pair, core_signed_distance: float, normal: Vec3, point_a: Vec3, point_b: Vec3,
-             core_bounds, gjk_iterations: int, epa_iterations: int, solver_status: str) -> Contact:
-    """Add the margins, make the witness points satisfy the convention exactly, go back to world."""
-    signed_distance = core_signed_distance - pair.margin + 0.0  # + 0.0 turns -0.0 into 0.0
-    point_a = combine((1.0, pair.a.margin), (point_a, normal))
-    point_b = combine((1.0, -pair.b.margin), (point_b, normal))
+def _contact(pair: _Pair, local_signed_distance: float, normal: Vec3, point_a: Vec3, point_b: Vec3,
+             local_bounds, gjk_iterations: int, epa_iterations: int, solver_status: str) -> Contact:
+    """Back to world units (exactly: ``unit`` is a power of two), add the margins, keep the value
+    inside its bounds and make the witness points satisfy the convention exactly."""
+    unit = pair.unit
+    core_low, core_high = local_bounds[0] * unit, local_bounds[1] * unit
+    core_value = min(max(local_signed_distance * unit, core_low), core_high)
+    signed_distance = core_value - pair.margin + 0.0  # + 0.0 turns -0.0 into 0.0
+    point_a = combine((unit, pair.a.margin), (point_a, normal))
+    point_b = combine((unit, -pair.b.margin), (point_b, normal))
     middle = scale(combine((1.0, 1.0), (point_a, point_b)), 0.5)
     half = scale(normal, 0.5 * signed_distance)
     normal_array = np.array(normal) + 0.0  # no -0.0 components
@@ -138,7 +212,7 @@ def _contact(pair: _Pair, core_signed_distance: float, normal: Vec3, point_a: Ve
         point_a=np.array(sub(middle, half)) + pair.center,
         point_b=np.array(combine((1.0, 1.0), (middle, half))) + pair.center,
         # Rounding may put a bound an ulp past the value itself; the value is always inside.
-        bounds=(min(core_bounds[0] - pair.margin, signed_distance), max(core_bounds[1] - pair.margin, signed_distance)),
+        bounds=(min(core_low - pair.margin, signed_distance), max(core_high - pair.margin, signed_distance)),
         tolerance=pair.touch_tolerance,
         gjk_iterations=gjk_iterations,
         epa_iterations=epa_iterations,

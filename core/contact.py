@@ -27,11 +27,13 @@ class Contact:
     - Penetrating (``signed_distance < 0``): ``point_a - point_b == depth * normal``; moving B by
       ``depth * normal`` separates the shapes. ``point_a`` is A's deepest point inside B.
     - Separated: ``point_b - point_a == distance * normal``; the points are closest points.
-    - ``bounds`` is a (lower, upper) interval certain to hold the true signed distance.
+    - ``bounds`` is a (lower, upper) interval certain to hold the true signed distance, and holds
+      ``signed_distance``.
     - ``status`` is 'touching' when ``|signed_distance| <= tolerance`` (the touch band used).
-    - ``solver_status``: 'converged'; 'iteration_limit' (best answer at the cap, see ``bounds``);
-      'stalled' (rounding stopped EPA's refinement, see ``bounds``); 'degenerate' (A - B is flat,
-      a segment or a point, so nothing can be deeper than zero and the answer is GJK's distance).
+    - ``solver_status``: 'converged' (the bounds are within the solver tolerance); 'iteration_limit'
+      (an explicit cap was reached: the best answer so far, see ``bounds``); 'stalled' (rounding
+      stopped GJK or EPA, see ``bounds``); 'degenerate' (A - B is flat, a segment or a point within
+      the tolerance, so nothing is deeper than that, and its nearest point is measured to the tolerance).
     """
 
     status: str

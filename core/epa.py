@@ -1,14 +1,20 @@
 """EPA on the Minkowski difference A - B: penetration depth, contact normal and witness points.
 
 The polytope starts from GJK's final simplex, blown up to a full-dimensional body around the origin
-(or found to be flat, a segment or a point: then there is no interior, the depth is zero and
-``expand_simplex`` says so). Each step takes the face closest to the origin, asks for the support
-point along its normal, and stops when that point is within ``tolerance`` of the face plane: the
-face then lies on the boundary of A - B. Otherwise every face the point can see (a connected region
-found by flood fill from the closest face) is removed and the horizon is re-triangulated, which
-keeps the polytope convex. Faces keep their winding from the horizon, so orientation never depends
-on where the origin is; a face's signed distance can be slightly negative when the origin sits on or
-just outside the boundary, which makes touching cases come out as (tiny) distances, never NaN.
+(or found to be flat, a segment or a point: then there is no interior, the depth is at most the
+thickness and ``expand_simplex`` says so). Each step takes the face closest to the origin, asks for
+the support point along its normal, and stops when that point is within ``tolerance`` of the face
+plane: the face then lies on the boundary of A - B. Otherwise every face the point can see (a
+connected region found by flood fill from the closest face) is removed and the horizon is
+re-triangulated, which keeps the polytope convex. Faces keep their winding from the horizon, so
+orientation never depends on where the origin is; a face's signed distance can be slightly negative
+when the origin sits on or just outside the boundary, which makes touching cases come out as (tiny)
+distances, never NaN.
+
+The answer's bounds are certain, not hoped for: any support value ``n·w`` along a unit ``n`` bounds
+the depth from above, and the depth is at least the smallest distance from the origin to the
+polytope's faces, each face's distance lowered by the rounding error of its plane (large for sliver
+faces, whose normals float64 cannot pin down).
 """
 
 from __future__ import annotations
@@ -18,17 +24,19 @@ import math
 from dataclasses import dataclass
 
 from .gjk import SupportFn, Vertex
-from .simplex import closest_on_triangle
+from .simplex import EPSILON, closest_on_triangle, triangle_frame
 from .vec3 import Vec3, combine, cross, dot, norm, orthonormal_basis, scale, sub
 
 
 @dataclass
 class Blowup:
-    """A tetrahedron whose closure holds the origin, or the dimension of a degenerate A - B."""
+    """A tetrahedron around the origin, or the dimension of a degenerate A - B. ``lower_bound`` is the
+    best certain lower bound on the signed distance from the support queries made on the way."""
 
     vertices: list
     dimension: int
     flat_normal: Vec3 | None = None
+    lower_bound: float = -math.inf
 
 
 @dataclass
@@ -60,14 +68,25 @@ def expand_simplex(support: SupportFn, simplex: list, tolerance: float) -> Blowu
             vertices.append(vertex)
     if len(vertices) == 4 and _thinnest_height(vertices) <= tolerance:
         vertices = _largest_triangle(vertices)
+    if len(vertices) == 3 and triangle_frame(*(vertex[0] for vertex in vertices))[6] == 0.0:
+        vertices = _farthest_pair(vertices)  # collinear to rounding
+    lower = -math.inf
+
+    def probe(direction: Vec3) -> Vertex:
+        """Support point along a unit direction; -n·w bounds the signed distance from below."""
+        nonlocal lower
+        candidate = support(direction)
+        lower = max(lower, -dot(direction, candidate[0]))
+        return candidate
+
     if len(vertices) == 1:
         for axis in ((1.0, 0, 0), (-1.0, 0, 0), (0, 1.0, 0), (0, -1.0, 0), (0, 0, 1.0), (0, 0, -1.0)):
-            candidate = support(axis)
+            candidate = probe(axis)
             if norm(sub(candidate[0], vertices[0][0])) > tolerance:
                 vertices.append(candidate)
                 break
         else:
-            return Blowup(vertices, 0)
+            return Blowup(vertices, 0, None, lower)
     if len(vertices) == 2:
         base = vertices[0][0]
         axis = _unit(sub(vertices[1][0], base))
@@ -75,24 +94,38 @@ def expand_simplex(support: SupportFn, simplex: list, tolerance: float) -> Blowu
         for k in range(6):
             angle = k * math.pi / 3.0
             direction = combine((math.cos(angle), math.sin(angle)), (e0, e1))
-            candidate = support(direction)
+            candidate = probe(direction)
             if _distance_to_line(candidate[0], base, axis) > tolerance:
                 vertices.append(candidate)
                 break
         else:
-            return Blowup(vertices, 1, e0)
+            return Blowup(vertices, 1, e0, lower)
     if len(vertices) == 3:
-        base = vertices[0][0]
-        normal = _unit(cross(sub(vertices[1][0], base), sub(vertices[2][0], base)))
+        normal = _triangle_normal(*(vertex[0] for vertex in vertices))
         heights = []
         for direction in (normal, scale(normal, -1.0)):
-            candidate = support(direction)
-            heights.append((dot(direction, sub(candidate[0], base)), candidate))
+            candidate = probe(direction)
+            # Above every corner: on a sliver base the normal is not exact, and a corner must not count.
+            height = min(dot(direction, sub(candidate[0], vertex[0])) for vertex in vertices)
+            heights.append((height, candidate))
         height, apex = max(heights, key=lambda pair: pair[0])
         if height <= tolerance:
-            return Blowup(vertices, 2, normal)
+            return Blowup(vertices, 2, normal, lower)
         vertices.append(apex)  # the origin lies on the base triangle: the tetrahedron's closure holds it
-    return Blowup(vertices, 3)
+    return Blowup(vertices, 3, None, lower)
+
+
+def _triangle_normal(p: Vec3, q: Vec3, r: Vec3) -> Vec3:
+    """Unit normal as ``edge x perpendicular`` from the longest edge (see ``triangle_frame``)."""
+    _, _, edge, _, _, perpendicular, _ = triangle_frame(p, q, r)
+    return _unit(cross(edge, perpendicular))
+
+
+def _farthest_pair(vertices) -> list:
+    """The two of three (collinear) vertices farthest apart."""
+    pairs = ((0, 1), (0, 2), (1, 2))
+    i, j = max(pairs, key=lambda p: norm(sub(vertices[p[0]][0], vertices[p[1]][0])))
+    return [vertices[i], vertices[j]]
 
 
 def _thinnest_height(vertices) -> float:
@@ -117,38 +150,108 @@ def _largest_triangle(vertices) -> list:
     return [vertices[i] for i in best]
 
 
-class _Polytope:
-    """Triangle mesh of a convex polytope: faces wound outward, directed edges mapped to faces."""
+def _plane(vertices: list, i: int, j: int, k: int):
+    """(unit normal, distance, error) of a triangle's plane, or None for a zero-area triangle;
+    ``distance - error`` is certain whatever the rounding.
 
-    def __init__(self, seed: list):
+    Crossing the two edges at corner i tilts the normal by at most 5 eps / sin(angle at i), which
+    moves the distance by that times the corner's distance from the origin: cheap and exact enough
+    unless the angle is tiny (or near 180 degrees), where ``_sliver_plane`` takes over.
+    """
+    a, b, c = vertices[i][0], vertices[j][0], vertices[k][0]
+    ax, ay, az = a
+    ux, uy, uz = b[0] - ax, b[1] - ay, b[2] - az
+    vx, vy, vz = c[0] - ax, c[1] - ay, c[2] - az
+    nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+    n2 = nx * nx + ny * ny + nz * nz
+    spread2 = (ux * ux + uy * uy + uz * uz) * (vx * vx + vy * vy + vz * vz)  # n2 / sin(angle)^2
+    if n2 <= 1e-4 * spread2:
+        return _sliver_plane(a, b, c)
+    length = math.sqrt(n2)
+    nx, ny, nz = nx / length, ny / length, nz / length
+    error = 8.0 * EPSILON * (1.0 + math.sqrt(spread2 / n2)) * (abs(ax) + abs(ay) + abs(az))
+    return (nx, ny, nz), nx * ax + ny * ay + nz * az, error
+
+
+def _sliver_plane(p: Vec3, q: Vec3, r: Vec3):
+    """``_plane`` of a sliver: the normal is ``edge x perpendicular`` from the longest edge (see
+    ``triangle_frame``, inlined here): it can only tilt about that edge, by about eps |edge| / height,
+    which moves the plane at the triangle by eps |edge| and the distance by the tilt times the origin's
+    distance from the edge's line. ``error`` bounds that change.
+    """
+    (px, py, pz), (qx, qy, qz), (rx, ry, rz) = p, q, r
+    ax, ay, az = rx - qx, ry - qy, rz - qz  # the edge opposite p, from q to r
+    bx, by, bz = px - rx, py - ry, pz - rz  # opposite q, from r to p
+    cx, cy, cz = qx - px, qy - py, qz - pz  # opposite r, from p to q
+    la, lb, lc = ax * ax + ay * ay + az * az, bx * bx + by * by + bz * bz, cx * cx + cy * cy + cz * cz
+    if la >= lb and la >= lc:  # (start, edge, rise = apex - start)
+        (sx, sy, sz), (ex, ey, ez), (ux, uy, uz), length2 = (qx, qy, qz), (ax, ay, az), (-cx, -cy, -cz), la
+    elif lb >= lc:
+        (sx, sy, sz), (ex, ey, ez), (ux, uy, uz), length2 = (rx, ry, rz), (bx, by, bz), (-ax, -ay, -az), lb
+    else:
+        (sx, sy, sz), (ex, ey, ez), (ux, uy, uz), length2 = (px, py, pz), (cx, cy, cz), (-bx, -by, -bz), lc
+    if length2 == 0.0:
+        return None
+    along = (ux * ex + uy * ey + uz * ez) / length2
+    ux, uy, uz = ux - along * ex, uy - along * ey, uz - along * ez  # the apex's offset from the edge's line
+    height2 = ux * ux + uy * uy + uz * uz
+    if height2 == 0.0:
+        return None
+    nx, ny, nz = ey * uz - ez * uy, ez * ux - ex * uz, ex * uy - ey * ux
+    length = math.sqrt(nx * nx + ny * ny + nz * nz)
+    nx, ny, nz = nx / length, ny / length, nz / length
+    # The normal tilts about the edge by at most tilt = 8 eps |edge| / height. Both planes hold the
+    # edge's line, so the distance moves by at most (tilt + tilt^2) times the origin's distance from
+    # that line, and never by more than twice it; plus the rounding of the dot product.
+    foot = (sx * ex + sy * ey + sz * ez) / length2
+    fx, fy, fz = sx - foot * ex, sy - foot * ey, sz - foot * ez
+    from_line2 = fx * fx + fy * fy + fz * fz
+    rounding = 4.0 * EPSILON * (abs(sx) + abs(sy) + abs(sz))
+    if length2 < 1e20 * height2:  # tilt < 1e-5: one square root
+        error = 8.0 * EPSILON * (1.0 + 1e-5) * math.sqrt(length2 * from_line2 / height2) + rounding
+    else:
+        tilt = 8.0 * EPSILON * math.sqrt(length2 / height2)
+        error = min(tilt * (1.0 + tilt), 2.0) * math.sqrt(from_line2) + rounding
+    return (nx, ny, nz), nx * sx + ny * sy + nz * sz, error
+
+
+#: The faces of a seed tetrahedron (opposite corners 3, 2, 1, 0), all wound one way.
+_SEED_FACES = ((0, 1, 2), (0, 3, 1), (0, 2, 3), (1, 3, 2))
+
+
+class _Polytope:
+    """Triangle mesh of a convex polytope: faces wound outward, directed edges mapped to faces.
+    A face is ``(i, j, k, normal, distance, error)`` (see ``_plane``)."""
+
+    def __init__(self, seed: list, planes: list):
+        """``planes`` are those of ``_SEED_FACES`` on ``seed``. The winding is read off the face whose
+        opposite corner is farthest from it (a sliver tetrahedron's volume has no reliable sign), and
+        all four faces follow it, so that the mesh is consistent."""
         self.vertices = list(seed)
-        self.faces: dict[int, tuple] = {}  # id -> (i, j, k, normal, distance)
+        self.faces: dict[int, tuple] = {}
         self.edge_face: dict[tuple[int, int], int] = {}
         self.heap: list[tuple[float, int]] = []
         self._next_id = 0
-        centroid = scale(combine([1.0] * len(seed), [v[0] for v in seed]), 1.0 / len(seed))
-        for i, j, k in ((0, 1, 2), (0, 3, 1), (0, 2, 3), (1, 3, 2)):
-            normal = self.raw_normal(i, j, k)
-            if dot(normal, sub(self.vertices[i][0], centroid)) < 0.0:
-                j, k = k, j
-            self.add_face(i, j, k, self.raw_normal(i, j, k))
+        heights = [dot(normal, seed[opposite][0]) - distance
+                   for (normal, distance, _), opposite in zip(planes, (3, 2, 1, 0))]
+        outward = min(heights, key=lambda h: -abs(h)) < 0.0
+        for (i, j, k), (normal, distance, error) in zip(_SEED_FACES, planes):
+            if outward:
+                self.add_face(i, j, k, (normal, distance, error))
+            else:
+                self.add_face(i, k, j, (scale(normal, -1.0), -distance, error))
 
-    def raw_normal(self, i: int, j: int, k: int) -> Vec3:
-        a = self.vertices[i][0]
-        return cross(sub(self.vertices[j][0], a), sub(self.vertices[k][0], a))
-
-    def add_face(self, i: int, j: int, k: int, raw_normal: Vec3) -> None:
-        normal = _unit(raw_normal)
-        distance = dot(normal, self.vertices[i][0])
+    def add_face(self, i: int, j: int, k: int, plane) -> None:
+        normal, distance, error = plane
         face_id = self._next_id
         self._next_id += 1
-        self.faces[face_id] = (i, j, k, normal, distance)
+        self.faces[face_id] = (i, j, k, normal, distance, error)
         for edge in ((i, j), (j, k), (k, i)):
             self.edge_face[edge] = face_id
         heapq.heappush(self.heap, (distance, face_id))
 
     def remove_face(self, face_id: int) -> None:
-        i, j, k, _, _ = self.faces.pop(face_id)
+        i, j, k = self.faces.pop(face_id)[:3]
         for edge in ((i, j), (j, k), (k, i)):
             if self.edge_face.get(edge) == face_id:
                 del self.edge_face[edge]
@@ -159,21 +262,41 @@ class _Polytope:
         return self.heap[0][1]
 
     def visible_region(self, start: int, point: Vec3, tolerance: float):
-        """Faces that see ``point`` (flood fill from ``start``) and the horizon edges around them."""
+        """Faces that see ``point`` (flood fill from ``start``) and the horizon edges around them, or
+        None if rounding has left the mesh open."""
         visible, horizon, stack = {start}, [], [start]
         while stack:
-            i, j, k, _, _ = self.faces[stack.pop()]
+            i, j, k = self.faces[stack.pop()][:3]
             for a, b in ((i, j), (j, k), (k, i)):
-                neighbour = self.edge_face[(b, a)]
+                neighbour = self.edge_face.get((b, a))
+                if neighbour is None:
+                    return None
                 if neighbour in visible:
                     continue
-                _, _, _, normal, distance = self.faces[neighbour]
+                _, _, _, normal, distance, _ = self.faces[neighbour]
                 if dot(normal, point) - distance > tolerance:
                     visible.add(neighbour)
                     stack.append(neighbour)
                 else:
                     horizon.append((a, b))
         return visible, horizon
+
+    def expand(self, vertex: Vertex, visible: set, horizon: list) -> bool:
+        """Replace the visible faces by a cone from ``vertex`` to the horizon; False (and no change)
+        when the horizon is not one loop or a new face would have no area."""
+        if not horizon or not _is_single_loop(horizon):
+            return False
+        new_index = len(self.vertices)
+        self.vertices.append(vertex)
+        planes = [_plane(self.vertices, a, b, new_index) for a, b in horizon]
+        if any(plane is None for plane in planes):
+            self.vertices.pop()
+            return False
+        for face in visible:
+            self.remove_face(face)
+        for (a, b), plane in zip(horizon, planes):
+            self.add_face(a, b, new_index, plane)
+        return True
 
 
 def _is_single_loop(edges) -> bool:
@@ -188,88 +311,93 @@ def _is_single_loop(edges) -> bool:
 
 
 def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int,
-        rounding: float) -> EpaResult:
+        rounding: float) -> EpaResult | None:
     """Expand ``seed`` (from ``expand_simplex``) until the closest face lies on the boundary.
 
     ``rounding`` is the pair's floating-point noise level. A face sees a new point when the point is
     more than that in front of it, whatever the (possibly much coarser) ``tolerance`` that ends the
     expansion: a coarser visibility test would leave faces behind the new point and the polytope
     would stop being convex. Faces whose planes agree to ``rounding`` belong to the same facet.
+    None when rounding makes a face of the seed tetrahedron flat (nothing to expand from).
     """
-    polytope = _Polytope(seed)
+    planes = [_plane(seed, i, j, k) for i, j, k in _SEED_FACES]
+    if any(plane is None for plane in planes):
+        return None
+    polytope = _Polytope(seed, planes)
     known_points = {vertex[0] for vertex in seed}
     min_support = math.inf  # smallest support value seen along a face normal: bounds the depth above
-    tightest = None  # (normal, support vertex) that gave it
+    tightest = None  # the face whose normal gave it
     status, iterations = "iteration_limit", 0
     while iterations < max_iterations:
         iterations += 1
         face_id = polytope.closest_face()
-        i, j, k, normal, distance = polytope.faces[face_id]
+        normal, distance = polytope.faces[face_id][3:5]
         vertex = support(normal)
         height = dot(normal, vertex[0])
         if height < min_support:
-            min_support, tightest = height, (normal, vertex)
+            min_support, tightest = height, polytope.faces[face_id]
         if height - distance <= tolerance:
             status = "converged"
             break
         if vertex[0] in known_points:  # nothing new to add, yet the bounds are apart: say so
             status = "stalled"
             break
-        visible, horizon = polytope.visible_region(face_id, vertex[0], rounding)
-        new_index = len(polytope.vertices)
-        polytope.vertices.append(vertex)
-        normals = [polytope.raw_normal(a, b, new_index) for a, b in horizon]
-        if not horizon or not _is_single_loop(horizon) or any(dot(n, n) == 0.0 for n in normals):
-            polytope.vertices.pop()
+        region = polytope.visible_region(face_id, vertex[0], rounding)
+        if region is None or not polytope.expand(vertex, *region):
             status = "stalled"
             break
         known_points.add(vertex[0])
-        for face in visible:
-            polytope.remove_face(face)
-        for (a, b), raw in zip(horizon, normals):
-            polytope.add_face(a, b, new_index, raw)
-    if status != "converged" and tightest is not None:
-        return _conservative(polytope, min_support, tightest, iterations, status)
-    return _finish(polytope, min_support, iterations, status, rounding)
+    return _finish(polytope, min_support, tightest, iterations, status, rounding, tolerance)
 
 
-def _finish(polytope: _Polytope, min_support: float, iterations: int, status: str,
-            rounding: float) -> EpaResult:
-    """Answer from the closest face: normal from the best-shaped face of its facet, witness points
-    from the face whose triangle holds the foot of the origin."""
+def _finish(polytope: _Polytope, min_support: float, tightest: tuple, iterations: int, status: str,
+            rounding: float, tolerance: float) -> EpaResult:
+    """Answer from the closest face: normal from the best-conditioned face of its facet, witness
+    points from the face whose triangle holds the foot of the origin, and certain bounds.
+
+    On a polytope with sliver faces the closest face's plane can be off by more than the tolerance;
+    when its value misses the certain bounds, the face whose normal gave the smallest support value
+    (``tightest``, the lower bound itself) answers instead.
+    """
     best_id = polytope.closest_face()
-    best_distance, best_normal = polytope.faces[best_id][4], polytope.faces[best_id][3]
-    facet = [face for face in polytope.faces.values()
-             if face[4] - best_distance <= rounding and dot(face[3], best_normal) >= 1.0 - 1e-6]
-    i, j, k, normal, distance = max(facet, key=lambda f: norm(polytope.raw_normal(*f[:3])))
-    foot = scale(normal, distance)
+    best_distance, (bx, by, bz) = polytope.faces[best_id][4], polytope.faces[best_id][3]
+    # One pass: the closest face's facet, and the smallest face distance lowered by its error (while
+    # the polytope holds the origin, a ball of that radius, when positive, lies inside it).
+    certified, facet = math.inf, []
+    for face in polytope.faces.values():
+        distance, error = face[4], face[5]
+        if distance - error < certified:
+            certified = distance - error
+        if distance - best_distance <= rounding:
+            nx, ny, nz = face[3]
+            if nx * bx + ny * by + nz * bz >= 1.0 - 1e-6:
+                facet.append(face)
+    lower = -min_support
+    normal, distance = min(facet, key=lambda f: f[5])[3:5]
+    upper = -certified if certified > 0.0 else math.inf
+    if not lower - tolerance <= -distance <= upper + tolerance:
+        facet, (normal, distance) = [tightest], tightest[3:5]
+    if distance < 0.0:  # the origin is outside: the answer is the facet's point nearest to it
+        point, point_a, point_b = _witnesses(polytope, facet, (0.0, 0.0, 0.0))
+        nearest = norm(point)
+        if nearest > 0.0:
+            return EpaResult(nearest, scale(point, -1.0 / nearest), point_a, point_b, lower, min(upper, nearest),
+                             iterations, status)
+    point, point_a, point_b = _witnesses(polytope, facet, scale(normal, distance))
+    return EpaResult(-distance, normal, point_a, point_b, lower, min(upper, norm(point)), iterations, status)
+
+
+def _witnesses(polytope: _Polytope, facet: list, target: Vec3) -> tuple[Vec3, Vec3, Vec3]:
+    """The point of the facet's triangles nearest ``target`` (a point of A - B, so its distance from
+    the origin bounds the signed distance from above) and its witness points on A and on B."""
     best = None
     for face in facet:
-        corners = [sub(polytope.vertices[index][0], foot) for index in face[:3]]
+        corners = [sub(polytope.vertices[index][0], target) for index in face[:3]]
         offset, weights = closest_on_triangle(*corners)
         if best is None or dot(offset, offset) < best[0]:
             best = (dot(offset, offset), face, weights)
     _, face, weights = best
+    point = combine(weights, [polytope.vertices[index][0] for index in face[:3]])
     point_a = combine(weights, [polytope.vertices[index][1] for index in face[:3]])
     point_b = combine(weights, [polytope.vertices[index][2] for index in face[:3]])
-    lower = -min_support if math.isfinite(min_support) else -distance
-    # Any point of A - B bounds the signed distance from above; so does the closest face's distance
-    # when the origin is strictly inside the polytope (which lies inside A - B).
-    nearest, _ = closest_on_triangle(*(polytope.vertices[index][0] for index in face[:3]))
-    upper = min(norm(nearest), -best_distance if best_distance > 0.0 else math.inf)
-    return EpaResult(-distance, normal, point_a, point_b, min(lower, -distance),
-                     max(upper, -distance), iterations, status)
-
-
-def _conservative(polytope: _Polytope, min_support: float, tightest, iterations: int,
-                  status: str) -> EpaResult:
-    """Unfinished expansion: report the depth bound that is certain.
-
-    The smallest support value seen, ``h = n·w``, bounds the depth from above, and moving B by
-    ``h·n`` is certain to separate the pair; the closest face bounds it from below. The witness points
-    are the support points along ``n`` (``collide`` shifts them to match the convention).
-    """
-    normal, (_, point_a, point_b) = tightest
-    closest_distance = polytope.faces[polytope.closest_face()][4]
-    upper = -closest_distance if closest_distance > 0.0 else math.inf
-    return EpaResult(-min_support, normal, point_a, point_b, -min_support, upper, iterations, status)
+    return point, point_a, point_b

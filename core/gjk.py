@@ -2,10 +2,11 @@
 
 The support of A - B along ``d`` is ``support_A(d) - support_B(-d)``; each simplex vertex keeps both
 support points so witness points come out as the same barycentric mix. The loop keeps an upper bound
-``|v|`` and a lower bound ``v·w/|v|`` on the distance and stops when they are within ``tolerance``,
-when a support point repeats (a polytope has no better one: the answer is exact), or when the
-distance stops shrinking (rounding). On polytopes the result is the exact distance up to rounding,
-whatever the first search direction.
+``|v|`` and a lower bound ``v·w/|v|`` on the signed distance (both hold whatever the geometry, so they
+are reported as they are) and stops when they are within ``tolerance`` ('converged'), when the origin
+is enclosed or reached, or when rounding stops progress (a repeated support point or a distance that
+no longer shrinks: 'stalled' unless the bounds happen to meet the tolerance). On polytopes the result
+is the exact distance up to rounding, whatever the first search direction.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ SupportFn = Callable[[Vec3], Vertex]
 
 @dataclass
 class GjkResult:
-    """Where GJK stopped. ``v`` is the closest point of A - B found (the origin when enclosed)."""
+    """Where GJK stopped. ``v`` is the closest point of A - B found (the origin when enclosed);
+    ``lower_bound`` is a certain lower bound on the signed distance (-inf before any is known)."""
 
     overlapping: bool
     v: Vec3
@@ -32,25 +34,41 @@ class GjkResult:
     weights: tuple
     lower_bound: float
     iterations: int
-    converged: bool
+    status: str
+
+    @property
+    def converged(self) -> bool:
+        return self.status == "converged"
 
     @property
     def distance(self) -> float:
         return math.sqrt(dot(self.v, self.v))
 
 
-def minkowski_support(support_a, support_b) -> SupportFn:
-    """Support function of A - B that also returns the two support points."""
+def minkowski_support(support_a, support_b, unit: float = 1.0) -> SupportFn:
+    """Support function of A - B that also returns the two support points, all divided by ``unit``
+    (a power of two, so exactly): for pairs so large or small that the solver's squares would leave
+    float64's range, it works in a frame where the pair is about 1 across."""
+    inverse = 1.0 / unit
+    if unit == 1.0:
+        def support(d: Vec3) -> Vertex:
+            a = support_a(d)
+            b = support_b((-d[0], -d[1], -d[2]))
+            return (a[0] - b[0], a[1] - b[1], a[2] - b[2]), a, b
 
-    def support(d: Vec3) -> Vertex:
-        a = support_a(d)
-        b = support_b((-d[0], -d[1], -d[2]))
+        return support
+
+    def scaled_support(d: Vec3) -> Vertex:
+        ax, ay, az = support_a(d)
+        bx, by, bz = support_b((-d[0], -d[1], -d[2]))
+        a, b = (ax * inverse, ay * inverse, az * inverse), (bx * inverse, by * inverse, bz * inverse)
         return (a[0] - b[0], a[1] - b[1], a[2] - b[2]), a, b
 
-    return support
+    return scaled_support
 
 
-def _closest_on_simplex(points):
+def closest_on_simplex(points):
+    """Closest point to the origin on a simplex of 1-4 points: (point, weights, origin enclosed)."""
     if len(points) == 1:
         return points[0], (1.0,), False
     if len(points) == 2:
@@ -61,36 +79,43 @@ def _closest_on_simplex(points):
 
 
 def gjk(support: SupportFn, first_direction: Vec3, *, tolerance: float, max_iterations: int,
-        overlap_below: float, separated_above: float = math.inf) -> GjkResult:
+        overlap_below: float = 0.0, separated_above: float = math.inf) -> GjkResult:
     """Run GJK until the distance is known to ``tolerance``.
 
-    It stops early as overlapping when ``|v| <= overlap_below`` or the origin is enclosed, and as
-    separated when the lower bound exceeds ``separated_above`` (for yes/no queries).
+    It stops as overlapping when the origin is enclosed or ``|v| <= overlap_below`` (yes/no queries
+    stop early; ``collide`` passes 0 so that a tiny gap is measured, not assumed), and as separated
+    when the lower bound exceeds ``separated_above``.
     """
     simplex = [support(first_direction)]
     v, weights, lower = simplex[0][0], (1.0,), -math.inf
     for iteration in range(1, max_iterations + 1):
         vv = dot(v, v)
         if vv <= overlap_below * overlap_below:
-            return GjkResult(True, v, simplex, weights, 0.0, iteration - 1, True)
+            return GjkResult(True, v, simplex, weights, lower, iteration - 1, "converged")
         length = math.sqrt(vv)
-        vertex = support(scale(v, -1.0))
-        along_v = dot(v, vertex[0]) / length  # separation along -v: a lower bound
+        direction = scale(v, -1.0 / length)  # unit: a tiny v would underflow in the support products
+        vertex = support(direction)
+        along_v = -dot(direction, vertex[0])  # separation along -v: a lower bound
         lower = max(lower, along_v)
         # Stop on the gap along the current direction, so the reported normal achieves the value.
         if lower > separated_above or length - along_v <= tolerance:
-            return GjkResult(False, v, simplex, weights, lower, iteration, True)
+            return GjkResult(False, v, simplex, weights, lower, iteration, "converged")
         if any(vertex[0] == old[0] for old in simplex):
-            return GjkResult(False, v, simplex, weights, lower, iteration, True)
+            return GjkResult(False, v, simplex, weights, lower, iteration, _settled(length, lower, tolerance))
         candidate = simplex + [vertex]
-        closest, candidate_weights, enclosed = _closest_on_simplex([p[0] for p in candidate])
+        closest, candidate_weights, enclosed = closest_on_simplex([p[0] for p in candidate])
         if enclosed:
-            return GjkResult(True, (0.0, 0.0, 0.0), candidate, candidate_weights, 0.0, iteration, True)
+            return GjkResult(True, (0.0, 0.0, 0.0), candidate, candidate_weights, lower, iteration, "converged")
         if dot(closest, closest) >= vv:
-            return GjkResult(False, v, simplex, weights, lower, iteration, True)
+            return GjkResult(False, v, simplex, weights, lower, iteration, _settled(length, lower, tolerance))
         kept = [i for i, w in enumerate(candidate_weights) if w > 0.0]
         simplex = [candidate[i] for i in kept]
         weights = tuple(candidate_weights[i] for i in kept)
         v = closest
     overlapping = dot(v, v) <= overlap_below * overlap_below  # the cap may fall on the origin
-    return GjkResult(overlapping, v, simplex, weights, 0.0 if overlapping else lower, max_iterations, False)
+    return GjkResult(overlapping, v, simplex, weights, lower, max_iterations, "iteration_limit")
+
+
+def _settled(length: float, lower: float, tolerance: float) -> str:
+    """Status of a GJK run that cannot progress: converged only if its bounds say so."""
+    return "converged" if length - lower <= tolerance else "stalled"

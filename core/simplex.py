@@ -11,6 +11,12 @@ from __future__ import annotations
 
 from .vec3 import Vec3, combine, cross, dot, scale, sub
 
+#: Unit roundoff of float64.
+EPSILON = 2.0 ** -53
+#: How far (relative to the tetrahedron's reach) the weights of an enclosed origin may put it back:
+#: farther, the tetrahedron is flat to rounding and its sign tests are noise.
+ENCLOSED_MISS = 1e-9
+
 
 def closest_on_segment(a: Vec3, b: Vec3) -> tuple[Vec3, tuple[float, float]]:
     ab = sub(b, a)
@@ -25,6 +31,10 @@ def closest_on_segment(a: Vec3, b: Vec3) -> tuple[Vec3, tuple[float, float]]:
 
 
 def closest_on_triangle(a: Vec3, b: Vec3, c: Vec3) -> tuple[Vec3, tuple[float, float, float]]:
+    """Ericson's region tests (5.1.5) where their signs are certain; otherwise (the face region, or a
+    sliver, where sub-area signs lose all digits and would pick an edge up to the sliver's width
+    away) the foot of the origin on the plane, inside the triangle by its coordinates in
+    ``triangle_frame``, else the nearest edge."""
     ab, ac = sub(b, a), sub(c, a)
     d1, d2 = -dot(ab, a), -dot(ac, a)
     if d1 <= 0.0 and d2 <= 0.0:
@@ -33,44 +43,122 @@ def closest_on_triangle(a: Vec3, b: Vec3, c: Vec3) -> tuple[Vec3, tuple[float, f
     if d3 >= 0.0 and d4 <= d3:
         return b, (0.0, 1.0, 0.0)
     vc = d1 * d4 - d3 * d2
-    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
+    if vc <= -8.0 * EPSILON * (abs(d1 * d4) + abs(d3 * d2)) and d1 >= 0.0 and d3 <= 0.0:
         point, (u, v) = closest_on_segment(a, b)
         return point, (u, v, 0.0)
     d5, d6 = -dot(ab, c), -dot(ac, c)
     if d6 >= 0.0 and d5 <= d6:
         return c, (0.0, 0.0, 1.0)
     vb = d5 * d2 - d1 * d6
-    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
+    if vb <= -8.0 * EPSILON * (abs(d5 * d2) + abs(d1 * d6)) and d2 >= 0.0 and d6 <= 0.0:
         point, (u, w) = closest_on_segment(a, c)
         return point, (u, 0.0, w)
+    va_margin = 8.0 * EPSILON * (abs(d3 * d6) + abs(d5 * d4))
     va = d3 * d6 - d5 * d4
-    if va <= 0.0 and d4 - d3 >= 0.0 and d5 - d6 >= 0.0:
+    if va <= -va_margin and d4 - d3 >= 0.0 and d5 - d6 >= 0.0:
         point, (v, w) = closest_on_segment(b, c)
         return point, (0.0, v, w)
-    total = va + vb + vc
     normal = cross(ab, ac)
     n2 = dot(normal, normal)
-    if total <= 0.0 or n2 <= 0.0:
-        return _closest_of((a, b, c), ((0, 1), (0, 2), (1, 2)), closest_on_segment)
-    weights = (va / total, vb / total, vc / total)
-    return scale(normal, dot(a, normal) / n2), weights
+    if va > va_margin and vb > 8.0 * EPSILON * (abs(d5 * d2) + abs(d1 * d6)) and \
+            vc > 8.0 * EPSILON * (abs(d1 * d4) + abs(d3 * d2)) and n2 > 1e-2 * _longest2(ab, ac) ** 2:
+        total = va + vb + vc  # certainly the face region of a triangle that is no sliver (height > 0.1 x longest edge)
+        return scale(normal, dot(a, normal) / n2), (va / total, vb / total, vc / total)
+    # The face region of a sliver, or a region too close to call: decide in the longest-edge frame.
+    frame = triangle_frame(a, b, c)
+    _, start, edge, _, _, perpendicular, height2 = frame
+    if height2 > 0.0:
+        normal = cross(edge, perpendicular)
+        foot = scale(normal, dot(start, normal) / dot(normal, normal))
+        weights, inside = _face_weights(frame, foot)
+        if inside:
+            return foot, weights
+    return _closest_of((a, b, c), ((0, 1), (0, 2), (1, 2)), closest_on_segment)
+
+
+def _longest2(ab: Vec3, ac: Vec3) -> float:
+    """Squared length of a triangle's longest edge, from two of its edges."""
+    bc = sub(ac, ab)
+    return max(dot(ab, ab), dot(ac, ac), dot(bc, bc))
+
+
+def triangle_frame(a: Vec3, b: Vec3, c: Vec3):
+    """The triangle seen from its longest edge: ``(r, start, edge, length2, apex_along, perpendicular,
+    height2)``, with ``r`` the corner opposite that edge (the apex), the edge running from corner r+1
+    to corner r+2, ``apex_along`` where the apex projects on it (0..1) and ``perpendicular`` the apex's
+    offset from the edge's line.
+
+    On a sliver this is the exact way to hold the triangle: ``edge x perpendicular`` is its normal up
+    to a tilt about the long edge only (by eps |edge| / height), which moves the plane by just eps |edge|
+    over the triangle, whereas crossing two edges at a corner tilts it anywhere by eps |edge|^2 / area.
+    """
+    corners = (a, b, c)
+    bc, ca, ab = sub(c, b), sub(a, c), sub(b, a)
+    lengths = (dot(bc, bc), dot(ca, ca), dot(ab, ab))
+    r = 0 if lengths[0] >= max(lengths[1], lengths[2]) else (1 if lengths[1] >= lengths[2] else 2)
+    start, end, apex = corners[(r + 1) % 3], corners[(r + 2) % 3], corners[r]
+    edge, rise = sub(end, start), sub(apex, start)
+    length2 = lengths[r]
+    apex_along = dot(rise, edge) / length2 if length2 > 0.0 else 0.0
+    perpendicular = sub(rise, scale(edge, apex_along))
+    return r, start, edge, length2, apex_along, perpendicular, dot(perpendicular, perpendicular)
+
+
+def _face_weights(frame, p: Vec3) -> tuple[tuple[float, float, float], bool]:
+    """Barycentric weights (all >= 0) of ``p``, a point of the triangle's plane, and whether ``p`` is
+    inside the triangle (else the weights are those of a nearby point of it).
+
+    Ratios of sub-areas lose all digits on a sliver, and the witness points would leave the shapes.
+    Here ``p`` is split along the longest edge (exact to rounding) and across it (the apex's height
+    ratio, from the part of ``p`` orthogonal to the edge): the mix then stays within rounding of ``p``.
+    """
+    r, start, edge, length2, apex_along, perpendicular, height2 = frame
+    offset = sub(p, start)
+    along = dot(offset, edge) / length2
+    u = dot(perpendicular, sub(offset, scale(edge, along))) / height2
+    inside = u >= 0.0 and apex_along * u <= along <= 1.0 - u * (1.0 - apex_along)
+    along = min(max(along, 0.0), 1.0)
+    apex_along = min(max(apex_along, 0.0), 1.0)
+    limit = 1.0  # the cross-section at height u must still reach ``along``
+    if apex_along > 0.0:
+        limit = min(limit, along / apex_along)
+    if apex_along < 1.0:
+        limit = min(limit, (1.0 - along) / (1.0 - apex_along))
+    u = min(max(u, 0.0), limit)
+    t = min(max(along - u * apex_along, 0.0), 1.0 - u)
+    weights = [0.0, 0.0, 0.0]
+    weights[r], weights[(r + 1) % 3], weights[(r + 2) % 3] = u, 1.0 - u - t, t
+    return tuple(weights), inside
 
 
 def closest_on_tetrahedron(points) -> tuple[Vec3, tuple[float, ...], bool]:
     """Closest point on a tetrahedron; the flag says the origin is inside (closest point = origin)."""
-    faces = ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0))
-    outside = []
-    for i, j, k, opposite in faces:
-        a = points[i]
-        normal = cross(sub(points[j], a), sub(points[k], a))
-        side_of_origin = -dot(normal, a)
-        side_of_opposite = dot(normal, sub(points[opposite], a))
-        if side_of_opposite == 0.0 or side_of_origin * side_of_opposite < 0.0:
-            outside.append((i, j, k))
-    if not outside:
-        return (0.0, 0.0, 0.0), _inside_weights(points), True
-    point, weights = _closest_of(points, outside, closest_on_triangle)
+    sides = [_side(points, i, j, k, opposite) for i, j, k, opposite in _TETRAHEDRON_FACES]
+    if all(side >= 0.0 for side in sides):
+        weights = _inside_weights(points)
+        # On a tetrahedron flat to rounding the sign tests and the volume ratios are noise: the origin
+        # counts as enclosed only if its weights put it back at the origin.
+        mix = combine(weights, points)
+        reach2 = max(dot(p, p) for p in points)
+        if dot(mix, mix) <= ENCLOSED_MISS * ENCLOSED_MISS * reach2:
+            return (0.0, 0.0, 0.0), weights, True
+    # The solid's nearest point to an outside origin is on a face the origin sees; where rounding
+    # blurs the sign tests (a side of 0, or none negative yet not enclosed) all four are tried.
+    seen = [face[:3] for face, side in zip(_TETRAHEDRON_FACES, sides) if side < 0.0]
+    faces = seen if seen and all(side != 0.0 for side in sides) else [face[:3] for face in _TETRAHEDRON_FACES]
+    point, weights = _closest_of(points, faces, closest_on_triangle)
     return point, weights, False
+
+
+_TETRAHEDRON_FACES = ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0))
+
+
+def _side(points, i: int, j: int, k: int, opposite: int) -> float:
+    """> 0 when the origin is on the opposite corner's side of the face (i, j, k), < 0 when it is
+    beyond the face, 0 on its plane or when the opposite corner is on it (a flat tetrahedron)."""
+    a = points[i]
+    normal = cross(sub(points[j], a), sub(points[k], a))
+    return -dot(normal, a) * dot(normal, sub(points[opposite], a))
 
 
 def _signed_volume(p: Vec3, q: Vec3, r: Vec3, s: Vec3) -> float:
@@ -78,16 +166,16 @@ def _signed_volume(p: Vec3, q: Vec3, r: Vec3, s: Vec3) -> float:
 
 
 def _inside_weights(points) -> tuple[float, ...]:
-    """Barycentric weights of the origin in a tetrahedron (ratios of signed volumes)."""
+    """Barycentric weights of the origin in a tetrahedron (ratios of signed volumes), all >= 0."""
     a, b, c, d = points
     total = _signed_volume(a, b, c, d)
     if total == 0.0:
         return (0.25, 0.25, 0.25, 0.25)
     origin = (0.0, 0.0, 0.0)
-    wa = _signed_volume(origin, b, c, d) / total
-    wb = _signed_volume(a, origin, c, d) / total
-    wc = _signed_volume(a, b, origin, d) / total
-    return (wa, wb, wc, 1.0 - wa - wb - wc)
+    weights = [max(0.0, _signed_volume(origin, b, c, d) / total), max(0.0, _signed_volume(a, origin, c, d) / total),
+               max(0.0, _signed_volume(a, b, origin, d) / total), max(0.0, _signed_volume(a, b, c, origin) / total)]
+    total_weight = sum(weights)  # rounding can push a weight below zero: clamp, so the mix stays in the hull
+    return tuple(w / total_weight for w in weights) if total_weight > 0.0 else (0.25, 0.25, 0.25, 0.25)
 
 
 def _closest_of(points, subsets, solver):

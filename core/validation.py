@@ -8,6 +8,8 @@ import numpy as np
 
 #: Largest coordinate accepted: squared distances of such coordinates stay far from float64 overflow.
 MAX_COORDINATE = 1e100
+#: Smallest extent of a pair (other than zero) the solver measures: below it squares leave float64.
+MIN_PAIR_SIZE = 1e-150
 
 
 def _require_measurable(values: np.ndarray, name: str, what: str) -> None:

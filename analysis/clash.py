@@ -156,7 +156,7 @@ def start_check(
 
     Thresholds, in world units: ``touch_tolerance`` (|signed distance| <= it is 'touching'),
     ``clearance`` (apart but closer than it is a 'clearance' violation; raising it only adds results),
-    ``tolerance`` and ``max_iterations`` (the core's accuracy and iteration cap). None takes the
+    ``tolerance`` and ``max_iterations`` (the core's accuracy and iteration cap, 0 automatic). None takes the
     value stored in ``scene.collision_inspector``.
 
     ``every_pair`` skips the broad phase: every pair the scope allows is measured and separated
@@ -262,7 +262,7 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
     for start in range(0, len(pairs), BATCH_PAIRS):
         chunk = pairs[start:start + BATCH_PAIRS]
         options = {"tolerance": report.tolerance, "touch_tolerance": report.touch_tolerance,
-                   "max_iterations": report.max_iterations}
+                   "max_iterations": report.max_iterations or None}  # 0: the core's automatic cap
         moded = {(i, j): measure_in_mode(solids[i], solids[j], (shapes[i], shapes[j]), modes, options)
                  for i, j in chunk} if not modes.default else {}
         usual = [(i, j) for i, j in chunk if moded.get((i, j)) is None]

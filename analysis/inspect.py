@@ -211,7 +211,8 @@ def result_directional_depth(scene, depsgraph, result, direction) -> tuple[Direc
     settings = scene.collision_inspector
     shape_a, shape_b, exact = pair_shapes(scene, depsgraph, result)
     answer = directional_depth(shape_a, shape_b, direction, tolerance=settings.tolerance or None,
-                               touch_tolerance=settings.touch_tolerance, max_iterations=settings.max_iterations)
+                               touch_tolerance=settings.touch_tolerance,
+                               max_iterations=settings.max_iterations or None)
     return answer, exact
 
 
@@ -228,5 +229,5 @@ def result_pair_document(scene, depsgraph, result) -> dict:
         "note": "points are the objects' world-space vertices; the replay measures their convex hulls",
     }
     document_settings = {"tolerance": settings.tolerance or None, "touch_tolerance": settings.touch_tolerance,
-                         "max_iterations": settings.max_iterations}
+                         "max_iterations": settings.max_iterations or None}
     return pair_document(points_a, points_b, document_settings, meta=meta)

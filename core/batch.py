@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .collide import DEFAULT_MAX_ITERATIONS, DEFAULT_RELATIVE_TOLERANCE, MIN_RELATIVE_TOLERANCE, collide
+from .collide import DEFAULT_RELATIVE_TOLERANCE, MIN_AUTOMATIC_ITERATIONS, MIN_RELATIVE_TOLERANCE, collide
 from .contact import Contact, classify
 from .shapes import Shape, Sphere, as_shape, similarity_scale
 from .validation import as_iteration_cap, as_length
@@ -300,7 +300,7 @@ class _Lockstep:
 
 def collide_many(shapes_a: ShapeSet | Sequence, shapes_b: ShapeSet | Sequence, *, matrices_a=None, matrices_b=None,
                  tolerance: float | None = None, touch_tolerance: float | None = None,
-                 max_iterations: int = DEFAULT_MAX_ITERATIONS) -> list[Contact]:
+                 max_iterations: int | None = None) -> list[Contact]:
     """``[collide(a, b, ...) for a, b in zip(shapes_a, shapes_b)]``, computed together.
 
     Each side is a ``ShapeSet`` or a sequence of prepared ``core`` shapes or (N, 3) point clouds.
@@ -314,7 +314,9 @@ def collide_many(shapes_a: ShapeSet | Sequence, shapes_b: ShapeSet | Sequence, *
         raise ValueError(f"shapes_a and shapes_b must have the same length, got {len(shapes_a)} and {len(shapes_b)}")
     as_length(tolerance, "tolerance", allow_none=True)
     as_length(touch_tolerance, "touch_tolerance", allow_none=True)
-    cap = as_iteration_cap(max_iterations, "max_iterations")
+    # None: GJK in lockstep up to the smallest automatic cap; pairs it leaves open go to ``collide``, whose
+    # automatic cap grows with the shapes.
+    cap = MIN_AUTOMATIC_ITERATIONS if max_iterations is None else as_iteration_cap(max_iterations, "max_iterations")
     if len(shapes_a) == 0:
         return []
     side_a = _Side(_prepared(shapes_a, "shapes_a"), _matrices(matrices_a, len(shapes_a), "matrices_a"))
@@ -330,7 +332,7 @@ def collide_many(shapes_a: ShapeSet | Sequence, shapes_b: ShapeSet | Sequence, *
             contacts[row] = contact
     return [contact if contact is not None else
             collide(side_a.placed(i), side_b.placed(i), tolerance=tolerance, touch_tolerance=touch_tolerance,
-                    max_iterations=cap)
+                    max_iterations=max_iterations)
             for i, contact in enumerate(contacts)]
 
 
@@ -382,8 +384,11 @@ class _Frames:
         margin = margin_a + margin_b
         tolerance, touch = self.tolerance[rows], self.touch_tolerance[rows]
         signed = core_distance - margin + 0.0
-        clear = (((run.outcome == _SEPARATED) | (run.outcome == _CAPPED)) & (core_distance > 2.0 * tolerance)
-                 & (np.abs(np.abs(signed) - touch) > 2.0 * tolerance))
+        lower = np.minimum(run.lower - margin, signed)
+        upper = np.maximum(core_distance - margin, signed)
+        # 'converged' only where the bounds really meet the tolerance; ``collide`` decides the others.
+        certain = (run.outcome == _CAPPED) | ((run.outcome == _SEPARATED) & (upper - lower <= tolerance))
+        clear = (certain & (core_distance > 2.0 * tolerance) & (np.abs(np.abs(signed) - touch) > 2.0 * tolerance))
         toward = -run.v
         length = np.sqrt(np.einsum("pj,pj->p", toward, toward))
         normal = toward * (1.0 / np.where(length > 0.0, length, 1.0))[:, None]  # v = 0: not a clear pair
@@ -393,8 +398,6 @@ class _Frames:
         half = normal * (0.5 * signed)[:, None]
         center = self.center[rows]
         point_a, point_b = middle - half + center, middle + half + center
-        lower = np.minimum(run.lower - margin, signed)
-        upper = np.maximum(core_distance - margin, signed)
         normal = normal + 0.0
         tangents = _tangents(normal)
         fields = zip(_classify_all(signed, touch), signed.tolist(), normal, point_a, point_b,

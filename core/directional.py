@@ -26,9 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .collide import DEFAULT_MAX_ITERATIONS, _Pair, collide
+from .collide import _Pair, collide
 from .contact import PENETRATING, TOUCHING
-from .gjk import SupportFn, _closest_on_simplex
+from .gjk import SupportFn, closest_on_simplex
 from .simplex import closest_on_triangle
 from .validation import as_vector3
 from .vec3 import Vec3, combine, dot, norm, scale, sub
@@ -79,7 +79,7 @@ class _Hit:
 
 def directional_depth(shape_a, shape_b, direction, *, tolerance: float | None = None,
                       touch_tolerance: float | None = None,
-                      max_iterations: int = DEFAULT_MAX_ITERATIONS) -> DirectionalResult:
+                      max_iterations: int | None = None) -> DirectionalResult:
     """How far B must move along ``direction`` to separate from A (penetrating) or to touch it (apart).
 
     ``shape_a`` and ``shape_b`` are (N, 3) point clouds (their hulls) or ``core`` shapes;
@@ -89,8 +89,6 @@ def directional_depth(shape_a, shape_b, direction, *, tolerance: float | None = 
     casts. Along the EPA normal of a penetrating pair the distance is the penetration depth.
     """
     d = _unit_direction(direction)
-    if max_iterations is None:
-        max_iterations = DEFAULT_MAX_ITERATIONS
     pair = _Pair(shape_a, shape_b, tolerance, touch_tolerance, max_iterations)
     ahead, behind = dot(d, pair.support(d)[0]), dot(d, pair.support(scale(d, -1.0))[0])
     beyond = ahead - behind + 2.0 * pair.margin + 2.0 * pair.tolerance  # M's width along d, and some
@@ -161,7 +159,7 @@ def _ray_cast(support: SupportFn, d: Vec3, margin: float, tolerance: float, max_
             x = scale(d, t)
             plane_normal = scale(v, 1.0 / length)
         candidate = simplex if any(vertex[0] == old[0] for old in simplex) else simplex + [vertex]
-        closest, candidate_weights, enclosed = _closest_on_simplex([sub(x, p[0]) for p in candidate])
+        closest, candidate_weights, enclosed = closest_on_simplex([sub(x, p[0]) for p in candidate])
         if enclosed:  # x is on M: take weights from the tetrahedron's face through it, not its volume
             closest, candidate_weights = _closest_on_faces([sub(x, p[0]) for p in candidate])
         if not advanced and not enclosed and dot(closest, closest) >= length * length:

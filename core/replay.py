@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .collide import DEFAULT_MAX_ITERATIONS, collide
+from .collide import collide
 from .contact import TOUCHING, Contact
 from .validation import as_iteration_cap, as_length, as_points
 
@@ -152,8 +152,8 @@ def _settings(settings: dict) -> dict:
     return {
         "tolerance": as_length(settings.get("tolerance"), "tolerance", allow_none=True),
         "touch_tolerance": as_length(settings.get("touch_tolerance"), "touch_tolerance", allow_none=True),
-        "max_iterations": as_iteration_cap(settings.get("max_iterations", DEFAULT_MAX_ITERATIONS),
-                                           "max_iterations"),
+        "max_iterations": (None if settings.get("max_iterations") is None
+                           else as_iteration_cap(settings["max_iterations"], "max_iterations")),
     }
 
 

@@ -67,9 +67,10 @@ def closest_on_triangle(a: Vec3, b: Vec3, c: Vec3) -> tuple[Vec3, tuple[float, f
     # The face region of a sliver, or a region too close to call: decide in the longest-edge frame.
     frame = triangle_frame(a, b, c)
     _, start, edge, _, _, perpendicular, height2 = frame
-    if height2 > 0.0:
-        normal = cross(edge, perpendicular)
-        foot = scale(normal, dot(start, normal) / dot(normal, normal))
+    normal = cross(edge, perpendicular)
+    normal2 = dot(normal, normal)
+    if height2 > 0.0 and normal2 > 0.0:  # a triangle flat to within underflow has no face region
+        foot = scale(normal, dot(start, normal) / normal2)
         weights, inside = _face_weights(frame, foot)
         if inside:
             return foot, weights

@@ -404,9 +404,10 @@ class CollisionInspectorSettings(bpy.types.PropertyGroup):
     )
     max_iterations: IntProperty(
         name="Max Iterations",
-        description="Iteration cap for each of GJK and EPA; at the cap the best answer so far is kept",
-        default=256,
-        min=1,
+        description="Iteration cap for each of GJK and EPA; at the cap the best answer so far is kept. "
+                    "0: automatic (grows with the shapes, so it never cuts a solve short)",
+        default=0,
+        min=0,
         soft_max=4096,
     )
     show_arrows: BoolProperty(

@@ -133,7 +133,7 @@ def test_report_warns_when_the_iteration_limit_cuts_the_solver_short(empty_scene
     kinds, text = report_lines(addon, empty_scene)[-1]
     assert kinds == {'WARNING'}
     assert text.startswith(f"The solver stopped early for {', '.join(capped)}: depths are upper bounds")
-    empty_scene.collision_inspector.max_iterations = 256
+    empty_scene.collision_inspector.max_iterations = 0  # automatic
     results = analysed_overlapping_cubes(distance=0.7)
     assert all(result.solver_status != 'iteration_limit' for result in results)
     assert report_lines(addon, empty_scene)[-1][0] == {'INFO'}
@@ -149,7 +149,7 @@ def rna_property(struct, name: str):
 def test_settings_defaults_and_units(empty_scene):
     settings = empty_scene.collision_inspector
     expected_defaults = {
-        "tolerance": 1e-9, "touch_tolerance": 1e-5, "max_iterations": 256, "show_arrows": True,
+        "tolerance": 1e-9, "touch_tolerance": 1e-5, "max_iterations": 0, "show_arrows": True,
         "show_labels": True, "arrow_scale": 1.0, "fixed_length_arrows": False, "fixed_arrow_length": 60.0,
         "label_size": 14, "active_result_index": 0, "clearance": 0.0, "hide_touching": False,
     }

@@ -4,7 +4,8 @@
     blender --background --factory-startup --python benchmarks/bench_clash.py   # real Blender
 
 The generated scene mixes boxes (8 vertices), UV spheres (114), jittered 1k-vertex blobs (1,002) and
-tori (non-convex, 24 x 12 = 288 vertices, measured on their triangles), randomly rotated and scaled, on a grid 2 m apart; every fifth object is moved next to its neighbour
+tori (non-convex, 24 x 12 = 288 vertices, measured on their triangles; ``--convex`` makes them boxes),
+randomly rotated and scaled, on a grid 2 m apart; every fifth object is moved next to its neighbour
 so that it touches or overlaps it. Prints the time of a first check through the command (``cli.run``, as
 ``blender --command collision_inspector check`` runs it on a freshly loaded file), then of a second
 ``check_scene`` split into reading the objects and the rest (broad phase, preparing the shapes of
@@ -74,13 +75,13 @@ def jittered_copy(mesh: bpy.types.Mesh, rng: np.random.Generator) -> bpy.types.M
     return copy
 
 
-def build_scene(scene: bpy.types.Scene, rng: np.random.Generator) -> None:
+def build_scene(scene: bpy.types.Scene, rng: np.random.Generator, tori: bool = True) -> None:
     """``OBJECTS`` objects on a grid; every ``NEIGHBOUR_EVERY``-th one moved into its x neighbour."""
     box, sphere, blob = template_mesh("box", 0, 0), template_mesh("sphere", 12, 10), template_mesh("blob", 40, 26)
     torus = torus_mesh("torus")
     side = int(np.ceil(OBJECTS ** (1 / 3)))
     for index in range(OBJECTS):
-        kind = index % 4
+        kind = index % 4 if tori or index % 4 != 2 else 0
         mesh = (box, sphere, torus, jittered_copy(blob, rng))[kind]
         obj = bpy.data.objects.new(f"{('Box', 'Sphere', 'Torus', 'Blob')[kind]} {index:04d}", mesh)
         cell = np.array(np.unravel_index(index, (side, side, side)), dtype=float) * SPACING
@@ -100,7 +101,7 @@ def main() -> None:
     scene = bpy.context.scene
     for obj in list(bpy.data.objects):
         bpy.data.objects.remove(obj)
-    build_scene(scene, np.random.default_rng(0))
+    build_scene(scene, np.random.default_rng(0), tori="--convex" not in sys.argv)
     depsgraph = bpy.context.evaluated_depsgraph_get()
     vertices = sum(len(obj.data.vertices) for obj in scene.objects)
 

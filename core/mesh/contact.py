@@ -36,7 +36,7 @@ PUSHOUT_STEPS = 12
 #: Vertices sampled per object for the containment test (winding numbers).
 CONTAINMENT_SAMPLES = 16
 #: Vertices sampled per object for ball centres of the depth's lower bound.
-LOWER_BOUND_SAMPLES = 64
+LOWER_BOUND_SAMPLES = 16
 #: A winding number above this is strictly inside (0.5 marks points on the surface).
 INSIDE_WINDING = 0.75
 

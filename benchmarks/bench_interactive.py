@@ -7,11 +7,9 @@ Run from the repository root: ``python benchmarks/bench_interactive.py`` (``--qu
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -21,15 +19,7 @@ from core.directional import directional_depth  # noqa: E402
 from core.projection import collide_in_plane  # noqa: E402
 from core.replay import pair_document  # noqa: E402
 from core.rigid import rigid_body_shape  # noqa: E402
-
-
-def median_us(run: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return 1e6 * statistics.median(times)
+from timing import median_us  # noqa: E402  (this script's folder is on sys.path)
 
 
 def sphere_cloud(count: int, radius: float, center, seed: int) -> np.ndarray:
@@ -72,7 +62,7 @@ def main() -> None:
     print(f"{'query':52s} {'median':>12s}")
     for name, run in cases():
         run()  # warm-up
-        print(f"{name:52s} {median_us(run, repeats):10.0f} us")
+        print(f"{name:52s} {median_us(lambda k: run(), repeats, clock=time.perf_counter):10.0f} us")
 
 
 if __name__ == "__main__":

@@ -7,11 +7,9 @@ Run from the repository root: ``python benchmarks/bench_shapes.py`` (``--quick``
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -22,15 +20,7 @@ from core.planar import Circle, collide_2d  # noqa: E402
 from core.primitives import Capsule, Cone, Cylinder, Rounded  # noqa: E402
 from core.region import contact_region  # noqa: E402
 from core.sat import sat_polytopes  # noqa: E402
-
-
-def median_us(run: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return 1e6 * statistics.median(times)
+from timing import median_us  # noqa: E402  (this script's folder is on sys.path)
 
 
 def placed(rotation_seed: int, offset) -> np.ndarray:
@@ -78,7 +68,7 @@ def main() -> None:
     print(f"{'query':45s} {'median':>12s}")
     for name, run in cases():
         run()  # warm-up
-        print(f"{name:45s} {median_us(run, repeats):10.0f} us")
+        print(f"{name:45s} {median_us(lambda k: run(), repeats, clock=time.perf_counter):10.0f} us")
 
 
 if __name__ == "__main__":

@@ -39,6 +39,14 @@ class SignedDistanceMixin:
         return max(0.0, self.signed_distance)
 
 
+def touch_band(size: float, tolerance: float | None, touch_tolerance: float | None, relative: float,
+               floor: float) -> tuple[float, float]:
+    """The solver tolerance (default ``relative`` x the pair's ``size``, never below ``floor``) and the
+    touch band (default: that tolerance, never below it) of a pair."""
+    solver = max(relative * size if tolerance is None else tolerance, floor)
+    return solver, max(solver if touch_tolerance is None else touch_tolerance, solver)
+
+
 @dataclass(frozen=True)
 class Contact(SignedDistanceMixin):
     """Contact between shapes A and B, world space.

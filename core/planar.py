@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from .contact import Contact, classify
+from .contact import Contact, classify, touch_band
 from .validation import as_iteration_cap, as_length, as_points
 
 Vec2 = tuple[float, float]
@@ -333,8 +333,8 @@ class _Pair2D:
         self.center = 0.5 * (low + high)
         size = float((high - low).max())
         self.rounding = MIN_RELATIVE_TOLERANCE * size
-        self.tolerance = max(DEFAULT_RELATIVE_TOLERANCE * size if tolerance is None else tolerance, self.rounding)
-        self.touch_tolerance = max(self.tolerance if touch_tolerance is None else touch_tolerance, self.tolerance)
+        self.tolerance, self.touch_tolerance = touch_band(size, tolerance, touch_tolerance, DEFAULT_RELATIVE_TOLERANCE,
+                                                          self.rounding)
         self.margin = self.a.margin + self.b.margin
         self.a_to_b = tuple((0.5 * (low_b + high_b - low_a - high_a)).tolist())
         local_a, local_b = self.a.translated(-self.center), self.b.translated(-self.center)

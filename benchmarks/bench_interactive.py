@@ -6,9 +6,7 @@ Run from the repository root: ``python benchmarks/bench_interactive.py`` (``--qu
 
 from __future__ import annotations
 
-import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +17,7 @@ from core.directional import directional_depth  # noqa: E402
 from core.projection import collide_in_plane  # noqa: E402
 from core.replay import pair_document  # noqa: E402
 from core.rigid import rigid_body_shape  # noqa: E402
-from timing import median_us  # noqa: E402  (this script's folder is on sys.path)
+from timing import print_medians  # noqa: E402  (this script's folder is on sys.path)
 
 
 def sphere_cloud(count: int, radius: float, center, seed: int) -> np.ndarray:
@@ -56,13 +54,7 @@ def cases():
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repeats")
-    repeats = 5 if parser.parse_args().quick else 31
-    print(f"{'query':52s} {'median':>12s}")
-    for name, run in cases():
-        run()  # warm-up
-        print(f"{name:52s} {median_us(lambda k: run(), repeats, clock=time.perf_counter):10.0f} us")
+    print_medians(cases, __doc__.splitlines()[0], 52)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import time
@@ -23,3 +24,16 @@ def median_us(run: Callable[[int], object], repeats: int,
 def machine_load() -> str:
     """'load average a b c on N CPUs': how busy the machine was, to read the figures by."""
     return f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs"
+
+
+def print_medians(cases: Callable[[], list[tuple[str, Callable[[], object]]]], description: str,
+                  width: int) -> None:
+    """Command line of the simple benchmarks: ``--quick`` for fewer repeats, then one line per named
+    case with its median wall time after a warm-up run."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    repeats = 5 if parser.parse_args().quick else 31
+    print(f"{'query':{width}s} {'median':>12s}")
+    for name, run in cases():
+        run()  # warm-up
+        print(f"{name:{width}s} {median_us(lambda k: run(), repeats, clock=time.perf_counter):10.0f} us")

@@ -17,10 +17,7 @@ Scenes "apart" hold pairs at a gap (most pairs of a clash check after the broad 
 from __future__ import annotations
 
 import argparse
-import os
-import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Callable
 
@@ -29,6 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import core  # noqa: E402  (the repository root must be on sys.path first)
 from core.batch import ShapeSet, collide_many  # noqa: E402
+from timing import machine_load, median_us  # noqa: E402  (this script's folder is on sys.path)
 
 try:
     import coal
@@ -102,12 +100,7 @@ def scene(count: int, penetrating_share: float, seed: int) -> list[tuple[Body, B
 
 
 def median_us_per_pair(run: Callable[[int], object], repeats: int, count: int) -> float:
-    times = []
-    for k in range(repeats):
-        start = time.process_time()
-        run(k)
-        times.append(time.process_time() - start)
-    return 1e6 * statistics.median(times) / count
+    return median_us(run, repeats) / count
 
 
 def shifts(repeats: int) -> list[np.ndarray]:
@@ -164,8 +157,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repeats (rougher medians)")
     args = parser.parse_args()
     print(f"core.collide_many benchmark, median CPU us per pair; coal "
-          f"{'(not installed)' if coal is None else coal.__version__}; load average "
-          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
+          f"{'(not installed)' if coal is None else coal.__version__}; "
+          f"{machine_load()}")
     header = (f"{'scene':22} {'pairs':>6} {'pen.':>5} {'core batch':>11} {'core loop':>10} {'coal':>8} "
               f"{'batch/coal':>11} {'|sd batch-loop|':>16} {'|sd batch-coal|':>16}")
     print(header)

@@ -16,18 +16,16 @@ than wall time; the load average is printed with the figures.
 from __future__ import annotations
 
 import argparse
-import os
-import statistics
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import core  # noqa: E402  (the repository root must be on sys.path first)
+from timing import machine_load, median_us  # noqa: E402  (this script's folder is on sys.path)
 
 try:
     import coal
@@ -84,16 +82,6 @@ class Pair:
     def moves(self, count: int) -> list[np.ndarray]:
         """Offsets of B for the repeated query: tiny different steps, so nothing can be cached."""
         return [self.offset_b + 1e-5 * k * np.array([0.3, -0.5, 0.8]) for k in range(count)]
-
-
-def median_us(run: Callable[[int], object], repeats: int) -> float:
-    """Median CPU time of ``run(k)`` for k in range(repeats), in microseconds."""
-    times = []
-    for k in range(repeats):
-        start = time.process_time()
-        run(k)
-        times.append(time.process_time() - start)
-    return 1e6 * statistics.median(times)
 
 
 def translation(offset: np.ndarray) -> np.ndarray:
@@ -191,7 +179,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repeats (rougher medians)")
     args = parser.parse_args()
     print(f"core benchmark, median CPU us per query; coal {'(not installed)' if coal is None else coal.__version__}; "
-          f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
+          f"{machine_load()}")
     header = (f"{'pair':32} {'core one-shot':>14} {'coal hull+query':>16} {'core prepare':>13} "
               f"{'core query':>11} {'coal query':>11} {'ratio':>6} {'|sd core-coal|':>15}")
     print(header)

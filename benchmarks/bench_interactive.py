@@ -6,12 +6,8 @@ Run from the repository root: ``python benchmarks/bench_interactive.py`` (``--qu
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -21,15 +17,7 @@ from core.directional import directional_depth  # noqa: E402
 from core.projection import collide_in_plane  # noqa: E402
 from core.replay import pair_document  # noqa: E402
 from core.rigid import rigid_body_shape  # noqa: E402
-
-
-def median_us(run: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return 1e6 * statistics.median(times)
+from timing import print_medians  # noqa: E402  (this script's folder is on sys.path)
 
 
 def sphere_cloud(count: int, radius: float, center, seed: int) -> np.ndarray:
@@ -66,13 +54,7 @@ def cases():
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repeats")
-    repeats = 5 if parser.parse_args().quick else 31
-    print(f"{'query':52s} {'median':>12s}")
-    for name, run in cases():
-        run()  # warm-up
-        print(f"{name:52s} {median_us(run, repeats):10.0f} us")
+    print_medians(cases, __doc__.splitlines()[0], 52)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .contact import Contact, classify
+from .contact import Contact, classify, touch_band
 from .epa import Blowup, epa, expand_simplex
 from .gjk import GjkResult, closest_on_simplex, gjk, minkowski_support
 from .shapes import Polytope, Shape, as_shape
@@ -62,9 +62,8 @@ class _Pair:
             math.ldexp(1.0, math.frexp(size)[1])
         floor = max(MIN_RELATIVE_TOLERANCE * size, 4.0 * support_rounding)
         self.rounding = MIN_RELATIVE_TOLERANCE * size
-        self.tolerance = max(DEFAULT_RELATIVE_TOLERANCE * size if tolerance is None else tolerance, floor)
-        self.touch_tolerance = max(self.tolerance if touch_tolerance is None else touch_tolerance,
-                                   self.tolerance)
+        self.tolerance, self.touch_tolerance = touch_band(size, tolerance, touch_tolerance, DEFAULT_RELATIVE_TOLERANCE,
+                                                          floor)
         self.local_tolerance, self.local_rounding = self.tolerance / self.unit, self.rounding / self.unit
         self.local_support_rounding = support_rounding / self.unit
         # What GJK and EPA aim for, so that the bounds, widened by the support rounding, meet the tolerance.

@@ -17,8 +17,38 @@ def classify(signed_distance: float, touch_tolerance: float) -> str:
     return PENETRATING if signed_distance < 0.0 else SEPARATED
 
 
+class SignedDistanceMixin:
+    """``colliding``, ``depth`` and ``distance`` read from a result's ``status`` and ``signed_distance``."""
+
+    status: str
+    signed_distance: float
+
+    @property
+    def colliding(self) -> bool:
+        """The shapes touch or overlap (within the touch band)."""
+        return self.status != SEPARATED
+
+    @property
+    def depth(self) -> float:
+        """How far the shapes overlap (0 when separated)."""
+        return max(0.0, -self.signed_distance)
+
+    @property
+    def distance(self) -> float:
+        """How far apart the shapes are (0 when overlapping)."""
+        return max(0.0, self.signed_distance)
+
+
+def touch_band(size: float, tolerance: float | None, touch_tolerance: float | None, relative: float,
+               floor: float) -> tuple[float, float]:
+    """The solver tolerance (default ``relative`` x the pair's ``size``, never below ``floor``) and the
+    touch band (default: that tolerance, never below it) of a pair."""
+    solver = max(relative * size if tolerance is None else tolerance, floor)
+    return solver, max(solver if touch_tolerance is None else touch_tolerance, solver)
+
+
 @dataclass(frozen=True)
-class Contact:
+class Contact(SignedDistanceMixin):
     """Contact between shapes A and B, world space.
 
     Conventions (exact up to rounding):
@@ -47,19 +77,6 @@ class Contact:
     epa_iterations: int
     solver_status: str
     tangents: np.ndarray = field(repr=False)
-
-    @property
-    def colliding(self) -> bool:
-        """The shapes touch or overlap (within the touch band)."""
-        return self.status != SEPARATED
-
-    @property
-    def depth(self) -> float:
-        return max(0.0, -self.signed_distance)
-
-    @property
-    def distance(self) -> float:
-        return max(0.0, self.signed_distance)
 
     @property
     def iterations(self) -> int:

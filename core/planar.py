@@ -17,8 +17,8 @@ from typing import Callable
 
 import numpy as np
 
-from .contact import Contact, classify
-from .validation import MAX_COORDINATE, as_iteration_cap, as_length
+from .contact import Contact, classify, touch_band
+from .validation import as_iteration_cap, as_length, as_points
 
 Vec2 = tuple[float, float]
 #: A vertex of A - B with its support points: (w = a - b, a, b).
@@ -58,21 +58,6 @@ def _outward(p: Vec2, q: Vec2) -> Vec2:
     return _unit((q[1] - p[1], p[0] - q[0]))
 
 
-def as_points_2d(value, name: str) -> np.ndarray:
-    """``value`` as a finite (N, 2) float64 array, or ``ValueError`` naming ``name``."""
-    try:
-        points = np.array(value, dtype=np.float64, order="C", copy=True)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be an (N, 2) array of numbers: {exc}") from None
-    if points.ndim != 2 or points.shape[1] != 2:
-        raise ValueError(f"{name} must have shape (N, 2), got {points.shape}")
-    if points.shape[0] == 0:
-        raise ValueError(f"{name} is empty: a shape needs at least one point")
-    if not np.isfinite(points).all() or np.abs(points).max() > MAX_COORDINATE:
-        raise ValueError(f"{name} contains NaN, infinite or too large coordinates")
-    return points
-
-
 class Shape2D:
     """A convex body in the plane given by its support mapping; ``margin`` inflates it by a disc."""
 
@@ -95,7 +80,7 @@ class Polygon(Shape2D):
     """The convex hull of an (N, 2) point cloud (segments and single points included)."""
 
     def __init__(self, points):
-        self.points = as_points_2d(points, "points")
+        self.points = as_points(points, "points", columns=2)
 
     def support(self, d: Vec2) -> Vec2:
         return tuple(self.points[(self.points @ np.array(d)).argmax()].tolist())
@@ -108,7 +93,7 @@ class Circle(Shape2D):
     """A disc: its core is the centre and its radius a margin, so answers are exact."""
 
     def __init__(self, center, radius):
-        self.center = as_points_2d(np.reshape(center, (1, -1)), "center")[0]
+        self.center = as_points(np.reshape(center, (1, -1)), "center", columns=2)[0]
         self.margin = as_length(radius, "radius")
         self._core = tuple(self.center.tolist())
 
@@ -348,8 +333,8 @@ class _Pair2D:
         self.center = 0.5 * (low + high)
         size = float((high - low).max())
         self.rounding = MIN_RELATIVE_TOLERANCE * size
-        self.tolerance = max(DEFAULT_RELATIVE_TOLERANCE * size if tolerance is None else tolerance, self.rounding)
-        self.touch_tolerance = max(self.tolerance if touch_tolerance is None else touch_tolerance, self.tolerance)
+        self.tolerance, self.touch_tolerance = touch_band(size, tolerance, touch_tolerance, DEFAULT_RELATIVE_TOLERANCE,
+                                                          self.rounding)
         self.margin = self.a.margin + self.b.margin
         self.a_to_b = tuple((0.5 * (low_b + high_b - low_a - high_a)).tolist())
         local_a, local_b = self.a.translated(-self.center), self.b.translated(-self.center)

@@ -14,18 +14,8 @@ import math
 
 import numpy as np
 
-from .shapes import Shape, Vec3
+from .shapes import Shape, Vec3, similarity_scale
 from .validation import as_affine, as_length, as_vector3
-
-
-def similarity_scale(linear: np.ndarray) -> float:
-    """The scale factor of a similarity (rotation or mirror, uniform scale); ``ValueError`` otherwise."""
-    gram = linear.T @ linear
-    scale2 = gram[0, 0]
-    if not np.allclose(gram, scale2 * np.eye(3), rtol=1e-9, atol=1e-12 * max(scale2, 1e-300)):
-        raise ValueError("matrix must be a similarity (rotation, uniform scale, translation) "
-                         "to keep a margin round; use a Polytope for the distorted shape")
-    return float(np.sqrt(scale2))
 
 
 def _local_affine(transform) -> tuple[np.ndarray | None, np.ndarray]:
@@ -60,7 +50,7 @@ class Capsule(Shape):
     def transformed(self, matrix) -> "Capsule":
         """The moved capsule; only similarities keep it a capsule."""
         linear, offset = as_affine(matrix, "matrix")
-        scale = similarity_scale(linear)
+        scale = float(similarity_scale(linear))
         return Capsule(linear @ self.a + offset, linear @ self.b + offset, self.margin * scale)
 
     def _with_affine(self, linear, offset) -> "Capsule":
@@ -68,13 +58,19 @@ class Capsule(Shape):
         return Capsule(offset - half, offset + half, self.margin)
 
 
-class Cylinder(Shape):
-    """A solid cylinder along its local z axis, centred at its local origin, optionally transformed."""
+class _AxialShape(Shape):
+    """A solid of revolution along its local z axis (``radius``, ``half_height``), optionally transformed."""
 
     def __init__(self, radius, half_height, transform=None):
         self._radius = as_length(radius, "radius")
         self._half_height = as_length(half_height, "half_height")
         super().__init__(*_local_affine(transform))
+
+    _with_affine = Shape._moved_copy
+
+
+class Cylinder(_AxialShape):
+    """A solid cylinder along its local z axis, centred at its local origin, optionally transformed."""
 
     def _local_support(self, d: Vec3) -> Vec3:
         x, y, z = d
@@ -82,21 +78,10 @@ class Cylinder(Shape):
         s = self._radius / radial if radial > 0.0 else 0.0
         return (x * s, y * s, self._half_height if z >= 0.0 else -self._half_height)
 
-    def _with_affine(self, linear, offset) -> "Cylinder":
-        moved = object.__new__(Cylinder)
-        moved._radius, moved._half_height = self._radius, self._half_height
-        Shape.__init__(moved, linear, offset)
-        return moved
 
-
-class Cone(Shape):
+class Cone(_AxialShape):
     """A solid cone along its local z axis: apex at ``+half_height``, base disc of ``radius`` at
     ``-half_height`` (the local origin is the middle of the axis), optionally transformed."""
-
-    def __init__(self, radius, half_height, transform=None):
-        self._radius = as_length(radius, "radius")
-        self._half_height = as_length(half_height, "half_height")
-        super().__init__(*_local_affine(transform))
 
     def _local_support(self, d: Vec3) -> Vec3:
         x, y, z = d
@@ -106,12 +91,6 @@ class Cone(Shape):
             return (0.0, 0.0, h if z >= 0.0 else -h)
         s = self._radius / radial
         return (x * s, y * s, -h)
-
-    def _with_affine(self, linear, offset) -> "Cone":
-        moved = object.__new__(Cone)
-        moved._radius, moved._half_height = self._radius, self._half_height
-        Shape.__init__(moved, linear, offset)
-        return moved
 
 
 class Rounded(Shape):
@@ -135,7 +114,7 @@ class Rounded(Shape):
     def transformed(self, matrix) -> "Rounded":
         """The moved shape; only similarities keep the rounding round."""
         linear, _ = as_affine(matrix, "matrix")
-        return Rounded(self.inner.transformed(matrix), self.rounding * similarity_scale(linear))
+        return Rounded(self.inner.transformed(matrix), self.rounding * float(similarity_scale(linear)))
 
     def translated(self, offset) -> "Rounded":
         return Rounded(self.inner.translated(offset), self.rounding)

@@ -8,8 +8,8 @@ segments -- handled exactly), and the result is lifted back onto the two support
 is a point (vertex contacts, curved shapes), a segment (edge contacts) or a convex polygon (face
 contacts).
 
-Features are exact for ``Polytope`` and ``Box`` (their vertices). Other shapes (spheres, capsules,
-cylinders, cones, custom support mappings) are sampled: support points along directions tilted
+Features are exact for shapes with ``vertices()`` (``Polytope``, ``Box``, ``Sphere``). Other shapes
+(capsules, cylinders, cones, custom support mappings) are sampled: support points along directions tilted
 ``SAMPLE_TILT`` from the normal at ``samples`` azimuths, plus the normal itself. That finds flat
 caps and straight edges of curved primitives (a cylinder's cap is returned as a ``samples``-gon),
 and a single point for strictly curved contacts. Margins (``Rounded``, sphere and capsule radii)
@@ -26,7 +26,7 @@ import numpy as np
 from .contact import Contact
 from .hull import convex_polygon
 from .primitives import Rounded
-from .shapes import Box, Polytope, Shape, as_shape
+from .shapes import Shape, as_shape
 from .validation import as_iteration_cap
 from .vec3 import orthonormal_basis
 
@@ -93,23 +93,11 @@ def core_feature(shape: Shape, direction: np.ndarray, slab: float, samples: int 
     """Points of ``shape``'s core within ``slab`` of its support plane along ``direction`` (K, 3)."""
     while isinstance(shape, Rounded):
         shape = shape.inner
-    vertices = _world_vertices(shape)
+    vertices = shape.world_vertices()
     if vertices is None:
         vertices = _sampled_support(shape, direction, samples)
     heights = vertices @ direction
     return vertices[heights >= heights.max() - slab]
-
-
-def _world_vertices(shape: Shape) -> np.ndarray | None:
-    """All candidate vertices of a polytope or box in world space; None for curved shapes."""
-    if isinstance(shape, Polytope):
-        local = shape.points
-    elif isinstance(shape, Box):
-        signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=np.float64)
-        local = signs * np.array(shape._half)
-    else:
-        return None
-    return (local if shape._linear is None else local @ shape._linear.T) + shape._offset
 
 
 def _sampled_support(shape: Shape, direction: np.ndarray, samples: int) -> np.ndarray:

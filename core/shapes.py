@@ -52,12 +52,27 @@ class Shape:
     def _with_affine(self, linear: np.ndarray | None, offset: np.ndarray) -> "Shape":
         raise NotImplementedError
 
+    def _moved_copy(self, linear: np.ndarray | None, offset: np.ndarray) -> "Shape":
+        """This shape's prepared local body (shared, not copied) under another affine map: the
+        ``_with_affine`` of shapes whose body is all in their instance attributes."""
+        moved = object.__new__(type(self))
+        moved.__dict__.update(self.__dict__)
+        Shape.__init__(moved, linear, offset)
+        return moved
+
     def vertices(self) -> np.ndarray | None:
         """Local points whose hull is the core body, ordered so that the first one with the largest
         value along any direction is this shape's support; None when the body is not a polytope."""
         return None
 
     # -- shared ----------------------------------------------------------------------------------
+    def world_vertices(self) -> np.ndarray | None:
+        """``vertices()`` mapped to world space (N, 3); None when the body is not a polytope."""
+        local = self.vertices()
+        if local is None:
+            return None
+        return (local if self._linear is None else local @ self._linear.T) + self._offset
+
     def support(self, d: Vec3) -> Vec3:
         """Farthest point of the core body (without margin) along ``d``, in world space."""
         rows, (tx, ty, tz) = self._rows, self._t
@@ -140,11 +155,7 @@ class Polytope(Shape):
             return tuple(self._points[self._index.argmax(np.array(d))].tolist())
         return tuple(self._points[self._points.dot(d).argmax()].tolist())  # .dot takes the tuple as is
 
-    def _with_affine(self, linear, offset) -> "Polytope":
-        moved = object.__new__(Polytope)
-        moved._index, moved._points, moved._box = self._index, self._points, self._box
-        Shape.__init__(moved, linear, offset)
-        return moved
+    _with_affine = Shape._moved_copy
 
 
 class Box(Shape):
@@ -173,11 +184,7 @@ class Box(Shape):
         hx, hy, hz = self._half
         return (hx if d[0] >= 0 else -hx, hy if d[1] >= 0 else -hy, hz if d[2] >= 0 else -hz)
 
-    def _with_affine(self, linear, offset) -> "Box":
-        moved = object.__new__(Box)
-        moved._half, moved._corners = self._half, self._corners
-        Shape.__init__(moved, linear, offset)
-        return moved
+    _with_affine = Shape._moved_copy
 
 
 class Sphere(Shape):
@@ -212,14 +219,14 @@ class Sphere(Shape):
 
 def similarity_scale(linear: np.ndarray) -> np.ndarray:
     """Scale factor of each (..., 3, 3) linear map that is a similarity (rotation or mirror times a
-    uniform scale), the only maps that keep a sphere a sphere; ValueError if any is not."""
+    uniform scale), the only maps that keep a sphere or a margin round; ValueError if any is not."""
     gram = np.swapaxes(linear, -1, -2) @ linear
     scale2 = gram[..., 0, 0][..., None, None]
     expected = scale2 * np.eye(3)
     close = np.abs(gram - expected) <= 1e-12 * np.maximum(scale2, 1e-300) + 1e-9 * np.abs(expected)
     if not close.all():
         raise ValueError("matrix must be a similarity (rotation, uniform scale, translation) "
-                         "to move a Sphere; use a Polytope for ellipsoids")
+                         "to keep a sphere or margin round; use a Polytope for the distorted shape")
     return np.sqrt(scale2[..., 0, 0])
 
 

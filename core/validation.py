@@ -20,14 +20,14 @@ def _require_measurable(values: np.ndarray, name: str, what: str) -> None:
         raise ValueError(f"{name} has {what} beyond ±{MAX_COORDINATE:g}: too large to measure")
 
 
-def as_points(value, name: str) -> np.ndarray:
-    """Return ``value`` as a C-contiguous (N, 3) float64 array, or raise ``ValueError`` naming ``name``."""
+def as_points(value, name: str, columns: int = 3) -> np.ndarray:
+    """Return ``value`` as a C-contiguous (N, columns) float64 array, or raise ``ValueError`` naming ``name``."""
     try:
         points = np.array(value, dtype=np.float64, order="C", copy=True)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be an (N, 3) array of numbers: {exc}") from None
-    if points.ndim != 2 or points.shape[1] != 3:
-        raise ValueError(f"{name} must have shape (N, 3), got {points.shape}")
+        raise ValueError(f"{name} must be an (N, {columns}) array of numbers: {exc}") from None
+    if points.ndim != 2 or points.shape[1] != columns:
+        raise ValueError(f"{name} must have shape (N, {columns}), got {points.shape}")
     if points.shape[0] == 0:
         raise ValueError(f"{name} is empty: a shape needs at least one point")
     _require_measurable(points, name, "coordinates")

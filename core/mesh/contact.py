@@ -21,7 +21,7 @@ import numpy as np
 
 from ..batch import collide_many
 from ..collide import collide
-from ..contact import PENETRATING, SEPARATED, TOUCHING, Contact, classify
+from ..contact import PENETRATING, SEPARATED, TOUCHING, Contact, SignedDistanceMixin, classify
 from ..region import ContactRegion, contact_region
 from .distance import mesh_distance, nearest_on_surface
 from .intersection import surface_intersection, surfaces_overlap
@@ -44,7 +44,7 @@ AXES = np.vstack([np.eye(3), -np.eye(3)])
 
 
 @dataclass(frozen=True)
-class SolidContact:
+class SolidContact(SignedDistanceMixin):
     """The answer for one pair of objects, with ``core.Contact``'s conventions.
 
     - ``normal`` is a unit vector from A toward B.
@@ -78,18 +78,6 @@ class SolidContact:
     curves: tuple = field(default=(), repr=False)
     solver_status: str = "converged"
     region: ContactRegion | None = field(default=None, repr=False)
-
-    @property
-    def depth(self) -> float:
-        return max(0.0, -self.signed_distance)
-
-    @property
-    def distance(self) -> float:
-        return max(0.0, self.signed_distance)
-
-    @property
-    def colliding(self) -> bool:
-        return self.status != SEPARATED
 
 
 def pair_method(a: Solid, b: Solid) -> str:

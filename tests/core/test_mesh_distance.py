@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import mesh_shapes as shapes
-from mesh_fixtures import coal_distance
+import mesh_fixtures as fx
+from mesh_fixtures import coal_distance, mesh, transformed
 from core.mesh.bvh import TriangleBVH
 from core.mesh.distance import MeshDistance, mesh_distance, nearest_on_surface
 from core.mesh.triangle_distance import point_triangle_closest, separation_lower_bound, triangle_pair_distance
@@ -20,13 +20,6 @@ from generators import random_rotation, rotation_about
 from reference import closest_points_on_triangles, reference_contact
 
 RELATIVE = 1e-9  # agreement with the references, relative to the scene's size
-
-
-def mesh(vertices, triangles, rotation=None, offset=(0.0, 0.0, 0.0)) -> TriangleMesh:
-    vertices = np.asarray(vertices, dtype=float)
-    if rotation is not None:
-        vertices = vertices @ np.asarray(rotation).T
-    return TriangleMesh.from_arrays(vertices + np.asarray(offset, dtype=float), triangles)
 
 
 def brute_force(a: TriangleMesh, b: TriangleMesh) -> float:
@@ -144,7 +137,7 @@ def test_point_triangle_closest_matches_reference():
 
 @pytest.mark.parametrize("leaf_size", [1, 3, 8])
 def test_bvh_covers_every_triangle_once_in_nested_boxes(leaf_size):
-    m = mesh(*shapes.torus(1.0, 0.3, 20, 9))
+    m = fx.torus(1.0, 0.3, 20, 9)
     tree = TriangleBVH.build(m, leaf_size)
     assert np.array_equal(np.sort(tree.order), np.arange(len(m.triangles)))
     leaves = np.flatnonzero(tree.is_leaf)
@@ -165,7 +158,7 @@ def test_bvh_covers_every_triangle_once_in_nested_boxes(leaf_size):
 
 
 def test_bvh_of_another_mesh_is_refused():
-    a, b = mesh(*shapes.box()), mesh(*shapes.box(), offset=(3, 0, 0))
+    a, b = fx.box(), fx.box((3, 0, 0), (4, 1, 1))
     with pytest.raises(ValueError, match="bvh_b"):
         mesh_distance(a, b, bvh_b=TriangleBVH.build(a))
     with pytest.raises(ValueError, match="upper_bound"):
@@ -176,10 +169,9 @@ def test_bvh_of_another_mesh_is_refused():
 
 def test_random_placements_match_brute_force_and_coal():
     rng = np.random.default_rng(11)
-    torus = shapes.torus(1.0, 0.25, 12, 6)
-    a = mesh(*torus)
+    a = fx.torus(1.0, 0.25, 12, 6)
     for _ in range(10):
-        b = mesh(*torus, rotation=random_rotation(rng), offset=rng.normal(size=3) * 0.8)
+        b = transformed(a, random_rotation(rng), rng.normal(size=3) * 0.8)
         result = mesh_distance(a, b)
         check_result(result, a, b, brute_force(a, b), 3.0)
         if result.distance > 0.0:
@@ -191,20 +183,18 @@ def test_random_placements_match_brute_force_and_coal():
 def scene(name: str) -> tuple[TriangleMesh, TriangleMesh]:
     """Non-convex pairs that are close but apart; their convex hulls overlap."""
     if name == "chain links":
-        t = shapes.torus(1.0, 0.25, 64, 24)
-        return mesh(*t), mesh(*t, rotation=rotation_about([1, 0, 0], np.pi / 2), offset=(1.0, 0.07, 0.03))
+        t = fx.torus(1.0, 0.25, 64, 24)
+        return t, transformed(t, rotation_about([1, 0, 0], np.pi / 2), (1.0, 0.07, 0.03))
     if name == "rod through torus":
-        return mesh(*shapes.torus(1.0, 0.25, 64, 24)), mesh(*shapes.cylinder(0.3, 2.0, 40), offset=(0.2, 0.1, 0))
+        return fx.torus(1.0, 0.25, 64, 24), transformed(fx.rod(0.3, -1.0, 1.0, 40), offset=(0.2, 0.1, 0))
     if name == "bolt in clearance hole":
-        block = mesh(*shapes.block_with_hole(0.5, 1.0, 0.25, 48))
-        return block, mesh(*shapes.cylinder(0.2, 1.6, 40), rotation=rotation_about([1, 1, 0], 0.05),
-                           offset=(0.02, 0.01, 0.5))
+        block = fx.block_with_hole(half=0.5, radius=0.25, height=1.0, segments=48)
+        return block, transformed(fx.rod(0.2, -0.8, 0.8, 40), rotation_about([1, 1, 0], 0.05), (0.02, 0.01, 0.5))
     if name == "block in L-bracket corner":
-        return mesh(*shapes.l_bracket(2.0, 0.5, 1.0)), mesh(*shapes.box((0.4, 0.4, 0.3)),
-                                                          rotation=rotation_about([0, 0, 1], 0.1),
-                                                          offset=(0.97, 1.02, 0.5))
+        block = fx.box((-0.4, -0.4, -0.3), (0.4, 0.4, 0.3))
+        return fx.l_bracket(2.0, 0.5, 1.0), transformed(block, rotation_about([0, 0, 1], 0.1), (0.97, 1.02, 0.5))
     if name == "ball in cup":
-        return mesh(*shapes.cup(0.6, 0.8, 0.08, 48)), mesh(*shapes.sphere(0.3, 16, 32), offset=(0.1, 0.03, 0.45))
+        return fx.cup(0.6, 0.8, 0.08, 48), transformed(fx.uv_sphere(0.3, 16, 32), offset=(0.1, 0.03, 0.45))
     raise KeyError(name)
 
 
@@ -230,7 +220,7 @@ def test_swap_and_translation_invariance(name):
     assert swapped.distance == pytest.approx(base.distance, abs=1e-12)
     assert np.allclose(swapped.point_a - swapped.point_b, base.point_b - base.point_a, atol=1e-9)
     shift = np.array([1e3, -2e3, 5e2])
-    moved = mesh_distance(mesh(a.vertices, a.triangles, offset=shift), mesh(b.vertices, b.triangles, offset=shift))
+    moved = mesh_distance(transformed(a, offset=shift), transformed(b, offset=shift))
     assert moved.distance == pytest.approx(base.distance, abs=1e-9)
     assert np.allclose(moved.point_b - moved.point_a, base.point_b - base.point_a, atol=1e-9)
 
@@ -243,9 +233,9 @@ def test_upper_bound_only_prunes():
 
 
 def test_touching_and_crossing_meshes_give_zero_on_both_surfaces():
-    a = mesh(*shapes.box((0.5, 0.5, 0.5)))
-    touching = mesh(*shapes.box((0.5, 0.5, 0.5), center=(1.0, 0.3, 0.2)))  # face on face
-    crossing = mesh(*shapes.sphere(0.4, 8, 16), offset=(0.5, 0.1, 0.0))
+    a = fx.box((-0.5, -0.5, -0.5), (0.5, 0.5, 0.5))
+    touching = fx.box((0.5, -0.2, -0.3), (1.5, 0.8, 0.7))  # face on face
+    crossing = transformed(fx.uv_sphere(0.4, 8, 16), offset=(0.5, 0.1, 0.0))
     for b in (touching, crossing):
         result = mesh_distance(a, b)
         assert result.distance == pytest.approx(0.0, abs=1e-15)
@@ -258,21 +248,22 @@ def test_single_triangles_and_degenerate_triangles_in_meshes():
     for x, y in zip(a, b):  # one-triangle meshes: the tree is a single leaf
         result = mesh_distance(mesh(x, [[0, 1, 2]]), mesh(y, [[0, 1, 2]]))
         assert result.distance == pytest.approx(max(0.0, reference_contact(x, y).signed_distance), abs=1e-12)
-    vertices, triangles = shapes.cup(0.6, 0.8, 0.08, 16)
+    solid = fx.cup(0.6, 0.8, 0.08, 16)
+    vertices, triangles = solid.vertices, solid.triangles
     slivers = np.array([[0, 0, 1], [0, 1, 1], [2, 2, 2], [0, 1, len(vertices) - 1]])  # points, segments
     cup = mesh(vertices, np.vstack([triangles, slivers]))
-    ball = mesh(*shapes.sphere(0.3, 8, 16), offset=(0.1, 0.03, 0.45))
+    ball = transformed(fx.uv_sphere(0.3, 8, 16), offset=(0.1, 0.03, 0.45))
     check_result(mesh_distance(cup, ball), cup, ball, brute_force(cup, ball), 1.0)
     check_result(mesh_distance(ball, cup), ball, cup, brute_force(cup, ball), 1.0)
 
 
 def test_coincident_meshes_and_leaf_sizes():
-    t = shapes.torus(1.0, 0.25, 24, 12)
-    a, same = mesh(*t), mesh(*t)
+    a = fx.torus(1.0, 0.25, 24, 12)
+    same = mesh(a.vertices, a.triangles)
     result = mesh_distance(a, same)
     assert result.distance == 0.0 and np.array_equal(result.point_a, result.point_b)
     assert surface_gap(result.point_a, a) <= 1e-12
-    b = mesh(*t, rotation=rotation_about([1, 0, 0], np.pi / 2), offset=(1.0, 0.07, 0.03))
+    b = transformed(a, rotation_about([1, 0, 0], np.pi / 2), (1.0, 0.07, 0.03))
     expected = coal_distance(a, b)
     for leaf_size in (1, 2, 16, 1000):
         tree_a, tree_b = TriangleBVH.build(a, leaf_size), TriangleBVH.build(b, leaf_size)
@@ -281,8 +272,8 @@ def test_coincident_meshes_and_leaf_sizes():
 
 def test_ball_inside_box_is_at_its_surface_distance():
     # Surfaces only: a ball inside a hollow box is as far as its surface is from the walls.
-    a = mesh(*shapes.box((1.0, 1.0, 1.0)))
-    b = mesh(*shapes.sphere(0.5, 16, 32), offset=(0.2, 0.0, 0.0))
+    a = fx.box((-1.0, -1.0, -1.0), (1.0, 1.0, 1.0))
+    b = transformed(fx.uv_sphere(0.5, 16, 32), offset=(0.2, 0.0, 0.0))
     assert mesh_distance(a, b).distance == pytest.approx(0.3, abs=1e-12)
 
 
@@ -290,7 +281,7 @@ def test_ball_inside_box_is_at_its_surface_distance():
 
 def test_nearest_on_surface_matches_brute_force():
     rng = np.random.default_rng(5)
-    m = mesh(*shapes.cup(0.6, 0.8, 0.08, 24))
+    m = fx.cup(0.6, 0.8, 0.08, 24)
     points = rng.uniform(-0.8, 0.9, size=(300, 3))
     points[:20] = m.vertices[:20]  # on the surface
     distance, closest, triangle = nearest_on_surface(m, points)
@@ -306,7 +297,7 @@ def test_nearest_on_surface_matches_brute_force():
 
 def test_nearest_on_surface_in_chunks_matches_brute_force():
     rng = np.random.default_rng(6)
-    m = mesh(*shapes.l_bracket(2.0, 0.5, 1.0))
+    m = fx.l_bracket(2.0, 0.5, 1.0)
     points = rng.uniform(-0.5, 2.5, size=(5000, 3))  # more than one chunk of points
     distance, closest, triangle = nearest_on_surface(m, points)
     every = reference_point_distance(np.repeat(points, len(m.triangles), axis=0),

@@ -7,7 +7,7 @@ This module only registers and unregisters; the work lives in ``core`` (pure num
 import bpy
 
 from . import cli
-from .analysis import tracking
+from .analysis import live, tracking
 from .operators.analyze import COLLISION_INSPECTOR_OT_analyze
 from .operators.browse import CLASSES as BROWSE_CLASSES
 from .operators.clear import COLLISION_INSPECTOR_OT_clear
@@ -39,6 +39,7 @@ def register() -> None:
     bpy.types.Scene.collision_inspector = bpy.props.PointerProperty(type=CollisionInspectorSettings)
     overlay.add_handlers()
     tracking.add_handlers()
+    live.add_handlers()
     _cli_command = bpy.utils.register_cli_command(cli.COMMAND, cli.run)
 
 
@@ -49,6 +50,7 @@ def unregister() -> None:
         return
     bpy.utils.unregister_cli_command(_cli_command)
     _cli_command = None
+    live.remove_handlers()
     tracking.remove_handlers()
     overlay.remove_handlers()
     del bpy.types.Scene.collision_inspector

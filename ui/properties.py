@@ -68,6 +68,13 @@ def _redraw_overlay(_self, _context) -> None:
     overlay.tag_redraw()
 
 
+def _live_update_changed(settings, _context) -> None:
+    """Live update switched: start from freshly read shapes (and measure now when switched on)."""
+    from ..analysis import live
+
+    live.switched(settings)
+
+
 def _color(name: str, rgba: tuple, description: str) -> FloatVectorProperty:
     return FloatVectorProperty(
         name=name,
@@ -187,6 +194,19 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
     stale: BoolProperty(
         name="Stale",
         description="One of the two objects moved or changed shape since the analysis: analyse again",
+    )
+    # Animation scan (``analysis.scan``): the pair's worst frame is what the numbers above describe.
+    scanned: BoolProperty(name="Scanned", description="Measured at every frame of an animation scan")
+    first_contact_frame: IntProperty(
+        name="First Contact Frame", description="First scanned frame where the pair touches or penetrates",
+    )
+    deepest_frame: IntProperty(name="Deepest Frame", description="Scanned frame of the deepest penetration")
+    max_depth: FloatProperty(
+        name="Max Depth", subtype='DISTANCE', precision=6,
+        description="Deepest penetration over the scanned frames (0 when it never penetrates)",
+    )
+    contact_frames: StringProperty(
+        name="Contact Frames", description="Frame intervals in contact during the scan, e.g. \"1-10 40-52\"",
     )
 
     @property
@@ -364,4 +384,16 @@ class CollisionInspectorSettings(bpy.types.PropertyGroup):
     active_result_index: IntProperty(
         name="Active Result", description="Result shown in detail and highlighted in the viewport", default=0,
         min=0, update=_redraw_overlay,
+    )
+    # Interactive inspection: live update and animation scan.
+    live_update: BoolProperty(
+        name="Live Update",
+        description="Measure the stored pairs again whenever one of their objects moves or changes shape",
+        default=False,
+        update=_live_update_changed,
+    )
+    scan_markers: BoolProperty(
+        name="Timeline Markers",
+        description="An animation scan adds a timeline marker at each pair's first contact",
+        default=False,
     )

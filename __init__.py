@@ -12,6 +12,7 @@ from .operators.analyze import COLLISION_INSPECTOR_OT_analyze
 from .operators.browse import CLASSES as BROWSE_CLASSES
 from .operators.clear import COLLISION_INSPECTOR_OT_clear
 from .operators.export import COLLISION_INSPECTOR_OT_export_report
+from .operators.resolve import CLASSES as RESOLVE_CLASSES
 from .ui import overlay
 from .ui.panel import CLASSES as PANEL_CLASSES
 from .ui.properties import CollisionInspectorResult, CollisionInspectorSettings
@@ -26,6 +27,7 @@ CLASSES = (
     COLLISION_INSPECTOR_OT_clear,
     COLLISION_INSPECTOR_OT_export_report,
     *BROWSE_CLASSES,
+    *RESOLVE_CLASSES,
     *PANEL_CLASSES,
 )
 

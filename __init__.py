@@ -13,6 +13,7 @@ from .operators.browse import CLASSES as BROWSE_CLASSES
 from .operators.clear import COLLISION_INSPECTOR_OT_clear
 from .operators.export import COLLISION_INSPECTOR_OT_export_report
 from .operators.resolve import CLASSES as RESOLVE_CLASSES
+from .operators.scan import COLLISION_INSPECTOR_OT_scan
 from .ui import overlay
 from .ui.panel import CLASSES as PANEL_CLASSES
 from .ui.properties import CollisionInspectorResult, CollisionInspectorSettings
@@ -28,6 +29,7 @@ CLASSES = (
     COLLISION_INSPECTOR_OT_export_report,
     *BROWSE_CLASSES,
     *RESOLVE_CLASSES,
+    COLLISION_INSPECTOR_OT_scan,
     *PANEL_CLASSES,
 )
 

@@ -12,6 +12,7 @@ are (tracking marks them stale). The handler's own writes to the results cause a
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import bpy
@@ -75,6 +76,16 @@ class SolidCache:
 _cache = SolidCache()
 #: True while the handler measures: the depsgraph updates its own writes cause are not edits.
 _busy = [False]
+
+
+@contextmanager
+def paused():
+    """No live update inside (an animation scan steps through frames; its results come after)."""
+    previous, _busy[0] = _busy[0], True
+    try:
+        yield
+    finally:
+        _busy[0] = previous
 
 
 def measurable(result) -> bool:

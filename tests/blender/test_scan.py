@@ -98,3 +98,18 @@ def test_the_panel_export_carries_the_scan(empty_scene, addon, tmp_path):
     assert bpy.ops.collision_inspector.export_report(filepath=str(path)) == {'FINISHED'}
     [entry] = json.loads(path.read_text())["results"]
     assert (entry["first_contact_frame"], entry["deepest_frame"], entry["contact_intervals"]) == (9, 11, [[9, 13]])
+
+
+def test_the_panel_shows_the_scan_and_offers_resolve(empty_scene, addon):
+    from test_panel_units import draw
+
+    panel = importlib.import_module(addon.__name__ + ".ui.panel")
+    fly_through(empty_scene)
+    bpy.ops.collision_inspector.scan()
+    layout = draw(panel.COLLISION_INSPECTOR_PT_results)
+    labels = [text for text, _icon in layout.entries("label")]
+    assert "Contact frames: 9-13" in labels and "First contact: frame 9" in labels
+    assert "Deepest: 0.5 m at frame 11" in labels
+    plot = next(text for text in labels if text.startswith("Depth: |"))
+    assert "\u2588" in plot
+    assert {"collision_inspector.resolve", "collision_inspector.resolve_all"} <= set(layout.entries("operator"))

@@ -135,7 +135,9 @@ class Solid:
         An affine map keeps loose parts, closedness and convexity, so the classification is shared and
         prepared hulls are moved (``Polytope.transformed``) instead of rebuilt; the triangles are moved,
         and turned over when the map mirrors so that they still face outward. The BVH is rebuilt on use.
+        This solid is classified and its hulls prepared first, once, so that every moved copy shares them.
         """
+        self._prepare()
         matrix = np.asarray(matrix, dtype=np.float64)
         linear, offset = matrix[:3, :3], matrix[:3, 3]
         mirrored = bool(np.linalg.det(linear) < 0.0)
@@ -153,6 +155,15 @@ class Solid:
         if "parts" in self.__dict__:
             solid.__dict__["parts"] = tuple(_moved_part(part, moved(part.mesh), matrix) for part in self.parts)
         return solid
+
+
+    def _prepare(self) -> None:
+        """Classify, and prepare the hulls the method measures with (what ``transformed`` shares)."""
+        if self.method in (CONVEX, HULL):
+            self.hull  # noqa: B018  (cached property)
+        elif self.method == PARTS:
+            for part in self.parts:
+                part.polytope  # noqa: B018  (cached property)
 
 
 def _moved_part(part: Part, mesh: TriangleMesh, matrix: np.ndarray) -> Part:

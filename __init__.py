@@ -43,7 +43,7 @@ def register() -> None:
     bpy.types.Scene.collision_inspector = bpy.props.PointerProperty(type=CollisionInspectorSettings)
     overlay.add_handlers()
     tracking.add_handlers()
-    live.add_handlers()
+    live.add_handlers(overlay.refresh)
     _cli_command = bpy.utils.register_cli_command(cli.COMMAND, cli.run)
 
 

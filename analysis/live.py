@@ -74,6 +74,9 @@ class SolidCache:
 
 #: The shapes of the live update (dropped when it is switched, and with the handlers).
 _cache = SolidCache()
+#: Called after results were re-measured (the overlay's refresh, installed by ``add_handlers``; the
+#: analysis layer does not import the interface).
+_on_results_changed: list = []
 #: True while the handler measures: the depsgraph updates its own writes cause are not edits.
 _busy = [False]
 
@@ -100,7 +103,7 @@ def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, c
 
     ``reread``: pointers of objects whose geometry changed (read again once, then moved like the others).
     Thresholds are the scene's (tolerance, clearance, iterations) and the results' touch tolerance.
-    The overlay is refreshed.
+    Then the callback given to ``add_handlers`` (the overlay's refresh) is called.
     """
     settings = scene.collision_inspector
     results = settings.results
@@ -130,9 +133,8 @@ def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, c
         status = _status(contact.signed_distance, contact.status, settings.clearance)
         updates[index] = clash_result(result.name_a, result.name_b, status, contact)
     update_results(settings, updates)
-    from ..ui import overlay  # the overlay reads the results; it is refreshed by whoever changes them
-
-    overlay.refresh()
+    for refresh in _on_results_changed:
+        refresh()
     return measured
 
 
@@ -195,9 +197,12 @@ def _handler_lists() -> tuple:
                                                                     handlers.redo_post)))
 
 
-def add_handlers() -> None:
-    """Install the handlers once (after tracking's, so a re-measured result is not left stale)."""
+def add_handlers(on_results_changed=None) -> None:
+    """Install the handlers once (after tracking's, so a re-measured result is not left stale);
+    ``on_results_changed()`` is called whenever re-measured results were stored (the overlay's refresh)."""
     remove_handlers()
+    if on_results_changed is not None:
+        _on_results_changed.append(on_results_changed)
     for handler_list, function in _handler_lists():
         handler_list.append(function)
 
@@ -209,4 +214,5 @@ def remove_handlers() -> None:
             if (getattr(existing, "__qualname__", None), getattr(existing, "__module__", None)) == (
                     function.__qualname__, function.__module__):
                 handler_list.remove(existing)
+    _on_results_changed.clear()
     _cache.clear()

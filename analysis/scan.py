@@ -5,9 +5,9 @@ Each object is read once and moved with its animation (``live.SolidCache``: a ri
 prepared shape follows its matrix); objects whose geometry can change over time (modifiers, shape keys,
 animated mesh data) and instanced objects are read at every frame. Per frame a broad phase on the moved
 boxes picks the candidate pairs, which get their signed distance only (convex pairs together, by
-``core.batch``, to ``FRAME_RELATIVE_TOLERANCE`` of the objects' size); the full answer (normal, witness points, curves, volume) is measured once per pair, at
-its worst frame, and that is what the result's numbers describe. The current frame is restored however
-the scan ends.
+``core.batch``, to ``FRAME_RELATIVE_TOLERANCE`` of the objects' size); the full answer (normal, witness
+points, curves, volume) is measured once per pair, at its worst frame, and that is what the result's
+numbers describe. The current frame is restored however the scan ends.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ..core import overlapping_pairs
 from ..core.batch import collide_many
 from ..core.mesh import CONVEX, HULL, collide_solids
 from ..core.mesh.contact import pair_method
-from .clash import _allowed_pairs, _possible_pairs, _scope_sides, _status, clash_result, start_check
+from .clash import _allowed_pairs, _scope_sides, _status, clash_result, start_check
 from .clash_report import ClashReport
 from .geometry import ObjectGeometryError
 from .live import SolidCache

@@ -234,7 +234,8 @@ def scan_fields(result) -> dict:
     """The animation-scan fields of a stored result as ``ClashResult`` keywords (none when not scanned)."""
     if not result.scanned:
         return {}
-    intervals = tuple(tuple(int(frame) for frame in (part.split("-") * 2)[:2]) for part in result.contact_frames.split())
+    intervals = tuple(tuple(int(frame) for frame in (part.split("-") * 2)[:2])
+                      for part in result.contact_frames.split())
     return {'first_contact_frame': result.first_contact_frame if intervals else None,
             'deepest_frame': result.deepest_frame if result.max_depth > 0.0 else None,
             'max_depth': result.max_depth, 'contact_intervals': intervals}

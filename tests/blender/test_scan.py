@@ -113,3 +113,37 @@ def test_the_panel_shows_the_scan_and_offers_resolve(empty_scene, addon):
     plot = next(text for text in labels if text.startswith("Depth: |"))
     assert "\u2588" in plot
     assert {"collision_inspector.resolve", "collision_inspector.resolve_all"} <= set(layout.entries("operator"))
+
+
+def modal_scan(addon):
+    """The scan operator's methods bound to a stand-in instance, to drive its modal path with made-up events."""
+    from types import MethodType, SimpleNamespace
+
+    operator_class = importlib.import_module(addon.__name__ + ".operators.scan").COLLISION_INSPECTOR_OT_scan
+    operator = SimpleNamespace(reports=[])
+    operator.report = lambda kinds, text: operator.reports.append((set(kinds), text))
+    for name in ("start", "stop", "step", "modal"):
+        setattr(operator, name, MethodType(getattr(operator_class, name), operator))
+    return operator
+
+
+def test_escape_cancels_the_scan_keeps_the_results_and_restores_the_frame(empty_scene, addon):
+    from types import SimpleNamespace
+
+    fly_through(empty_scene)
+    assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
+    operator = modal_scan(addon)
+    assert operator.start(bpy.context)
+    assert operator.modal(bpy.context, SimpleNamespace(type='MOUSEMOVE')) == {'PASS_THROUGH'}
+    assert operator.modal(bpy.context, SimpleNamespace(type='ESC')) == {'CANCELLED'}
+    assert empty_scene.frame_current == 5
+    assert not empty_scene.collision_inspector.results[0].scanned
+    operator = modal_scan(addon)
+    assert operator.start(bpy.context)
+    outcome = {'RUNNING_MODAL'}
+    for _tick in range(100):
+        outcome = operator.modal(bpy.context, SimpleNamespace(type='TIMER'))
+        if outcome != {'RUNNING_MODAL'}:
+            break
+    assert outcome == {'FINISHED'} and empty_scene.frame_current == 5
+    assert result("A", "B").deepest_frame == 11

@@ -5,7 +5,7 @@ Each object is read once and moved with its animation (``live.SolidCache``: a ri
 prepared shape follows its matrix); objects whose geometry can change over time (modifiers, shape keys,
 animated mesh data) and instanced objects are read at every frame. Per frame a broad phase on the moved
 boxes picks the candidate pairs, which get their signed distance only (convex pairs together, by
-``core.batch``, to ``FRAME_RELATIVE_TOLERANCE`` of the objects' size); the full answer (normal, witness
+``core.batch``, to ``FRAME_RELATIVE_TOLERANCE`` of the smallest object's size); the full answer (normal, witness
 points, curves, volume) is measured once per pair, at its worst frame, and that is what the result's
 numbers describe. The current frame is restored however the scan ends.
 """
@@ -30,8 +30,8 @@ from .geometry import ObjectGeometryError
 from .live import SolidCache
 from .shapes import read_solid, scope_sources
 
-#: The per-frame signed distances are measured to this fraction of the objects' size (at least the scene's
-#: tolerance); each pair's worst frame is then measured again with the scene's tolerance.
+#: The per-frame signed distances are measured to this fraction of the smallest object's size (see
+#: ``_frame_tolerance``); each pair's worst frame is then measured again with the scene's tolerance.
 FRAME_RELATIVE_TOLERANCE = 1e-6
 
 #: Statuses that count as contact for the intervals and the first contact.
@@ -109,6 +109,13 @@ def _signed_distances(pairs: list, tolerance: float, touch: float, max_iteration
     return distances
 
 
+def _frame_tolerance(report: ClashReport, lows: np.ndarray, highs: np.ndarray) -> float:
+    """The per-frame solver tolerance: ``FRAME_RELATIVE_TOLERANCE`` of the smallest object's size, but no
+    coarser than half the touch tolerance (contact is told apart exactly) nor finer than the scene's."""
+    smallest = float((highs - lows).max(axis=1).min())
+    return max(report.tolerance, min(FRAME_RELATIVE_TOLERANCE * smallest, 0.5 * report.touch_tolerance))
+
+
 def _scan_steps(scene, depsgraph, report: ClashReport, scope: str, every_pair: bool, frame_start: int,
                 frame_end: int, options: dict) -> Iterator[tuple[int, int]]:
     """Step through the frames (see ``start_scan``), then build the results; restore the frame."""
@@ -133,10 +140,9 @@ def _scan_steps(scene, depsgraph, report: ClashReport, scope: str, every_pair: b
                 local = (np.array(list(combinations(range(len(present)), 2)), dtype=np.int64).reshape(-1, 2)
                          if every_pair else overlapping_pairs(lows, highs, margin=margin))
                 pairs = _allowed_pairs(np.asarray(present)[local].reshape(-1, 2), in_a, in_b)
-                size = float((highs - lows).max())
                 values = _signed_distances([(solids[i], solids[j]) for i, j in pairs],
-                                           max(report.tolerance, FRAME_RELATIVE_TOLERANCE * size),
-                                           report.touch_tolerance, report.max_iterations)
+                                           _frame_tolerance(report, lows, highs), report.touch_tolerance,
+                                           report.max_iterations)
                 for pair, value in zip(pairs, values.tolist()):
                     series = distances.setdefault(pair, np.full(len(frames), np.inf))
                     series[step] = value

@@ -7,13 +7,15 @@ This module only registers and unregisters; the work lives in ``core`` (pure num
 import bpy
 
 from . import cli
-from .analysis import tracking
+from .analysis import live, tracking
 from .operators.analyze import COLLISION_INSPECTOR_OT_analyze
 from .operators.browse import CLASSES as BROWSE_CLASSES
 from .operators.clear import COLLISION_INSPECTOR_OT_clear
 from .operators.crosscheck import COLLISION_INSPECTOR_OT_cross_check
 from .operators.export import COLLISION_INSPECTOR_OT_export_report
 from .operators.inspect import CLASSES as INSPECT_CLASSES
+from .operators.resolve import CLASSES as RESOLVE_CLASSES
+from .operators.scan import COLLISION_INSPECTOR_OT_scan
 from .ui import overlay
 from .ui.panel import CLASSES as PANEL_CLASSES
 from .ui.properties import CollisionInspectorResult, CollisionInspectorSettings
@@ -30,6 +32,8 @@ CLASSES = (
     COLLISION_INSPECTOR_OT_export_report,
     *BROWSE_CLASSES,
     *INSPECT_CLASSES,
+    *RESOLVE_CLASSES,
+    COLLISION_INSPECTOR_OT_scan,
     *PANEL_CLASSES,
 )
 
@@ -43,6 +47,7 @@ def register() -> None:
     bpy.types.Scene.collision_inspector = bpy.props.PointerProperty(type=CollisionInspectorSettings)
     overlay.add_handlers()
     tracking.add_handlers()
+    live.add_handlers(overlay.refresh)
     _cli_command = bpy.utils.register_cli_command(cli.COMMAND, cli.run)
 
 
@@ -53,6 +58,7 @@ def unregister() -> None:
         return
     bpy.utils.unregister_cli_command(_cli_command)
     _cli_command = None
+    live.remove_handlers()
     tracking.remove_handlers()
     overlay.remove_handlers()
     del bpy.types.Scene.collision_inspector

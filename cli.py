@@ -25,6 +25,7 @@ from .analysis.clash import check_scene
 from .analysis.clash_report import ClashReport, write_csv, write_json
 from .analysis.geometry import ObjectGeometryError
 from .analysis.review import with_review_states
+from .analysis.scan import start_scan
 from .analysis.store import stored_reviews
 
 COMMAND = "collision_inspector"
@@ -76,6 +77,14 @@ def _length(text: str) -> float:
     return value
 
 
+def _frame_range(text: str) -> tuple[int, int]:
+    """``START-END`` (argparse type): two frame numbers, START <= END."""
+    match = re.fullmatch(r"\s*(-?\d+)\s*-\s*(-?\d+)\s*", text)
+    if match is None or int(match[1]) > int(match[2]):
+        raise argparse.ArgumentTypeError(f"not a frame range START-END with START <= END: {text!r}")
+    return int(match[1]), int(match[2])
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that raises UsageError instead of exiting the (Blender) process on bad arguments."""
 
@@ -114,6 +123,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--hulls", action="store_true", default=None,
                        help="measure convex hulls (physics proxies) instead of the real surfaces "
                             "(default: the file's Convex Hulls setting)")
+    check.add_argument("--frames", type=_frame_range, metavar="START-END",
+                       help="scan the animation: measure every frame from START to END (e.g. 1-250) and report, "
+                            "per pair, its worst frame, first_contact_frame, deepest_frame, max_depth and the "
+                            "frames in contact")
     check.add_argument("--json", metavar="OUT", help="write the report as JSON to OUT")
     check.add_argument("--csv", metavar="OUT", help="write the report as CSV to OUT")
     check.add_argument("--fail-on", choices=tuple(FAILING_STATUSES), default="penetrating",
@@ -135,14 +148,15 @@ def _collection(name: str | None, option: str) -> bpy.types.Collection | None:
 class _ProgressPrinter:
     """``progress`` callback printing ``checked 120/2000`` lines on stderr, at most one per second."""
 
-    def __init__(self) -> None:
+    def __init__(self, what: str = "objects read and pairs measured") -> None:
         self.last = 0.0
+        self.what = what
 
     def __call__(self, done: int, total: int) -> None:
         now = time.monotonic()
         if now - self.last >= 1.0 or done == total:
             self.last = now
-            print(f"{COMMAND}: {done}/{total} objects read and pairs measured", file=sys.stderr, flush=True)
+            print(f"{COMMAND}: {done}/{total} {self.what}", file=sys.stderr, flush=True)
 
 
 #: Blender options before ``--command`` that take no value: an argument after one of them is a file to open.
@@ -186,14 +200,25 @@ def _check(arguments: argparse.Namespace) -> ClashReport:
     if scope != "collections" and (arguments.a or arguments.b):
         raise UsageError(f"--a and --b only apply to --scope collections, not {scope}")
     context = bpy.context
-    report = check_scene(
-        context.scene, context.evaluated_depsgraph_get(), scope=scope.upper(),
-        collection_a=_collection(arguments.a, "--a"), collection_b=_collection(arguments.b, "--b"),
-        clearance=arguments.clearance, touch_tolerance=arguments.touch_tolerance, use_hulls=arguments.hulls,
-        progress=_ProgressPrinter(),
-    )
+    options = dict(scope=scope.upper(), collection_a=_collection(arguments.a, "--a"),
+                   collection_b=_collection(arguments.b, "--b"), clearance=arguments.clearance,
+                   touch_tolerance=arguments.touch_tolerance, use_hulls=arguments.hulls)
+    if arguments.frames:
+        report = _scan(context, arguments.frames, options)
+    else:
+        report = check_scene(context.scene, context.evaluated_depsgraph_get(), progress=_ProgressPrinter(), **options)
     # Review states of pairs reviewed in the panel and saved with the file carry over to the report.
     report.results = with_review_states(report.results, stored_reviews(context.scene.collision_inspector))
+    return report
+
+
+def _scan(context, frames: tuple[int, int], options: dict) -> ClashReport:
+    """The animation scan of ``frames`` (``analysis.scan``), progress on stderr."""
+    report, steps = start_scan(context.scene, context.evaluated_depsgraph_get(), frame_start=frames[0],
+                               frame_end=frames[1], **options)
+    progress = _ProgressPrinter("frames scanned")
+    for done, total in steps:
+        progress(done, total)
     return report
 
 
@@ -201,7 +226,10 @@ def _print_report(report: ClashReport) -> None:
     for name, reason in sorted(report.skipped.items()):
         print(f"{COMMAND}: skipped {name}: {reason}", file=sys.stderr)
     for result in report.results:
-        print(f"{result.object_a}\t{result.object_b}\t{result.status}\t{result.signed_distance:.6g}")
+        scanned = ("" if result.max_depth is None else
+                   f"\tfirst_contact_frame={result.first_contact_frame}\tdeepest_frame={result.deepest_frame}"
+                   f"\tmax_depth={result.max_depth:.6g}")
+        print(f"{result.object_a}\t{result.object_b}\t{result.status}\t{result.signed_distance:.6g}{scanned}")
     counts = ", ".join(f"{count} {status}" for status, count in report.counts.items())
     print(f"{COMMAND}: {report.objects} objects, {report.candidate_pairs} candidate pairs of "
           f"{report.possible_pairs}: {counts} ({report.seconds:.2f} s)")

@@ -24,7 +24,7 @@ CSV_COLUMNS = (
     'point_a_x', 'point_a_y', 'point_a_z',
     'point_b_x', 'point_b_y', 'point_b_z',
     'solver_status', 'review_state', 'method', 'overlap_volume', 'depth_lower_bound', 'depth_is_estimate',
-    'region_area',
+    'region_area', 'first_contact_frame', 'deepest_frame', 'max_depth', 'contact_intervals',
 )
 
 MANIFEST = Path(__file__).resolve().parents[1] / "blender_manifest.toml"
@@ -51,6 +51,12 @@ class ClashResult:
     whose convex hull (measured because hulls were asked for) is larger than the object. ``region`` is
     the contact region of convex pairs in contact (its points on A: one point, a segment's two ends or a
     polygon's corners) and ``region_area`` its area (0 for points and segments).
+
+    An animation scan (``analysis.scan``) measures the pair at every frame and stores its worst frame
+    (the numbers above), ``first_contact_frame`` (first frame touching or penetrating), ``deepest_frame``
+    and ``max_depth`` (deepest penetration, 0 when it never penetrates), ``contact_intervals``
+    (``((first, last), ...)`` frames in contact) and ``depth_series`` (the depth at each scanned frame,
+    for the panel's plot; not written to reports). Outside a scan the frames are None.
     """
 
     object_a: str
@@ -70,6 +76,11 @@ class ClashResult:
     note: str = ''
     region: tuple = ()
     region_area: float = 0.0
+    first_contact_frame: int | None = None
+    deepest_frame: int | None = None
+    max_depth: float | None = None
+    contact_intervals: tuple = ()
+    depth_series: tuple = ()
 
     def as_dict(self) -> dict:
         return {
@@ -81,6 +92,8 @@ class ClashResult:
             'depth_lower_bound': self.depth_lower_bound, 'depth_is_estimate': self.depth_is_estimate,
             'curves': [[list(point) for point in curve] for curve in self.curves], 'note': self.note,
             'region': [list(point) for point in self.region], 'region_area': self.region_area,
+            'first_contact_frame': self.first_contact_frame, 'deepest_frame': self.deepest_frame,
+            'max_depth': self.max_depth, 'contact_intervals': [list(interval) for interval in self.contact_intervals],
         }
 
     def csv_row(self) -> list:
@@ -88,7 +101,15 @@ class ClashResult:
         return [self.object_a, self.object_b, self.status, repr(self.signed_distance),
                 *map(repr, self.normal), *map(repr, self.point_a), *map(repr, self.point_b),
                 self.solver_status, self.review_state, self.method, volume, repr(self.depth_lower_bound),
-                str(self.depth_is_estimate).lower(), repr(self.region_area)]
+                str(self.depth_is_estimate).lower(), repr(self.region_area),
+                *('' if value is None else repr(value)
+                  for value in (self.first_contact_frame, self.deepest_frame, self.max_depth)),
+                intervals_text(self.contact_intervals)]
+
+
+def intervals_text(intervals) -> str:
+    """``((1, 10), (40, 40))`` as "1-10 40" (frames in contact, as the CSV and the panel show them)."""
+    return " ".join(f"{first}-{last}" if last != first else f"{first}" for first, last in intervals)
 
 
 @dataclass

@@ -10,7 +10,7 @@ from typing import NamedTuple
 import bpy
 import numpy as np
 
-from .clash_report import ClashReport, ClashResult
+from .clash_report import ClashReport, ClashResult, intervals_text
 from .ordering import enum_column
 from .review import Previous, is_vanished_clash, review_states
 from .shapes import INSTANCE_SEPARATOR
@@ -31,7 +31,7 @@ def stored_reviews(settings) -> list[Previous]:
 
 
 #: Per-result properties written one result at a time (``foreach_set`` has no strings or pointers).
-_ITEM_PROPERTIES = ('object_a', 'object_b', 'name_a', 'name_b', 'hull_note')
+_ITEM_PROPERTIES = ('object_a', 'object_b', 'name_a', 'name_b', 'hull_note', 'contact_frames')
 
 
 class _Column(NamedTuple):
@@ -76,6 +76,10 @@ def _clash_columns(clashes: list[ClashResult], states: list[str], touch_toleranc
         'stale': np.zeros(count, dtype=bool), 'method': [c.method for c in clashes],
         'has_volume': [c.overlap_volume is not None for c in clashes],
         'depth_is_estimate': [c.depth_is_estimate for c in clashes],
+        'scanned': [c.max_depth is not None for c in clashes],
+        'first_contact_frame': [c.first_contact_frame or 0 for c in clashes],
+        'deepest_frame': [c.deepest_frame or 0 for c in clashes],
+        'max_depth': [c.max_depth or 0.0 for c in clashes],
     }
     values = {}
     for name, column in columns.items():
@@ -170,8 +174,8 @@ def store_results(settings, report: ClashReport, keep_vanished: bool) -> None:
     values = _clash_columns(clashes, states, report.touch_tolerance, columns)
     names = {name for c in clashes for name in (c.object_a, c.object_b)}
     objects = {name: scene_object(name) for name in names}
-    items = [(objects[c.object_a], objects[c.object_b], c.object_a, c.object_b, c.note, exact_numbers(c))
-             for c in clashes]
+    items = [(objects[c.object_a], objects[c.object_b], c.object_a, c.object_b, c.note,
+              intervals_text(c.contact_intervals), exact_numbers(c)) for c in clashes]
     if keep_vanished and vanished:
         kept_values, kept_items = _vanished_values(results, vanished, columns)
         values = {name: np.concatenate([column, kept_values[name]]) for name, column in values.items()}
@@ -188,6 +192,7 @@ def store_results(settings, report: ClashReport, keep_vanished: bool) -> None:
         if item[-1]:
             result["exact"] = item[-1]  # float64, read back through the result's ExactNumber properties
     store_contact_geometry(settings, clashes)
+    store_depth_series(settings, clashes)
     if settings.active_result_index >= len(results):
         settings["active_result_index"] = max(len(results) - 1, 0)  # no update: the selection stays
     forget()
@@ -223,8 +228,66 @@ def stored_report(scene: bpy.types.Scene) -> ClashReport:
                     overlap_volume=r.overlap_volume if r.has_volume else None,
                     depth_lower_bound=r.depth_lower_bound, depth_is_estimate=r.depth_is_estimate,
                     curves=curves.get(index, ()), note=r.hull_note, region=regions.get(index, ((),))[0],
-                    region_area=r.region_area)
+                    region_area=r.region_area, **scan_fields(r))
         for index, (r, (name_a, name_b)) in enumerate(zip(results, pairs))
         if r.status != 'separated' and not is_vanished_clash(r.status, r.review_state)
     ]
     return report
+
+
+def scan_fields(result) -> dict:
+    """The animation-scan fields of a stored result as ``ClashResult`` keywords (none when not scanned)."""
+    if not result.scanned:
+        return {}
+    intervals = tuple(tuple(int(frame) for frame in (part.split("-") * 2)[:2])
+                      for part in result.contact_frames.split())
+    return {'first_contact_frame': result.first_contact_frame if intervals else None,
+            'deepest_frame': result.deepest_frame if result.max_depth > 0.0 else None,
+            'max_depth': result.max_depth, 'contact_intervals': intervals}
+
+
+def store_depth_series(settings, clashes: list[ClashResult]) -> None:
+    """The scanned depth at each frame, per result: ``settings["scan_depths"]`` flat, ``["scan_counts"]``
+    the number of frames of each result (0 when not scanned), for the panel's plot."""
+    settings["scan_depths"] = [depth for c in clashes for depth in c.depth_series]
+    settings["scan_counts"] = [len(c.depth_series) for c in clashes]
+
+
+def depth_series(settings, index: int) -> np.ndarray:
+    """The depth at each scanned frame of result ``index`` (empty when it was not scanned)."""
+    counts = np.asarray(settings.get("scan_counts", ()), dtype=np.int64)
+    if index >= len(counts):
+        return np.empty(0)
+    start = int(counts[:index].sum())
+    return np.asarray(settings.get("scan_depths", ()), dtype=np.float64)[start:start + counts[index]]
+
+
+def update_results(settings, updates: dict[int, ClashResult]) -> None:
+    """Write re-measured pairs over the stored results at their indices (``{index: clash}``), in place:
+    numbers, status, method, curves and regions; review states and scan fields stay. Not stale any more."""
+    results = settings.results
+    for index, clash in updates.items():
+        result = results[index]
+        result.status, result.signed_distance = clash.status, clash.signed_distance  # depth, distance follow
+        result.normal, result.point_a, result.point_b = clash.normal, clash.point_a, clash.point_b
+        result.solver_status, result.method = clash.solver_status, clash.method
+        result.overlap_volume = clash.overlap_volume or 0.0
+        result.has_volume = clash.overlap_volume is not None
+        result.depth_lower_bound, result.depth_is_estimate = clash.depth_lower_bound, clash.depth_is_estimate
+        result.region_area = clash.region_area
+        result.stale = False
+    _replace_contact_geometry(settings, updates)
+    forget()
+
+
+def _replace_contact_geometry(settings, updates: dict[int, ClashResult]) -> None:
+    """Swap the stored curves and regions of the results in ``updates`` for theirs (see ``store_contact_geometry``)."""
+    for kind in GEOMETRY_KINDS:
+        points, sizes, owners = stored_polylines(settings, kind)
+        kept = ~np.isin(owners, np.fromiter(updates, dtype=np.int64, count=len(updates)))
+        new = [(index, line) for index, clash in updates.items()
+               for line in (clash.curves if kind == "curve" else (clash.region,) if clash.region else ())]
+        new_points = np.array([point for _index, line in new for point in line], dtype=np.float64).reshape(-1, 3)
+        settings[f"{kind}_points"] = np.concatenate([points[np.repeat(kept, sizes)], new_points]).ravel().tolist()
+        settings[f"{kind}_sizes"] = [*sizes[kept].tolist(), *(len(line) for _index, line in new)]
+        settings[f"{kind}_results"] = [*owners[kept].tolist(), *(index for index, _line in new)]

@@ -37,7 +37,7 @@ def results_generation() -> int:
     return _index["generation"]
 
 
-def _objects_of_results(scene: bpy.types.Scene, results) -> dict:
+def objects_of_results(scene: bpy.types.Scene, results) -> dict:
     """``{object pointer: (object, [result indices])}`` of the objects the results point to."""
     key = (scene.as_pointer(), len(results))
     if _index["key"] != key:
@@ -103,7 +103,7 @@ def on_depsgraph_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) 
             relinked = True
     if not changed and not relinked:
         return
-    objects = _objects_of_results(scene, settings.results)
+    objects = objects_of_results(scene, settings.results)
     hits = [indices for pointer, (_obj, indices) in objects.items() if pointer in changed]
     if hits:
         mark_stale(settings.results, np.concatenate(hits))

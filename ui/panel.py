@@ -7,7 +7,8 @@ import bpy
 import numpy as np
 
 from ..analysis.ordering import settings_order
-from ..analysis.store import result_pair
+from ..analysis.scan import sparkline
+from ..analysis.store import depth_series, result_pair
 from .units import format_area, format_length, format_volume
 
 # Words on a result row: the length that matters for each status.
@@ -124,6 +125,7 @@ class COLLISION_INSPECTOR_PT_main(_SidebarPanel, bpy.types.Panel):
         row = layout.row(align=True)
         row.operator("collision_inspector.analyze", icon='MOD_PHYSICS')
         row.operator("collision_inspector.clear", icon='X', text="Clear")
+        draw_interactive(layout, settings)
 
 
 class _SettingsSubpanel(_SidebarPanel):
@@ -222,6 +224,7 @@ class COLLISION_INSPECTOR_PT_results(_SidebarPanel, bpy.types.Panel):
         if result.cross_check not in {"", "agrees"}:
             for line in textwrap.wrap(result.cross_check, width):
                 layout.label(text=line)
+        draw_result_actions(layout, settings, result, scene)
         if result.hull_note:
             note = layout.column(align=True)
             note.alert = True
@@ -333,6 +336,44 @@ class COLLISION_INSPECTOR_PT_inspect(_SidebarPanel, bpy.types.Panel):
             for line in textwrap.wrap(directional_summary(result, context.scene), NOTE_WIDTH_CHARS):
                 layout.label(text=line)
         layout.operator("collision_inspector.copy_pair", icon='COPYDOWN')
+# --- Interactive inspection: live update, resolve, animation scan ---------------------------------------
+
+
+def draw_interactive(layout, settings) -> None:
+    """Live update switch, the animation scan and its timeline-marker option."""
+    row = layout.row(align=True)
+    row.prop(settings, "live_update", toggle=True, icon='REC' if settings.live_update else 'PLAY')
+    row.operator("collision_inspector.scan", icon='TIME')
+    row.prop(settings, "scan_markers", text="", icon='MARKER_HLT')
+
+
+def scan_lines(result, settings, index: int, scene: bpy.types.Scene) -> list:
+    """A scanned result's frames and its depth over time (a line of blocks), or nothing."""
+    if not result.scanned:
+        return []
+    lines = [f"Contact frames: {result.contact_frames or 'none'}"]
+    if result.contact_frames:
+        lines.append(f"First contact: frame {result.first_contact_frame}")
+    if result.max_depth > 0.0:
+        lines.append(f"Deepest: {format_length(result.max_depth, scene)} at frame {result.deepest_frame}")
+    depths = depth_series(settings, index)
+    if len(depths):
+        lines.append(f"Depth: |{sparkline(depths)}|")
+    return lines
+
+
+def draw_result_actions(layout, settings, result, scene: bpy.types.Scene) -> None:
+    """The scan's lines for the active result, and the Resolve buttons for penetrating pairs."""
+    lines = scan_lines(result, settings, settings.active_result_index, scene)
+    if lines:
+        column = layout.column(align=True)
+        for line in lines:
+            column.label(text=line)
+    row = layout.row(align=True)
+    single = row.row(align=True)
+    single.enabled = result.status == 'penetrating'
+    single.operator("collision_inspector.resolve", icon='AUTOMERGE_OFF').index = settings.active_result_index
+    row.operator("collision_inspector.resolve_all", text="All")
 
 
 CLASSES = (

@@ -68,6 +68,13 @@ def _redraw_overlay(_self, _context) -> None:
     overlay.tag_redraw()
 
 
+def _live_update_changed(settings, _context) -> None:
+    """Live update switched: start from freshly read shapes (and measure now when switched on)."""
+    from ..analysis import live
+
+    live.switched(settings)
+
+
 def _color(name: str, rgba: tuple, description: str) -> FloatVectorProperty:
     return FloatVectorProperty(
         name=name,
@@ -285,6 +292,19 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
     @distance.setter
     def distance(self, value: float) -> None:
         self.signed_distance = float(value)
+    # Animation scan (``analysis.scan``): the pair's worst frame is what the numbers above describe.
+    scanned: BoolProperty(name="Scanned", description="Measured at every frame of an animation scan")
+    first_contact_frame: IntProperty(
+        name="First Contact Frame", description="First scanned frame where the pair touches or penetrates",
+    )
+    deepest_frame: IntProperty(name="Deepest Frame", description="Scanned frame of the deepest penetration")
+    max_depth: FloatProperty(
+        name="Max Depth", subtype='DISTANCE', precision=6,
+        description="Deepest penetration over the scanned frames (0 when it never penetrates)",
+    )
+    contact_frames: StringProperty(
+        name="Contact Frames", description="Frame intervals in contact during the scan, e.g. \"1-10 40-52\"",
+    )
 
     @property
     def label(self) -> str:
@@ -487,4 +507,16 @@ class CollisionInspectorSettings(bpy.types.PropertyGroup):
         name="Select on Click",
         description="Clicking a result in the list selects its two objects and frames the contact",
         default=True,
+    )
+    # Interactive inspection: live update and animation scan.
+    live_update: BoolProperty(
+        name="Live Update",
+        description="Measure the stored pairs again whenever one of their objects moves or changes shape",
+        default=False,
+        update=_live_update_changed,
+    )
+    scan_markers: BoolProperty(
+        name="Timeline Markers",
+        description="An animation scan adds a timeline marker at each pair's first contact",
+        default=False,
     )

@@ -128,3 +128,47 @@ class Solid:
                 Part(TriangleMesh.from_arrays(p.mesh.vertices + offset, p.mesh.triangles, self.name), p.closed,
                      p.convex) for p in self.parts)
         return moved
+
+    def transformed(self, matrix) -> "Solid":
+        """The same object under the invertible 4x4 affine ``matrix`` (a move, rotation or scale).
+
+        An affine map keeps loose parts, closedness and convexity, so the classification is shared and
+        prepared hulls are moved (``Polytope.transformed``) instead of rebuilt; the triangles are moved,
+        and turned over when the map mirrors so that they still face outward. The BVH is rebuilt on use.
+        This solid is classified and its hulls prepared first, once, so that every moved copy shares them.
+        """
+        self._prepare()
+        matrix = np.asarray(matrix, dtype=np.float64)
+        linear, offset = matrix[:3, :3], matrix[:3, 3]
+        mirrored = bool(np.linalg.det(linear) < 0.0)
+
+        def moved(mesh: TriangleMesh) -> TriangleMesh:
+            triangles = mesh.triangles[:, ::-1] if mirrored else mesh.triangles
+            return TriangleMesh.from_arrays(mesh.vertices @ linear.T + offset, triangles, self.name)
+
+        solid = Solid(moved(self.mesh), use_hull=self.use_hull, name=self.name)
+        solid.__dict__["mesh"] = solid.raw_mesh  # already facing outward
+        if "hull" in self.__dict__:
+            solid.__dict__["hull"] = self.hull.transformed(matrix)
+        if "method" in self.__dict__:
+            solid.__dict__["method"] = self.method
+        if "parts" in self.__dict__:
+            solid.__dict__["parts"] = tuple(_moved_part(part, moved(part.mesh), matrix) for part in self.parts)
+        return solid
+
+
+    def _prepare(self) -> None:
+        """Classify, and prepare the hulls the method measures with (what ``transformed`` shares)."""
+        if self.method in (CONVEX, HULL):
+            self.hull  # noqa: B018  (cached property)
+        elif self.method == PARTS:
+            for part in self.parts:
+                part.polytope  # noqa: B018  (cached property)
+
+
+def _moved_part(part: Part, mesh: TriangleMesh, matrix: np.ndarray) -> Part:
+    """``part`` with the moved ``mesh``, its prepared hull (if any) moved by ``matrix``."""
+    moved = Part(mesh, part.closed, part.convex)
+    if "polytope" in part.__dict__:
+        moved.__dict__["polytope"] = part.polytope.transformed(matrix)
+    return moved

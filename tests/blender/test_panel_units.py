@@ -234,10 +234,12 @@ def test_panels_sit_in_the_collision_tab(addon, panel_module, empty_scene):
 
 def test_main_panel_offers_analyse_and_clear(panel_module, empty_scene):
     layout = draw(panel_module.COLLISION_INSPECTOR_PT_main)
-    assert layout.entries("operator") == ["collision_inspector.analyze", "collision_inspector.clear"]
-    assert layout.entries("prop") == ["scope"]
+    assert layout.entries("operator") == ["collision_inspector.analyze", "collision_inspector.clear",
+                                          "collision_inspector.scan"]
+    assert layout.entries("prop") == ["scope", "live_update", "scan_markers"]
     empty_scene.collision_inspector.scope = 'COLLECTIONS'
-    assert draw(panel_module.COLLISION_INSPECTOR_PT_main).entries("prop") == ["scope", "collection_a", "collection_b"]
+    assert draw(panel_module.COLLISION_INSPECTOR_PT_main).entries("prop")[:3] == ["scope", "collection_a",
+                                                                                  "collection_b"]
 
 
 def test_settings_panels_show_every_setting(panel_module, empty_scene):

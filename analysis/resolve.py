@@ -1,0 +1,112 @@
+"""Resolve: move object B of a penetrating pair out of A by the certified push-out, then measure again.
+
+The push-out of a stored result is ``depth * normal`` (normal from A toward B): moving B by it separates
+the pair (exactly to touching for convex pairs; for non-convex ones the depth is a checked push-out, at
+least the shortest). An optional ``clearance`` moves B that much farther along the normal. B is moved in
+world space: its world matrix gets the offset, and Blender turns it into its parent's space. Objects that
+cannot move are refused with the reason (``ResolveRefused``).
+"""
+
+from __future__ import annotations
+
+import bpy
+import numpy as np
+from mathutils import Vector
+
+from .live import SolidCache, remeasure
+from .shapes import INSTANCE_SEPARATOR
+from .store import result_pair
+from . import tracking
+
+#: ``resolve_all`` gives up after this many rounds by default (moving B out of A may push it into C).
+MAX_ROUNDS = 10
+
+
+class ResolveRefused(ValueError):
+    """The pair cannot be resolved; the message says why, naming the objects."""
+
+
+def immovable_reason(result) -> str:
+    """Why object B of ``result`` cannot be moved ('' when it can)."""
+    name_b = result_pair(result)[1]
+    obj = result.object_b
+    if INSTANCE_SEPARATOR in result.name_b:
+        return f"{name_b} is part of a collection instance: move its instancer or the instanced object"
+    if obj is None:
+        return f"{name_b} no longer exists"
+    if obj.library is not None:
+        return f"{obj.name} is linked from {obj.library.filepath}: make it local first"
+    if all(obj.lock_location):
+        return f"{obj.name}'s location is locked"
+    return ""
+
+
+def push_out(result, clearance: float = 0.0) -> np.ndarray:
+    """The world-space move of B that separates a penetrating pair, plus ``clearance`` along the normal."""
+    return (result.depth + clearance) * np.asarray(result.normal, dtype=np.float64)
+
+
+def move_in_world(obj: bpy.types.Object, offset: np.ndarray) -> None:
+    """Move ``obj`` by the world-space ``offset`` (its parent, if any, stays where it is)."""
+    matrix = obj.matrix_world.copy()
+    matrix.translation = matrix.translation + Vector(offset.tolist())
+    obj.matrix_world = matrix
+
+
+def _pairs_of(scene: bpy.types.Scene, obj: bpy.types.Object) -> list[int]:
+    """Indices of the stored results that ``obj`` belongs to."""
+    return tracking.objects_of_results(scene, scene.collision_inspector.results).get(obj.as_pointer(), (None, []))[1]
+
+
+def resolve(context: bpy.types.Context, index: int, clearance: float = 0.0,
+            cache: SolidCache | None = None) -> np.ndarray:
+    """Move B of result ``index`` out of A (plus ``clearance``) and measure B's pairs again; the offset.
+
+    Raises ``ResolveRefused`` when the index is out of range, the pair does not penetrate, or B cannot move.
+    """
+    scene = context.scene
+    results = scene.collision_inspector.results
+    if not 0 <= index < len(results):
+        raise ResolveRefused(f"No result {index} (there are {len(results)})")
+    result = results[index]
+    if result.status != 'penetrating':
+        raise ResolveRefused(f"{result.label} does not penetrate ({result.status}): nothing to resolve")
+    reason = immovable_reason(result)
+    if reason:
+        raise ResolveRefused(f"Cannot move {result_pair(result)[1]}: {reason}")
+    offset = push_out(result, clearance)
+    obj = result.object_b
+    move_in_world(obj, offset)
+    context.view_layer.update()
+    remeasure(scene, context.evaluated_depsgraph_get(), _pairs_of(scene, obj), cache or SolidCache())
+    return offset
+
+
+def resolve_all(context: bpy.types.Context, clearance: float = 0.0, max_rounds: int = MAX_ROUNDS) -> tuple:
+    """Resolve every penetrating stored pair, round after round, until none penetrates.
+
+    Each round measures each penetrating pair afresh (an earlier move may have changed it) and moves its
+    B. Returns ``(moves, still penetrating: [labels], refusals: {label: reason})``; the loop stops early
+    when a round could move nothing.
+    """
+    scene = context.scene
+    results = scene.collision_inspector.results
+    cache, moves, refusals = SolidCache(), 0, {}
+    for _round in range(max_rounds):
+        penetrating = [index for index, result in enumerate(results) if result.status == 'penetrating']
+        movable = []
+        for index in penetrating:
+            reason = immovable_reason(results[index])
+            if reason:
+                refusals[results[index].label] = reason
+            else:
+                movable.append(index)
+        if not movable:
+            break
+        for index in movable:
+            remeasure(scene, context.evaluated_depsgraph_get(), [index], cache)
+            if results[index].status == 'penetrating':
+                resolve(context, index, clearance, cache)
+                moves += 1
+    remaining = [result.label for result in results if result.status == 'penetrating']
+    return moves, remaining, {label: reason for label, reason in refusals.items() if label in remaining}

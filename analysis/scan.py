@@ -1,0 +1,215 @@
+"""Animation scan: measure the scope's pairs at every frame of a range and keep, per pair, when it is in
+contact (intervals, first contact), its deepest frame and depth, and the depth at each frame.
+
+Each object is read once and moved with its animation (``live.SolidCache``: a rigidly animated object's
+prepared shape follows its matrix); objects whose geometry can change over time (modifiers, shape keys,
+animated mesh data) and instanced objects are read at every frame. Per frame a broad phase on the moved
+boxes picks the candidate pairs, which get their signed distance only (convex pairs together, by
+``core.batch``, to ``FRAME_RELATIVE_TOLERANCE`` of the smallest object's size); the full answer (normal, witness
+points, curves, volume) is measured once per pair, at its worst frame, and that is what the result's
+numbers describe. The current frame is restored however the scan ends.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from itertools import combinations
+
+import bpy
+import numpy as np
+
+from ..core import overlapping_pairs
+from ..core.batch import collide_many
+from ..core.mesh import CONVEX, HULL, collide_solids
+from ..core.mesh.contact import pair_method
+from .clash import _allowed_pairs, _scope_sides, _status, clash_result, start_check
+from .clash_report import ClashReport
+from .geometry import ObjectGeometryError
+from .live import SolidCache
+from .shapes import read_solid, scope_sources
+
+#: The per-frame signed distances are measured to this fraction of the smallest object's size (see
+#: ``_frame_tolerance``); each pair's worst frame is then measured again with the scene's tolerance.
+FRAME_RELATIVE_TOLERANCE = 1e-6
+
+#: Statuses that count as contact for the intervals and the first contact.
+CONTACT = frozenset({'penetrating', 'touching'})
+
+
+def geometry_may_change(obj: bpy.types.Object) -> bool:
+    """True when ``obj``'s evaluated geometry may differ between frames (modifiers, shape keys, animated
+    mesh data): it is read at every frame instead of moved."""
+    data = obj.data
+    return (obj.type != 'MESH' or len(obj.modifiers) > 0 or getattr(data, "shape_keys", None) is not None
+            or getattr(data, "animation_data", None) is not None)
+
+
+def contact_intervals(frames: np.ndarray, in_contact: np.ndarray) -> tuple:
+    """``((first, last), ...)`` runs of consecutive scanned frames in contact."""
+    flags = np.concatenate([[False], in_contact, [False]]).astype(np.int8)
+    starts, ends = np.flatnonzero(np.diff(flags) == 1), np.flatnonzero(np.diff(flags) == -1) - 1
+    return tuple((int(frames[s]), int(frames[e])) for s, e in zip(starts, ends))
+
+
+def start_scan(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, *, frame_start: int, frame_end: int,
+               scope: str, every_pair: bool = False, **options) -> tuple[ClashReport, Iterator[tuple[int, int]]]:
+    """``(report, steps)``: the scan as a generator, a frame per step (``(done, total)`` frames).
+
+    ``scope`` and the keyword options are those of ``analysis.clash.start_check`` (scope, collections,
+    clearance, thresholds, hulls). Once the steps are exhausted (or closed early: ``report.cancelled``)
+    ``report.results`` holds, per pair in contact or within the clearance at some frame (every allowed
+    pair with ``every_pair``), the answer at its worst frame with the scan fields of ``ClashResult``.
+    ValueError for an empty or reversed frame range.
+    """
+    if frame_end < frame_start:
+        raise ValueError(f"the frame range {frame_start}-{frame_end} is empty")
+    report, _unused = start_check(scene, depsgraph, scope=scope, every_pair=every_pair, **options)
+    _unused.close()
+    return report, _scan_steps(scene, depsgraph, report, scope, every_pair, frame_start, frame_end, options)
+
+
+def _members(scene, depsgraph, scope: str, options: dict) -> tuple[list, set, set]:
+    """The sources of the scope (sorted by name) and the names on each side."""
+    side_a, side_b = _scope_sides(scene, depsgraph, scope, options.get('objects'), options.get('active'),
+                                  options.get('collection_a'), options.get('collection_b'))
+    view_layer = scene.view_layers[depsgraph.view_layer.name]
+    sources_a = scope_sources(side_a, view_layer, depsgraph, {})
+    sources_b = sources_a if side_b is side_a else scope_sources(side_b, view_layer, depsgraph, {})
+    members = sorted({s.name: s for s in (*sources_a, *sources_b)}.values(), key=lambda s: s.name)
+    return members, {s.name for s in sources_a}, {s.name for s in sources_b}
+
+
+def _frame_solids(members: list, depsgraph, cache: SolidCache, use_hulls: bool, skipped: dict) -> list:
+    """Each member's Solid at the current frame (None when it cannot be measured there)."""
+    solids = []
+    for source in members:
+        try:
+            if source.matrix is None and source.obj is source.owner and not geometry_may_change(source.obj):
+                solids.append(cache.solid(source.obj, depsgraph, use_hulls))
+            else:
+                solids.append(read_solid(source, depsgraph, use_hulls))
+        except ObjectGeometryError as error:
+            skipped.setdefault(source.name, str(error).removeprefix(source.name).strip())
+            solids.append(None)
+    return solids
+
+
+def _signed_distances(pairs: list, tolerance: float, touch: float, max_iterations: int) -> np.ndarray:
+    """Signed distance of each ``(solid, solid)`` pair: convex ones in one batch, others one by one."""
+    distances = np.empty(len(pairs))
+    convex = [k for k, (a, b) in enumerate(pairs) if pair_method(a, b) in (CONVEX, HULL)]
+    contacts = collide_many([pairs[k][0].hull for k in convex], [pairs[k][1].hull for k in convex],
+                            tolerance=tolerance, touch_tolerance=touch, max_iterations=max_iterations)
+    distances[convex] = [contact.signed_distance for contact in contacts]
+    for k in sorted(set(range(len(pairs))) - set(convex)):
+        distances[k] = collide_solids(*pairs[k], tolerance=tolerance, touch_tolerance=touch,
+                                      max_iterations=max_iterations).signed_distance
+    return distances
+
+
+def _frame_tolerance(report: ClashReport, lows: np.ndarray, highs: np.ndarray) -> float:
+    """The per-frame solver tolerance: ``FRAME_RELATIVE_TOLERANCE`` of the smallest object's size, but no
+    coarser than half the touch tolerance (contact is told apart exactly) nor finer than the scene's."""
+    smallest = float((highs - lows).max(axis=1).min())
+    return max(report.tolerance, min(FRAME_RELATIVE_TOLERANCE * smallest, 0.5 * report.touch_tolerance))
+
+
+def _scan_steps(scene, depsgraph, report: ClashReport, scope: str, every_pair: bool, frame_start: int,
+                frame_end: int, options: dict) -> Iterator[tuple[int, int]]:
+    """Step through the frames (see ``start_scan``), then build the results; restore the frame."""
+    started = time.perf_counter()
+    frame, subframe = scene.frame_current, scene.frame_subframe
+    members, names_a, names_b = _members(scene, depsgraph, scope, options)
+    use_hulls = scene.collision_inspector.use_hulls if options.get('use_hulls') is None else options['use_hulls']
+    frames = np.arange(frame_start, frame_end + 1)
+    in_a = np.array([s.name in names_a for s in members], dtype=bool)
+    in_b = np.array([s.name in names_b for s in members], dtype=bool)
+    distances: dict[tuple[int, int], np.ndarray] = {}
+    worst: dict[tuple[int, int], tuple] = {}
+    cache, margin = SolidCache(), max(report.clearance, report.touch_tolerance)
+    try:
+        for step, current in enumerate(frames.tolist()):
+            scene.frame_set(current)
+            solids = _frame_solids(members, depsgraph, cache, use_hulls, report.skipped)
+            present = [k for k, solid in enumerate(solids) if solid is not None]
+            if len(present) >= 2:
+                lows = np.array([solids[k].bounds[0] for k in present])
+                highs = np.array([solids[k].bounds[1] for k in present])
+                local = (np.array(list(combinations(range(len(present)), 2)), dtype=np.int64).reshape(-1, 2)
+                         if every_pair else overlapping_pairs(lows, highs, margin=margin))
+                pairs = _allowed_pairs(np.asarray(present)[local].reshape(-1, 2), in_a, in_b)
+                values = _signed_distances([(solids[i], solids[j]) for i, j in pairs],
+                                           _frame_tolerance(report, lows, highs), report.touch_tolerance,
+                                           report.max_iterations)
+                for pair, value in zip(pairs, values.tolist()):
+                    series = distances.setdefault(pair, np.full(len(frames), np.inf))
+                    series[step] = value
+                    if pair not in worst or value < worst[pair][0]:
+                        worst[pair] = (value, current, solids[pair[0]], solids[pair[1]])
+            yield step + 1, len(frames)
+    finally:
+        scene.frame_set(frame, subframe=subframe)
+        report.results = _scan_results(report, members, frames, distances, worst, every_pair)
+        report.candidate_pairs = len(distances)
+        report.objects = len(members)
+        report.seconds = time.perf_counter() - started
+
+
+def _scan_results(report: ClashReport, members: list, frames: np.ndarray, distances: dict, worst: dict,
+                  every_pair: bool) -> list:
+    """A result per pair that comes within the clearance (every pair with ``every_pair``), measured at its
+    worst frame, with its contact intervals, first contact, deepest frame and the depth per frame."""
+    results = []
+    report.separated = 0
+    for (i, j), series in sorted(distances.items(), key=lambda item: (members[item[0][0]].name,
+                                                                        members[item[0][1]].name)):
+        value, at, solid_a, solid_b = worst[(i, j)]
+        contact = collide_solids(solid_a, solid_b, tolerance=report.tolerance,
+                                 touch_tolerance=report.touch_tolerance, max_iterations=report.max_iterations)
+        status = _status(contact.signed_distance, contact.status, report.clearance)
+        if status == 'separated':
+            report.separated += 1
+            if not every_pair:
+                continue
+        in_contact = series <= report.touch_tolerance
+        intervals = contact_intervals(frames, in_contact)
+        penetrating = series < -report.touch_tolerance
+        results.append(replace(
+            clash_result(members[i].name, members[j].name, status, contact),
+            first_contact_frame=int(frames[in_contact.argmax()]) if in_contact.any() else None,
+            deepest_frame=int(at) if penetrating.any() else None,
+            max_depth=float(max(-series.min(), 0.0)),
+            contact_intervals=intervals,
+            depth_series=tuple(np.maximum(-np.where(np.isfinite(series), series, 0.0), 0.0).tolist()),
+        ))
+    return results
+
+
+#: Timeline markers added by a scan start with this (a later scan replaces them, others stay).
+MARKER_PREFIX = "Clash: "
+
+
+def mark_first_contacts(scene: bpy.types.Scene, results: list) -> int:
+    """Replace the scan's timeline markers with one per pair at its first contact; how many were added."""
+    markers = scene.timeline_markers
+    for marker in [m for m in markers if m.name.startswith(MARKER_PREFIX)]:
+        markers.remove(marker)
+    added = [markers.new(f"{MARKER_PREFIX}{r.object_a} \u2194 {r.object_b}", frame=r.first_contact_frame)
+             for r in results if r.first_contact_frame is not None]
+    return len(added)
+
+
+def sparkline(depths: np.ndarray, width: int = 32) -> str:
+    """The depth over the frames as a line of block characters (the maximum of each of ``width`` slices),
+    ' ' where the pair does not penetrate."""
+    if len(depths) == 0:
+        return ""
+    slices = np.array_split(np.asarray(depths, dtype=np.float64), min(width, len(depths)))
+    peaks = np.array([piece.max() for piece in slices])
+    top = peaks.max()
+    if top <= 0.0:
+        return "\u2581" * len(peaks)
+    levels = np.ceil(peaks / top * 8).astype(int)
+    return "".join(" " if level == 0 else chr(0x2580 + level) for level in levels.tolist())

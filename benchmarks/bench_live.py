@@ -1,0 +1,114 @@
+"""Time the live update (target: <= 16 ms per update with 20 pairs of objects up to 10k vertices).
+
+    /work/ci-base/.venv/bpy-5.0.1/bin/python benchmarks/bench_live.py [VERTICES ...]   # PyPI bpy module
+    blender --background --python benchmarks/bench_live.py -- [VERTICES ...]            # real Blender
+
+20 pairs of spheres (about VERTICES vertices each, default 10,000 then 1,000): convex ico spheres (GJK/EPA),
+then UV spheres (measured on their triangles, as non-convex objects are), side by side,
+analysed, live update on. Each figure is the median wall time of ``obj.location = ...;
+view_layer.update()`` (the depsgraph evaluation plus the handler), against the same update with live
+update off (the depsgraph alone):
+* one object moved, its pair apart (GJK only) or penetrating (EPA, contact region, overlap volume);
+* all 20 B objects moved at once (20 pairs re-measured), apart and penetrating;
+* one object's mesh edited (its shape is read and prepared again).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import bpy
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "scripts"))
+from addon_loader import load_registered_addon  # noqa: E402  (needs the path above)
+
+PAIRS = 20
+REPEATS = 15
+SPACING = 8.0
+
+
+def sphere(name: str, x: float, vertices: int, convex: bool = True) -> bpy.types.Object:
+    """An ico sphere (convex: GJK/EPA) with about ``vertices`` vertices (10 x 4^n + 2), or a UV sphere
+    (its quads are not planar at float32 precision, so it is measured on its triangles, like any
+    non-convex object)."""
+    if convex:
+        subdivisions = 1 + max(0, round(math.log(max(vertices - 2, 10) / 10, 4)))
+        bpy.ops.mesh.primitive_ico_sphere_add(subdivisions=subdivisions, radius=1.0, location=(x, 0.0, 0.0))
+    else:
+        rings = max(int((vertices / 2) ** 0.5), 3)
+        bpy.ops.mesh.primitive_uv_sphere_add(segments=2 * rings, ring_count=rings, radius=1.0, location=(x, 0, 0))
+    obj = bpy.context.active_object
+    obj.name = name
+    return obj
+
+
+def median_ms(step, repeats: int = REPEATS) -> float:
+    times = []
+    for k in range(repeats):
+        start = time.perf_counter()
+        step(k)
+        times.append(time.perf_counter() - start)
+    return 1e3 * statistics.median(times)
+
+
+def main(vertices: int, convex: bool) -> None:
+    bpy.ops.wm.read_homefile(use_empty=True)
+    scene = bpy.context.scene
+    pairs = [(sphere(f"A{k:02d}", k * SPACING, vertices, convex), sphere(f"B{k:02d}", k * SPACING + 2.5, vertices,
+                                                                          convex)) for k in range(PAIRS)]
+    settings = scene.collision_inspector
+    settings.scope = 'ALL'
+    settings.clearance = 1.0  # the pairs 0.5 apart are listed as clearance results
+    bpy.context.view_layer.update()
+    assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
+    assert len(settings.results) == PAIRS, len(settings.results)
+    print(f"{PAIRS} pairs of {'convex ico' if convex else 'UV'} spheres with {len(pairs[0][0].data.vertices)} "
+          f"vertices each, measured as '{settings.results[0].method}'")
+    view_layer = bpy.context.view_layer
+
+    def move(objects):
+        """A step nudging ``objects`` sideways by 1 mm and back (the pairs keep their status)."""
+        def step(k):
+            for b in objects:
+                b.location.y = 0.001 * (k % 2)
+            view_layer.update()
+        return step
+
+    def place(objects, gap: float):
+        for (a, b) in objects:
+            b.location.x = a.location.x + 2.0 + gap
+        view_layer.update()
+
+    for live_on in (False, True):
+        settings.live_update = live_on
+        label = "live update on " if live_on else "live update off"
+        for state, gap in (("apart (gap 0.5)", 0.5), ("penetrating (0.3)", -0.3)):
+            place(pairs, gap)
+            one = median_ms(move([pairs[7][1]]))
+            every = median_ms(move([b for _a, b in pairs]), repeats=3)
+            print(f"{label}: {state}: one object moved {one:7.2f} ms, all 20 B moved {every:7.2f} ms per update")
+        if live_on:
+            statuses = {r.status for r in settings.results}
+            assert statuses == {'penetrating'}, statuses
+    mesh = pairs[3][1].data
+
+    def edit(k):
+        mesh.vertices[0].co.z = 1.0 + 0.001 * (k % 2)
+        mesh.update()
+        view_layer.update()
+    print(f"live update on : one mesh edited (read again) {median_ms(edit):7.2f} ms per update")
+    settings.live_update = False
+
+
+if __name__ == "__main__":
+    args = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]
+    addon = load_registered_addon()
+    for count in map(int, args or ["10000", "1000"]):
+        for convex in (True, False):
+            main(count, convex)
+    addon.unregister()

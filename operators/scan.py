@@ -1,0 +1,109 @@
+"""The Scan Animation operator: measure the panel's scope at every frame of the scene's range.
+
+Like Analyse, it runs modally from the panel (a slice per timer tick, progress, Esc cancels and keeps the
+previous results) and at once from scripts and in background mode. The live update is paused while it
+steps through the frames; the current frame is restored.
+"""
+
+import bpy
+
+from ..analysis import live
+from ..analysis.scan import mark_first_contacts, start_scan
+from ..analysis.scope import scope_refusal
+from ..analysis.store import store_results
+from ..ui import overlay
+from .analyze import EVERY_PAIR_SCOPES, PROGRESS_STEPS, SLICE_SECONDS, TIMER_SECONDS, advance
+
+
+class COLLISION_INSPECTOR_OT_scan(bpy.types.Operator):
+    """Measure the pairs of the scope at every frame of the scene's frame range: when they touch, when and
+    how deep they penetrate most"""
+
+    bl_idname = "collision_inspector.scan"
+    bl_label = "Scan Animation"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        refusal = scope_refusal(context)
+        if refusal:
+            cls.poll_message_set(refusal)
+            return False
+        return True
+
+    def execute(self, context: bpy.types.Context) -> set:
+        if not self.start(context):
+            return {'CANCELLED'}
+        while True:
+            outcome = self.step(context)
+            if outcome is not None:
+                return outcome
+
+    def invoke(self, context: bpy.types.Context, _event) -> set:
+        if bpy.app.background or context.window is None:
+            return self.execute(context)
+        if not self.start(context):
+            return {'CANCELLED'}
+        self._timer = context.window_manager.event_timer_add(TIMER_SECONDS, window=context.window)
+        context.window_manager.modal_handler_add(self)
+        return {'RUNNING_MODAL'}
+
+    def modal(self, context: bpy.types.Context, event) -> set:
+        if event.type == 'ESC':
+            self.stop(context)
+            self.report({'WARNING'}, "Scan cancelled; the previous results are kept")
+            return {'CANCELLED'}
+        if event.type != 'TIMER':
+            return {'PASS_THROUGH'}
+        return self.step(context) or {'RUNNING_MODAL'}
+
+    def cancel(self, context: bpy.types.Context) -> None:
+        self.stop(context)
+
+    def start(self, context: bpy.types.Context) -> bool:
+        scene = context.scene
+        settings = scene.collision_inspector
+        try:
+            self._report, self._steps = start_scan(
+                scene, context.evaluated_depsgraph_get(), frame_start=scene.frame_start, frame_end=scene.frame_end,
+                scope=settings.scope, collection_a=settings.collection_a, collection_b=settings.collection_b,
+                clearance=settings.clearance, every_pair=settings.scope in EVERY_PAIR_SCOPES)
+        except ValueError as error:
+            self.report({'ERROR'}, str(error))
+            return False
+        self._scene, self._timer = scene, None
+        context.window_manager.progress_begin(0, PROGRESS_STEPS)
+        return True
+
+    def stop(self, context: bpy.types.Context) -> None:
+        with live.paused():
+            self._steps.close()  # restores the frame
+        context.window_manager.progress_end()
+        if self._timer is not None:
+            context.window_manager.event_timer_remove(self._timer)
+            self._timer = None
+
+    def step(self, context: bpy.types.Context) -> set | None:
+        with live.paused():
+            progress = advance(self._steps, SLICE_SECONDS)
+        if progress is not None:
+            done, total = progress
+            context.window_manager.progress_update(PROGRESS_STEPS * done // max(total, 1))
+            return None
+        self.stop(context)
+        scene, report = self._scene, self._report
+        settings = scene.collision_inspector
+        store_results(settings, report, keep_vanished=False)
+        settings.analysed_scope = ""
+        overlay.refresh()
+        markers = mark_first_contacts(scene, report.results) if settings.scan_markers else 0
+        touching = sum(r.first_contact_frame is not None for r in report.results)
+        deepest = max(report.results, key=lambda r: r.max_depth or 0.0, default=None)
+        summary = (f"; deepest: {deepest.object_a} \u2194 {deepest.object_b}, {deepest.max_depth:.6g} at frame "
+                   f"{deepest.deepest_frame}" if deepest is not None and deepest.deepest_frame is not None else "")
+        self.report({'INFO'}, f"Scanned frames {scene.frame_start}-{scene.frame_end}: {touching} pair"
+                              f"{'s' if touching != 1 else ''} in contact{summary}"
+                              + (f" ({markers} markers)" if markers else ""))
+        for name, reason in sorted(report.skipped.items()):
+            self.report({'WARNING'}, f"Skipped {name}: {reason}")
+        return {'FINISHED'}

@@ -1,0 +1,122 @@
+"""Live update: with ``live_update`` on, a script that moves, rotates, scales or reshapes an analysed object
+and calls ``view_layer.update()`` finds its pairs measured again (analytic answers for unit cubes)."""
+
+from __future__ import annotations
+
+import importlib
+import math
+
+import bpy
+import pytest
+
+from test_browser import add_cube, analyse, select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
+
+
+def result(a: str, b: str):
+    return next(r for r in bpy.context.scene.collision_inspector.results if (r.name_a, r.name_b) == (a, b))
+
+
+@pytest.fixture
+def live_pair(empty_scene):
+    """Cubes A at x=0 and B at x=3 (gap 2), analysed, live update on."""
+    add_cube("A", 0.0)
+    add_cube("B", 3.0)
+    select_only(bpy.data.objects["A"], bpy.data.objects["B"])
+    analyse('SELECTED')
+    empty_scene.collision_inspector.live_update = True
+    return empty_scene
+
+
+def test_moving_an_object_measures_its_pair_again(live_pair):
+    pair = result("A", "B")
+    assert pair.status == 'separated' and pair.distance == pytest.approx(2.0, abs=1e-6)
+    bpy.data.objects["B"].location.x = 0.75
+    bpy.context.view_layer.update()
+    assert pair.status == 'penetrating' and not pair.stale
+    assert pair.depth == pytest.approx(0.25, abs=1e-6)
+    assert tuple(pair.normal) == pytest.approx((1.0, 0.0, 0.0), abs=1e-6)
+    bpy.data.objects["A"].location.y = 5.0  # moving A also counts
+    bpy.context.view_layer.update()
+    assert pair.status == 'separated' and pair.distance == pytest.approx(4.0, abs=1e-6)
+
+
+def test_rotation_and_scale_reuse_the_shape_and_stay_exact(live_pair):
+    b = bpy.data.objects["B"]
+    b.rotation_euler.z = math.pi / 4  # a corner now points at A: its tip is at 3 - sqrt(2)/2
+    bpy.context.view_layer.update()
+    assert result("A", "B").distance == pytest.approx(2.5 - math.sqrt(0.5), abs=1e-6)
+    b.rotation_euler.z = 0.0
+    b.scale.x = 4.0  # half width 2: reaches x = 1
+    bpy.context.view_layer.update()
+    assert result("A", "B").distance == pytest.approx(0.5, abs=1e-6)
+
+
+def test_editing_the_mesh_reads_the_object_again(live_pair):
+    mesh = bpy.data.objects["B"].data
+    for vertex in mesh.vertices:
+        vertex.co.x *= 4.0  # the same as scale 4 above, but in the geometry
+    mesh.update()
+    bpy.context.view_layer.update()
+    assert result("A", "B").distance == pytest.approx(0.5, abs=1e-6)
+
+
+def test_a_parent_moving_moves_its_child_pairs(live_pair):
+    parent = bpy.data.objects.new("Parent", None)
+    live_pair.collection.objects.link(parent)
+    bpy.data.objects["B"].parent = parent
+    bpy.context.view_layer.update()
+    parent.location.x = -1.5
+    bpy.context.view_layer.update()
+    assert result("A", "B").distance == pytest.approx(0.5, abs=1e-6)
+
+
+def test_nothing_happens_with_live_update_off(live_pair):
+    live_pair.collision_inspector.live_update = False
+    bpy.data.objects["B"].location.x = 0.75
+    bpy.context.view_layer.update()
+    pair = result("A", "B")
+    assert pair.status == 'separated' and pair.stale
+
+
+def test_switching_on_measures_at_once_and_the_overlay_is_refreshed(live_pair, addon):
+    live_pair.collision_inspector.live_update = False
+    bpy.data.objects["B"].location.x = 0.75
+    bpy.context.view_layer.update()
+    overlay = importlib.import_module(addon.__name__ + ".ui.overlay")
+    before = overlay._scene_drawing(live_pair)
+    live_pair.collision_inspector.live_update = True
+    pair = result("A", "B")
+    assert pair.status == 'penetrating' and pair.depth == pytest.approx(0.25, abs=1e-6) and not pair.stale
+    assert overlay._scene_drawing(live_pair) is not before
+
+
+def l_shape(name: str) -> bpy.types.Mesh:
+    """An L: a 2x1x1 foot (x from -0.5 to 1.5, z from -0.5 to 0.5) and a 1x1x1 upright on its left half."""
+    vertices = [(-0.5, -0.5, -0.5), (1.5, -0.5, -0.5), (1.5, 0.5, -0.5), (-0.5, 0.5, -0.5),
+                (0.5, -0.5, 0.5), (1.5, -0.5, 0.5), (1.5, 0.5, 0.5), (0.5, 0.5, 0.5),
+                (-0.5, -0.5, 1.5), (0.5, -0.5, 1.5), (0.5, 0.5, 1.5), (-0.5, 0.5, 1.5)]
+    faces = [(0, 3, 2, 1), (1, 2, 6, 5), (4, 5, 6, 7), (0, 1, 5, 4, 9, 8), (3, 11, 10, 7, 6, 2), (0, 8, 11, 3),
+             (4, 7, 10, 9), (8, 9, 10, 11)]
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata(vertices, [], faces)
+    mesh.validate()
+    return mesh
+
+
+def test_non_convex_pairs_update_too(live_pair):
+    """B in the L's notch: the pair is measured on the triangles, and follows B."""
+    a = bpy.data.objects["A"]
+    a.data = l_shape("L")
+    bpy.context.view_layer.update()
+    b = bpy.data.objects["B"]
+    b.location = (1.0, 0.0, 1.0)  # against the upright's side and on the foot's top face
+    bpy.context.view_layer.update()
+    pair = result("A", "B")
+    assert pair.method == 'mesh'
+    assert pair.status == 'touching', (pair.status, pair.signed_distance)
+    b.location = (1.0, 0.0, 0.9)
+    bpy.context.view_layer.update()
+    assert pair.status == 'penetrating'
+    # the shortest push-out is 0.1 (straight up): the certified one is at least that, its lower bound at most
+    assert pair.depth_lower_bound - 1e-6 <= 0.1 <= pair.depth + 1e-6
+    assert pair.depth == pytest.approx(0.1, abs=1e-6) or pair.depth_is_estimate

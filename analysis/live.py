@@ -126,7 +126,7 @@ def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, c
         return []
     touch = results[measured[0]].tolerance
     contacts = collide_solid_pairs(pairs, tolerance=settings.tolerance, touch_tolerance=touch,
-                                   max_iterations=settings.max_iterations, clearance=settings.clearance)
+                                   max_iterations=settings.max_iterations or None, clearance=settings.clearance)
     updates = {}
     for index, contact in zip(measured, contacts):
         result = results[index]

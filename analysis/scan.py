@@ -96,7 +96,7 @@ def _frame_solids(members: list, depsgraph, cache: SolidCache, use_hulls: bool, 
     return solids
 
 
-def _signed_distances(pairs: list, tolerance: float, touch: float, max_iterations: int) -> np.ndarray:
+def _signed_distances(pairs: list, tolerance: float, touch: float, max_iterations: int | None) -> np.ndarray:
     """Signed distance of each ``(solid, solid)`` pair: convex ones in one batch, others one by one."""
     distances = np.empty(len(pairs))
     convex = [k for k, (a, b) in enumerate(pairs) if pair_method(a, b) in (CONVEX, HULL)]
@@ -142,7 +142,7 @@ def _scan_steps(scene, depsgraph, report: ClashReport, scope: str, every_pair: b
                 pairs = _allowed_pairs(np.asarray(present)[local].reshape(-1, 2), in_a, in_b)
                 values = _signed_distances([(solids[i], solids[j]) for i, j in pairs],
                                            _frame_tolerance(report, lows, highs), report.touch_tolerance,
-                                           report.max_iterations)
+                                           report.max_iterations or None)
                 for pair, value in zip(pairs, values.tolist()):
                     series = distances.setdefault(pair, np.full(len(frames), np.inf))
                     series[step] = value
@@ -167,7 +167,7 @@ def _scan_results(report: ClashReport, members: list, frames: np.ndarray, distan
                                                                         members[item[0][1]].name)):
         value, at, solid_a, solid_b = worst[(i, j)]
         contact = collide_solids(solid_a, solid_b, tolerance=report.tolerance,
-                                 touch_tolerance=report.touch_tolerance, max_iterations=report.max_iterations)
+                                 touch_tolerance=report.touch_tolerance, max_iterations=report.max_iterations or None)
         status = _status(contact.signed_distance, contact.status, report.clearance)
         if status == 'separated':
             report.separated += 1

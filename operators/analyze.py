@@ -10,9 +10,6 @@ the end at once. One analysis runs at a time: while one runs modally, the operat
 another. The results go to the scene the analysis started in, whichever scene is current when it ends.
 """
 
-import time
-from collections.abc import Iterator
-
 import bpy
 import numpy as np
 
@@ -24,17 +21,12 @@ from ..analysis.geometry import ObjectGeometryError
 from ..analysis.ordering import enum_column
 from ..analysis.scope import scope_refusal, scope_signature
 from ..analysis.store import store_results
+from .stepwise import PROGRESS_STEPS, SLICE_SECONDS, _Stepwise, advance
 
 #: Scopes whose every pair is measured and listed (the user picked the objects one by one).
 EVERY_PAIR_SCOPES = frozenset({'SELECTED', 'ACTIVE'})
 #: Per-pair report lines are written up to this many results; above it only the summary.
 MAX_REPORTED_PAIRS = 20
-#: Seconds of work per timer tick of the modal analysis: the interface stays responsive to Esc.
-SLICE_SECONDS = 0.05
-#: Interval of the modal analysis' timer: the slices follow each other with this pause.
-TIMER_SECONDS = 0.01
-#: The progress indicator counts in thousandths.
-PROGRESS_STEPS = 1000
 
 
 #: The modal analysis running now (at most one), or None.
@@ -53,17 +45,7 @@ def analysis_running() -> bool:
         return False
 
 
-def advance(steps: Iterator[tuple[int, int]], seconds: float) -> tuple[int, int] | None:
-    """Run ``steps`` for about ``seconds``; the last ``(done, total)``, or None once the check has finished."""
-    deadline = time.perf_counter() + seconds
-    latest = (0, 1)
-    for latest in steps:
-        if time.perf_counter() >= deadline:
-            return latest
-    return None
-
-
-class COLLISION_INSPECTOR_OT_analyze(bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_analyze(_Stepwise, bpy.types.Operator):
     """Measure penetration depth or distance, contact normal and witness points of the pairs in the scope"""
 
     bl_idname = "collision_inspector.analyze"
@@ -78,38 +60,14 @@ class COLLISION_INSPECTOR_OT_analyze(bpy.types.Operator):
             return False
         return True
 
-    def execute(self, context: bpy.types.Context) -> set:
-        """Analyse to the end at once (scripts, background mode, redo)."""
-        if not self.start(context):
-            return {'CANCELLED'}
-        while True:
-            outcome = self.step(context, SLICE_SECONDS)
-            if outcome is not None:
-                return outcome
+    cancelled_message = "Analysis cancelled; the previous results are kept"
 
-    def invoke(self, context: bpy.types.Context, _event) -> set:
-        """From the interface: analyse a slice per timer tick; Esc cancels."""
-        if bpy.app.background or context.window is None:
-            return self.execute(context)
-        if not self.start(context):
-            return {'CANCELLED'}
-        self._timer = context.window_manager.event_timer_add(TIMER_SECONDS, window=context.window)
-        context.window_manager.modal_handler_add(self)
-        _running[0] = self
-        return {'RUNNING_MODAL'}
-
-    def cancel(self, context: bpy.types.Context) -> None:
-        """Blender ends the modal analysis (window closed, file loaded): abandon it."""
-        self.stop(context)
-
-    def modal(self, context: bpy.types.Context, event) -> set:
-        if event.type == 'ESC':
-            self.stop(context)
-            self.report({'WARNING'}, "Analysis cancelled; the previous results are kept")
-            return {'CANCELLED'}
-        if event.type != 'TIMER':
-            return {'PASS_THROUGH'}
-        return self.step(context, SLICE_SECONDS) or {'RUNNING_MODAL'}
+    def invoke(self, context: bpy.types.Context, event) -> set:
+        """From the interface: analyse a slice per timer tick (one analysis at a time); Esc cancels."""
+        outcome = super().invoke(context, event)
+        if outcome == {'RUNNING_MODAL'}:
+            _running[0] = self
+        return outcome
 
     def start(self, context: bpy.types.Context) -> bool:
         """Begin the check of the panel's scope and the progress indicator; False (reported) if refused."""
@@ -125,7 +83,6 @@ class COLLISION_INSPECTOR_OT_analyze(bpy.types.Operator):
             self.report({'ERROR'}, str(error))
             return False
         self._signature = scope_signature(context)  # what the results will cover, whatever changes meanwhile
-        self._timer = None
         context.window_manager.progress_begin(0, PROGRESS_STEPS)
         return True
 
@@ -135,11 +92,9 @@ class COLLISION_INSPECTOR_OT_analyze(bpy.types.Operator):
             _running[0] = None
         self._steps.close()
         context.window_manager.progress_end()
-        if self._timer is not None:
-            context.window_manager.event_timer_remove(self._timer)
-            self._timer = None
+        self.end_timer(context)
 
-    def step(self, context: bpy.types.Context, seconds: float) -> set | None:
+    def step(self, context: bpy.types.Context, seconds: float = SLICE_SECONDS) -> set | None:
         """Advance the check for about ``seconds``; the operator's outcome once it is over, else None."""
         try:
             progress = advance(self._steps, seconds)

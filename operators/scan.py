@@ -12,10 +12,11 @@ from ..analysis.scan import mark_first_contacts, start_scan
 from ..analysis.scope import scope_refusal
 from ..analysis.store import store_results
 from ..ui import overlay
-from .analyze import EVERY_PAIR_SCOPES, PROGRESS_STEPS, SLICE_SECONDS, TIMER_SECONDS, advance
+from .analyze import EVERY_PAIR_SCOPES
+from .stepwise import PROGRESS_STEPS, SLICE_SECONDS, _Stepwise, advance
 
 
-class COLLISION_INSPECTOR_OT_scan(bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_scan(_Stepwise, bpy.types.Operator):
     """Measure the pairs of the scope at every frame of the scene's frame range: when they touch, when and
     how deep they penetrate most"""
 
@@ -31,34 +32,7 @@ class COLLISION_INSPECTOR_OT_scan(bpy.types.Operator):
             return False
         return True
 
-    def execute(self, context: bpy.types.Context) -> set:
-        if not self.start(context):
-            return {'CANCELLED'}
-        while True:
-            outcome = self.step(context)
-            if outcome is not None:
-                return outcome
-
-    def invoke(self, context: bpy.types.Context, _event) -> set:
-        if bpy.app.background or context.window is None:
-            return self.execute(context)
-        if not self.start(context):
-            return {'CANCELLED'}
-        self._timer = context.window_manager.event_timer_add(TIMER_SECONDS, window=context.window)
-        context.window_manager.modal_handler_add(self)
-        return {'RUNNING_MODAL'}
-
-    def modal(self, context: bpy.types.Context, event) -> set:
-        if event.type == 'ESC':
-            self.stop(context)
-            self.report({'WARNING'}, "Scan cancelled; the previous results are kept")
-            return {'CANCELLED'}
-        if event.type != 'TIMER':
-            return {'PASS_THROUGH'}
-        return self.step(context) or {'RUNNING_MODAL'}
-
-    def cancel(self, context: bpy.types.Context) -> None:
-        self.stop(context)
+    cancelled_message = "Scan cancelled; the previous results are kept"
 
     def start(self, context: bpy.types.Context) -> bool:
         scene = context.scene
@@ -71,7 +45,7 @@ class COLLISION_INSPECTOR_OT_scan(bpy.types.Operator):
         except ValueError as error:
             self.report({'ERROR'}, str(error))
             return False
-        self._scene, self._timer = scene, None
+        self._scene = scene
         context.window_manager.progress_begin(0, PROGRESS_STEPS)
         return True
 
@@ -79,13 +53,11 @@ class COLLISION_INSPECTOR_OT_scan(bpy.types.Operator):
         with live.paused():
             self._steps.close()  # restores the frame
         context.window_manager.progress_end()
-        if self._timer is not None:
-            context.window_manager.event_timer_remove(self._timer)
-            self._timer = None
+        self.end_timer(context)
 
-    def step(self, context: bpy.types.Context) -> set | None:
+    def step(self, context: bpy.types.Context, seconds: float = SLICE_SECONDS) -> set | None:
         with live.paused():
-            progress = advance(self._steps, SLICE_SECONDS)
+            progress = advance(self._steps, seconds)
         if progress is not None:
             done, total = progress
             context.window_manager.progress_update(PROGRESS_STEPS * done // max(total, 1))

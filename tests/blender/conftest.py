@@ -162,3 +162,16 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(_session_status[-1])
+
+
+def stand_in_operator(operator_class):
+    """An operator class's methods bound to a stand-in instance (bpy creates real instances only for calls),
+    so that a modal operator can be driven with made-up events in background mode. Reports are recorded."""
+    from types import MethodType, SimpleNamespace
+
+    operator = SimpleNamespace(reports=[], _timer=None, cancelled_message=operator_class.cancelled_message)
+    operator.report = lambda kinds, text: operator.reports.append((set(kinds), text))
+    for name in ("start", "stop", "step", "finish", "report_results", "modal", "end_timer"):
+        if hasattr(operator_class, name):
+            setattr(operator, name, MethodType(getattr(operator_class, name), operator))
+    return operator

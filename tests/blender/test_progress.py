@@ -1,14 +1,15 @@
-"""Long analyses: the check as steps (``clash.start_check``), the operator's slicing (``analyze.advance``)
+"""Long analyses: the check as steps (``clash.start_check``), the operator's slicing (``stepwise.advance``)
 and the interface call path, which must run to the end at once in background mode."""
 
 from __future__ import annotations
 
 import importlib
 import itertools
-from types import MethodType, SimpleNamespace
+from types import SimpleNamespace
 
 import bpy
 import pytest
+from conftest import stand_in_operator
 
 from test_browser import add_cube, analyse, select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
 
@@ -58,10 +59,15 @@ def test_closing_the_steps_early_keeps_the_clashes_so_far_sorted(empty_scene, cl
     assert report.seconds > 0.0
 
 
-def test_advance_runs_for_its_time_slice_then_reports_where_it_is(analyze):
+@pytest.fixture
+def stepwise(addon):
+    return importlib.import_module(addon.__name__ + ".operators.stepwise")
+
+
+def test_advance_runs_for_its_time_slice_then_reports_where_it_is(stepwise):
     steps = iter([(1, 3), (2, 3), (3, 3)])
-    assert analyze.advance(steps, seconds=0.0) == (1, 3)  # at least one step per slice
-    assert analyze.advance(steps, seconds=60.0) is None  # ran out: the check is over
+    assert stepwise.advance(steps, seconds=0.0) == (1, 3)  # at least one step per slice
+    assert stepwise.advance(steps, seconds=60.0) is None  # ran out: the check is over
     assert next(steps, None) is None
 
 
@@ -84,14 +90,8 @@ def test_a_broken_object_met_while_stepping_is_skipped_and_the_rest_measured(emp
 
 
 def modal_operator(analyze):
-    """The analyse operator's methods bound to a stand-in instance (bpy creates real ones only for calls),
-    so the modal path can be driven with made-up events in background mode."""
-    operator_class = analyze.COLLISION_INSPECTOR_OT_analyze
-    operator = SimpleNamespace(reports=[])
-    operator.report = lambda kinds, text: operator.reports.append((set(kinds), text))
-    for name in ("start", "stop", "step", "finish", "report_results", "modal"):
-        setattr(operator, name, MethodType(getattr(operator_class, name), operator))
-    return operator
+    """The analyse operator driven through a stand-in instance (see ``conftest.stand_in_operator``)."""
+    return stand_in_operator(analyze.COLLISION_INSPECTOR_OT_analyze)
 
 
 def test_modal_analysis_passes_other_events_and_finishes_on_timer_ticks(empty_scene, analyze):

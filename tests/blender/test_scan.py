@@ -10,6 +10,7 @@ import json
 
 import bpy
 import pytest
+from conftest import stand_in_operator
 
 from test_browser import add_cube, select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
 from test_live import result
@@ -117,14 +118,7 @@ def test_the_panel_shows_the_scan_and_offers_resolve(empty_scene, addon):
 
 def modal_scan(addon):
     """The scan operator's methods bound to a stand-in instance, to drive its modal path with made-up events."""
-    from types import MethodType, SimpleNamespace
-
-    operator_class = importlib.import_module(addon.__name__ + ".operators.scan").COLLISION_INSPECTOR_OT_scan
-    operator = SimpleNamespace(reports=[])
-    operator.report = lambda kinds, text: operator.reports.append((set(kinds), text))
-    for name in ("start", "stop", "step", "modal"):
-        setattr(operator, name, MethodType(getattr(operator_class, name), operator))
-    return operator
+    return stand_in_operator(importlib.import_module(addon.__name__ + ".operators.scan").COLLISION_INSPECTOR_OT_scan)
 
 
 def test_escape_cancels_the_scan_keeps_the_results_and_restores_the_frame(empty_scene, addon):

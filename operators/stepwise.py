@@ -1,0 +1,75 @@
+"""Long operators run a slice at a time: from the interface on a timer (progress bar, Esc cancels, the
+interface stays responsive), from scripts and in background mode to the end at once.
+
+``_Stepwise`` is the shared Operator behaviour; an operator using it implements ``start(context) -> bool``
+(False: refused, already reported), ``step(context) -> outcome or None`` (None: not finished yet) and
+``stop(context)``.
+"""
+
+import time
+from collections.abc import Iterator
+
+import bpy
+
+#: Seconds of work per timer tick of a modal run: the interface stays responsive to Esc.
+SLICE_SECONDS = 0.05
+#: Interval of the modal run's timer: the slices follow each other with this pause.
+TIMER_SECONDS = 0.01
+#: The progress indicator counts in thousandths.
+PROGRESS_STEPS = 1000
+
+
+def advance(steps: Iterator[tuple[int, int]], seconds: float) -> tuple[int, int] | None:
+    """Run ``steps`` for about ``seconds``; the last ``(done, total)``, or None once they are exhausted."""
+    deadline = time.perf_counter() + seconds
+    latest = (0, 1)
+    for latest in steps:
+        if time.perf_counter() >= deadline:
+            return latest
+    return None
+
+
+class _Stepwise:
+    """execute/invoke/modal/cancel of an operator that works in slices (see the module docstring)."""
+
+    #: Reported when Esc cancels a modal run.
+    cancelled_message = "Cancelled; the previous results are kept"
+    _timer = None
+
+    def execute(self, context: bpy.types.Context) -> set:
+        """To the end at once (scripts, background mode, redo)."""
+        if not self.start(context):
+            return {'CANCELLED'}
+        while True:
+            outcome = self.step(context)
+            if outcome is not None:
+                return outcome
+
+    def invoke(self, context: bpy.types.Context, _event) -> set:
+        """From the interface: a slice per timer tick; Esc cancels."""
+        if bpy.app.background or context.window is None:
+            return self.execute(context)
+        if not self.start(context):
+            return {'CANCELLED'}
+        self._timer = context.window_manager.event_timer_add(TIMER_SECONDS, window=context.window)
+        context.window_manager.modal_handler_add(self)
+        return {'RUNNING_MODAL'}
+
+    def cancel(self, context: bpy.types.Context) -> None:
+        """Blender ends the modal run (window closed, file loaded): abandon it."""
+        self.stop(context)
+
+    def modal(self, context: bpy.types.Context, event) -> set:
+        if event.type == 'ESC':
+            self.stop(context)
+            self.report({'WARNING'}, self.cancelled_message)
+            return {'CANCELLED'}
+        if event.type != 'TIMER':
+            return {'PASS_THROUGH'}
+        return self.step(context) or {'RUNNING_MODAL'}
+
+    def end_timer(self, context: bpy.types.Context) -> None:
+        """Remove the modal run's timer, if any."""
+        if self._timer is not None:
+            context.window_manager.event_timer_remove(self._timer)
+            self._timer = None

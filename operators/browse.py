@@ -11,11 +11,12 @@ from ..analysis.ordering import settings_order
 from ..ui import overlay
 from ..ui.focus import frame_views, show_pair
 from ..ui.panel import pair_summary
+from .needs_results import _NeedsResults
 
 __all__ = ['frame_views', 'show_result', 'CLASSES']
 
 
-class COLLISION_INSPECTOR_OT_show_result(bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_show_result(_NeedsResults, bpy.types.Operator):
     """Make this result the active one: select its two objects (A active) and frame the contact region"""
 
     bl_idname = "collision_inspector.show_result"
@@ -23,13 +24,6 @@ class COLLISION_INSPECTOR_OT_show_result(bpy.types.Operator):
     bl_options = {'REGISTER', 'UNDO'}
 
     index: bpy.props.IntProperty(name="Index", description="Index of the result in the scene's results")
-
-    @classmethod
-    def poll(cls, context: bpy.types.Context) -> bool:
-        if not context.scene.collision_inspector.results:
-            cls.poll_message_set("No results: analyse first")
-            return False
-        return True
 
     @classmethod
     def description(cls, context: bpy.types.Context, properties) -> str:

@@ -4,21 +4,17 @@ import bpy
 
 from ..analysis.tracking import forget
 from ..ui import overlay
+from .needs_results import _NeedsResults
 
 
-class COLLISION_INSPECTOR_OT_clear(bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_clear(_NeedsResults, bpy.types.Operator):
     """Remove all collision results and their arrows and labels from the viewport"""
 
     bl_idname = "collision_inspector.clear"
     bl_label = "Clear Results"
     bl_options = {'REGISTER', 'UNDO'}
 
-    @classmethod
-    def poll(cls, context: bpy.types.Context) -> bool:
-        if not context.scene.collision_inspector.results:
-            cls.poll_message_set("No results to clear")
-            return False
-        return True
+    no_results = "No results to clear"
 
     def execute(self, context: bpy.types.Context) -> set:
         settings = context.scene.collision_inspector

@@ -9,11 +9,12 @@ from bpy_extras.io_utils import ExportHelper
 
 from ..analysis.clash_report import write_csv, write_json
 from ..analysis.store import stored_report
+from .needs_results import _NeedsResults
 
 WRITERS = {'.json': write_json, '.csv': write_csv}
 
 
-class COLLISION_INSPECTOR_OT_export_report(bpy.types.Operator, ExportHelper):
+class COLLISION_INSPECTOR_OT_export_report(_NeedsResults, bpy.types.Operator, ExportHelper):
     """Save the results and their review states as a JSON or CSV clash report"""
 
     bl_idname = "collision_inspector.export_report"
@@ -24,12 +25,7 @@ class COLLISION_INSPECTOR_OT_export_report(bpy.types.Operator, ExportHelper):
     check_extension = None  # the extension chooses the format: .json or .csv, kept as typed
     filter_glob: bpy.props.StringProperty(default="*.json;*.csv", options={'HIDDEN'})
 
-    @classmethod
-    def poll(cls, context: bpy.types.Context) -> bool:
-        if not context.scene.collision_inspector.results:
-            cls.poll_message_set("No results to export: analyse first")
-            return False
-        return True
+    no_results = "No results to export: analyse first"
 
     def execute(self, context: bpy.types.Context) -> set:
         path = Path(bpy.path.abspath(self.filepath))  # "//report.json": next to the .blend file

@@ -15,6 +15,7 @@ from ..analysis.inspect import axis_vector, result_directional_depth, result_pai
 from ..core.replay import write_pair
 from ..ui.properties import DIRECTIONAL_AXIS_ITEMS
 from ..ui.panel import directional_summary
+from .needs_results import _NeedsResults
 
 
 def _chosen_result(operator, context):
@@ -27,14 +28,7 @@ def _chosen_result(operator, context):
     return settings.results[index]
 
 
-def _poll_results(cls, context) -> bool:
-    if not context.scene.collision_inspector.results:
-        cls.poll_message_set("No results: analyse first")
-        return False
-    return True
-
-
-class COLLISION_INSPECTOR_OT_directional_depth(bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_directional_depth(_NeedsResults, bpy.types.Operator):
     """How far B of the result must move along an axis to separate from A (or, apart, to touch it)"""
 
     bl_idname = "collision_inspector.directional_depth"
@@ -45,10 +39,6 @@ class COLLISION_INSPECTOR_OT_directional_depth(bpy.types.Operator):
                                  description="Direction along which B moves")
     index: bpy.props.IntProperty(name="Index", default=-1, min=-1,
                                  description="Result to measure (-1: the active one)")
-
-    @classmethod
-    def poll(cls, context: bpy.types.Context) -> bool:
-        return _poll_results(cls, context)
 
     def execute(self, context: bpy.types.Context) -> set:
         result = _chosen_result(self, context)
@@ -68,7 +58,7 @@ class COLLISION_INSPECTOR_OT_directional_depth(bpy.types.Operator):
         return {'FINISHED'}
 
 
-class COLLISION_INSPECTOR_OT_copy_pair(bpy.types.Operator, ExportHelper):
+class COLLISION_INSPECTOR_OT_copy_pair(_NeedsResults, bpy.types.Operator, ExportHelper):
     """Write the active result's two point sets and settings as a JSON file that
     `python -m core.replay FILE` reproduces (and copy it to the clipboard)"""
 
@@ -82,10 +72,6 @@ class COLLISION_INSPECTOR_OT_copy_pair(bpy.types.Operator, ExportHelper):
                                  description="Result to write (-1: the active one)")
     to_clipboard: bpy.props.BoolProperty(name="Copy to Clipboard", default=True,
                                          description="Also put the document on the clipboard")
-
-    @classmethod
-    def poll(cls, context: bpy.types.Context) -> bool:
-        return _poll_results(cls, context)
 
     def execute(self, context: bpy.types.Context) -> set:
         result = _chosen_result(self, context)

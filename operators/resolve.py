@@ -5,16 +5,10 @@ from bpy.props import FloatProperty, IntProperty
 
 from ..analysis.resolve import MAX_ROUNDS, ResolveRefused, resolve, resolve_all
 from ..ui.units import format_length
+from .needs_results import _NeedsResults
 
 
-def _has_results(cls, context) -> bool:
-    if not context.scene.collision_inspector.results:
-        cls.poll_message_set("Analyse first: there are no results to resolve")
-        return False
-    return True
-
-
-class COLLISION_INSPECTOR_OT_resolve(bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_resolve(_NeedsResults, bpy.types.Operator):
     """Move object B of the pair out of A by the push-out (depth along the normal), plus a clearance"""
 
     bl_idname = "collision_inspector.resolve"
@@ -26,9 +20,7 @@ class COLLISION_INSPECTOR_OT_resolve(bpy.types.Operator):
     clearance: FloatProperty(name="Clearance", description="Move B this much farther, leaving a gap",
                              subtype='DISTANCE', default=0.0, min=0.0, soft_max=1.0, precision=4)
 
-    @classmethod
-    def poll(cls, context: bpy.types.Context) -> bool:
-        return _has_results(cls, context)
+    no_results = "Analyse first: there are no results to resolve"
 
     def execute(self, context: bpy.types.Context) -> set:
         settings = context.scene.collision_inspector
@@ -44,7 +36,7 @@ class COLLISION_INSPECTOR_OT_resolve(bpy.types.Operator):
         return {'FINISHED'}
 
 
-class COLLISION_INSPECTOR_OT_resolve_all(bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_resolve_all(_NeedsResults, bpy.types.Operator):
     """Move object B of every penetrating pair out of A, round after round, until none penetrates"""
 
     bl_idname = "collision_inspector.resolve_all"
@@ -56,9 +48,7 @@ class COLLISION_INSPECTOR_OT_resolve_all(bpy.types.Operator):
     max_rounds: IntProperty(name="Max Rounds", description="Give up after this many rounds", default=MAX_ROUNDS,
                             min=1, soft_max=100)
 
-    @classmethod
-    def poll(cls, context: bpy.types.Context) -> bool:
-        return _has_results(cls, context)
+    no_results = "Analyse first: there are no results to resolve"
 
     def execute(self, context: bpy.types.Context) -> set:
         moves, remaining, refusals = resolve_all(context, self.clearance, self.max_rounds)

@@ -7,11 +7,11 @@ the hulls' edge counts, so it is offered for the small hulls where an independen
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import bpy
 
-from ..core.contact import SEPARATED
+from ..core.contact import SEPARATED, SignedDistanceMixin
 from ..core.hull import convex_hull
 from ..core.sat import cross_check
 from .shapes import read_mesh, scope_sources
@@ -20,21 +20,14 @@ from .shapes import read_mesh, scope_sources
 MAX_EDGE_PRODUCT = 250_000
 
 
-class StoredContact(NamedTuple):
+@dataclass(frozen=True)
+class StoredContact(SignedDistanceMixin):
     """The fields of a stored result that ``core.sat.cross_check`` compares."""
 
     status: str
     signed_distance: float
     normal: tuple
     tolerance: float
-
-    @property
-    def colliding(self) -> bool:
-        return self.status != SEPARATED
-
-    @property
-    def depth(self) -> float:
-        return max(-self.signed_distance, 0.0)
 
 
 def _points(name: str, owner: bpy.types.Object, view_layer, depsgraph):

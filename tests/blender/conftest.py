@@ -175,3 +175,17 @@ def stand_in_operator(operator_class):
         if hasattr(operator_class, name):
             setattr(operator, name, MethodType(getattr(operator_class, name), operator))
     return operator
+
+
+@pytest.fixture(scope="module")
+def overlay(addon):
+    """The add-on's viewport overlay module."""
+    return importlib.import_module(addon.__name__ + ".ui.overlay")
+
+
+@pytest.fixture(scope="module")
+def snapshot(addon):
+    """The offscreen drawing module, with the GPU made ready in background mode."""
+    module = importlib.import_module(addon.__name__ + ".ui.snapshot")
+    module.ensure_gpu()
+    return module

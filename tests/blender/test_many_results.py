@@ -20,18 +20,6 @@ SIZE = 256
 LABEL_COLOR = (0.2, 1.0, 0.3, 1.0)  # penetrating, distinct from the other statuses
 
 
-@pytest.fixture(scope="module")
-def overlay(addon):
-    return importlib.import_module(addon.__name__ + ".ui.overlay")
-
-
-@pytest.fixture(scope="module")
-def snapshot(addon):
-    module = importlib.import_module(addon.__name__ + ".ui.snapshot")
-    module.ensure_gpu()
-    return module
-
-
 def fill_penetrating_results(scene, count: int, seed: int = 0) -> None:
     """``count`` penetrating results with distinct depths (distinct label texts) spread over a 4 x 4 square."""
     rng = np.random.default_rng(seed)

@@ -6,7 +6,6 @@ the GPU (``gpu.init()`` on 5.2+, a tiny Workbench render on older builds).
 
 from __future__ import annotations
 
-import importlib
 
 import bpy
 import numpy as np
@@ -17,18 +16,6 @@ SIZE = 200
 HALF_EXTENT = 0.5  # the orthographic view shows 1 x 1 world units
 PENETRATING_COLOR = (0.9, 0.2, 0.1, 1.0)
 COLOR_TOLERANCE = 0.02
-
-
-@pytest.fixture(scope="module")
-def overlay(addon):
-    return importlib.import_module(addon.__name__ + ".ui.overlay")
-
-
-@pytest.fixture(scope="module")
-def snapshot(addon):
-    module = importlib.import_module(addon.__name__ + ".ui.snapshot")
-    module.ensure_gpu()
-    return module
 
 
 @pytest.fixture

@@ -75,6 +75,7 @@ def _clash_columns(clashes: list[ClashResult], states: list[str], touch_toleranc
         'solver_status': [c.solver_status for c in clashes], 'review_state': states,
         'stale': np.zeros(count, dtype=bool), 'method': [c.method for c in clashes],
         'has_volume': [c.overlap_volume is not None for c in clashes],
+        'overlap_volume_view': [c.overlap_volume or 0.0 for c in clashes],
         'depth_is_estimate': [c.depth_is_estimate for c in clashes],
         'scanned': [c.max_depth is not None for c in clashes],
         'first_contact_frame': [c.first_contact_frame or 0 for c in clashes],

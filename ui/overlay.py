@@ -34,7 +34,7 @@ from ..analysis.store import stored_polylines
 from . import draw_geometry
 from .label_atlas import LabelAtlas, pixel_projection
 from .label_layout import spread_labels
-from .units import format_length
+from .units import format_length, format_volume
 
 LINE_WIDTH_PX = 2.5
 _MAX_CACHED_VIEWS = 8
@@ -54,6 +54,7 @@ class _SceneDrawing:
 
     results: draw_geometry.ResultArrays
     values: np.ndarray  # (N,) the length each label shows (depth, gap; 0 when touching)
+    volumes: np.ndarray  # (N,) the overlap volume a penetrating result's label adds (0: none shown)
     style: draw_geometry.ArrowStyle
     show_arrows: bool
     show_labels: bool
@@ -270,15 +271,15 @@ def _label_batches(scene, drawing: _SceneDrawing, anchors: np.ndarray, chosen: n
     """``(label batches, leader batch or None)`` of the chosen labels: texts formatted (once per distinct value)
     and added to the atlas, spread so that none overlaps another (``label_layout``), with leader lines
     from the moved ones to their arrows."""
-    codes, values = drawing.results.statuses[chosen], drawing.values[chosen]
+    codes, values, volumes = drawing.results.statuses[chosen], drawing.values[chosen], drawing.volumes[chosen]
     cached, units = _cache["texts"], _units_key(scene.unit_settings)
     if len(cached) > _MAX_CACHED_TEXTS:
         cached.clear()
     texts = []
-    for code, value in zip(codes.tolist(), values.tolist()):
-        text = cached.get((units, code, value))
+    for key in zip(codes.tolist(), values.tolist(), volumes.tolist()):
+        text = cached.get((units, *key))
         if text is None:
-            text = cached[(units, code, value)] = label_text(code, value, scene)
+            text = cached[(units, *key)] = label_text(*key, scene)
         texts.append(text)
     colors = np.asarray(drawing.style.colors)[codes]
     atlas = _cache["atlas"]
@@ -335,7 +336,8 @@ def _columns(scene, settings) -> dict:
     if cached is None or cached[0] != key:
         results = settings.results
         columns = {name: number_column(results, f"{name}_view", 3, np.float32) for name in ("point_a", "point_b", "normal")}
-        columns.update({name: number_column(results, f"{name}_view", dtype=np.float32) for name in ("depth", "distance")})
+        columns.update({name: number_column(results, f"{name}_view", dtype=np.float32)
+                        for name in ("depth", "distance", "overlap_volume")})
         statuses = enum_column(results, "status")
         columns["codes"] = draw_geometry.status_codes(statuses)
         columns["vanished"] = vanished_clashes(statuses, enum_column(results, "review_state"))
@@ -391,7 +393,8 @@ def _scene_from_columns(settings, columns: dict) -> _SceneDrawing:
     )
     contact = (draw_geometry.contact_geometry(curves, regions, shown, codes, style.colors)
                if settings.show_curves else None)
-    return _SceneDrawing(arrays, values, style, settings.show_arrows, settings.show_labels, contact)
+    volumes = np.where(codes == draw_geometry.PENETRATING, columns["overlap_volume"], 0.0)
+    return _SceneDrawing(arrays, values, volumes, style, settings.show_arrows, settings.show_labels, contact)
 
 
 def vanished_clashes(statuses: np.ndarray, review_states: np.ndarray) -> np.ndarray:
@@ -399,10 +402,11 @@ def vanished_clashes(statuses: np.ndarray, review_states: np.ndarray) -> np.ndar
     return np.isin(statuses, np.array(sorted(CLASHING), dtype=object)) & (review_states == 'resolved')
 
 
-def label_text(code: int, value: float, scene) -> str:
-    """The label next to a result's arrow: its depth or gap in scene units."""
+def label_text(code: int, value: float, volume: float, scene) -> str:
+    """The label next to a result's arrow: its depth (and overlap volume, when there is one) or gap, in scene units."""
     if code == draw_geometry.PENETRATING:
-        return f"depth {format_length(value, scene)}"
+        depth = f"depth {format_length(value, scene)}"
+        return f"{depth}, {format_volume(volume, scene)}" if volume > 0.0 else depth
     if code in (draw_geometry.SEPARATED, draw_geometry.CLEARANCE):
         return f"gap {format_length(value, scene)}"
     return "touching"

@@ -103,7 +103,7 @@ EXACT_LAYOUT = {"signed_distance": (0, 1), "normal": (1, 3), "point_a": (4, 3), 
 EXACT_SIZE = 13
 #: The single-precision copies (RNA properties, for ``foreach_get`` when drawing and sorting) of exact numbers.
 VIEW_COPIES = {"signed_distance": "signed_distance_view", "normal": "normal_view", "point_a": "point_a_view",
-               "point_b": "point_b_view"}
+               "point_b": "point_b_view", "overlap_volume": "overlap_volume_view"}
 
 
 class ExactNumber:
@@ -199,6 +199,10 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
         subtype='DISTANCE',
         precision=6,
         description="Touch tolerance of this analysis",
+    )
+    overlap_volume_view: FloatProperty(
+        name="Overlap Volume (display)", unit='VOLUME', precision=6,
+        description="Single-precision copy of the overlap volume, for the viewport's labels",
     )
     normal_view: FloatVectorProperty(
         name="Normal (display)", size=3, subtype='DIRECTION',

@@ -313,3 +313,12 @@ def test_result_row_names_the_length_of_each_status(
     result.status = status
     setattr(result, field, value)
     assert panel_module.row_value(result, empty_scene) == expected
+
+
+def test_viewport_labels_of_overlaps_give_depth_and_volume(addon, empty_scene):
+    overlay = importlib.import_module(addon.__name__ + ".ui.overlay")
+    geometry = importlib.import_module(addon.__name__ + ".ui.draw_geometry")
+    set_units(empty_scene, 'METRIC', 'MILLIMETERS')
+    assert overlay.label_text(geometry.PENETRATING, 0.1, 0.064, empty_scene) == "depth 100 mm, 64000000 mm\u00b3"
+    assert overlay.label_text(geometry.PENETRATING, 0.1, 0.0, empty_scene) == "depth 100 mm"  # open meshes: none
+    assert overlay.label_text(geometry.SEPARATED, 0.25, 0.0, empty_scene) == "gap 250 mm"

@@ -274,8 +274,8 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
             if status == 'separated':
                 report.separated += 1
             if status != 'separated' or every_pair:
-                note = mode_note if mode_note is not None else "; ".join(
-                    hull_note(solid) for solid in (solids[i], solids[j]) if contact.method == HULL and hull_note(solid))
+                hull_notes = (hull_note(solid) for solid in (solids[i], solids[j])) if contact.method == HULL else ()
+                note = mode_note if mode_note is not None else "; ".join(filter(None, hull_notes))
                 report.results.append(clash_result(names[i], names[j], status, contact, note))
             done += 1
             yield done, len(members) + len(pairs)

@@ -118,16 +118,11 @@ class Solid:
         """World box of the vertices."""
         return self.raw_mesh.vertices.min(axis=0), self.raw_mesh.vertices.max(axis=0)
 
-    def translated(self, offset: np.ndarray) -> "Solid":
-        """The same object moved by ``offset`` (classification is shared, triangles are moved)."""
-        moved = Solid(TriangleMesh.from_arrays(self.mesh.vertices + offset, self.mesh.triangles, self.name),
-                      use_hull=self.use_hull, name=self.name)
-        moved.__dict__["mesh"] = moved.raw_mesh  # already facing outward
-        if "parts" in self.__dict__:
-            moved.__dict__["parts"] = tuple(
-                Part(TriangleMesh.from_arrays(p.mesh.vertices + offset, p.mesh.triangles, self.name), p.closed,
-                     p.convex) for p in self.parts)
-        return moved
+    def translated(self, offset) -> "Solid":
+        """The same object moved by ``offset`` (see ``transformed``)."""
+        matrix = np.eye(4)
+        matrix[:3, 3] = offset
+        return self.transformed(matrix)
 
     def transformed(self, matrix) -> "Solid":
         """The same object under the invertible 4x4 affine ``matrix`` (a move, rotation or scale).
@@ -155,7 +150,6 @@ class Solid:
         if "parts" in self.__dict__:
             solid.__dict__["parts"] = tuple(_moved_part(part, moved(part.mesh), matrix) for part in self.parts)
         return solid
-
 
     def _prepare(self) -> None:
         """Classify, and prepare the hulls the method measures with (what ``transformed`` shares)."""

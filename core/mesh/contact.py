@@ -26,6 +26,7 @@ from ..region import ContactRegion, contact_region
 from .distance import mesh_distance, nearest_on_surface
 from .intersection import surface_intersection, surfaces_overlap
 from .solid import CONVEX, HULL, MESH, PARTS, Solid
+from .convex_volume import convex_overlap_volumes
 from .volume import overlap_volume
 from .winding import winding_numbers
 
@@ -101,7 +102,7 @@ def collide_solids(a: Solid, b: Solid, *, tolerance: float | None = None, touch_
         options["max_iterations"] = max_iterations
     method = pair_method(a, b)
     if method in (CONVEX, HULL):
-        return _convex_pair(a, b, method, options)
+        return _convex_pair(a, b, options)
     if method == PARTS:
         return _parts_pair(a, b, options)
     return _mesh_pair(a, b, options)
@@ -122,14 +123,22 @@ def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
     answers: list[SolidContact | None] = [None] * len(pairs)
     convex = [k for k, (a, b) in enumerate(pairs) if pair_method(a, b) in (CONVEX, HULL)]
     screened = collide_many([pairs[k][0].hull for k in convex], [pairs[k][1].hull for k in convex], **options)
+    near = []
     for k, contact in zip(convex, screened):
+        a, b = pairs[k]
+        method = pair_method(a, b)
         if contact.status == SEPARATED and contact.signed_distance >= clearance:
-            a, b = pairs[k]
             answers[k] = SolidContact(
                 status=SEPARATED, signed_distance=contact.signed_distance, normal=contact.normal,
-                point_a=contact.point_a, point_b=contact.point_b, method=pair_method(a, b),
-                tolerance=contact.tolerance, overlap_volume=0.0 if HULL not in (a.method, b.method)
+                point_a=contact.point_a, point_b=contact.point_b, method=method,
+                tolerance=contact.tolerance, overlap_volume=0.0 if method != HULL
                 and a.closed and b.closed else None, solver_status=contact.solver_status)
+        else:
+            near.append((k, contact))
+    volumes = _volumes([pairs[k] for k, contact in near if contact.status == PENETRATING])
+    for k, contact in near:
+        volume = volumes.pop(0) if contact.status == PENETRATING else (0.0, None)
+        answers[k] = _convex_answer(contact, *pairs[k], volume)
     return [answer if answer is not None else collide_solids(*pairs[k], **options)
             for k, answer in enumerate(answers)]
 
@@ -139,19 +148,33 @@ def _pair_size(a: Solid, b: Solid) -> float:
     return float((np.maximum(high_a, high_b) - np.minimum(low_a, low_b)).max())
 
 
-def _volume(a: Solid, b: Solid, method: str) -> tuple[float | None, np.ndarray | None]:
+def _volume(a: Solid, b: Solid) -> tuple[float | None, np.ndarray | None]:
     """Exact overlap volume and centroid of two closed objects; None when either has no inside."""
-    if method == HULL or not (a.closed and b.closed):
-        return None, None
-    return overlap_volume(a.mesh, b.mesh)
+    return _volumes([(a, b)])[0]
 
 
-def _convex_pair(a: Solid, b: Solid, method: str, options: dict) -> SolidContact:
+def _volumes(pairs: list[tuple[Solid, Solid]]) -> list[tuple[float | None, np.ndarray | None]]:
+    """``_volume`` of every pair; pairs of convex objects are clipped together (``convex_overlap_volumes``)."""
+    answers: list[tuple[float | None, np.ndarray | None]] = [
+        (None, None) if pair_method(a, b) == HULL or not (a.closed and b.closed) else None for a, b in pairs]
+    convex = [k for k, (a, b) in enumerate(pairs) if answers[k] is None and pair_method(a, b) == CONVEX]
+    for k, answer in zip(convex, convex_overlap_volumes([(pairs[k][0].mesh, pairs[k][1].mesh) for k in convex])):
+        answers[k] = answer
+    return [answer if answer is not None else overlap_volume(pairs[k][0].mesh, pairs[k][1].mesh)
+            for k, answer in enumerate(answers)]
+
+
+def _convex_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
     """GJK/EPA on the hulls: exact about the objects when both are convex."""
     contact = collide(a.hull, b.hull, **options)
-    volume, centroid = _volume(a, b, method) if contact.status == PENETRATING else (0.0, None)
-    if method == HULL:
-        volume = None
+    return _convex_answer(contact, a, b, _volume(a, b) if contact.status == PENETRATING else (0.0, None))
+
+
+def _convex_answer(contact: Contact, a: Solid, b: Solid, volume: tuple) -> SolidContact:
+    """The hulls' contact as the pair's answer, with the overlap ``(volume, centroid)`` and the region where
+    they meet."""
+    method = pair_method(a, b)
+    volume, centroid = (None, None) if method == HULL else volume
     return _from_contact(contact, a.hull, b.hull, method,
                          depth_lower_bound=contact.depth if contact.status == PENETRATING else 0.0,
                          overlap_volume=volume, overlap_centroid=centroid)
@@ -188,7 +211,7 @@ def _parts_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
     # A translation that separates the objects separates every pair of parts: the deepest is a lower bound.
     candidates = [(c.normal, c.depth) for c in sorted(overlapping, key=lambda c: -c.depth)]
     depth, normal = certified_pushout(a, b, candidates, separated_after, deepest.depth, options["tolerance"])
-    volume, centroid = _volume(a, b, PARTS)
+    volume, centroid = _volume(a, b)
     point_b = deepest.point_b
     return SolidContact(
         status=PENETRATING, signed_distance=-depth, normal=normal, point_a=point_b + depth * normal,
@@ -212,7 +235,7 @@ def _mesh_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
 
     hull = collide(a.hull, b.hull, **options)
     candidates = [(hull.normal, hull.depth)] if hull.status == PENETRATING else []
-    volume, centroid = _volume(a, b, MESH)
+    volume, centroid = _volume(a, b)
     lower = _depth_lower_bound(a, b, centroid)
     depth, normal = certified_pushout(a, b, candidates, separated_after, lower, precision=tolerance)
     status = TOUCHING if depth <= touch else PENETRATING

@@ -1,0 +1,117 @@
+"""Overlap volume of convex meshes by clipping, against manifold3d's booleans, the general method and
+analytic answers (shared faces, identical shapes, containment, touching)."""
+
+import numpy as np
+import pytest
+from scipy.spatial import ConvexHull
+
+import mesh_fixtures as fx
+from core.mesh import Solid, collide_solid_pairs, collide_solids
+from core.mesh.convex_volume import convex_overlap_volume, convex_overlap_volumes
+from core.mesh.volume import mesh_volume, overlap_volume
+from generators import random_rotation
+
+
+def hull_mesh(points) -> fx.TriangleMesh:
+    """scipy's hull of ``points`` as an outward mesh (an independent triangulation)."""
+    hull = ConvexHull(np.asarray(points, dtype=np.float64))
+    used, triangles = np.unique(hull.simplices, return_inverse=True)
+    points, triangles = hull.points[used], triangles.reshape(-1, 3)
+    corners = points[triangles] - points.mean(axis=0)
+    inward = np.einsum("ij,ij->i", corners[:, 0], np.cross(corners[:, 1], corners[:, 2])) < 0.0
+    return fx.mesh(points, np.where(inward[:, None], triangles[:, ::-1], triangles))
+
+
+def random_pairs(seed: int, count: int) -> list:
+    rng = np.random.default_rng(seed)
+    pairs = []
+    for k in range(count):
+        if k % 3 == 0:
+            a = fx.transformed(fx.box((-1, -1, -1), (1, 1, 1)), random_rotation(rng))
+            b = fx.transformed(fx.box((-1, -1, -1), (1, 1, 1)), random_rotation(rng), rng.uniform(-1.8, 1.8, 3))
+        elif k % 3 == 1:
+            a = hull_mesh(rng.normal(size=(40, 3)))
+            b = hull_mesh(rng.normal(size=(30, 3)) * rng.uniform(0.3, 1.5) + rng.uniform(-1.5, 1.5, 3))
+        else:
+            a = fx.uv_sphere(1.0, 8, 12)
+            b = fx.transformed(hull_mesh(rng.normal(size=(20, 3))), random_rotation(rng), rng.uniform(-1.5, 1.5, 3))
+        pairs.append((a, b))
+    return pairs
+
+
+def assert_same_overlap(answer, reference, scale):
+    volume, centroid = answer
+    expected, expected_centroid = reference
+    assert volume == pytest.approx(expected, abs=1e-12 * scale)
+    if expected_centroid is None:
+        assert volume == 0.0 and centroid is None
+    else:
+        np.testing.assert_allclose(centroid, expected_centroid, atol=1e-9)
+
+
+def test_random_convex_pairs_match_manifold3d_one_by_one_and_in_a_batch():
+    pairs = random_pairs(7, 36)
+    batch = convex_overlap_volumes(pairs)
+    overlapping = 0
+    for (a, b), batched in zip(pairs, batch):
+        scale = max(mesh_volume(a), mesh_volume(b))
+        reference = fx.manifold_overlap(a, b)
+        assert_same_overlap(batched, reference, scale)
+        assert_same_overlap(convex_overlap_volume(a, b), reference, scale)
+        overlapping += reference[0] > 0.0
+    assert overlapping >= 20  # the draw mostly overlaps, so the clipping is exercised
+
+
+@pytest.mark.parametrize("offset, expected", [
+    ((0.0, 0.0, 0.0), 1.0),          # identical boxes: all of it
+    ((0.5, 0.0, 0.0), 0.5),          # four faces in common planes, same orientation
+    ((0.5, 0.25, 0.0), 0.375),
+    ((1.0, 0.0, 0.0), 0.0),          # sharing a face: touching, no volume
+    ((1.0, 1.0, 1.0), 0.0),          # sharing a corner
+    ((2.0, 0.0, 0.0), 0.0),
+])
+def test_axis_aligned_boxes_in_common_planes(offset, expected):
+    a, b = fx.box(), fx.box(np.add((0, 0, 0), offset), np.add((1, 1, 1), offset))
+    volume, centroid = convex_overlap_volume(a, b)
+    assert volume == pytest.approx(expected, abs=1e-15)
+    assert convex_overlap_volume(b, a)[0] == pytest.approx(expected, abs=1e-15)
+    if expected:
+        low, high = np.maximum(0.0, offset), np.minimum(1.0, np.add(1.0, offset))
+        np.testing.assert_allclose(centroid, 0.5 * (low + high), atol=1e-15)
+    else:
+        assert centroid is None
+
+
+def test_containment_gives_the_inner_volume_and_centroid():
+    outer = fx.uv_sphere(2.0, 16, 24)
+    inner = fx.transformed(fx.box((-0.5, -0.5, -0.5), (0.5, 0.5, 0.5)), random_rotation(np.random.default_rng(3)),
+                           (0.3, -0.2, 0.1))
+    for a, b in ((outer, inner), (inner, outer)):
+        volume, centroid = convex_overlap_volume(a, b)
+        assert volume == pytest.approx(1.0, rel=1e-13)
+        np.testing.assert_allclose(centroid, (0.3, -0.2, 0.1), atol=1e-13)
+
+
+def test_agrees_with_the_general_method_far_from_the_origin_and_with_slivers():
+    rng = np.random.default_rng(11)
+    far = np.array([2e5, -3e5, 1e5])
+    # a thin fan of near-collinear points makes sliver triangles on the hull
+    sliver = np.vstack([rng.normal(size=(12, 3)), np.c_[np.linspace(-1, 1, 9), 1e-7 * rng.normal(size=(9, 2))]])
+    pairs = [(fx.transformed(hull_mesh(sliver), offset=far),
+              fx.transformed(hull_mesh(rng.normal(size=(25, 3))), random_rotation(rng), far + (0.4, 0.1, 0.0)))
+             for _ in range(6)]
+    for (a, b), answer in zip(pairs, convex_overlap_volumes(pairs)):
+        assert_same_overlap(answer, overlap_volume(a, b), max(mesh_volume(a), mesh_volume(b)) * 1e2)
+
+
+def test_solid_pairs_report_the_clipped_volume():
+    pairs = [(Solid(a), Solid(b)) for a, b in random_pairs(5, 12)]
+    together = collide_solid_pairs(pairs)
+    for (a, b), contact in zip(pairs, together):
+        alone = collide_solids(a, b)
+        assert contact.status == alone.status
+        if contact.status == 'penetrating':
+            reference, _ = fx.manifold_overlap(a.mesh, b.mesh)
+            assert contact.overlap_volume == pytest.approx(reference, abs=1e-12 * mesh_volume(a.mesh))
+            assert alone.overlap_volume == pytest.approx(contact.overlap_volume, abs=1e-14)
+            np.testing.assert_allclose(contact.signed_distance, alone.signed_distance, atol=1e-12)

@@ -20,7 +20,7 @@ import bpy
 import numpy as np
 
 from ..core import overlapping_pairs
-from ..core.mesh import HULL, Solid, collide_solid_pairs
+from ..core.mesh import CONVEX, HULL, Solid, collide_solid_pairs, pair_method
 from .clash_report import ClashReport, ClashResult
 from .geometry import ObjectGeometryError
 from .inspect import MeasureModes, broad_phase_bounds, measure_in_mode, measure_modes, rigid_shape
@@ -28,9 +28,9 @@ from .shapes import Source, is_candidate, read_solid, scope_sources
 
 SCOPES = ('SELECTED', 'ACTIVE', 'COLLECTIONS', 'ALL')
 
-#: Pairs measured together: convex ones are screened in one batch (``core.mesh.collide_solid_pairs``);
-#: small enough that progress and Esc still come several times a second.
-BATCH_PAIRS = 256
+#: Pairs of convex objects measured together (``core.mesh.collide_solid_pairs``): large enough for the
+#: batch to pay, small enough that progress and Esc still come several times a second.
+BATCH_PAIRS = 1024
 
 #: ``progress(done, total)``; returning False cancels the check (see ``check_scene``).
 ProgressCallback = Callable[[int, int], bool | None]
@@ -259,8 +259,7 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
     pairs = _allowed_pairs(candidates, in_a, in_b)
     report.candidate_pairs = len(pairs)
     done = len(members)
-    for start in range(0, len(pairs), BATCH_PAIRS):
-        chunk = pairs[start:start + BATCH_PAIRS]
+    for chunk in _batches(pairs, solids):
         options = {"tolerance": report.tolerance, "touch_tolerance": report.touch_tolerance,
                    "max_iterations": report.max_iterations or None}  # 0: the core's automatic cap
         moded = {(i, j): measure_in_mode(solids[i], solids[j], (shapes[i], shapes[j]), modes, options)
@@ -274,11 +273,21 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
             if status == 'separated':
                 report.separated += 1
             if status != 'separated' or every_pair:
-                hull_notes = (hull_note(solid) for solid in (solids[i], solids[j])) if contact.method == HULL else ()
-                note = mode_note if mode_note is not None else "; ".join(filter(None, hull_notes))
+                note = mode_note if mode_note is not None else "; ".join(
+                    filter(None, map(hull_note, (solids[i], solids[j])))) if contact.method == HULL else ""
                 report.results.append(clash_result(names[i], names[j], status, contact, note))
             done += 1
             yield done, len(members) + len(pairs)
+
+
+def _batches(pairs: list[tuple[int, int]], solids: list[Solid]) -> Iterator[list[tuple[int, int]]]:
+    """The pairs in measuring order: pairs of convex objects (or hulls) ``BATCH_PAIRS`` at a time, for the
+    core's batch, then every other pair alone (each may take a while: progress and Esc come between them)."""
+    batched = [(i, j) for i, j in pairs if pair_method(solids[i], solids[j]) in (CONVEX, HULL)]
+    for start in range(0, len(batched), BATCH_PAIRS):
+        yield batched[start:start + BATCH_PAIRS]
+    alone = set(batched)
+    yield from ([pair] for pair in pairs if pair not in alone)
 
 
 def hull_note(solid: Solid) -> str:
@@ -290,13 +299,13 @@ def hull_note(solid: Solid) -> str:
 
 def clash_result(name_a: str, name_b: str, status: str, contact, note: str = '') -> ClashResult:
     """A ``ClashResult`` from a ``core.mesh.SolidContact`` (plain floats and tuples, float64)."""
+    region = contact.region
     return ClashResult(
-        object_a=name_a, object_b=name_b, status=status, signed_distance=float(contact.signed_distance),
-        normal=tuple(map(float, contact.normal)), point_a=tuple(map(float, contact.point_a)),
-        point_b=tuple(map(float, contact.point_b)), solver_status=contact.solver_status,
+        name_a, name_b, status, float(contact.signed_distance), tuple(contact.normal.tolist()),
+        tuple(contact.point_a.tolist()), tuple(contact.point_b.tolist()), contact.solver_status,
         method=contact.method, overlap_volume=contact.overlap_volume,
         depth_lower_bound=float(contact.depth_lower_bound), depth_is_estimate=bool(contact.depth_is_estimate),
         curves=tuple(tuple(map(tuple, curve.tolist())) for curve in contact.curves), note=note,
-        region=() if contact.region is None else tuple(map(tuple, contact.region.points_a.tolist())),
-        region_area=0.0 if contact.region is None else float(contact.region.area),
+        region=() if region is None else tuple(map(tuple, region.points_a.tolist())),
+        region_area=0.0 if region is None else float(region.area),
     )

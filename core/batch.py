@@ -20,13 +20,12 @@ which need not be unique (two parallel faces).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
 
 from .collide import DEFAULT_RELATIVE_TOLERANCE, MIN_AUTOMATIC_ITERATIONS, MIN_RELATIVE_TOLERANCE, collide
-from .contact import Contact, classify
+from .contact import Contact, classify, frozen_instance
 from .shapes import Shape, Sphere, as_shape, similarity_scale
 from .validation import as_iteration_cap, as_length
 
@@ -66,6 +65,16 @@ class ShapeSet:
 
     def __len__(self) -> int:
         return len(self.shapes)
+
+    def take(self, rows) -> "ShapeSet":
+        """The shapes at ``rows`` (repeats allowed) as a ShapeSet, without preparing any shape again: the
+        way to pair up a few prepared objects in many pairs."""
+        rows = np.asarray(rows, dtype=np.int64)
+        taken = object.__new__(ShapeSet)
+        taken.shapes = [self.shapes[row] for row in rows.tolist()]
+        for name in ("padded", "spheres", "margin", "linear", "offset", "local"):
+            setattr(taken, name, getattr(self, name)[rows])
+        return taken
 
 
 class _Side:
@@ -403,28 +412,15 @@ class _Frames:
         fields = zip(_classify_all(signed, touch), signed.tolist(), normal, point_a, point_b,
                      zip(lower.tolist(), upper.tolist()), touch.tolist(), run.iterations.tolist(),
                      np.where(run.outcome == _SEPARATED, "converged", "iteration_limit").tolist(), tangents)
-        return [_contact(status=status, signed_distance=value, normal=n, point_a=pa, point_b=pb, bounds=bounds,
-                         tolerance=band, gjk_iterations=iterations, epa_iterations=0, solver_status=solver,
-                         tangents=t) if ok else None
+        return [frozen_instance(Contact, status=status, signed_distance=value, normal=n, point_a=pa, point_b=pb,
+                                bounds=bounds, tolerance=band, gjk_iterations=iterations, epa_iterations=0,
+                                solver_status=solver, tangents=t) if ok else None
                 for ok, (status, value, n, pa, pb, bounds, band, iterations, solver, t) in zip(clear.tolist(), fields)]
 
 
 def _classify_all(signed_distance: np.ndarray, touch_tolerance: np.ndarray) -> list[str]:
     """``contact.classify`` of every pair."""
     return [classify(value, band) for value, band in zip(signed_distance.tolist(), touch_tolerance.tolist())]
-
-
-_CONTACT_FIELDS = frozenset(field.name for field in dataclasses.fields(Contact))
-
-
-def _contact(**values) -> Contact:
-    """A ``Contact`` with these field values. Its generated frozen ``__init__`` sets each field
-    through ``object.__setattr__`` (about 10 us per contact, as much as a whole lockstep query), so
-    a batch fills the instance dictionary with the same fields directly."""
-    assert values.keys() == _CONTACT_FIELDS
-    contact = object.__new__(Contact)
-    contact.__dict__.update(values)
-    return contact
 
 
 def _tangents(normals: np.ndarray) -> np.ndarray:

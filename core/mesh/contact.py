@@ -19,14 +19,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..batch import collide_many
+from ..batch import ShapeSet, collide_many
 from ..collide import collide
-from ..contact import PENETRATING, SEPARATED, TOUCHING, Contact, SignedDistanceMixin, classify
+from ..contact import (PENETRATING, SEPARATED, TOUCHING, Contact, SignedDistanceMixin, classify,
+                       frozen_instance)
 from ..region import ContactRegion, contact_region
 from .distance import mesh_distance, nearest_on_surface
 from .intersection import surface_intersection, surfaces_overlap
-from .solid import CONVEX, HULL, MESH, PARTS, Solid
 from .convex_volume import convex_overlap_volumes
+from .solid import CONVEX, HULL, MESH, PARTS, Solid
 from .volume import overlap_volume
 from .winding import winding_numbers
 
@@ -121,15 +122,15 @@ def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
     if max_iterations is not None:
         options["max_iterations"] = max_iterations
     answers: list[SolidContact | None] = [None] * len(pairs)
-    convex = [k for k, (a, b) in enumerate(pairs) if pair_method(a, b) in (CONVEX, HULL)]
-    screened = collide_many([pairs[k][0].hull for k in convex], [pairs[k][1].hull for k in convex], **options)
+    methods = [pair_method(a, b) for a, b in pairs]
+    convex = [k for k, method in enumerate(methods) if method in (CONVEX, HULL)]
     near = []
-    for k, contact in zip(convex, screened):
+    for k, contact in zip(convex, _screened([pairs[k] for k in convex], options)):
         a, b = pairs[k]
-        method = pair_method(a, b)
+        method = methods[k]
         if contact.status == SEPARATED and contact.signed_distance >= clearance:
-            answers[k] = SolidContact(
-                status=SEPARATED, signed_distance=contact.signed_distance, normal=contact.normal,
+            answers[k] = frozen_instance(
+                SolidContact, status=SEPARATED, signed_distance=contact.signed_distance, normal=contact.normal,
                 point_a=contact.point_a, point_b=contact.point_b, method=method,
                 tolerance=contact.tolerance, overlap_volume=0.0 if method != HULL
                 and a.closed and b.closed else None, solver_status=contact.solver_status)
@@ -141,6 +142,18 @@ def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
         answers[k] = _convex_answer(contact, *pairs[k], volume)
     return [answer if answer is not None else collide_solids(*pairs[k], **options)
             for k, answer in enumerate(answers)]
+
+
+def _screened(pairs: list[tuple[Solid, Solid]], options: dict) -> list[Contact]:
+    """``collide(a.hull, b.hull)`` for every pair, in one batch; each distinct hull prepared once."""
+    rows: dict[int, int] = {}
+    hulls = []
+    for solid in (solid for pair in pairs for solid in pair):
+        if rows.setdefault(id(solid), len(hulls)) == len(hulls):
+            hulls.append(solid.hull)
+    prepared = ShapeSet(hulls)
+    return collide_many(prepared.take([rows[id(a)] for a, _b in pairs]),
+                        prepared.take([rows[id(b)] for _a, b in pairs]), **options)
 
 
 def _pair_size(a: Solid, b: Solid) -> float:

@@ -98,7 +98,7 @@ class Solid:
             return MESH
         return CONVEX if len(self.parts) == 1 else PARTS
 
-    @property
+    @cached_property
     def closed(self) -> bool:
         """Every part encloses a volume, so the object has an inside (containment, overlap volume)."""
         return all(part.closed for part in self.parts)

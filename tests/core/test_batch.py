@@ -141,6 +141,19 @@ def test_shape_set_is_reused_across_moves():
             assert_same(contact, core.collide(a, b.transformed(m)), a, b.transformed(m))
 
 
+def test_taken_rows_pair_prepared_shapes_in_any_combination(monkeypatch):
+    monkeypatch.setattr(core.batch, "MAX_PADDED_VERTICES", 30)  # some rows too large to pad, too
+    shapes_a, shapes_b = random_pairs(17, 12, (0.15, -0.05, 0.0))
+    prepared = ShapeSet([*shapes_a, *shapes_b])
+    rng = np.random.default_rng(17)
+    rows_a, rows_b = rng.integers(0, 24, 40), rng.integers(0, 24, 40)
+    moves = np.array([affine(random_rotation(rng), rng.uniform(-0.5, 0.5, 3)) for _ in rows_b])
+    contacts = collide_many(prepared.take(rows_a), prepared.take(rows_b), matrices_b=moves)
+    for contact, row_a, row_b, m in zip(contacts, rows_a, rows_b, moves):
+        a, b = prepared.shapes[row_a], prepared.shapes[row_b].transformed(m)
+        assert_same(contact, core.collide(a, b), a, b)
+
+
 def test_large_shapes_go_through_collide(monkeypatch):
     monkeypatch.setattr(core.batch, "MAX_PADDED_VERTICES", 30)
     shapes_a, shapes_b = random_pairs(3, 24, (0.1, -0.1, 0.0))

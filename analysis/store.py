@@ -185,7 +185,8 @@ def store_results(settings, report: ClashReport, keep_vanished: bool) -> None:
     for _item in items:
         results.add()
     for name, column in values.items():
-        results.foreach_set(name, column.ravel())
+        if not (column == np.asarray(columns[name].default, dtype=columns[name].dtype)).all():
+            results.foreach_set(name, column.ravel())  # new items read as the default until written
     for result, item in zip(results, items):
         for name, value in zip(_ITEM_PROPERTIES, item):
             if value:

@@ -45,8 +45,8 @@ def frozen_instance(cls, **values):
     that sets each field through ``object.__setattr__`` (about 10 us per instance, as much as a whole
     batched query), so batches write the instance dictionary directly. Every field without a default
     must be given, and only fields."""
-    names, defaults = _fields_and_defaults(cls)
-    assert values.keys() <= names and names - defaults.keys() <= values.keys(), sorted(values)
+    names, required, defaults = _fields(cls)
+    assert values.keys() <= names and required <= values.keys(), sorted(values)
     instance = object.__new__(cls)
     instance.__dict__.update(defaults)
     instance.__dict__.update(values)
@@ -54,8 +54,11 @@ def frozen_instance(cls, **values):
 
 
 @cache
-def _fields_and_defaults(cls) -> tuple[frozenset, dict]:
-    return frozenset(f.name for f in fields(cls)), {f.name: f.default for f in fields(cls) if f.default is not MISSING}
+def _fields(cls) -> tuple[frozenset, frozenset, dict]:
+    """A dataclass's field names, the names without a default, and the defaults."""
+    defaults = {f.name: f.default for f in fields(cls) if f.default is not MISSING}
+    names = frozenset(f.name for f in fields(cls))
+    return names, names - defaults.keys(), defaults
 
 
 def touch_band(size: float, tolerance: float | None, touch_tolerance: float | None, relative: float,

@@ -61,7 +61,7 @@ class ShapeSet:
         self.offset = np.array(offset).reshape(-1, 3)
         # (P, 3, width): coordinates first, so reductions and products over a shape's vertices run
         # over contiguous memory.
-        self.local = _padded_array(bodies).transpose(0, 2, 1).copy() if bodies else np.zeros((0, 3, 1))
+        self.local = padded_array(bodies).transpose(0, 2, 1).copy() if bodies else np.zeros((0, 3, 1))
 
     def __len__(self) -> int:
         return len(self.shapes)
@@ -129,7 +129,7 @@ class _Side:
         return points[np.arange(len(rows)), :, best]
 
 
-def _padded_array(bodies: list[np.ndarray]) -> np.ndarray:
+def padded_array(bodies: Sequence[np.ndarray]) -> np.ndarray:
     """(P, width, 3) array of the bodies, each padded with copies of its first vertex (a repeated
     vertex never changes the first maximum along a direction)."""
     lengths = np.array([len(body) for body in bodies])
@@ -309,7 +309,7 @@ class _Lockstep:
 
 def collide_many(shapes_a: ShapeSet | Sequence, shapes_b: ShapeSet | Sequence, *, matrices_a=None, matrices_b=None,
                  tolerance: float | None = None, touch_tolerance: float | None = None,
-                 max_iterations: int | None = None) -> list[Contact]:
+                 max_iterations: int | None = None, solve_overlapping: bool = True) -> list[Contact | None]:
     """``[collide(a, b, ...) for a, b in zip(shapes_a, shapes_b)]``, computed together.
 
     Each side is a ``ShapeSet`` or a sequence of prepared ``core`` shapes or (N, 3) point clouds.
@@ -317,7 +317,8 @@ def collide_many(shapes_a: ShapeSet | Sequence, shapes_b: ShapeSet | Sequence, *
     (as ``shape.transformed(matrix)`` would, without making P new shapes: with ``ShapeSet`` sides,
     the way to re-query moved objects). The keywords mean what they mean for ``collide``. Pairs that
     overlap, touch or come near the touch band are answered by ``collide`` itself; the others by GJK
-    run on all pairs in lockstep.
+    run on all pairs in lockstep. With ``solve_overlapping=False`` the pairs that GJK found overlapping
+    come back as None instead, for a caller with a faster exact way to measure them.
     """
     if len(shapes_a) != len(shapes_b):
         raise ValueError(f"shapes_a and shapes_b must have the same length, got {len(shapes_a)} and {len(shapes_b)}")
@@ -333,13 +334,16 @@ def collide_many(shapes_a: ShapeSet | Sequence, shapes_b: ShapeSet | Sequence, *
     frames = _Frames(side_a, side_b, tolerance, touch_tolerance)
     rows = np.flatnonzero(side_a.padded & side_b.padded)
     contacts: list[Contact | None] = [None] * len(shapes_a)
+    left: set[int] = set()  # overlapping pairs left to the caller
     if rows.size:
         lockstep = _Lockstep(_subset(side_a, rows), _subset(side_b, rows), frames.first_direction(rows),
                              frames.tolerance[rows])
         lockstep.run(cap)
         for row, contact in zip(rows, frames.contacts(lockstep, rows)):
             contacts[row] = contact
-    return [contact if contact is not None else
+        if not solve_overlapping:
+            left = set(rows[lockstep.outcome == _OVERLAPPING].tolist())
+    return [contact if contact is not None or i in left else
             collide(side_a.placed(i), side_b.placed(i), tolerance=tolerance, touch_tolerance=touch_tolerance,
                     max_iterations=max_iterations)
             for i, contact in enumerate(contacts)]

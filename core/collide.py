@@ -120,6 +120,13 @@ def collide(points_a, points_b, *, tolerance: float | None = None, touch_toleran
     return _solve(_Pair(points_a, points_b, tolerance, touch_tolerance, max_iterations))
 
 
+def pair_tolerances(points_a, points_b, *, tolerance: float | None = None, touch_tolerance: float | None = None
+                    ) -> tuple[float, float]:
+    """``(solver tolerance, touch band)`` that ``collide`` uses for this pair, in world units."""
+    pair = _Pair(points_a, points_b, tolerance, touch_tolerance, MIN_AUTOMATIC_ITERATIONS)
+    return pair.tolerance, pair.touch_tolerance
+
+
 def _solve(pair: _Pair) -> Contact:
     """GJK, then (enclosed origin, or GJK stalled by rounding on a thin A - B) EPA from either side."""
     tol, slack, aim = pair.local_tolerance, pair.local_support_rounding, pair.local_solver_tolerance

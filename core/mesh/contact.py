@@ -26,6 +26,7 @@ from ..contact import (PENETRATING, SEPARATED, TOUCHING, Contact, SignedDistance
 from ..region import ContactRegion, contact_region
 from .distance import mesh_distance, nearest_on_surface
 from .intersection import surface_intersection, surfaces_overlap
+from .sat_pairs import sat_contacts, sat_ready
 from .convex_volume import convex_overlap_volumes
 from .solid import CONVEX, HULL, MESH, PARTS, Solid
 from .volume import overlap_volume
@@ -145,15 +146,24 @@ def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
 
 
 def _screened(pairs: list[tuple[Solid, Solid]], options: dict) -> list[Contact]:
-    """``collide(a.hull, b.hull)`` for every pair, in one batch; each distinct hull prepared once."""
+    """``collide(a.hull, b.hull)`` for every pair, in one batch (each distinct hull prepared once); the
+    overlapping pairs of small convex objects are measured together by SAT (``sat_pairs``), the rest by
+    ``collide``."""
     rows: dict[int, int] = {}
     hulls = []
     for solid in (solid for pair in pairs for solid in pair):
         if rows.setdefault(id(solid), len(hulls)) == len(hulls):
             hulls.append(solid.hull)
     prepared = ShapeSet(hulls)
-    return collide_many(prepared.take([rows[id(a)] for a, _b in pairs]),
-                        prepared.take([rows[id(b)] for _a, b in pairs]), **options)
+    contacts = collide_many(prepared.take([rows[id(a)] for a, _b in pairs]),
+                            prepared.take([rows[id(b)] for _a, b in pairs]), solve_overlapping=False, **options)
+    ready = [k for k, contact in enumerate(contacts) if contact is None and sat_ready(*pairs[k])]
+    sat = sat_contacts([pairs[k] for k in ready], tolerance=options["tolerance"],
+                       touch_tolerance=options["touch_tolerance"])
+    for k, contact in zip(ready, sat):
+        contacts[k] = contact
+    return [contact if contact is not None else collide(a.hull, b.hull, **options)
+            for contact, (a, b) in zip(contacts, pairs)]
 
 
 def _pair_size(a: Solid, b: Solid) -> float:

@@ -17,9 +17,10 @@ from functools import cached_property
 
 import numpy as np
 
+from ..hull import distinct_directions
 from ..shapes import Polytope
 from .bvh import TriangleBVH
-from .topology import is_closed, is_convex, loose_parts, submesh
+from .topology import convexity_defect, edge_table, is_closed, loose_parts, submesh
 from .trimesh import TriangleMesh
 
 CONVEX, PARTS, MESH, HULL = "convex", "parts", "mesh", "hull"
@@ -27,15 +28,25 @@ CONVEX, PARTS, MESH, HULL = "convex", "parts", "mesh", "hull"
 #: A part is convex when it equals its hull within this fraction of its size. Blender stores vertices
 #: as float32 (about 6e-8 relative), so a modelled plane face is flat only to that precision.
 CONVEXITY_TOLERANCE = 1e-6
+#: Convex objects with at most this many vertices, convex to rounding (``EXACT_CONVEXITY``), give SAT their
+#: facets and edges (``Solid.hull_features``): overlapping pairs of them are measured by SAT in batches.
+SAT_MAX_VERTICES = 64
+EXACT_CONVEXITY = 1e-12
 
 
 @dataclass(frozen=True, eq=False)
 class Part:
-    """One loose part: its triangles, whether it encloses a volume, and whether it is convex."""
+    """One loose part: its triangles, whether it encloses a volume, and how far it is from convex
+    (``topology.convexity_defect``: relative to its size, inf when it cannot be)."""
 
     mesh: TriangleMesh
     closed: bool
-    convex: bool
+    convexity_defect: float
+
+    @property
+    def convex(self) -> bool:
+        """Convex within ``CONVEXITY_TOLERANCE``: measured exactly by GJK/EPA on its hull."""
+        return self.convexity_defect <= CONVEXITY_TOLERANCE
 
     @cached_property
     def polytope(self) -> Polytope:
@@ -83,10 +94,10 @@ class Solid:
     def parts(self) -> tuple[Part, ...]:
         """The loose parts (a mesh without triangles, e.g. a point cloud, is one non-closed part)."""
         if len(self.mesh.triangles) == 0:
-            return (Part(self.mesh, closed=False, convex=False),)
+            return (Part(self.mesh, closed=False, convexity_defect=np.inf),)
         labels, count = loose_parts(self.mesh)
         pieces = [self.mesh] if count == 1 else [submesh(self.mesh, labels == k) for k in range(count)]
-        return tuple(Part(piece, is_closed(piece), is_convex(piece, CONVEXITY_TOLERANCE))
+        return tuple(Part(piece, is_closed(piece), convexity_defect(piece))
                      for piece in pieces)
 
     @cached_property
@@ -102,6 +113,20 @@ class Solid:
     def closed(self) -> bool:
         """Every part encloses a volume, so the object has an inside (containment, overlap volume)."""
         return all(part.closed for part in self.parts)
+
+    @cached_property
+    def hull_features(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(facet normals, edge directions)`` as distinct unit rows when the object is convex, small
+        (``SAT_MAX_VERTICES``) and its triangles are its hull's facets to rounding (``EXACT_CONVEXITY``):
+        what SAT needs to be exact; None for any other object."""
+        if (self.method != CONVEX or len(self.mesh.vertices) > SAT_MAX_VERTICES
+                or self.parts[0].convexity_defect > EXACT_CONVEXITY):
+            return None
+        mesh = self.mesh
+        areas = mesh.area_normals
+        normals = distinct_directions(areas[np.einsum("ij,ij->i", areas, areas) > 0.0], signed=True)
+        edges = edge_table(mesh).edges
+        return normals, distinct_directions(mesh.vertices[edges[:, 1]] - mesh.vertices[edges[:, 0]], signed=False)
 
     @cached_property
     def hull(self) -> Polytope:
@@ -162,7 +187,7 @@ class Solid:
 
 def _moved_part(part: Part, mesh: TriangleMesh, matrix: np.ndarray) -> Part:
     """``part`` with the moved ``mesh``, its prepared hull (if any) moved by ``matrix``."""
-    moved = Part(mesh, part.closed, part.convex)
+    moved = Part(mesh, part.closed, part.convexity_defect)
     if "polytope" in part.__dict__:
         moved.__dict__["polytope"] = part.polytope.transformed(matrix)
     return moved

@@ -113,24 +113,26 @@ def _vertex_angle_defects(mesh: TriangleMesh) -> np.ndarray:
 
 
 def is_convex(mesh: TriangleMesh, tolerance: float = 1e-9) -> bool:
-    """True when the mesh is the boundary of a convex solid, within ``tolerance`` × ``mesh.size``.
+    """True when the mesh is the boundary of a convex solid, within ``tolerance`` × ``mesh.size``
+    (``convexity_defect(mesh) <= tolerance``)."""
+    return convexity_defect(mesh) <= tolerance
 
-    Checked as: closed and consistently oriented, one part, sphere topology (V − E + F = 2), every edge
-    locally convex (each triangle's far vertex across an edge is not in front of the triangle's plane by
-    more than the tolerance; an inside-out mesh fails this at its hull edges) and every vertex convex
-    (angle defect >= 0). A locally
-    convex closed sphere whose Gauss map has degree one bounds a convex body (Hadamard), so this is exact
-    up to the tolerance, in O(M). Open meshes bound no solid and give False.
+
+def convexity_defect(mesh: TriangleMesh) -> float:
+    """How far the mesh is from bounding a convex solid, relative to its size; inf when it cannot bound one.
+
+    Checked as: closed and consistently oriented, one part, sphere topology (V − E + F = 2) (else inf), then
+    the defect is the larger of how far any triangle's far vertex across an edge lies in front of the
+    triangle's plane (÷ ``mesh.size``; an inside-out mesh fails at its hull edges) and how negative a
+    vertex's angle defect is. A locally convex closed sphere whose Gauss map has degree one bounds a convex
+    body (Hadamard), so a defect of 0 is exact convexity, found in O(M). Open meshes bound no solid.
     """
-    if not is_closed(mesh):
-        return False
-    if loose_parts(mesh)[1] != 1:
-        return False
+    if not is_closed(mesh) or loose_parts(mesh)[1] != 1:
+        return np.inf
     table = edge_table(mesh)
     used = len(np.unique(mesh.triangles))
     if used - len(table.edges) + len(mesh.triangles) != 2:
-        return False
-    limit = tolerance * mesh.size
+        return np.inf
     edge_of = table.triangle_edges.ravel()
     order = np.argsort(edge_of, kind="stable")  # each edge's two (triangle, corner) uses, side by side
     sides = order.reshape(-1, 2)
@@ -138,10 +140,9 @@ def is_convex(mesh: TriangleMesh, tolerance: float = 1e-9) -> bool:
     far_corner = mesh.triangles[triangle[:, ::-1], (corner[:, ::-1] + 2) % 3]
     normals = mesh.area_normals[triangle]
     unit = normals / np.maximum(np.linalg.norm(normals, axis=2, keepdims=True), np.finfo(float).tiny)
-    heights = np.einsum("ijk,ijk->ij", unit, mesh.vertices[far_corner] - mesh.corners[triangle, 0])
-    if heights.max() > limit:
-        return False
-    return bool(_vertex_angle_defects(mesh).min() >= -tolerance)
+    height = float(np.einsum("ijk,ijk->ij", unit, mesh.vertices[far_corner] - mesh.corners[triangle, 0]).max())
+    relative_height = height / mesh.size if mesh.size > 0.0 else (np.inf if height > 0.0 else 0.0)
+    return max(relative_height, -float(_vertex_angle_defects(mesh).min()), 0.0)
 
 
 def submesh(mesh: TriangleMesh, triangle_mask) -> TriangleMesh:

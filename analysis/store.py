@@ -176,7 +176,7 @@ def store_results(settings, report: ClashReport, keep_vanished: bool) -> None:
     names = {name for c in clashes for name in (c.object_a, c.object_b)}
     objects = {name: scene_object(name) for name in names}
     items = [(objects[c.object_a], objects[c.object_b], c.object_a, c.object_b, c.note,
-              intervals_text(c.contact_intervals), exact_numbers(c)) for c in clashes]
+              intervals_text(c.contact_intervals) if c.contact_intervals else '', exact_numbers(c)) for c in clashes]
     if keep_vanished and vanished:
         kept_values, kept_items = _vanished_values(results, vanished, columns)
         values = {name: np.concatenate([column, kept_values[name]]) for name, column in values.items()}

@@ -25,8 +25,7 @@ from ..core.mesh import HULL, Solid, collide_solid_pairs
 from .clash import _status, clash_result, hull_note
 from .geometry import ObjectGeometryError
 from .inspect import MeasureModes, measure_in_mode, rigid_shape, stored_modes
-from .shapes import (INSTANCE_SEPARATOR, Source, current_name, instanced_objects, instanced_sources,
-                     is_collection_instancer, read_solid)
+from .shapes import INSTANCE_SEPARATOR, Source, current_name, instanced_sources, read_solid
 from .store import update_results
 from . import tracking
 
@@ -190,22 +189,6 @@ def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, c
     return measured
 
 
-def results_to_measure(scene: bpy.types.Scene, results, changed: set) -> list[int]:
-    """Indices of the stored results that the objects at ``changed`` (pointers) belong to, directly or as
-    objects a result's instancer shows."""
-    objects = tracking.objects_of_results(scene, results)
-    indices = {index for pointer in changed if pointer in objects for index in objects[pointer][1]}
-    unknown = changed - objects.keys()
-    if unknown:
-        for obj, owned in objects.values():
-            try:
-                if is_collection_instancer(obj) and unknown & instanced_objects(obj):
-                    indices.update(owned)
-            except ReferenceError:
-                continue
-    return sorted(indices)
-
-
 def changed_objects(depsgraph: bpy.types.Depsgraph) -> tuple[set, set]:
     """``(moved, reshaped)`` pointers of the original objects this update moved or changed the geometry of."""
     moved, reshaped = set(), set()
@@ -228,7 +211,7 @@ def on_depsgraph_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) 
     moved, reshaped = changed_objects(depsgraph)
     if not moved and not reshaped:
         return
-    indices = results_to_measure(scene, settings.results, moved | reshaped)
+    indices = tracking.results_of_changed(scene, settings.results, moved | reshaped)
     if not indices:
         return
     _busy[0] = True

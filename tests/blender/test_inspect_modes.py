@@ -168,6 +168,21 @@ def test_live_update_follows_the_instancer_and_the_instanced_object(empty_scene)
     assert pair.status == 'penetrating' and pair.depth == pytest.approx(0.5, abs=EXACT)
 
 
+def test_without_live_update_an_edited_instanced_object_makes_its_results_stale(empty_scene):
+    base, _rack, peg = instanced_peg(empty_scene)
+    other = add_cube("Other", -3.0)
+    select_only(base, bpy.data.objects["Rack"], other)
+    analyse('SELECTED')
+    results = empty_scene.collision_inspector.results
+    assert not any(r.stale for r in results)
+    for vertex in peg.data.vertices:
+        vertex.co.z += 0.1
+    peg.data.update()
+    bpy.context.view_layer.update()
+    assert {(r.name_a, r.name_b): r.stale for r in results} == {
+        ("Base", INSTANCE): True, ("Base", "Other"): False, ("Other", INSTANCE): True}
+
+
 def test_scan_follows_an_animated_instancer(empty_scene):
     _base, rack, _peg = instanced_peg(empty_scene)
     for frame, x in ((1, 3.0), (11, 0.5), (21, 3.0)):

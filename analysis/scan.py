@@ -61,9 +61,10 @@ def start_scan(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, *, frame_
     """``(report, steps)``: the scan as a generator, a frame per step (``(done, total)`` frames).
 
     ``scope`` and the keyword options are those of ``analysis.clash.start_check`` (scope, collections,
-    clearance, thresholds, hulls, modes: the scene's by default, written into the report's header). Once the steps are exhausted (or closed early: ``report.cancelled``)
-    ``report.results`` holds, per pair in contact or within the clearance at some frame (every allowed
-    pair with ``every_pair``), the answer at its worst frame with the scan fields of ``ClashResult``.
+    clearance, thresholds, hulls, modes: the scene's by default, written into the report's header). Once
+    the steps are exhausted (or closed early: ``report.cancelled``) ``report.results`` holds, per pair in
+    contact or within the clearance at some frame (every allowed pair with ``every_pair``), the answer at its
+    worst frame with the scan fields of ``ClashResult``.
     ValueError for an empty or reversed frame range.
     """
     if frame_end < frame_start:

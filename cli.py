@@ -24,6 +24,7 @@ import bpy
 from .analysis.clash import check_scene
 from .analysis.clash_report import ClashReport, write_csv, write_json
 from .analysis.geometry import ObjectGeometryError
+from .analysis.inspect import measure_modes, record_modes
 from .analysis.review import with_review_states
 from .analysis.scan import start_scan
 from .analysis.store import stored_reviews
@@ -200,13 +201,18 @@ def _check(arguments: argparse.Namespace) -> ClashReport:
     if scope != "collections" and (arguments.a or arguments.b):
         raise UsageError(f"--a and --b only apply to --scope collections, not {scope}")
     context = bpy.context
+    try:
+        modes = measure_modes(context.scene)
+    except ValueError as error:  # a 'View' plane in background mode, a zero custom normal
+        raise UsageError(f"the file's plane mode cannot be measured here: {error}") from None
     options = dict(scope=scope.upper(), collection_a=_collection(arguments.a, "--a"),
                    collection_b=_collection(arguments.b, "--b"), clearance=arguments.clearance,
-                   touch_tolerance=arguments.touch_tolerance, use_hulls=arguments.hulls)
+                   touch_tolerance=arguments.touch_tolerance, use_hulls=arguments.hulls, modes=modes)
     if arguments.frames:
         report = _scan(context, arguments.frames, options)
     else:
         report = check_scene(context.scene, context.evaluated_depsgraph_get(), progress=_ProgressPrinter(), **options)
+    record_modes(report, context.scene.collision_inspector, modes)
     # Review states of pairs reviewed in the panel and saved with the file carry over to the report.
     report.results = with_review_states(report.results, stored_reviews(context.scene.collision_inspector))
     return report
@@ -232,7 +238,16 @@ def _print_report(report: ClashReport) -> None:
         print(f"{result.object_a}\t{result.object_b}\t{result.status}\t{result.signed_distance:.6g}{scanned}")
     counts = ", ".join(f"{count} {status}" for status, count in report.counts.items())
     print(f"{COMMAND}: {report.objects} objects, {report.candidate_pairs} candidate pairs of "
-          f"{report.possible_pairs}: {counts} ({report.seconds:.2f} s)")
+          f"{report.possible_pairs}: {counts} ({report.seconds:.2f} s){modes_text(report)}")
+
+
+def modes_text(report: ClashReport) -> str:
+    """How the pairs were measured, for the summary line: '' for the usual way, else the plane (and its
+    normal) or the rigid-body shapes."""
+    if report.plane_normal is not None:
+        normal = ", ".join(f"{x:.6g}" for x in report.plane_normal)
+        return f"; measured in the {report.plane_mode.lower()} plane, normal ({normal})"
+    return "; measured with rigid-body shapes" if report.rigid_body_shapes else ""
 
 
 def run(argv: list[str]) -> int:

@@ -248,19 +248,26 @@ def command_test(pytest_args: list[str]) -> int:
     return 0 if all(r.ok for r in results) else 1
 
 
-def command_screenshot() -> int:
-    """docs/overlay.png from Blender's real interface (see scripts/screenshot_ui.py); a maintainer's command."""
+#: The README pictures ``screenshot`` makes: the shot names of scripts/screenshot_ui.py, each docs/SHOT.png.
+SHOTS = ("overlay", "inspect")
+
+
+def command_screenshot(shots: list[str]) -> int:
+    """docs/SHOT.png for each shot from Blender's real interface (see scripts/screenshot_ui.py); a maintainer's
+    command."""
     blender = find_blender()
     if blender is None:
         raise SetupError("no Blender binary: set BLENDER or put blender on PATH")
     with blender_home(blender, ensure_env("core")) as (command, env, home):
         no_splash = "import bpy; bpy.context.preferences.view.show_splash = False; bpy.ops.wm.save_userpref()"
         run([*command, "--background", "--python-expr", no_splash], env=env)
-        script, scene = str(REPO / "scripts/screenshot_ui.py"), str(home / "demo.blend")
-        run([*command, "--background", "--python", script, "--", "--save-scene", scene], env=env)
-        output = run([*command, scene, "--python", script, "--", "--capture", str(REPO / "docs/overlay.png")],
-                     env={**env, "BLENDER_XVFB": "1"})
-    print(next(line for line in output.splitlines() if line.startswith("screenshot: ")))
+        script = str(REPO / "scripts/screenshot_ui.py")
+        for shot in shots:
+            scene = str(home / f"{shot}.blend")
+            run([*command, "--background", "--python", script, "--", "--shot", shot, "--save-scene", scene], env=env)
+            output = run([*command, scene, "--python", script, "--", "--shot", shot, "--capture",
+                          str(REPO / f"docs/{shot}.png")], env={**env, "BLENDER_XVFB": "1"})
+            print(next(line for line in output.splitlines() if line.startswith("screenshot: ")))
     return 0
 
 
@@ -275,15 +282,21 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("demo", help="analyse a demo scene in the PyPI bpy module; write out/demo_overlay.png")
-    commands.add_parser("screenshot", help="maintainers: docs/overlay.png from real Blender's interface")
+    screenshot = commands.add_parser("screenshot", help="maintainers: the README pictures (docs/SHOT.png) from real "
+                                                         "Blender's interface")
+    screenshot.add_argument("shots", nargs="*", metavar="SHOT",
+                            help=f"which pictures: {', '.join(SHOTS)} (default: all)")
     commands.add_parser("test", help="run all test layers; other arguments go to every pytest run (e.g. -x)")
     arguments, pytest_args = parser.parse_known_args()
     if pytest_args and arguments.command != "test":
         parser.error(f"unrecognized arguments: {' '.join(pytest_args)}")
+    unknown = sorted(set(getattr(arguments, "shots", ())) - set(SHOTS))
+    if unknown:
+        parser.error(f"unknown picture {', '.join(unknown)}: choose from {', '.join(SHOTS)}")
     try:
         if arguments.command == "test":
             return command_test(pytest_args)
-        return command_demo() if arguments.command == "demo" else command_screenshot()
+        return command_demo() if arguments.command == "demo" else command_screenshot(arguments.shots or list(SHOTS))
     except SetupError as error:
         print(error, file=sys.stderr)
         if arguments.command == "test":

@@ -128,6 +128,9 @@ class ClashReport:
     * ``cancelled``: the progress callback stopped the check; ``results`` then hold the pairs done so far.
     * ``blend_file`` ('' when unsaved), ``blender_version``, ``time`` (ISO 8601, UTC, when the check
       started), ``seconds`` (how long it took).
+    * How the pairs were measured: ``plane_mode`` ('NONE', or the plane: 'TOP', 'FRONT', 'SIDE', 'VIEW',
+      'CUSTOM') and ``plane_normal`` (its unit normal, None without a plane); ``rigid_body_shapes``: objects
+      with a rigid body were measured as their physics shapes (False in plane mode, which wins over them).
     """
 
     scope: str
@@ -147,6 +150,9 @@ class ClashReport:
     resolved: int = 0
     cancelled: bool = False
     seconds: float = 0.0
+    plane_mode: str = 'NONE'
+    plane_normal: tuple[float, float, float] | None = None
+    rigid_body_shapes: bool = False
     skipped: dict[str, str] = field(default_factory=dict)
     results: list[ClashResult] = field(default_factory=list)
 
@@ -170,6 +176,9 @@ class ClashReport:
             'touch_tolerance': self.touch_tolerance,
             'tolerance': self.tolerance,
             'max_iterations': self.max_iterations,
+            'plane_mode': self.plane_mode,
+            'plane_normal': None if self.plane_normal is None else list(self.plane_normal),
+            'rigid_body_shapes': self.rigid_body_shapes,
             'extension_version': extension_version(),
             'blender_version': self.blender_version,
             'time': self.time,
@@ -193,11 +202,15 @@ def write_json(report: ClashReport, path: str | Path) -> None:
 def write_csv(report: ClashReport, path: str | Path) -> None:
     """Comment lines ``# key: value`` with the metadata, then a header row and one row per clash.
 
-    Numbers are written with ``repr`` so they read back exactly; counts are one line per status.
+    Numbers are written with ``repr`` so they read back exactly; counts are one line per status; the plane
+    normal is "x y z" (empty without a plane) and flags are ``true``/``false``, as in the rows.
     Spreadsheets and ``pandas.read_csv(path, comment='#')`` skip the comment lines.
     """
     metadata = report.metadata()
     counts, skipped = metadata.pop('counts'), metadata.pop('skipped')
+    normal = metadata['plane_normal']
+    metadata['plane_normal'] = '' if normal is None else " ".join(map(repr, normal))
+    metadata['rigid_body_shapes'] = str(metadata['rigid_body_shapes']).lower()
     with Path(path).open("w", newline="", encoding="utf-8") as stream:
         stream.writelines(f"# {key}: {value}\n" for key, value in metadata.items())
         stream.writelines(f"# count_{status}: {count}\n" for status, count in counts.items())

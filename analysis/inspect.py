@@ -91,6 +91,52 @@ def measure_modes(scene: bpy.types.Scene, context=None) -> MeasureModes:
     return MeasureModes(bool(settings.use_rigid_body_shapes), plane_normal(settings, context))
 
 
+#: The settings' ID property that keeps the modes the stored results were measured in (``keep_modes``).
+KEPT_MODES = "measured_modes"
+
+
+def mode_fields(settings, modes: MeasureModes) -> dict:
+    """How ``modes`` measured, as the report header says it: ``plane_mode`` (the plane setting, 'NONE'
+    without a plane), ``plane_normal`` (unit, None without a plane) and ``rigid_body_shapes`` (whether
+    they were used: the option is on and no plane, which wins over them)."""
+    if modes.plane_normal is None:
+        return {'plane_mode': 'NONE', 'plane_normal': None, 'rigid_body_shapes': modes.rigid_bodies}
+    name = settings.plane_mode if settings.plane_mode != 'NONE' else 'CUSTOM'
+    return {'plane_mode': name, 'plane_normal': tuple(map(float, modes.plane_normal)), 'rigid_body_shapes': False}
+
+
+def record_modes(report, settings, modes: MeasureModes) -> None:
+    """Write ``modes`` into a ``ClashReport``'s header fields (see ``mode_fields``)."""
+    for key, value in mode_fields(settings, modes).items():
+        setattr(report, key, value)
+
+
+def keep_modes(settings, report) -> None:
+    """Keep the report's modes with the results just stored from it: reports exported later say them, and
+    the live update and resolve measure those pairs the same way (a 'View' plane keeps its direction)."""
+    settings[KEPT_MODES] = {'plane_mode': report.plane_mode, 'plane_normal': list(report.plane_normal or ()),
+                            'rigid_body_shapes': bool(report.rigid_body_shapes)}
+
+
+def record_kept_modes(report, settings) -> None:
+    """Write the modes kept with the stored results into ``report`` (nothing when none were kept)."""
+    kept = settings.get(KEPT_MODES)
+    if kept is not None:
+        normal = tuple(float(x) for x in kept.get('plane_normal', ()))
+        report.plane_mode, report.plane_normal = str(kept.get('plane_mode', 'NONE')), normal or None
+        report.rigid_body_shapes = bool(kept.get('rigid_body_shapes', False))
+
+
+def stored_modes(scene: bpy.types.Scene, context=None) -> MeasureModes:
+    """The modes the stored results were measured in (``keep_modes``); the scene's settings when none were
+    kept (results of an older version). ``ValueError`` as ``measure_modes``."""
+    kept = scene.collision_inspector.get(KEPT_MODES)
+    if kept is None:
+        return measure_modes(scene, context)
+    normal = np.array([float(x) for x in kept.get('plane_normal', ())], dtype=np.float64)
+    return MeasureModes(bool(kept.get('rigid_body_shapes', False)), normal if len(normal) == 3 else None)
+
+
 def broad_phase_bounds(solids: list, shapes: list, modes: MeasureModes) -> tuple[np.ndarray, np.ndarray]:
     """``(lows, highs)`` (N, 3) boxes for the broad phase: world boxes of the measured shapes (rigid-body
     shapes where used), or in plane mode the boxes of the outlines in plane coordinates (u, v, 0), so

@@ -3,11 +3,13 @@ whenever one of their objects moves or changes shape (grab, N-panel, drivers, co
 
 A ``depsgraph_update_post`` handler collects the objects the update moved (``is_updated_transform``) or
 reshaped (``is_updated_geometry``) and re-measures the stored results that point to them, in place
-(``store.update_results``). Shapes are prepared once per object (``SolidCache``): a moved object's
-prepared shape is moved with it (``core.mesh.Solid.transformed``), only an object whose geometry changed
-is read again. Pairs with an instanced object ("Instancer ▸ Object") or a deleted one are left as they
-are (tracking marks them stale). The handler's own writes to the results cause another depsgraph update
-(of the scene, not of objects); a guard keeps it from re-entering anyway.
+(``store.update_results``), as the analysis measured them: in its plane, or with rigid-body shapes
+(``analysis.inspect.stored_modes``). Instanced objects ("Instancer ▸ Object") follow their instancer, and
+the object they instance (its mesh edited or moved in its collection). Shapes are prepared once per object
+(``SolidCache``): a moved object's prepared shape is moved with it (``core.mesh.Solid.transformed``), only
+an object whose geometry changed is read again. Pairs with a deleted object are left as they are (tracking
+marks them stale). The handler's own writes to the results cause another depsgraph update (of the scene,
+not of objects); a guard keeps it from re-entering anyway.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
-from ..core.mesh import Solid, collide_solid_pairs
-from .clash import _status, clash_result
+from ..core.mesh import HULL, Solid, collide_solid_pairs
+from .clash import _status, clash_result, hull_note
 from .geometry import ObjectGeometryError
-from .shapes import INSTANCE_SEPARATOR, Source, read_solid
+from .inspect import MeasureModes, measure_in_mode, rigid_shape, stored_modes
+from .shapes import INSTANCE_SEPARATOR, Source, current_name, instanced_sources, read_solid
 from .store import update_results
 from . import tracking
 
@@ -32,7 +35,7 @@ SINGULAR = 1e-12
 
 @dataclass
 class _Entry:
-    """An object's Solid as read at ``matrix`` (and its inverse), and the last moved copy handed out."""
+    """A source's Solid as read at ``matrix`` (and its inverse), and the last moved copy handed out."""
 
     matrix: np.ndarray
     inverse: np.ndarray
@@ -43,30 +46,43 @@ class _Entry:
     last_solid: Solid
 
 
+def _key(source: Source) -> tuple:
+    """What a cached shape belongs to: the owner, the object read, and an instance's name (one object may be
+    instanced several times)."""
+    return source.owner.as_pointer(), source.obj.as_pointer(), '' if source.matrix is None else source.name
+
+
 class SolidCache:
-    """Each object's prepared ``Solid``, read once and moved to wherever the object is now."""
+    """Each source's prepared ``Solid``, read once and moved to wherever the source is now."""
 
     def __init__(self) -> None:
-        self._entries: dict[int, _Entry] = {}
+        self._entries: dict[tuple, _Entry] = {}
 
-    def solid(self, obj: bpy.types.Object, depsgraph: bpy.types.Depsgraph, use_hull: bool,
-              reread: bool = False) -> Solid:
-        """``obj``'s evaluated shape in world space; read again when ``reread`` (its geometry changed),
-        else the cached one moved by the object's current matrix. Raises ObjectGeometryError."""
-        matrix = np.array(obj.evaluated_get(depsgraph).matrix_world, dtype=np.float64)
-        entry = self._entries.get(obj.as_pointer())
-        data = obj.data.as_pointer() if obj.data is not None else 0
-        if reread or entry is None or entry.use_hull != use_hull or entry.data != data:
-            solid = read_solid(Source(obj.name, obj, obj), depsgraph, use_hull)
-            if abs(np.linalg.det(matrix[:3, :3])) > SINGULAR:
-                self._entries[obj.as_pointer()] = _Entry(matrix, np.linalg.inv(matrix), solid, use_hull, data,
-                                                           matrix, solid)
+    def solid(self, source: Source, depsgraph: bpy.types.Depsgraph, use_hull: bool) -> Solid:
+        """The source's evaluated shape in world space: read the first time (and after ``forget``, or when its
+        mesh data or ``use_hull`` changed), else the cached one moved by the source's current matrix (an
+        instance's, or the object's). Raises ObjectGeometryError."""
+        matrix = (source.matrix if source.matrix is not None else
+                  np.array(source.obj.evaluated_get(depsgraph).matrix_world, dtype=np.float64))
+        key = _key(source)
+        entry = self._entries.get(key)
+        data = source.obj.data.as_pointer() if source.obj.data is not None else 0
+        invertible = abs(np.linalg.det(matrix[:3, :3])) > SINGULAR
+        if entry is None or entry.use_hull != use_hull or entry.data != data or not invertible:
+            solid = read_solid(source, depsgraph, use_hull)
+            if invertible:
+                self._entries[key] = _Entry(matrix, np.linalg.inv(matrix), solid, use_hull, data, matrix, solid)
             return solid
         if not np.array_equal(matrix, entry.last_matrix):
-            if abs(np.linalg.det(matrix[:3, :3])) <= SINGULAR:
-                return self.solid(obj, depsgraph, use_hull, reread=True)
             entry.last_matrix, entry.last_solid = matrix, entry.solid.transformed(matrix @ entry.inverse)
         return entry.last_solid
+
+    def forget(self, pointers: set) -> None:
+        """Drop the shapes of the objects at ``pointers`` (their geometry changed), whether they own the
+        shape or are instanced: they are read again on their next use."""
+        if pointers:
+            self._entries = {key: entry for key, entry in self._entries.items()
+                             if key[0] not in pointers and key[1] not in pointers}
 
     def clear(self) -> None:
         self._entries.clear()
@@ -91,47 +107,82 @@ def paused():
         _busy[0] = previous
 
 
-def measurable(result) -> bool:
-    """Both objects exist and neither is an instanced object (those are measured through their instancer)."""
-    return (result.object_a is not None and result.object_b is not None
-            and INSTANCE_SEPARATOR not in result.name_a + result.name_b)
+def _source(obj: bpy.types.Object | None, name: str, shown: dict) -> Source | None:
+    """A stored result's side as a Source: the object, or the instance its instancer shows now (looked up
+    under the instancer's current name); None when the object is gone or the instance no longer shown."""
+    if obj is None:
+        return None
+    if INSTANCE_SEPARATOR not in name:
+        return Source(obj.name, obj, obj)
+    return shown.get(current_name(obj, name))
+
+
+def stored_sources(depsgraph: bpy.types.Depsgraph, results, indices) -> dict[int, tuple[Source, Source]]:
+    """``{index: (source A, source B)}`` of the stored results at ``indices`` that can be measured now
+    (see ``_source``); the instancers' instances are placed in one pass over the depsgraph."""
+    sides = {index: ((results[index].object_a, results[index].name_a),
+                     (results[index].object_b, results[index].name_b)) for index in indices}
+    instancers = {obj for pair in sides.values() for obj, name in pair
+                  if obj is not None and INSTANCE_SEPARATOR in name}
+    shown = instanced_sources(instancers, depsgraph) if instancers else {}
+    found = {}
+    for index, pair in sides.items():
+        sources = tuple(_source(obj, name, shown) for obj, name in pair)
+        if None not in sources:
+            found[index] = sources
+    return found
+
+
+def measure_pairs(pairs: list, shapes: list, modes: MeasureModes, options: dict, clearance: float) -> list:
+    """``[(SolidContact, note), ...]`` of ``(Solid, Solid)`` pairs, as the analysis measures them: in the
+    plane or with their rigid-body ``shapes`` (``analysis.inspect.measure_in_mode``), the others together
+    (``core.mesh.collide_solid_pairs``), with a note on objects measured as their hull."""
+    moded = [None if modes.default else measure_in_mode(a, b, shape, modes, options)
+             for (a, b), shape in zip(pairs, shapes)]
+    usual = [k for k, answer in enumerate(moded) if answer is None]
+    contacts = collide_solid_pairs([pairs[k] for k in usual], clearance=clearance, **options) if usual else ()
+    for k, contact in zip(usual, contacts):
+        notes = (hull_note(solid) for solid in pairs[k]) if contact.method == HULL else ()
+        moded[k] = (contact, "; ".join(filter(None, notes)))
+    return moded
 
 
 def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, cache: SolidCache,
               reread: set | None = None) -> list[int]:
-    """Measure the stored results at ``indices`` again and write them in place; the indices measured.
+    """Measure the stored results at ``indices`` again, in the modes they were analysed in, and write them in
+    place; the indices measured.
 
     ``reread``: pointers of objects whose geometry changed (read again once, then moved like the others).
-    Thresholds are the scene's (tolerance, clearance, iterations) and the results' touch tolerance.
+    Thresholds are the scene's (tolerance, clearance, iterations) and the results' touch tolerance. Nothing
+    is measured when the modes cannot be (a 'View' plane without a viewport): the results turn stale.
     Then the callback given to ``add_handlers`` (the overlay's refresh) is called.
     """
     settings = scene.collision_inspector
     results = settings.results
-    reread = set() if reread is None else set(reread)
-    pairs, measured = [], []
-    for index in indices:
-        result = results[index]
-        if not measurable(result):
-            continue
+    try:
+        modes = stored_modes(scene)
+    except ValueError:
+        return []
+    cache.forget(set(reread or ()))
+    pairs, shapes, measured = [], [], []
+    for index, sources in stored_sources(depsgraph, results, indices).items():
         try:
-            solids = []
-            for obj in (result.object_a, result.object_b):
-                solids.append(cache.solid(obj, depsgraph, settings.use_hulls, obj.as_pointer() in reread))
-                reread.discard(obj.as_pointer())
+            solids = tuple(cache.solid(source, depsgraph, settings.use_hulls) for source in sources)
+            rigid = tuple(rigid_shape(source, depsgraph) if modes.rigid_bodies else None for source in sources)
         except ObjectGeometryError:
             continue
-        pairs.append(tuple(solids))
+        pairs.append(solids)
+        shapes.append(rigid)
         measured.append(index)
     if not measured:
         return []
-    touch = results[measured[0]].tolerance
-    contacts = collide_solid_pairs(pairs, tolerance=settings.tolerance, touch_tolerance=touch,
-                                   max_iterations=settings.max_iterations or None, clearance=settings.clearance)
+    options = {"tolerance": settings.tolerance, "touch_tolerance": results[measured[0]].tolerance,
+               "max_iterations": settings.max_iterations or None}
     updates = {}
-    for index, contact in zip(measured, contacts):
+    for index, (contact, note) in zip(measured, measure_pairs(pairs, shapes, modes, options, settings.clearance)):
         result = results[index]
         status = _status(contact.signed_distance, contact.status, settings.clearance)
-        updates[index] = clash_result(result.name_a, result.name_b, status, contact)
+        updates[index] = clash_result(result.name_a, result.name_b, status, contact, note)
     update_results(settings, updates)
     for refresh in _on_results_changed:
         refresh()
@@ -160,8 +211,7 @@ def on_depsgraph_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) 
     moved, reshaped = changed_objects(depsgraph)
     if not moved and not reshaped:
         return
-    objects = tracking.objects_of_results(scene, settings.results)
-    indices = sorted({index for pointer in moved | reshaped if pointer in objects for index in objects[pointer][1]})
+    indices = tracking.results_of_changed(scene, settings.results, moved | reshaped)
     if not indices:
         return
     _busy[0] = True

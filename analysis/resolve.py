@@ -14,7 +14,7 @@ import numpy as np
 from mathutils import Vector
 
 from .live import SolidCache, remeasure
-from .shapes import INSTANCE_SEPARATOR
+from .shapes import INSTANCE_SEPARATOR, current_name
 from .store import result_pair
 from . import tracking
 
@@ -31,7 +31,9 @@ def immovable_reason(result) -> str:
     name_b = result_pair(result)[1]
     obj = result.object_b
     if INSTANCE_SEPARATOR in result.name_b:
-        return f"{name_b} is part of a collection instance: move its instancer or the instanced object"
+        instancer, shown = current_name(obj, result.name_b).split(INSTANCE_SEPARATOR, 1)
+        return (f"it is {shown} shown by the collection instance {instancer}, which places all its objects "
+                f"together: move {instancer}, or {shown} in its collection")
     if obj is None:
         return f"{name_b} no longer exists"
     if obj.library is not None:
@@ -73,7 +75,7 @@ def resolve(context: bpy.types.Context, index: int, clearance: float = 0.0,
         raise ResolveRefused(f"{result.label} does not penetrate ({result.status}): nothing to resolve")
     reason = immovable_reason(result)
     if reason:
-        raise ResolveRefused(f"Cannot move {result_pair(result)[1]}: {reason}")
+        raise ResolveRefused(f"Cannot move {current_name(result.object_b, result.name_b)}: {reason}")
     offset = push_out(result, clearance)
     obj = result.object_b
     move_in_world(obj, offset)

@@ -2,12 +2,14 @@
 contact (intervals, first contact), its deepest frame and depth, and the depth at each frame.
 
 Each object is read once and moved with its animation (``live.SolidCache``: a rigidly animated object's
-prepared shape follows its matrix); objects whose geometry can change over time (modifiers, shape keys,
-animated mesh data) and instanced objects are read at every frame. Per frame a broad phase on the moved
-boxes picks the candidate pairs, which get their signed distance only (convex pairs together, by
+prepared shape follows its matrix, an instanced object its instance's); objects whose geometry can change
+over time (modifiers, shape keys, animated mesh data) are read at every frame. Per frame a broad phase on the
+moved boxes picks the candidate pairs, which get their signed distance only (convex pairs together, by
 ``core.batch``, to ``FRAME_RELATIVE_TOLERANCE`` of the smallest object's size); the full answer (normal, witness
 points, curves, volume) is measured once per pair, at its worst frame, and that is what the result's
-numbers describe. The current frame is restored however the scan ends.
+numbers describe. Pairs are measured in the check's modes (``analysis.inspect``): in a plane or with
+rigid-body shapes (taken at every frame), as Analyse measures them. The current frame is restored however
+the scan ends.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ from ..core.mesh.contact import pair_method
 from .clash import _allowed_pairs, _scope_sides, _status, clash_result, start_check
 from .clash_report import ClashReport
 from .geometry import ObjectGeometryError
-from .live import SolidCache
-from .shapes import read_solid, scope_sources
+from .inspect import MeasureModes, broad_phase_bounds, measure_in_mode, measure_modes, record_modes, rigid_shape
+from .live import SolidCache, measure_pairs
+from .shapes import instanced_sources, read_solid, scope_sources
 
 #: The per-frame signed distances are measured to this fraction of the smallest object's size (see
 #: ``_frame_tolerance``); each pair's worst frame is then measured again with the scene's tolerance.
@@ -58,15 +61,18 @@ def start_scan(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, *, frame_
     """``(report, steps)``: the scan as a generator, a frame per step (``(done, total)`` frames).
 
     ``scope`` and the keyword options are those of ``analysis.clash.start_check`` (scope, collections,
-    clearance, thresholds, hulls). Once the steps are exhausted (or closed early: ``report.cancelled``)
-    ``report.results`` holds, per pair in contact or within the clearance at some frame (every allowed
-    pair with ``every_pair``), the answer at its worst frame with the scan fields of ``ClashResult``.
+    clearance, thresholds, hulls, modes: the scene's by default, written into the report's header). Once
+    the steps are exhausted (or closed early: ``report.cancelled``) ``report.results`` holds, per pair in
+    contact or within the clearance at some frame (every allowed pair with ``every_pair``), the answer at its
+    worst frame with the scan fields of ``ClashResult``.
     ValueError for an empty or reversed frame range.
     """
     if frame_end < frame_start:
         raise ValueError(f"the frame range {frame_start}-{frame_end} is empty")
+    options['modes'] = measure_modes(scene) if options.get('modes') is None else options['modes']
     report, _unused = start_check(scene, depsgraph, scope=scope, every_pair=every_pair, **options)
     _unused.close()
+    record_modes(report, scene.collision_inspector, options['modes'])
     return report, _scan_steps(scene, depsgraph, report, scope, every_pair, frame_start, frame_end, options)
 
 
@@ -81,31 +87,47 @@ def _members(scene, depsgraph, scope: str, options: dict) -> tuple[list, set, se
     return members, {s.name for s in sources_a}, {s.name for s in sources_b}
 
 
-def _frame_solids(members: list, depsgraph, cache: SolidCache, use_hulls: bool, skipped: dict) -> list:
-    """Each member's Solid at the current frame (None when it cannot be measured there)."""
-    solids = []
-    for source in members:
+def _placed(members: list, depsgraph) -> list:
+    """The members at the current frame: instanced objects placed by their instance's matrix now (None when
+    no longer shown), objects as they are."""
+    instancers = {source.owner for source in members if source.matrix is not None}
+    shown = instanced_sources(instancers, depsgraph) if instancers else {}
+    return [source if source.matrix is None else shown.get(source.name) for source in members]
+
+
+def _frame_shapes(members: list, depsgraph, cache: SolidCache, use_hulls: bool, modes: MeasureModes,
+                  skipped: dict) -> tuple[list, list]:
+    """``(solids, rigid-body shapes)`` of the members at the current frame (a solid is None when the member
+    cannot be measured there; a shape None when there is none or the modes do not use them)."""
+    solids, shapes = [], []
+    for member, source in zip(members, _placed(members, depsgraph)):
+        solid = shape = None
         try:
-            if source.matrix is None and source.obj is source.owner and not geometry_may_change(source.obj):
-                solids.append(cache.solid(source.obj, depsgraph, use_hulls))
-            else:
-                solids.append(read_solid(source, depsgraph, use_hulls))
+            if source is None:
+                raise ObjectGeometryError(f"{member.name} is not shown by its instancer at this frame")
+            read = read_solid if geometry_may_change(source.obj) else cache.solid
+            solid = read(source, depsgraph, use_hulls)
+            shape = rigid_shape(source, depsgraph) if modes.rigid_bodies else None
         except ObjectGeometryError as error:
-            skipped.setdefault(source.name, str(error).removeprefix(source.name).strip())
-            solids.append(None)
-    return solids
+            skipped.setdefault(member.name, str(error).removeprefix(member.name).strip())
+            solid = None
+        solids.append(solid)
+        shapes.append(shape)
+    return solids, shapes
 
 
-def _signed_distances(pairs: list, tolerance: float, touch: float, max_iterations: int | None) -> np.ndarray:
-    """Signed distance of each ``(solid, solid)`` pair: convex ones in one batch, others one by one."""
-    distances = np.empty(len(pairs))
-    convex = [k for k, (a, b) in enumerate(pairs) if pair_method(a, b) in (CONVEX, HULL)]
-    contacts = collide_many([pairs[k][0].hull for k in convex], [pairs[k][1].hull for k in convex],
-                            tolerance=tolerance, touch_tolerance=touch, max_iterations=max_iterations)
+def _signed_distances(pairs: list, shapes: list, modes: MeasureModes, options: dict) -> np.ndarray:
+    """Signed distance of each ``(solid, solid)`` pair: in the modes where they apply, else convex pairs in
+    one batch and the others one by one."""
+    moded = [None if modes.default else measure_in_mode(a, b, shape, modes, options)
+             for (a, b), shape in zip(pairs, shapes)]
+    distances = np.array([np.nan if answer is None else answer[0].signed_distance for answer in moded])
+    usual = [k for k, answer in enumerate(moded) if answer is None]
+    convex = [k for k in usual if pair_method(*pairs[k]) in (CONVEX, HULL)]
+    contacts = collide_many([pairs[k][0].hull for k in convex], [pairs[k][1].hull for k in convex], **options)
     distances[convex] = [contact.signed_distance for contact in contacts]
-    for k in sorted(set(range(len(pairs))) - set(convex)):
-        distances[k] = collide_solids(*pairs[k], tolerance=tolerance, touch_tolerance=touch,
-                                      max_iterations=max_iterations).signed_distance
+    for k in sorted(set(usual) - set(convex)):
+        distances[k] = collide_solids(*pairs[k], **options).signed_distance
     return distances
 
 
@@ -129,45 +151,51 @@ def _scan_steps(scene, depsgraph, report: ClashReport, scope: str, every_pair: b
     distances: dict[tuple[int, int], np.ndarray] = {}
     worst: dict[tuple[int, int], tuple] = {}
     cache, margin = SolidCache(), max(report.clearance, report.touch_tolerance)
+    modes = options['modes']
     try:
         for step, current in enumerate(frames.tolist()):
             scene.frame_set(current)
-            solids = _frame_solids(members, depsgraph, cache, use_hulls, report.skipped)
+            solids, shapes = _frame_shapes(members, depsgraph, cache, use_hulls, modes, report.skipped)
             present = [k for k, solid in enumerate(solids) if solid is not None]
             if len(present) >= 2:
-                lows = np.array([solids[k].bounds[0] for k in present])
-                highs = np.array([solids[k].bounds[1] for k in present])
+                lows, highs = broad_phase_bounds([solids[k] for k in present], [shapes[k] for k in present], modes)
                 local = (np.array(list(combinations(range(len(present)), 2)), dtype=np.int64).reshape(-1, 2)
                          if every_pair else overlapping_pairs(lows, highs, margin=margin))
                 pairs = _allowed_pairs(np.asarray(present)[local].reshape(-1, 2), in_a, in_b)
+                frame_options = {"tolerance": _frame_tolerance(report, lows, highs),
+                                 "touch_tolerance": report.touch_tolerance,
+                                 "max_iterations": report.max_iterations or None}
                 values = _signed_distances([(solids[i], solids[j]) for i, j in pairs],
-                                           _frame_tolerance(report, lows, highs), report.touch_tolerance,
-                                           report.max_iterations or None)
+                                           [(shapes[i], shapes[j]) for i, j in pairs], modes, frame_options)
                 for pair, value in zip(pairs, values.tolist()):
                     series = distances.setdefault(pair, np.full(len(frames), np.inf))
                     series[step] = value
                     if pair not in worst or value < worst[pair][0]:
-                        worst[pair] = (value, current, solids[pair[0]], solids[pair[1]])
+                        worst[pair] = (value, current, (solids[pair[0]], solids[pair[1]]),
+                                       (shapes[pair[0]], shapes[pair[1]]))
             yield step + 1, len(frames)
     finally:
         scene.frame_set(frame, subframe=subframe)
-        report.results = _scan_results(report, members, frames, distances, worst, every_pair)
+        report.results = _scan_results(report, members, frames, distances, worst, every_pair, modes)
         report.candidate_pairs = len(distances)
         report.objects = len(members)
         report.seconds = time.perf_counter() - started
 
 
 def _scan_results(report: ClashReport, members: list, frames: np.ndarray, distances: dict, worst: dict,
-                  every_pair: bool) -> list:
+                  every_pair: bool, modes: MeasureModes) -> list:
     """A result per pair that comes within the clearance (every pair with ``every_pair``), measured at its
-    worst frame, with its contact intervals, first contact, deepest frame and the depth per frame."""
+    worst frame (as Analyse measures it there), with its contact intervals, first contact, deepest frame and
+    the depth per frame."""
     results = []
     report.separated = 0
-    for (i, j), series in sorted(distances.items(), key=lambda item: (members[item[0][0]].name,
-                                                                        members[item[0][1]].name)):
-        value, at, solid_a, solid_b = worst[(i, j)]
-        contact = collide_solids(solid_a, solid_b, tolerance=report.tolerance,
-                                 touch_tolerance=report.touch_tolerance, max_iterations=report.max_iterations or None)
+    order = sorted(distances, key=lambda pair: (members[pair[0]].name, members[pair[1]].name))
+    options = {"tolerance": report.tolerance, "touch_tolerance": report.touch_tolerance,
+               "max_iterations": report.max_iterations or None}
+    answers = measure_pairs([worst[pair][2] for pair in order], [worst[pair][3] for pair in order], modes,
+                            options, report.clearance)
+    for (i, j), (contact, note) in zip(order, answers):
+        series, at = distances[(i, j)], worst[(i, j)][1]
         status = _status(contact.signed_distance, contact.status, report.clearance)
         if status == 'separated':
             report.separated += 1
@@ -177,7 +205,7 @@ def _scan_results(report: ClashReport, members: list, frames: np.ndarray, distan
         intervals = contact_intervals(frames, in_contact)
         penetrating = series < -report.touch_tolerance
         results.append(replace(
-            clash_result(members[i].name, members[j].name, status, contact),
+            clash_result(members[i].name, members[j].name, status, contact, note),
             first_contact_frame=int(frames[in_contact.argmax()]) if in_contact.any() else None,
             deepest_frame=int(at) if penetrating.any() else None,
             max_depth=float(max(-series.min(), 0.0)),

@@ -85,6 +85,37 @@ def instance_sources(instancer: bpy.types.Object, instances: list) -> list[Sourc
             for k, (name, (obj, matrix)) in enumerate(zip(names, instances))]
 
 
+def current_name(obj: bpy.types.Object | None, stored: str) -> str:
+    """The current name of a stored result's side: the object's, or for an instanced object "Instancer ▸
+    Object" under the instancer's current name; the stored name once the object is deleted."""
+    if obj is None:
+        return stored
+    if INSTANCE_SEPARATOR in stored:
+        return f"{obj.name}{INSTANCE_SEPARATOR}{stored.split(INSTANCE_SEPARATOR, 1)[1]}"
+    return obj.name
+
+
+def instanced_sources(instancers: set, depsgraph: bpy.types.Depsgraph) -> dict[str, Source]:
+    """``{name: Source}`` of every object the ``instancers`` show, placed where they are now."""
+    return {source.name: source for instancer, shown in instances_by_instancer(instancers, depsgraph).items()
+            for source in instance_sources(instancer, shown)}
+
+
+def instanced_objects(instancer: bpy.types.Object) -> set:
+    """Pointers of the objects whose geometry ``instancer`` shows (through nested collection instances too)."""
+    found, pending, seen = set(), [instancer], set()
+    while pending:
+        collection = pending.pop().instance_collection
+        if collection is None or collection.as_pointer() in seen:
+            continue
+        seen.add(collection.as_pointer())
+        for obj in collection.all_objects:
+            found.add(obj.as_pointer())
+            if is_collection_instancer(obj):
+                pending.append(obj)
+    return found
+
+
 def scope_sources(objects: Iterable[bpy.types.Object], view_layer: bpy.types.ViewLayer,
                   depsgraph: bpy.types.Depsgraph, skipped: dict[str, str]) -> list[Source]:
     """Sources of ``objects`` sorted by name; objects left out are added to ``skipped`` with the reason."""

@@ -1,7 +1,8 @@
 """Keep the stored results honest while the scene changes after an analysis.
 
 A depsgraph handler (``on_depsgraph_update``) watches the objects the results point to:
-* an object that moved or changed shape makes its results ``stale`` (the panel asks to analyse again);
+* an object that moved or changed shape makes its results ``stale`` (the panel asks to analyse again), and
+  so does an object a result's collection instance shows (edited or moved in its collection);
 * an object the user deleted is released: Blender deletes an object outright only when nothing else
   uses it, and a result's pointer counts as a use, so the object would stay in the file (saved, not
   purgeable, its name taken). When the results are all that keep an object that is in no collection,
@@ -17,6 +18,8 @@ from __future__ import annotations
 import bpy
 import numpy as np
 from bpy.app.handlers import persistent
+
+from .shapes import instanced_objects, is_collection_instancer
 
 _index: dict = {"key": None, "objects": {}, "generation": 0}
 #: After a file load, undo or redo the next update re-evaluates objects that did not move: skip it.
@@ -48,6 +51,22 @@ def objects_of_results(scene: bpy.types.Scene, results) -> dict:
                     objects.setdefault(obj.as_pointer(), (obj, []))[1].append(index)
         _index["key"], _index["objects"] = key, objects
     return _index["objects"]
+
+
+def results_of_changed(scene: bpy.types.Scene, results, changed: set) -> list[int]:
+    """Indices of the results that the objects at ``changed`` (pointers) belong to, directly or as objects
+    that a result's instancer shows (looked for only when a changed object is not a result's own)."""
+    objects = objects_of_results(scene, results)
+    indices = {index for pointer in changed if pointer in objects for index in objects[pointer][1]}
+    if not changed <= objects.keys():
+        unknown = changed - objects.keys()
+        for obj, owned in objects.values():
+            try:
+                if is_collection_instancer(obj) and unknown & instanced_objects(obj):
+                    indices.update(owned)
+            except ReferenceError:
+                continue
+    return sorted(indices)
 
 
 def mark_stale(results, indices: np.ndarray) -> None:
@@ -103,12 +122,11 @@ def on_depsgraph_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) 
             relinked = True
     if not changed and not relinked:
         return
-    objects = objects_of_results(scene, settings.results)
-    hits = [indices for pointer, (_obj, indices) in objects.items() if pointer in changed]
+    hits = results_of_changed(scene, settings.results, changed)
     if hits:
-        mark_stale(settings.results, np.concatenate(hits))
+        mark_stale(settings.results, np.asarray(hits, dtype=np.int64))
     if relinked:
-        release_deleted(settings.results, objects)
+        release_deleted(settings.results, objects_of_results(scene, settings.results))
 
 
 @persistent

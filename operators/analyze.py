@@ -17,6 +17,7 @@ from ..ui import overlay
 from ..ui.properties import STATUS_ITEMS
 from ..ui.units import format_length
 from ..analysis.clash import start_check
+from ..analysis.inspect import keep_modes, measure_modes, record_modes
 from ..analysis.geometry import ObjectGeometryError
 from ..analysis.ordering import enum_column
 from ..analysis.scope import scope_refusal, scope_signature
@@ -74,11 +75,13 @@ class COLLISION_INSPECTOR_OT_analyze(_Stepwise, bpy.types.Operator):
         settings = context.scene.collision_inspector
         self._scene, self._view_layer = context.scene, context.view_layer  # where the results will go
         try:
+            modes = measure_modes(context.scene, context)
             self._report, self._steps = start_check(
                 context.scene, context.evaluated_depsgraph_get(), scope=settings.scope,
                 collection_a=settings.collection_a, collection_b=settings.collection_b,
-                clearance=settings.clearance, every_pair=settings.scope in EVERY_PAIR_SCOPES,
+                clearance=settings.clearance, every_pair=settings.scope in EVERY_PAIR_SCOPES, modes=modes,
             )
+            record_modes(self._report, settings, modes)
         except ValueError as error:
             self.report({'ERROR'}, str(error))
             return False
@@ -119,6 +122,7 @@ class COLLISION_INSPECTOR_OT_analyze(_Stepwise, bpy.types.Operator):
             self.report({'ERROR'}, "The analysed scene was deleted during the analysis")
             return {'CANCELLED'}
         store_results(settings, report, keep_vanished=self._signature == settings.analysed_scope)
+        keep_modes(settings, report)
         settings.analysed_scope = self._signature
         overlay.refresh()
         self.report_results(scene, settings.results, measured=report.candidate_pairs, count=len(report.results))

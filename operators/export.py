@@ -8,6 +8,7 @@ import bpy
 from bpy_extras.io_utils import ExportHelper
 
 from ..analysis.clash_report import write_csv, write_json
+from ..analysis.inspect import record_kept_modes
 from ..analysis.store import stored_report
 from .needs_results import _NeedsResults
 
@@ -34,7 +35,9 @@ class COLLISION_INSPECTOR_OT_export_report(_NeedsResults, bpy.types.Operator, Ex
             self.report({'ERROR'}, f"Name the report .json or .csv, not {path.name!r}")
             return {'CANCELLED'}
         try:
-            writer(stored_report(context.scene), path)
+            report = stored_report(context.scene)
+            record_kept_modes(report, context.scene.collision_inspector)
+            writer(report, path)
         except OSError as error:
             self.report({'ERROR'}, f"Could not write {path}: {error}")
             return {'CANCELLED'}

@@ -8,6 +8,7 @@ steps through the frames; the current frame is restored.
 import bpy
 
 from ..analysis import live
+from ..analysis.inspect import keep_modes, measure_modes
 from ..analysis.scan import mark_first_contacts, start_scan
 from ..analysis.scope import scope_refusal
 from ..analysis.store import store_results
@@ -41,7 +42,8 @@ class COLLISION_INSPECTOR_OT_scan(_Stepwise, bpy.types.Operator):
             self._report, self._steps = start_scan(
                 scene, context.evaluated_depsgraph_get(), frame_start=scene.frame_start, frame_end=scene.frame_end,
                 scope=settings.scope, collection_a=settings.collection_a, collection_b=settings.collection_b,
-                clearance=settings.clearance, every_pair=settings.scope in EVERY_PAIR_SCOPES)
+                clearance=settings.clearance, every_pair=settings.scope in EVERY_PAIR_SCOPES,
+                modes=measure_modes(scene, context))
         except ValueError as error:
             self.report({'ERROR'}, str(error))
             return False
@@ -66,6 +68,7 @@ class COLLISION_INSPECTOR_OT_scan(_Stepwise, bpy.types.Operator):
         scene, report = self._scene, self._report
         settings = scene.collision_inspector
         store_results(settings, report, keep_vanished=False)
+        keep_modes(settings, report)
         settings.analysed_scope = ""
         overlay.refresh()
         markers = mark_first_contacts(scene, report.results) if settings.scan_markers else 0

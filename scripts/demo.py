@@ -26,7 +26,7 @@ CAMERA_LOCATION = Vector((3.4, -4.6, 3.0))
 CAMERA_TARGET = Vector((0.45, 0.0, 0.35))
 
 
-def _add(name: str, color: tuple, operator, **arguments) -> bpy.types.Object:
+def add_shape(name: str, color: tuple, operator, **arguments) -> bpy.types.Object:
     operator(**arguments)
     obj = bpy.context.active_object
     obj.name = obj.data.name = name
@@ -39,14 +39,14 @@ def build_demo_scene() -> bpy.types.Object:
     for obj in list(bpy.data.objects):
         bpy.data.objects.remove(obj)
     mesh = bpy.ops.mesh
-    _add("Cube A", (0.55, 0.65, 0.8), mesh.primitive_cube_add, size=1.0, location=(0.0, 0.0, 0.0))
-    _add("Cube B", (0.8, 0.7, 0.5), mesh.primitive_cube_add, size=1.0, location=(0.9, 0.0, 0.0))
-    _add("Sphere", (0.6, 0.8, 0.6), mesh.primitive_uv_sphere_add, radius=0.4, location=(1.2, 0.0, 0.5 + 0.25 + 0.4))
-    _add("Board", (0.8, 0.65, 0.8), mesh.primitive_cube_add, size=1.0, location=(-0.2, -0.25, 0.6),
+    add_shape("Cube A", (0.55, 0.65, 0.8), mesh.primitive_cube_add, size=1.0, location=(0.0, 0.0, 0.0))
+    add_shape("Cube B", (0.8, 0.7, 0.5), mesh.primitive_cube_add, size=1.0, location=(0.9, 0.0, 0.0))
+    add_shape("Sphere", (0.6, 0.8, 0.6), mesh.primitive_uv_sphere_add, radius=0.4, location=(1.2, 0.0, 0.5 + 0.25 + 0.4))
+    add_shape("Board", (0.8, 0.65, 0.8), mesh.primitive_cube_add, size=1.0, location=(-0.2, -0.25, 0.6),
          rotation=(0.0, math.radians(-12.0), math.radians(30.0)), scale=(1.6, 0.5, 0.12))
-    _add("Ring", (0.9, 0.75, 0.4), mesh.primitive_torus_add, major_radius=0.45, minor_radius=0.12,
+    add_shape("Ring", (0.9, 0.75, 0.4), mesh.primitive_torus_add, major_radius=0.45, minor_radius=0.12,
          location=(1.9, 1.0, -0.2))
-    _add("Pin", (0.7, 0.7, 0.75), mesh.primitive_cylinder_add, radius=0.06, depth=0.9, vertices=24,
+    add_shape("Pin", (0.7, 0.7, 0.75), mesh.primitive_cylinder_add, radius=0.06, depth=0.9, vertices=24,
          location=(1.9 + 0.45 + 0.05, 1.0, -0.2))
     bpy.context.scene.display.shading.color_type = 'OBJECT'  # the Workbench render shows the object colours
     shapes = list(bpy.context.scene.objects)

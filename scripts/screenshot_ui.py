@@ -1,11 +1,17 @@
-"""Screenshot of Collision Inspector in Blender's real interface: overlay in the viewport, sidebar open.
+"""Screenshots of Collision Inspector in Blender's real interface: overlay in the viewport, sidebar open.
 
 ``python3 dev.py screenshot`` runs it (needs a Blender binary and, on Linux without a display,
-ImageMagick's ``import`` and a virtual screen, e.g. the shared tool with ``BLENDER_XVFB=1``):
+ImageMagick's ``import`` and a virtual screen, e.g. the shared tool with ``BLENDER_XVFB=1``), once per
+picture (``--shot``):
 
-1. ``blender --background --python scripts/screenshot_ui.py -- --save-scene DEMO.blend``
-   builds the demo scene (``scripts/demo.py``), analyses it and saves it;
-2. ``blender DEMO.blend --python scripts/screenshot_ui.py -- --capture docs/overlay.png``
+* ``overlay`` (docs/overlay.png): the demo scene (``scripts/demo.py``) analysed;
+* ``inspect`` (docs/inspect.png): a sphere dropped into a block and lifted out again, scanned over its
+  animation, shown at its deepest frame with the scan's depth-over-time plot and the Inspect panel open
+  (directional depth along Z), the viewport maximised so that the sidebar has room for both.
+
+1. ``blender --background --python scripts/screenshot_ui.py -- --shot SHOT --save-scene SCENE.blend``
+   builds the shot's scene, analyses or scans it and saves it;
+2. ``blender SCENE.blend --python scripts/screenshot_ui.py -- --shot SHOT --capture docs/SHOT.png``
    opens it with the full interface, frames the objects, opens the sidebar on the Collision tab and,
    once the window has drawn, captures the screen with ``import -window root`` and quits.
 
@@ -20,24 +26,77 @@ import sys
 from pathlib import Path
 
 import bpy
+from mathutils import Vector
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from addon_loader import load_registered_addon  # noqa: E402  (scripts/ is not a package)
-from demo import CAMERA_LOCATION, CAMERA_TARGET, build_demo_scene  # noqa: E402
+from demo import CAMERA_LOCATION, CAMERA_TARGET, add_shape, build_demo_scene  # noqa: E402
 
 SIDEBAR_TAB = "Collision"
 TAB_RETRY_SECONDS = 0.5
 TAB_ATTEMPTS = 40
 SECONDS_BEFORE_CAPTURE = 2.0
+#: Pages the sidebar is scrolled down when it shows more panels than fit (scrolling stops at the end).
+SCROLL_PAGES = 5
+
+#: The scan shot: the sphere's keys (frame, height) and the frame shown (its deepest).
+DROP_KEYS = ((1, 2.0), (30, 0.6), (60, 2.0))
+DEEPEST_FRAME = 30
+#: Where the scan shot looks from and at.
+SCAN_VIEW_FROM = Vector((3.2, -4.4, 2.6))
+SCAN_VIEW_AT = Vector((0.3, 0.0, 0.55))
 
 
-def save_scene(path: Path) -> None:
-    """Build and analyse the demo scene, deselect everything (clearer picture) and save it."""
+def analysed_demo_scene() -> None:
+    """The demo scene, analysed, its camera hidden."""
     camera = build_demo_scene()
     result = bpy.ops.collision_inspector.analyze()
     if result != {'FINISHED'}:
         raise SystemExit(f"analyze returned {result}")
     camera.hide_set(True)
+
+
+def scanned_drop_scene() -> None:
+    """A sphere (radius 0.4) dropped into a unit block and lifted out again (``DROP_KEYS``) beside a post;
+    scanned over frames 1-60 at the deepest frame (the scan restores it), the sphere's pair active and its
+    directional depth along Z measured."""
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    mesh = bpy.ops.mesh
+    block = add_shape("Block", (0.55, 0.65, 0.8), mesh.primitive_cube_add, size=1.0, location=(0.0, 0.0, 0.0))
+    post = add_shape("Post", (0.8, 0.7, 0.5), mesh.primitive_cylinder_add, radius=0.15, depth=1.6, vertices=32,
+                     location=(0.75, 0.0, 0.8))
+    sphere = add_shape("Sphere", (0.6, 0.8, 0.6), mesh.primitive_uv_sphere_add, radius=0.4, location=(0.0, 0.0, 2.0))
+    for frame, height in DROP_KEYS:
+        sphere.location.z = height
+        sphere.keyframe_insert("location", index=2, frame=frame)
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = DROP_KEYS[0][0], DROP_KEYS[-1][0]
+    scene.frame_set(DEEPEST_FRAME)
+    for obj in (block, post, sphere):
+        obj.select_set(True)
+    settings = scene.collision_inspector
+    settings.scope, settings.scan_markers = 'SELECTED', True
+    result = bpy.ops.collision_inspector.scan()
+    if result != {'FINISHED'}:
+        raise SystemExit(f"scan returned {result}")
+    settings.active_result_index = next(k for k, r in enumerate(settings.results)
+                                        if (r.name_a, r.name_b) == ("Block", "Sphere"))
+    result = bpy.ops.collision_inspector.directional_depth(axis='Z')
+    if result != {'FINISHED'}:
+        raise SystemExit(f"directional_depth returned {result}")
+
+
+#: Each shot: how its scene is made, where the viewport looks from and at, and the sidebar panels to open.
+SHOTS = {
+    'overlay': (analysed_demo_scene, CAMERA_LOCATION, CAMERA_TARGET, ()),
+    'inspect': (scanned_drop_scene, SCAN_VIEW_FROM, SCAN_VIEW_AT, ("COLLISION_INSPECTOR_PT_inspect",)),
+}
+
+
+def save_scene(path: Path, shot: str) -> None:
+    """Build the shot's scene, deselect everything (clearer picture) and save it."""
+    SHOTS[shot][0]()
     for obj in bpy.context.selected_objects:
         obj.select_set(False)
     bpy.ops.wm.save_as_mainfile(filepath=str(path))
@@ -50,23 +109,53 @@ def viewport() -> tuple[bpy.types.Area, bpy.types.Region]:
     return area, next(region for region in area.regions if region.type == 'UI')
 
 
-def frame_demo(area: bpy.types.Area) -> None:
-    """Look at the demo objects from the demo camera's direction, in their colours, sidebar shown."""
+def frame_view(area: bpy.types.Area, eye: Vector, target: Vector) -> None:
+    """Look at ``target`` from ``eye``'s direction, objects in their colours, sidebar shown."""
     space = area.spaces.active
     space.show_region_ui = True
     space.shading.type = 'SOLID'
     space.shading.color_type = 'OBJECT'
     view = space.region_3d
     view.view_perspective = 'PERSP'
-    view.view_location = CAMERA_TARGET
-    view.view_rotation = (CAMERA_TARGET - CAMERA_LOCATION).to_track_quat('-Z', 'Y')
-    view.view_distance = (CAMERA_LOCATION - CAMERA_TARGET).length * 0.65
+    view.view_location = target
+    view.view_rotation = (target - eye).to_track_quat('-Z', 'Y')
+    view.view_distance = (eye - target).length * 0.65
 
 
-def capture(path: Path) -> None:
+def open_panels(names: tuple) -> None:
+    """Show these sidebar sub-panels open: registered again without 'DEFAULT_CLOSED' before the sidebar
+    first draws them (Blender has no call that opens a panel)."""
+    for name in names:
+        panel = getattr(bpy.types, name)
+        bpy.utils.unregister_class(panel)
+        panel.bl_options = set(panel.bl_options) - {'DEFAULT_CLOSED'}
+        bpy.utils.register_class(panel)
+
+
+def maximise(area: bpy.types.Area) -> tuple[bpy.types.Area, bpy.types.Region]:
+    """Make ``area`` fill the window without the top bar and headers (more room for the sidebar); the
+    maximised viewport and its sidebar."""
+    with bpy.context.temp_override(window=bpy.context.window, area=area):
+        bpy.ops.screen.screen_full_area(use_hide_panels=True)
+    return viewport()
+
+
+def scroll_to_end(window: bpy.types.Window, area: bpy.types.Area, region: bpy.types.Region) -> None:
+    """Scroll the sidebar to the end of its panels (the last opened sub-panel whole on screen)."""
+    with bpy.context.temp_override(window=window, area=area, region=region):
+        for _page in range(SCROLL_PAGES):
+            bpy.ops.view2d.scroll_down(page=True)
+
+
+def capture(path: Path, shot: str) -> None:
     """Open the Collision tab, wait for the redraw, capture the screen, quit."""
+    _build, eye, target, panels = SHOTS[shot]
+    open_panels(panels)
+    window = bpy.context.window
     area, sidebar = viewport()
-    frame_demo(area)
+    if panels:
+        area, sidebar = maximise(area)
+    frame_view(area, eye, target)
 
     attempts = iter(range(TAB_ATTEMPTS))
 
@@ -83,8 +172,12 @@ def capture(path: Path) -> None:
                 bpy.ops.wm.quit_blender()
                 return None
             return TAB_RETRY_SECONDS
-        bpy.app.timers.register(grab, first_interval=SECONDS_BEFORE_CAPTURE)
+        bpy.app.timers.register(scroll if panels else grab, first_interval=SECONDS_BEFORE_CAPTURE)
         return None
+
+    def scroll() -> None:
+        scroll_to_end(window, area, sidebar)
+        bpy.app.timers.register(grab, first_interval=SECONDS_BEFORE_CAPTURE)
 
     def grab() -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -97,15 +190,16 @@ def capture(path: Path) -> None:
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="screenshot_ui.py")
+    parser.add_argument("--shot", choices=tuple(SHOTS), default='overlay', help="which picture (default overlay)")
     mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--save-scene", type=Path, help="build, analyse and save the demo scene here")
+    mode.add_argument("--save-scene", type=Path, help="build, analyse (or scan) and save the shot's scene here")
     mode.add_argument("--capture", type=Path, help="PNG to write from the running interface")
     arguments = parser.parse_args(argv[argv.index("--") + 1:] if "--" in argv else [])
     load_registered_addon()
     if arguments.save_scene:
-        save_scene(arguments.save_scene.resolve())
+        save_scene(arguments.save_scene.resolve(), arguments.shot)
     else:
-        capture(arguments.capture.resolve())
+        capture(arguments.capture.resolve(), arguments.shot)
 
 
 main(sys.argv)

@@ -9,6 +9,7 @@ import numpy as np
 from ..analysis.ordering import settings_order
 from ..analysis.scan import sparkline
 from ..analysis.store import depth_series, result_pair
+from .properties import DIRECTIONAL_AXIS_ITEMS
 from .units import format_area, format_length, format_volume
 
 # Words on a result row: the length that matters for each status.
@@ -330,8 +331,9 @@ class COLLISION_INSPECTOR_PT_inspect(_SidebarPanel, bpy.types.Panel):
             return
         result = settings.results[settings.active_result_index]
         layout.label(text="Directional depth of B along:")
-        layout.grid_flow(columns=4, even_columns=True, align=True).operator_enum(
-            "collision_inspector.directional_depth", "axis")
+        axes = layout.grid_flow(row_major=True, columns=4, even_columns=True, align=True)
+        for axis, name, _description in DIRECTIONAL_AXIS_ITEMS[1:]:  # operator_enum would stack them in one column
+            axes.operator("collision_inspector.directional_depth", text=name).axis = axis
         if result.directional_axis != 'NONE':
             for line in textwrap.wrap(directional_summary(result, context.scene), NOTE_WIDTH_CHARS):
                 layout.label(text=line)

@@ -18,6 +18,8 @@ from bpy.props import (
     StringProperty,
 )
 
+from ..analysis.shapes import current_name
+
 STATUS_ITEMS = (
     ('penetrating', "Penetrating", "The convex hulls overlap by more than the touch tolerance", 'ERROR', 0),
     ('touching', "Touching", "The signed distance is within the touch tolerance", 'PIVOT_BOUNDBOX', 1),
@@ -312,10 +314,9 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
 
     @property
     def label(self) -> str:
-        """'A ↔ B' with the current object names (or those at analysis time once deleted)."""
-        name_a = self.object_a.name if self.object_a else self.name_a
-        name_b = self.object_b.name if self.object_b else self.name_b
-        return f"{name_a} \u2194 {name_b}"
+        """'A ↔ B' with the current object names (or those at analysis time once deleted); an instanced
+        object is "Instancer ▸ Object" under the instancer's current name."""
+        return f"{current_name(self.object_a, self.name_a)} \u2194 {current_name(self.object_b, self.name_b)}"
 
     @property
     def status_icon(self) -> str:

@@ -120,8 +120,10 @@ def _reset_units(scene: bpy.types.Scene) -> None:
 
 
 def _reset_inspector(scene: bpy.types.Scene) -> None:
-    """Clear results and put every inspector setting back to its default."""
+    """Clear results and put every inspector setting, and what is kept beside them, back to its default."""
     settings = scene.collision_inspector
+    for key in set(settings.keys()) - {prop.identifier for prop in settings.bl_rna.properties}:
+        del settings[key]  # what the add-on keeps beside the properties (curves, depth series, modes)
     for prop in settings.bl_rna.properties:
         if prop.identifier == "rna_type":
             continue

@@ -233,9 +233,6 @@ def test_inspect_panel_offers_the_modes_the_axes_and_copy_pair(empty_scene, addo
 
         row = column = grid_flow = _child
 
-        def operator_enum(self, idname, prop):
-            self.log.append(("operator_enum", idname, prop))
-
     def draw(panel_class):
         layout = Layout()
         panel_class.draw(SimpleNamespace(layout=layout), bpy.context)
@@ -252,8 +249,8 @@ def test_inspect_panel_offers_the_modes_the_axes_and_copy_pair(empty_scene, addo
     analyse()
     assert bpy.ops.collision_inspector.directional_depth(axis='X') == {'FINISHED'}
     layout = draw(panel.COLLISION_INSPECTOR_PT_inspect)
-    assert layout.entries("operator_enum") == [("collision_inspector.directional_depth", "axis")]
-    assert layout.entries("operator") == ["collision_inspector.copy_pair"]
+    assert layout.entries("operator") == ["collision_inspector.directional_depth"] * 8 + [
+        "collision_inspector.copy_pair"]
     assert any("B must move 0.25 m along X to separate" in text for text, _icon in layout.entries("label"))
 
 

@@ -226,12 +226,13 @@ def result_sources(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, resul
 def pair_shapes(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, result) -> tuple:
     """``(shape A, shape B, exact)``: the core shapes the directional depth uses for a stored result.
 
-    Rigid-body shapes where they are used, else convex hulls; ``exact`` is False when a hull stands in
-    for a non-convex object."""
+    Rigid-body shapes where the results were measured with them (``stored_modes``), else convex hulls;
+    ``exact`` is False when a hull stands in for a non-convex object."""
     settings = scene.collision_inspector
+    rigid_bodies = stored_modes(scene).rigid_bodies
     shapes, exact = [], True
     for source in result_sources(scene, depsgraph, result):
-        shape = rigid_shape(source, depsgraph) if settings.use_rigid_body_shapes else None
+        shape = rigid_shape(source, depsgraph) if rigid_bodies else None
         if shape is None:
             solid = Solid(read_mesh(source, depsgraph), use_hull=settings.use_hulls, name=source.name)
             shape = solid.hull

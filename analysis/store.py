@@ -13,14 +13,14 @@ import numpy as np
 from .clash_report import ClashReport, ClashResult, intervals_text
 from .ordering import enum_column
 from .review import Previous, is_vanished_clash, review_states
-from .shapes import INSTANCE_SEPARATOR
+from .shapes import INSTANCE_SEPARATOR, current_name
 from .tracking import forget
 
 
 def result_pair(result) -> tuple:
-    """``(name A, name B)`` of a stored result: current names, or those at analysis time once deleted."""
-    return (result.object_a.name if result.object_a else result.name_a,
-            result.object_b.name if result.object_b else result.name_b)
+    """``(name A, name B)`` of a stored result: current names ("Instancer ▸ Object" under the instancer's
+    current name), or those at analysis time once deleted."""
+    return current_name(result.object_a, result.name_a), current_name(result.object_b, result.name_b)
 
 
 def stored_reviews(settings) -> list[Previous]:
@@ -266,7 +266,7 @@ def depth_series(settings, index: int) -> np.ndarray:
 
 def update_results(settings, updates: dict[int, ClashResult]) -> None:
     """Write re-measured pairs over the stored results at their indices (``{index: clash}``), in place:
-    numbers, status, method, curves and regions; review states and scan fields stay. Not stale any more."""
+    numbers, status, method, note, curves and regions; review states and scan fields stay. Not stale any more."""
     results = settings.results
     for index, clash in updates.items():
         result = results[index]
@@ -277,6 +277,7 @@ def update_results(settings, updates: dict[int, ClashResult]) -> None:
         result.has_volume = clash.overlap_volume is not None
         result.depth_lower_bound, result.depth_is_estimate = clash.depth_lower_bound, clash.depth_is_estimate
         result.region_area = clash.region_area
+        result.hull_note = clash.note
         result.stale = False
     _replace_contact_geometry(settings, updates)
     forget()

@@ -282,3 +282,16 @@ def test_the_command_line_reports_and_prints_the_mode(empty_scene, addon, tmp_pa
     settings.plane_normal = (0.0, 0.0, 0.0)
     assert cli.run(["check"]) == 2
     assert "plane mode cannot be measured here: the custom plane normal is zero" in capsys.readouterr().err
+
+
+def test_directional_depth_uses_the_shapes_the_results_were_measured_with(empty_scene):
+    """B at y = 0.9 moving along -X meets A's physics sphere after 0.4 (at y = 0.4 the sphere reaches
+    x = 0.3), the cube A after 0.2: after an analysis with rigid-body shapes, switching the option off does
+    not change what the stored result's directional depth measures."""
+    _a, b = sphere_and_box(empty_scene)
+    b.location.y = 0.9
+    analyse('SELECTED', use_rigid_body_shapes=True)
+    empty_scene.collision_inspector.use_rigid_body_shapes = False
+    pair = result_of(empty_scene, "A", "B")
+    assert bpy.ops.collision_inspector.directional_depth(axis='NEG_X', index=0) == {'FINISHED'}
+    assert pair.directional_distance == pytest.approx(0.4, abs=EXACT)

@@ -120,3 +120,19 @@ def test_non_convex_pairs_update_too(live_pair):
     # the shortest push-out is 0.1 (straight up): the certified one is at least that, its lower bound at most
     assert pair.depth_lower_bound - 1e-6 <= 0.1 <= pair.depth + 1e-6
     assert pair.depth == pytest.approx(0.1, abs=1e-6) or pair.depth_is_estimate
+
+
+def test_a_remeasured_pair_gets_its_new_note(live_pair):
+    """With convex hulls measured, an object reshaped from an L into a box loses its 'not convex' note."""
+    live_pair.collision_inspector.live_update = False
+    live_pair.collision_inspector.use_hulls = True
+    a = bpy.data.objects["A"]
+    box = a.data
+    a.data = l_shape("L")
+    select_only(a, bpy.data.objects["B"])
+    analyse('SELECTED')
+    assert "not convex" in result("A", "B").hull_note
+    live_pair.collision_inspector.live_update = True
+    a.data = box
+    bpy.context.view_layer.update()
+    assert result("A", "B").hull_note == ""

@@ -82,7 +82,7 @@ def test_collection_instances_are_measured_with_their_instance_transform(empty_s
     assert "Peg" in report.skipped  # the library object itself is not in the view layer
 
 
-def test_an_instanced_clash_is_stored_against_the_instancer(empty_scene):
+def test_an_instanced_clash_is_stored_against_the_instancer(empty_scene, addon):
     base = add_cube("Base")
     part = new_collection("Part")
     cube_in(part, "Peg", (0.0, 0.0, 0.0))
@@ -97,6 +97,11 @@ def test_an_instanced_clash_is_stored_against_the_instancer(empty_scene):
     assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
     (result,) = bpy.context.scene.collision_inspector.results
     assert (result.name_b, result.object_b, result.status) == ("Rack \u25b8 Peg", instancer, 'penetrating')
+    instancer.name = "Shelf"  # reports and reviews follow the instancer's new name, the shown object's too
+    store = importlib.import_module(addon.__name__ + ".analysis.store")
+    assert store.result_pair(result) == ("Base", "Shelf \u25b8 Peg")
+    assert [(r.object_a, r.object_b) for r in store.stored_report(bpy.context.scene).results] == \
+        [("Base", "Shelf \u25b8 Peg")]
 
 
 def test_objects_without_mesh_vertices_do_not_stop_a_whole_scene_check(empty_scene, clash):

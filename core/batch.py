@@ -412,7 +412,7 @@ class _Frames:
         center = self.center[rows]
         point_a, point_b = middle - half + center, middle + half + center
         normal = normal + 0.0
-        tangents = _tangents(normal)
+        tangents = orthonormal_bases(normal)
         fields = zip(_classify_all(signed, touch), signed.tolist(), normal, point_a, point_b,
                      zip(lower.tolist(), upper.tolist()), touch.tolist(), run.iterations.tolist(),
                      np.where(run.outcome == _SEPARATED, "converged", "iteration_limit").tolist(), tangents)
@@ -427,7 +427,7 @@ def _classify_all(signed_distance: np.ndarray, touch_tolerance: np.ndarray) -> l
     return [classify(value, band) for value, band in zip(signed_distance.tolist(), touch_tolerance.tolist())]
 
 
-def _tangents(normals: np.ndarray) -> np.ndarray:
+def orthonormal_bases(normals: np.ndarray) -> np.ndarray:
     """(P, 2, 3): ``vec3.orthonormal_basis`` of each unit normal, computed on all rows at once."""
     x, y, z = normals.T
     sign = np.copysign(1.0, z)

@@ -60,10 +60,8 @@ class _Pair:
         # beyond, the pair is divided by a power of two near its size (exactly).
         self.unit = 1.0 if UNSCALED_SIZES[0] <= size <= UNSCALED_SIZES[1] or size == 0.0 else \
             math.ldexp(1.0, math.frexp(size)[1])
-        floor = max(MIN_RELATIVE_TOLERANCE * size, 4.0 * support_rounding)
         self.rounding = MIN_RELATIVE_TOLERANCE * size
-        self.tolerance, self.touch_tolerance = touch_band(size, tolerance, touch_tolerance, DEFAULT_RELATIVE_TOLERANCE,
-                                                          floor)
+        self.tolerance, self.touch_tolerance = pair_tolerances(size, max(reach_a, reach_b), tolerance, touch_tolerance)
         self.local_tolerance, self.local_rounding = self.tolerance / self.unit, self.rounding / self.unit
         self.local_support_rounding = support_rounding / self.unit
         # What GJK and EPA aim for, so that the bounds, widened by the support rounding, meet the tolerance.
@@ -97,6 +95,15 @@ def _automatic_cap(a: Shape, b: Shape) -> int:
     return max(MIN_AUTOMATIC_ITERATIONS, count_a * count_b)
 
 
+def pair_tolerances(size: float, reach: float, tolerance: float | None, touch_tolerance: float | None
+                    ) -> tuple[float, float]:
+    """``(solver tolerance, touch band)`` in world units for a pair whose box has largest extent ``size`` and
+    whose coordinates reach ``reach``: the defaults are relative to the size, never below the rounding of
+    supports that far from the origin."""
+    floor = max(MIN_RELATIVE_TOLERANCE * size, 4.0 * SUPPORT_ROUNDING * reach)
+    return touch_band(size, tolerance, touch_tolerance, DEFAULT_RELATIVE_TOLERANCE, floor)
+
+
 def _measurable_bounds(shape: Shape, name: str) -> tuple[np.ndarray, np.ndarray, float]:
     """The shape's world box and largest coordinate, refused by name when a transform or radius takes
     it beyond float64's squares."""
@@ -118,13 +125,6 @@ def collide(points_a, points_b, *, tolerance: float | None = None, touch_toleran
     grows with the shapes' vertex counts, so that default settings never stop at it).
     """
     return _solve(_Pair(points_a, points_b, tolerance, touch_tolerance, max_iterations))
-
-
-def pair_tolerances(points_a, points_b, *, tolerance: float | None = None, touch_tolerance: float | None = None
-                    ) -> tuple[float, float]:
-    """``(solver tolerance, touch band)`` that ``collide`` uses for this pair, in world units."""
-    pair = _Pair(points_a, points_b, tolerance, touch_tolerance, MIN_AUTOMATIC_ITERATIONS)
-    return pair.tolerance, pair.touch_tolerance
 
 
 def _solve(pair: _Pair) -> Contact:

@@ -12,11 +12,10 @@ exact.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from collections.abc import Iterator, Sequence
+from typing import Iterator
 
 import numpy as np
 
-from .batch import padded_array
 from .contact import Contact, classify
 from .hull import FLAT_RELATIVE_TOLERANCE, SAME_NORMAL, Hull, convex_hull, distinct_directions, size_of
 
@@ -76,30 +75,6 @@ def sat_polytopes(points_a, points_b, *, tolerance: float | None = None) -> SatR
 def gaps_along(vertices_a: np.ndarray, vertices_b: np.ndarray, axes: np.ndarray) -> np.ndarray:
     """Gap ``min(B·n) - max(A·n)`` along each axis n (positive: a separating axis)."""
     return (vertices_b @ axes.T).min(axis=0) - (vertices_a @ axes.T).max(axis=0)
-
-
-def polytope_axes(normals_a: np.ndarray, edges_a: np.ndarray, normals_b: np.ndarray, edges_b: np.ndarray
-                  ) -> np.ndarray:
-    """SAT's unit axes, both ways, for two solid convex polytopes given their distinct facet normals and
-    edge directions: the facet normals and the cross products of non-parallel edges (every facet normal of
-    A - B among them)."""
-    crosses = np.cross(edges_a[:, None, :], edges_b[None, :, :]).reshape(-1, 3)
-    length = np.sqrt(np.einsum("ij,ij->i", crosses, crosses))
-    keep = length > SAME_NORMAL
-    axes = np.vstack([normals_a, normals_b, crosses[keep] / length[keep, None]])
-    return np.vstack([axes, -axes])
-
-
-def largest_gaps(vertices_a: Sequence[np.ndarray], vertices_b: Sequence[np.ndarray], axes: Sequence[np.ndarray]
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """``gaps_along`` for many pairs at once: for pair k, the largest gap over the unit rows ``axes[k]`` and
-    the axis reaching it (the arrays are padded with repeats of a row, which change no extreme)."""
-    points_a, points_b, directions = padded_array(vertices_a), padded_array(vertices_b), padded_array(axes)
-    gaps = (np.einsum("kvj,kxj->kvx", points_b, directions).min(axis=1)
-            - np.einsum("kvj,kxj->kvx", points_a, directions).max(axis=1))
-    best = gaps.argmax(axis=1)
-    rows = np.arange(len(best))
-    return gaps[rows, best], directions[rows, best]
 
 
 def candidate_axes(hull_a: Hull, hull_b: Hull) -> Iterator[np.ndarray]:

@@ -14,21 +14,24 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..batch import orthonormal_bases, padded_array
 from ..collide import pair_tolerances
 from ..contact import PENETRATING, Contact, frozen_instance
-from ..sat import largest_gaps, polytope_axes
-from ..vec3 import orthonormal_basis
+from ..hull import SAME_NORMAL
 from .solid import Solid
 
 #: Pairs with more candidate axes than this are left to EPA (the edge-edge axes grow as E_A x E_B).
-SAT_MAX_AXES = 2048
+SAT_MAX_AXES = 1024
 #: Vertex-axis products per batch (bounds the memory of one projection).
 BATCH_TERMS = 1 << 22
 
 
 def sat_ready(a: Solid, b: Solid) -> bool:
-    """Both objects give SAT their facets and edges (``Solid.hull_features``)."""
-    return a.hull_features is not None and b.hull_features is not None
+    """Both objects give SAT their facets and edges (``Solid.hull_features``), and not too many axes."""
+    if a.hull_features is None or b.hull_features is None:
+        return False
+    (normals_a, edges_a), (normals_b, edges_b) = a.hull_features, b.hull_features
+    return len(normals_a) + len(normals_b) + len(edges_a) * len(edges_b) <= SAT_MAX_AXES
 
 
 def sat_contacts(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: float | None = None,
@@ -37,41 +40,72 @@ def sat_contacts(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: float | Non
     others: more than twice the touch band deep, with the tolerances ``collide`` would use. The normal
     is the deepest axis (from A toward B), ``point_b`` B's deepest vertex along it and ``point_a`` where
     the push-out takes it; the contact region (``core.region``) then spans the whole patch."""
-    answers: list[Contact | None] = [None] * len(pairs)
-    axes = [polytope_axes(*a.hull_features, *b.hull_features) for a, b in pairs]
-    for batch in _batches([k for k in range(len(pairs)) if len(axes[k]) <= SAT_MAX_AXES], pairs, axes):
-        centres = [0.5 * (np.minimum(a.bounds[0], b.bounds[0]) + np.maximum(a.bounds[1], b.bounds[1]))
-                   for a, b in (pairs[k] for k in batch)]
-        gaps, normals = largest_gaps([pairs[k][0].mesh.vertices - c for k, c in zip(batch, centres)],
-                                     [pairs[k][1].mesh.vertices - c for k, c in zip(batch, centres)],
-                                     [axes[k] for k in batch])
-        for k, gap, normal in zip(batch, gaps.tolist(), normals):
-            answers[k] = _penetrating(*pairs[k], gap + 0.0, normal, tolerance, touch_tolerance)
+    answers: list[Contact | None] = []
+    for batch in _batches(pairs):
+        answers.extend(_batch_contacts(batch, tolerance, touch_tolerance))
     return answers
 
 
-def _batches(rows: list[int], pairs: Sequence[tuple[Solid, Solid]], axes: list[np.ndarray]) -> list[list[int]]:
-    """``rows`` in batches of at most ``BATCH_TERMS`` vertex-axis products (padded to each batch's widest)."""
+def _batches(pairs: Sequence[tuple[Solid, Solid]]) -> list[list[tuple[Solid, Solid]]]:
+    """Consecutive pairs, at most ``BATCH_TERMS`` vertex-axis products (padded to the widest pair) each."""
     batches, batch, widest = [], [], 0
-    for k in rows:
-        width = max(len(pairs[k][0].mesh.vertices), len(pairs[k][1].mesh.vertices)) * len(axes[k])
+    for a, b in pairs:
+        (normals_a, edges_a), (normals_b, edges_b) = a.hull_features, b.hull_features
+        width = (max(len(a.mesh.vertices), len(b.mesh.vertices))
+                 * 2 * (len(normals_a) + len(normals_b) + len(edges_a) * len(edges_b)))
         if batch and (len(batch) + 1) * max(widest, width) > BATCH_TERMS:
             batches.append(batch)
             batch, widest = [], 0
-        batch.append(k)
+        batch.append((a, b))
         widest = max(widest, width)
     return batches + [batch] if batch else batches
 
 
-def _penetrating(a: Solid, b: Solid, signed_distance: float, normal: np.ndarray, tolerance, touch_tolerance
-                 ) -> Contact | None:
-    _solver, touch = pair_tolerances(a.hull, b.hull, tolerance=tolerance, touch_tolerance=touch_tolerance)
-    if signed_distance >= -2.0 * touch:
-        return None
-    vertices = b.mesh.vertices
-    point_b = vertices[int(np.argmin(vertices @ normal))]
-    return frozen_instance(
-        Contact, status=PENETRATING, signed_distance=signed_distance, normal=normal + 0.0,
-        point_a=point_b - signed_distance * normal, point_b=point_b.copy(), bounds=(signed_distance, signed_distance),
-        tolerance=touch, gjk_iterations=0, epa_iterations=0, solver_status="converged",
-        tangents=np.array(orthonormal_basis(tuple(normal.tolist()))))
+def _batch_contacts(pairs: list[tuple[Solid, Solid]], tolerance, touch_tolerance) -> list[Contact | None]:
+    low = np.array([np.minimum(a.bounds[0], b.bounds[0]) for a, b in pairs])
+    high = np.array([np.maximum(a.bounds[1], b.bounds[1]) for a, b in pairs])
+    centre = 0.5 * (low + high)
+    points_a = padded_array([a.mesh.vertices for a, _b in pairs]) - centre[:, None, :]
+    points_b = padded_array([b.mesh.vertices for _a, b in pairs]) - centre[:, None, :]
+    axes = _axes(pairs)
+    gaps = (np.einsum("kvj,kxj->kvx", points_b, axes).min(axis=1)
+            - np.einsum("kvj,kxj->kvx", points_a, axes).max(axis=1))
+    rows = np.arange(len(pairs))
+    best = gaps.argmax(axis=1)
+    signed, normals = gaps[rows, best] + 0.0, axes[rows, best] + 0.0
+    deepest = np.einsum("kvj,kj->kv", points_b, normals).argmin(axis=1)
+    point_b = points_b[rows, deepest] + centre
+    point_a = point_b - signed[:, None] * normals
+    tangents = orthonormal_bases(normals)
+    sizes, reaches = (high - low).max(axis=1), np.maximum(np.abs(low), np.abs(high)).max(axis=1)
+    answers = []
+    for k, (value, size, reach) in enumerate(zip(signed.tolist(), sizes.tolist(), reaches.tolist())):
+        touch = pair_tolerances(size, reach, tolerance, touch_tolerance)[1]
+        answers.append(None if value >= -2.0 * touch else frozen_instance(
+            Contact, status=PENETRATING, signed_distance=value, normal=normals[k], point_a=point_a[k],
+            point_b=point_b[k], bounds=(value, value), tolerance=touch, gjk_iterations=0, epa_iterations=0,
+            solver_status="converged", tangents=tangents[k]))
+    return answers
+
+
+def _axes(pairs: list[tuple[Solid, Solid]]) -> np.ndarray:
+    """(K, X, 3): every pair's SAT axes, both ways (``core.sat.polytope_axes``, padded): the facet normals
+    and the cross products of non-parallel edges; a parallel pair's slot repeats a facet normal instead."""
+    normals = padded_array([np.vstack([a.hull_features[0], b.hull_features[0]]) for a, b in pairs])
+    edges_a = _padded_or_zero([a.hull_features[1] for a, _b in pairs])
+    edges_b = _padded_or_zero([b.hull_features[1] for _a, b in pairs])
+    crosses = np.cross(edges_a[:, :, None, :], edges_b[:, None, :, :]).reshape(len(pairs), -1, 3)
+    length = np.sqrt(np.einsum("kxj,kxj->kx", crosses, crosses))
+    parallel = length <= SAME_NORMAL
+    crosses = np.where(parallel[..., None], normals[:, :1, :], crosses / np.where(parallel, 1.0, length)[..., None])
+    axes = np.concatenate([normals, crosses], axis=1)
+    return np.concatenate([axes, -axes], axis=1)
+
+
+def _padded_or_zero(rows: list[np.ndarray]) -> np.ndarray:
+    """Rows padded with zero vectors (whose cross products are parallel, so they add no axis)."""
+    width = max(len(r) for r in rows)
+    padded = np.zeros((len(rows), width, 3))
+    for k, r in enumerate(rows):
+        padded[k, :len(r)] = r
+    return padded

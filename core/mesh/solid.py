@@ -124,9 +124,15 @@ class Solid:
             return None
         mesh = self.mesh
         areas = mesh.area_normals
-        normals = distinct_directions(areas[np.einsum("ij,ij->i", areas, areas) > 0.0], signed=True)
-        edges = edge_table(mesh).edges
-        return normals, distinct_directions(mesh.vertices[edges[:, 1]] - mesh.vertices[edges[:, 0]], signed=False)
+        unit = areas / np.maximum(np.sqrt(np.einsum("ij,ij->i", areas, areas)), np.finfo(float).tiny)[:, None]
+        table = edge_table(mesh)
+        # each edge's two triangles (a closed mesh uses every edge twice): an edge inside a flat face (its
+        # triangles' normals the same to rounding, EXACT_CONVEXITY) is no edge of the hull
+        sides = np.argsort(table.triangle_edges.ravel(), kind="stable").reshape(-1, 2) // 3
+        bend = np.cross(unit[sides[:, 0]], unit[sides[:, 1]])
+        edges = table.edges[np.sqrt(np.einsum("ij,ij->i", bend, bend)) > EXACT_CONVEXITY]
+        return (distinct_directions(areas[np.einsum("ij,ij->i", areas, areas) > 0.0], signed=True),
+                distinct_directions(mesh.vertices[edges[:, 1]] - mesh.vertices[edges[:, 0]], signed=False))
 
     @cached_property
     def hull(self) -> Polytope:

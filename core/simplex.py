@@ -19,6 +19,10 @@ ENCLOSED_MISS = 1e-9
 
 
 def closest_on_segment(a: Vec3, b: Vec3) -> tuple[Vec3, tuple[float, float]]:
+    """Inside the segment, the foot of the origin on its line, projected once more off the line's
+    direction: the mix of the ends is off by eps |a| in any direction, which tilts a foot much
+    nearer than the ends by eps |a| / |foot| off the perpendicular (GJK's next search direction),
+    and on a long thin A - B that tilt picks a support point the length of the segment away."""
     ab = sub(b, a)
     length2 = dot(ab, ab)
     t = -dot(a, ab)
@@ -27,7 +31,8 @@ def closest_on_segment(a: Vec3, b: Vec3) -> tuple[Vec3, tuple[float, float]]:
     if t >= length2:
         return b, (0.0, 1.0)
     t /= length2
-    return combine((1.0 - t, t), (a, b)), (1.0 - t, t)
+    foot = combine((1.0 - t, t), (a, b))
+    return sub(foot, scale(ab, dot(foot, ab) / length2)), (1.0 - t, t)
 
 
 def closest_on_triangle(a: Vec3, b: Vec3, c: Vec3) -> tuple[Vec3, tuple[float, float, float]]:

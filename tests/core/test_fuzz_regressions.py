@@ -1,8 +1,9 @@
 """Regressions of issue 8: the worst finds of ``benchmarks/fuzz_core.py`` on the core before the fix
-(seed 5, one per failure kind), and the issue's own examples, each checked against the exact
-reference (Qhull of A - B) or an analytic answer."""
+(seed 5, one per failure kind; then seed 2, the flat strips), and the issue's own examples, each
+checked against the exact reference (Qhull of A - B) or an analytic answer."""
 
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 from scipy.spatial import ConvexHull
 
 import core
+from core.simplex import closest_on_segment
 from generators import random_rotation, sphere
 from reference import ExactHull, closest_points_on_triangles, reference_contact, size_of
 
@@ -156,6 +158,26 @@ FINDS = {
         [-1.0432731068265184, -0.7255984601173395, 0.3829698641332584],
         [-0.08035903280710954, -0.32512292834439904, -0.14634028932709953],
     ]),
+    # Seed 2: A - B a flat strip about 1e-9 wide, 1e-9 or less from the origin. GJK's search direction
+    # off a long edge tilted by eps |edge| / |v|, found the edge's own end again and stalled up to 1.4e-9
+    # x size above the true value, at a different value swapped or moved.
+    "swap+translate: segment against two points 2e-9 apart": ("segment-cluster", 167, [0.0, 0.0, 0.0], [
+        [-0.38816105521531696, -1.3586436931991164, 0.2436605704731993],
+        [-0.5922075985512563, -1.6169018623153102, -0.1807705423320215],
+    ], [
+        [-0.567111843260196, -1.5851386015033475, -0.1285696123362509],
+        [-0.5671118435001686, -1.5851385994517484, -0.12856961263630265],
+    ]),
+    "swap: identical slivers 1.1e-9 apart": ("identical-sliver", -9, [
+        -12.915510936712646, 12.301855002671065, -12.638852632073243], [
+        [-0.16124888278620908, 1.600911384233017, 0.29863945167706873],
+        [0.6296986641180471, 1.6973028872670302, -1.093582649000334],
+        [0.04238704838545182, 1.6257281648919992, -0.05979954018878786],
+    ], [
+        [-0.16124888159782103, 1.6009113813162283, 0.2986394518604598],
+        [0.6296986653064351, 1.6973028843502433, -1.093582648816943],
+        [0.042387049573839874, 1.6257281619752124, -0.05979954000539678],
+    ]),
 }
 
 
@@ -187,6 +209,43 @@ def test_segment_against_a_cluster_1e_12_wide_reads_its_tiny_gap():
             corners = np.vstack([points, points[-1:]])[:3][None]  # the segment as a flat triangle
             nearest = closest_points_on_triangles(point, corners[:, 0], corners[:, 1], corners[:, 2])[0]
             assert np.linalg.norm(nearest - point) <= contact.tolerance
+
+
+def test_segment_against_two_points_a_flat_strip_near_the_origin_is_exact_both_ways():
+    """A segment against two points ``width`` apart across it, ``gap`` off its line: A - B is a flat
+    strip whose distance from the origin is ``gap`` (analytic, up to the rounding of the rotated
+    points). On strips 1e-10 .. 1e-8 wide GJK stalled up to 1e-9 above it, differently swapped."""
+    rng = np.random.default_rng(8)
+    for _ in range(60):
+        u, v, w = random_rotation(rng).T
+        gap = float(rng.choice([0.0, 1e-12, 1e-10, 1e-9]))
+        width = float(rng.choice([1e-10, 1e-9, 1e-8]))
+        segment = np.array([-0.3 * u, 0.7 * u]) + rng.normal(size=3)
+        at = segment[0] + rng.uniform(0.1, 0.9) * (segment[1] - segment[0])
+        points = np.array([at, at + width * v]) + gap * w
+        for a, b in ((segment, points), (points, segment)):
+            contact = core.collide(a, b)
+            assert contact.solver_status in ("converged", "degenerate")
+            assert abs(contact.signed_distance - gap) <= contact.tolerance + 1e-15
+
+
+def test_foot_on_a_long_segment_near_the_origin_is_perpendicular_to_it():
+    """GJK searches along minus the foot of the origin on its simplex. Mixing the ends leaves an error
+    of eps |end| in any direction, a tilt of eps |end| / |foot| off the perpendicular; the foot is
+    projected off the segment's direction, so it stays perpendicular to rounding (checked in exact
+    rational arithmetic), and within rounding of the exact foot."""
+    rng = np.random.default_rng(8)
+    for _ in range(50):
+        u, v, _ = random_rotation(rng).T
+        a, b = tuple(-0.4 * u + 1e-9 * v), tuple(0.6 * u + 1e-9 * v)
+        foot, _ = closest_on_segment(a, b)
+        fa, fb, ff = ([Fraction(x) for x in p] for p in (a, b, foot))
+        ab = [q - p for p, q in zip(fa, fb)]
+        t = -sum(p * d for p, d in zip(fa, ab)) / sum(d * d for d in ab)
+        exact = [p + t * d for p, d in zip(fa, ab)]
+        assert max(abs(float(f - e)) for f, e in zip(ff, exact)) <= 4e-16
+        along = float(sum(f * d for f, d in zip(ff, ab)))
+        assert abs(along) <= 1e-14 * np.linalg.norm(foot) * np.linalg.norm(np.subtract(b, a))
 
 
 def test_identical_thin_plates_at_an_offset_of_2000_penetrate():

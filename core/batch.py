@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .arrays import cross
 from .collide import DEFAULT_RELATIVE_TOLERANCE, MIN_AUTOMATIC_ITERATIONS, MIN_RELATIVE_TOLERANCE, collide
 from .contact import Contact, classify, frozen_instance
 from .shapes import Shape, Sphere, as_shape, similarity_scale
@@ -196,7 +197,7 @@ def _triangle_candidates(y: np.ndarray, weights: np.ndarray):
     inside the triangle, and the triangles' triple products ``a·(b×c)``."""
     a, b, c = (y[:, _TRIANGLES[:, k]] for k in range(3))
     ab, ac = b - a, c - a
-    normal = _cross(ab, ac)
+    normal = cross(ab, ac)
     normal2 = np.einsum("mkj,mkj->mk", normal, normal)
     safe2 = np.where(normal2 > 0.0, normal2, 1.0)
     volumes = np.einsum("mkj,mkj->mk", a, normal)
@@ -210,13 +211,6 @@ def _triangle_candidates(y: np.ndarray, weights: np.ndarray):
     for k, w in enumerate((wa, wb, wc)):
         weights[:, _TRIANGLE_ROWS, _TRIANGLES[:, k]] = w
     return foot, (normal2 > 0.0) & (wa > 0.0) & (wb > 0.0) & (wc > 0.0), volumes
-
-
-def _cross(u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """``np.cross`` over the last axis, the same arithmetic in a few element-wise products (several
-    times faster on stacks of small vectors)."""
-    (u0, u1, u2), (v0, v1, v2) = np.moveaxis(u, -1, 0), np.moveaxis(v, -1, 0)
-    return np.stack([u1 * v2 - u2 * v1, u2 * v0 - u0 * v2, u0 * v1 - u1 * v0], axis=-1)
 
 
 def _origin_in_tetrahedra(volumes: np.ndarray, weights: np.ndarray) -> np.ndarray:

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..arrays import cross
 from .trimesh import TriangleMesh
 from .volume import overlap_volume
 
@@ -69,17 +70,11 @@ def _batches(pairs: Sequence[tuple[TriangleMesh, TriangleMesh]]) -> list[list[in
     return batches
 
 
-def _cross(u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Row-wise cross products (``np.cross`` costs more than the arithmetic on small arrays)."""
-    return np.stack([u[..., 1] * v[..., 2] - u[..., 2] * v[..., 1], u[..., 2] * v[..., 0] - u[..., 0] * v[..., 2],
-                     u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]], axis=-1)
-
-
 def face_planes(corners: np.ndarray, pair: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """(K, F, 4): the unit normals and offsets ``(n, d)`` (``n . x <= d`` inside) of the triangles' planes, per
     pair (``pair`` says whose each triangle is), coplanar faces merged and the rest padded with a plane that
     everything is inside; triangles without area (no plane of their own) are left out."""
-    normals = _cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    normals = cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
     length = np.sqrt(np.einsum("ij,ij->i", normals, normals))
     size = sizes[pair]
     flat = length > SNAP * size * size
@@ -118,7 +113,7 @@ class _ClippedBatch:
         b_in_a = _clip(owner_b, corners_b, planes_a, self.snaps, on_plane_inside=False)
         pair, c, p, q = (np.concatenate([a_in_b[k], b_in_a[k]]) for k in range(4))
         count = len(self.origins)
-        tetrahedra = np.einsum("ij,ij->i", c, _cross(p, q)) / 6.0
+        tetrahedra = np.einsum("ij,ij->i", c, cross(p, q)) / 6.0
         volume = np.bincount(pair, weights=tetrahedra, minlength=count)
         moments = np.stack([np.bincount(pair, weights=tetrahedra * axis, minlength=count)
                             for axis in (c + p + q).T], axis=1)

@@ -17,6 +17,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..arrays import cross
 from ..hull import distinct_directions
 from ..shapes import Polytope
 from .bvh import TriangleBVH
@@ -64,7 +65,7 @@ def outward(mesh: TriangleMesh) -> TriangleMesh:
         return mesh
     labels, count = loose_parts(mesh)
     corners = mesh.corners - mesh.vertices.mean(axis=0)
-    tetrahedra = np.einsum("ij,ij->i", corners[:, 0], np.cross(corners[:, 1], corners[:, 2]))
+    tetrahedra = np.einsum("ij,ij->i", corners[:, 0], cross(corners[:, 1], corners[:, 2]))
     inside_out = np.bincount(labels, weights=tetrahedra, minlength=count) < 0.0
     if not inside_out.any():
         return mesh
@@ -129,7 +130,7 @@ class Solid:
         # each edge's two triangles (a closed mesh uses every edge twice): an edge inside a flat face (its
         # triangles' normals the same to rounding, EXACT_CONVEXITY) is no edge of the hull
         sides = np.argsort(table.triangle_edges.ravel(), kind="stable").reshape(-1, 2) // 3
-        bend = np.cross(unit[sides[:, 0]], unit[sides[:, 1]])
+        bend = cross(unit[sides[:, 0]], unit[sides[:, 1]])
         edges = table.edges[np.sqrt(np.einsum("ij,ij->i", bend, bend)) > EXACT_CONVEXITY]
         return (distinct_directions(areas[np.einsum("ij,ij->i", areas, areas) > 0.0], signed=True),
                 distinct_directions(mesh.vertices[edges[:, 1]] - mesh.vertices[edges[:, 0]], signed=False))

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..arrays import cross
 from .trimesh import TriangleMesh
 
 
@@ -67,6 +68,21 @@ class EdgeTable:
     forward_uses: np.ndarray
 
 
+def _once_per_mesh(compute):
+    """``compute(mesh)`` evaluated once per mesh: kept with the mesh's other derived arrays (its instance
+    dictionary, as its cached properties are), since classifying an object asks for them several times."""
+    key = f"_{compute.__name__}"
+
+    def cached(mesh: TriangleMesh):
+        if key not in mesh.__dict__:
+            mesh.__dict__[key] = compute(mesh)
+        return mesh.__dict__[key]
+
+    cached.__name__, cached.__doc__ = compute.__name__, compute.__doc__
+    return cached
+
+
+@_once_per_mesh
 def edge_table(mesh: TriangleMesh) -> EdgeTable:
     """The undirected edges of ``mesh`` and which triangles use them in which direction."""
     tails = mesh.triangles
@@ -81,6 +97,7 @@ def edge_table(mesh: TriangleMesh) -> EdgeTable:
     return EdgeTable(edges, inverse.reshape(-1, 3), forward.reshape(-1, 3), uses, forward_uses)
 
 
+@_once_per_mesh
 def loose_parts(mesh: TriangleMesh) -> tuple[np.ndarray, int]:
     """``(labels, count)``: for every triangle, the index 0..count-1 of its part (triangles joined by vertices)."""
     if not len(mesh.triangles):
@@ -107,7 +124,7 @@ def _vertex_angle_defects(mesh: TriangleMesh) -> np.ndarray:
     c = mesh.corners
     into = np.roll(c, -1, axis=1) - c
     out = np.roll(c, 1, axis=1) - c
-    angles = np.arctan2(np.linalg.norm(np.cross(into, out), axis=2), np.einsum("ijk,ijk->ij", into, out))
+    angles = np.arctan2(np.linalg.norm(cross(into, out), axis=2), np.einsum("ijk,ijk->ij", into, out))
     sums = np.bincount(mesh.triangles.ravel(), weights=angles.ravel(), minlength=len(mesh.vertices))
     return 2.0 * np.pi - sums[np.unique(mesh.triangles)]
 

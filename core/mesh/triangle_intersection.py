@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..arrays import cross
+
 _LOCAL_IDS = np.arange(3)
 
 
@@ -44,12 +46,6 @@ def _dot(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     return u[..., 0] * v[..., 0] + u[..., 1] * v[..., 1] + u[..., 2] * v[..., 2]
 
 
-def _cross(u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Cross product over the last axis; works on float and on exact (Python int object) arrays."""
-    return np.stack([u[..., 1] * v[..., 2] - u[..., 2] * v[..., 1], u[..., 2] * v[..., 0] - u[..., 0] * v[..., 2],
-                     u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]], axis=-1)
-
-
 def _exact_integers(values: np.ndarray) -> np.ndarray:
     """The floats as Python integers, all scaled by one power of two (an object array; exact)."""
     mantissa, exponent = np.frexp(values)
@@ -62,8 +58,8 @@ def _exact_integers(values: np.ndarray) -> np.ndarray:
 def _tie_vectors(p0, p1, p2, p3, tie: str):
     """The derivative of the determinant along δ: edges (p2, p3 move), or a plane (p0, p1, p2) and a point."""
     if tie == "edges":
-        return _cross(p3 - p2, p1 - p0)
-    normal = _cross(p1 - p0, p2 - p0)
+        return cross(p3 - p2, p1 - p0)
+    normal = cross(p1 - p0, p2 - p0)
     return normal if tie == "point_moves" else -normal
 
 
@@ -78,7 +74,7 @@ def orientation_signs(p0, p1, p2, p3, tie: str) -> np.ndarray:
     """
     p0, p1, p2, p3 = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (p0, p1, p2, p3)))
     d1, d2, d3 = p1 - p0, p2 - p0, p3 - p0
-    value = _dot(d1, _cross(d2, d3))
+    value = _dot(d1, cross(d2, d3))
     permanent = _dot(np.abs(d1), np.abs(d2[..., [1, 2, 0]] * d3[..., [2, 0, 1]])
                      + np.abs(d2[..., [2, 0, 1]] * d3[..., [1, 2, 0]]))
     signs = np.sign(value).astype(np.int8)
@@ -86,7 +82,7 @@ def orientation_signs(p0, p1, p2, p3, tie: str) -> np.ndarray:
     if unsure.any():
         points = _exact_integers(np.stack([p0[unsure], p1[unsure], p2[unsure], p3[unsure]]))
         e0, e1, e2, e3 = points
-        exact = _dot(e1 - e0, _cross(e2 - e0, e3 - e0))
+        exact = _dot(e1 - e0, cross(e2 - e0, e3 - e0))
         tie_signs = _first_nonzero_sign(np.sign(_tie_vectors(e0, e1, e2, e3, tie)).astype(np.int8))
         exact_signs = np.sign(exact).astype(np.int8)
         signs[unsure] = np.where(exact_signs != 0, exact_signs, tie_signs)
@@ -186,7 +182,7 @@ def _edge_crossings(low: np.ndarray, high: np.ndarray, corners: np.ndarray):
     within 1e-3 rad of the plane (nearly coplanar faces) use exact plane values instead, so a sliver
     between nearly coincident faces gets its true, tiny size.
     """
-    normals = _cross(corners[..., 1, :] - corners[..., 0, :], corners[..., 2, :] - corners[..., 0, :])
+    normals = cross(corners[..., 1, :] - corners[..., 0, :], corners[..., 2, :] - corners[..., 0, :])
     v_low = plane_values(low, corners[..., 0, :], normals)
     v_high = plane_values(high, corners[..., 0, :], normals)
     span = v_low - v_high
@@ -198,7 +194,7 @@ def _edge_crossings(low: np.ndarray, high: np.ndarray, corners: np.ndarray):
         exact = _exact_integers(np.stack([corners_s[:, 0], corners_s[:, 1], corners_s[:, 2], low[shallow],
                                           high[shallow]]))
         e0, e1, e2, e_low, e_high = exact
-        normal = _cross(e1 - e0, e2 - e0)
+        normal = cross(e1 - e0, e2 - e0)
         exact_low, exact_high = _dot(normal, e_low - e0), _dot(normal, e_high - e0)
         span_exact = exact_low - exact_high
         nonzero = span_exact != 0

@@ -7,6 +7,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..arrays import cross
 from ..validation import as_points
 
 
@@ -46,7 +47,7 @@ class TriangleMesh:
     def area_normals(self) -> np.ndarray:
         """(M, 3): cross products of the edges, |n| = 2 x area, pointing by the right-hand rule."""
         c = self.corners
-        return np.cross(c[:, 1] - c[:, 0], c[:, 2] - c[:, 0])
+        return cross(c[:, 1] - c[:, 0], c[:, 2] - c[:, 0])
 
     @cached_property
     def lows(self) -> np.ndarray:

@@ -20,7 +20,7 @@ import bpy
 import numpy as np
 
 from ..core import overlapping_pairs
-from ..core.mesh import CONVEX, HULL, Solid, collide_solid_pairs, pair_method
+from ..core.mesh import CONVEX, HULL, Solid, collide_solid_pairs
 from .clash_report import ClashReport, ClashResult
 from .geometry import ObjectGeometryError
 from .inspect import MeasureModes, broad_phase_bounds, measure_in_mode, measure_modes, rigid_shape
@@ -281,9 +281,11 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
 
 
 def _batches(pairs: list[tuple[int, int]], solids: list[Solid]) -> Iterator[list[tuple[int, int]]]:
-    """The pairs in measuring order: pairs of convex objects (or hulls) ``BATCH_PAIRS`` at a time, for the
-    core's batch, then every other pair alone (each may take a while: progress and Esc come between them)."""
-    batched = [(i, j) for i, j in pairs if pair_method(solids[i], solids[j]) in (CONVEX, HULL)]
+    """The pairs in measuring order: pairs of convex objects (or hulls: ``core.mesh.pair_method``)
+    ``BATCH_PAIRS`` at a time, for the core's batch, then every other pair alone (each may take a while:
+    progress and Esc come between them)."""
+    methods = [solid.method for solid in solids]
+    batched = [(i, j) for i, j in pairs if HULL in (methods[i], methods[j]) or methods[i] == methods[j] == CONVEX]
     for start in range(0, len(batched), BATCH_PAIRS):
         yield batched[start:start + BATCH_PAIRS]
     alone = set(batched)

@@ -177,10 +177,11 @@ def _volume(a: Solid, b: Solid) -> tuple[float | None, np.ndarray | None]:
 
 
 def _volumes(pairs: list[tuple[Solid, Solid]]) -> list[tuple[float | None, np.ndarray | None]]:
-    """``_volume`` of every pair; pairs of convex objects are clipped together (``convex_overlap_volumes``)."""
+    """``_volume`` of every pair; pairs of objects convex to rounding (``Solid.exactly_convex``: face planes
+    bound them exactly) are clipped together (``convex_overlap_volumes``)."""
     answers: list[tuple[float | None, np.ndarray | None]] = [
         (None, None) if pair_method(a, b) == HULL or not (a.closed and b.closed) else None for a, b in pairs]
-    convex = [k for k, (a, b) in enumerate(pairs) if answers[k] is None and pair_method(a, b) == CONVEX]
+    convex = [k for k, (a, b) in enumerate(pairs) if answers[k] is None and a.exactly_convex and b.exactly_convex]
     for k, answer in zip(convex, convex_overlap_volumes([(pairs[k][0].mesh, pairs[k][1].mesh) for k in convex])):
         answers[k] = answer
     return [answer if answer is not None else overlap_volume(pairs[k][0].mesh, pairs[k][1].mesh)

@@ -31,6 +31,8 @@ CONVEX, PARTS, MESH, HULL = "convex", "parts", "mesh", "hull"
 CONVEXITY_TOLERANCE = 1e-6
 #: Convex objects with at most this many vertices, convex to rounding (``EXACT_CONVEXITY``), give SAT their
 #: facets and edges (``Solid.hull_features``): overlapping pairs of them are measured by SAT in batches.
+#: (Blender's float32 vertices leave curved convex meshes convex only to about 1e-7: they use the general
+#: methods, which are exact about the mesh itself.)
 SAT_MAX_VERTICES = 64
 EXACT_CONVEXITY = 1e-12
 
@@ -115,13 +117,18 @@ class Solid:
         """Every part encloses a volume, so the object has an inside (containment, overlap volume)."""
         return all(part.closed for part in self.parts)
 
+    @property
+    def exactly_convex(self) -> bool:
+        """Convex to rounding (``EXACT_CONVEXITY``), not just within ``CONVEXITY_TOLERANCE``: its triangles
+        are its hull's facets, so face planes bound it exactly (SAT, clipped volumes)."""
+        return self.method == CONVEX and self.parts[0].convexity_defect <= EXACT_CONVEXITY
+
     @cached_property
     def hull_features(self) -> tuple[np.ndarray, np.ndarray] | None:
         """``(facet normals, edge directions)`` as distinct unit rows when the object is convex, small
         (``SAT_MAX_VERTICES``) and its triangles are its hull's facets to rounding (``EXACT_CONVEXITY``):
         what SAT needs to be exact; None for any other object."""
-        if (self.method != CONVEX or len(self.mesh.vertices) > SAT_MAX_VERTICES
-                or self.parts[0].convexity_defect > EXACT_CONVEXITY):
+        if not self.exactly_convex or len(self.mesh.vertices) > SAT_MAX_VERTICES:
             return None
         mesh = self.mesh
         areas = mesh.area_normals

@@ -115,3 +115,19 @@ def test_solid_pairs_report_the_clipped_volume():
             assert contact.overlap_volume == pytest.approx(reference, abs=1e-12 * mesh_volume(a.mesh))
             assert alone.overlap_volume == pytest.approx(contact.overlap_volume, abs=1e-14)
             np.testing.assert_allclose(contact.signed_distance, alone.signed_distance, atol=1e-12)
+
+
+def test_objects_convex_only_to_float32_keep_the_exact_general_volume():
+    """A UV sphere rounded to float32 is convex within 1e-6, not to rounding: its triangles' planes cut
+    slivers off it, so the clash check measures its volume with the general method (exact about the mesh)."""
+    rng = np.random.default_rng(2)
+    sphere = fx.uv_sphere(1.0, 10, 14)
+    rounded = fx.mesh(sphere.vertices.astype(np.float32).astype(np.float64) @ random_rotation(rng).T, sphere.triangles)
+    box = fx.transformed(fx.box((-0.7, -0.7, -0.7), (0.7, 0.7, 0.7)), random_rotation(rng), (0.3, 0.2, -0.1))
+    a, b = Solid(rounded), Solid(box)
+    assert a.method == 'convex' and not a.exactly_convex and b.exactly_convex
+    exact, _ = overlap_volume(rounded, box)
+    assert abs(convex_overlap_volume(rounded, box)[0] - exact) > 1e-12 * exact  # the clipping would be off
+    [contact] = collide_solid_pairs([(a, b)])
+    assert contact.overlap_volume == pytest.approx(exact, rel=1e-14)
+    assert contact.overlap_volume == pytest.approx(fx.manifold_overlap(rounded, box)[0], rel=1e-12)

@@ -3,6 +3,8 @@
 Boxes are sorted by their low x; for each box, the boxes whose low x falls inside its x-interval are
 found with one ``searchsorted``, the candidate pairs are generated in bulk, and the y and z intervals
 filter them. The cost is O(N log N + pairs overlapping in x), not N², and no Python loop runs per box.
+Between two sets (the triangles of two meshes) a sweep along the best axis can still list far more
+pairs than overlap, when the meshes meet over a wide area; those go through a uniform grid instead.
 """
 
 from __future__ import annotations
@@ -10,6 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from .validation import as_length
+
+#: Above this many one-axis sweep candidates per box, the two-set search uses a uniform grid instead.
+SWEEP_CANDIDATES_PER_BOX = 32
+#: A box spanning more grid cells than this is paired by a direct search instead of cell by cell.
+GRID_CELLS_PER_BOX = 27
 
 
 def _as_boxes(value, name: str) -> np.ndarray:
@@ -92,11 +99,61 @@ def overlapping_pairs_between(lows_a, highs_a, lows_b, highs_b, *, margin: float
     near_a = _within(lows_a, highs_a, lows_b.min(axis=0), highs_b.max(axis=0))
     near_b = _within(lows_b, highs_b, lows_a.min(axis=0), highs_a.max(axis=0))
     la, ha, lb, hb = lows_a[near_a], highs_a[near_a], lows_b[near_b], highs_b[near_b]
-    axis = min(range(3), key=lambda k: _starts_within(la, ha, lb, k, False, True)
-               + _starts_within(lb, hb, la, k, True, True))
-    a_first, b_second = _starts_within(la, ha, lb, axis, strict=False)
-    b_first, a_second = _starts_within(lb, hb, la, axis, strict=True)
-    i, j = np.concatenate([a_first, a_second]), np.concatenate([b_second, b_first])
+    counts = [_starts_within(la, ha, lb, k, False, True) + _starts_within(lb, hb, la, k, True, True) for k in range(3)]
+    axis = int(np.argmin(counts))
+    if counts[axis] > SWEEP_CANDIDATES_PER_BOX * (len(la) + len(lb)):
+        i, j = _grid_candidates(la, ha, lb, hb)
+    else:
+        a_first, b_second = _starts_within(la, ha, lb, axis, strict=False)
+        b_first, a_second = _starts_within(lb, hb, la, axis, strict=True)
+        i, j = np.concatenate([a_first, a_second]), np.concatenate([b_second, b_first])
     keep = np.all((la[i] <= hb[j]) & (lb[j] <= ha[i]), axis=1)
     pairs = np.stack([near_a[i[keep]], near_b[j[keep]]], axis=1)
     return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+
+
+def _grid_candidates(lows_a, highs_a, lows_b, highs_b) -> tuple[np.ndarray, np.ndarray]:
+    """Candidate pairs ``(i, j)``, each once, of boxes sharing a cell of a uniform grid (cells about twice
+    the median box), for box sets whose one-axis sweep would list far more pairs than overlap (two
+    meshes meeting over a wide area). Boxes spanning more than ``GRID_CELLS_PER_BOX`` cells are paired
+    with every box of the other set that overlaps them instead."""
+    lows, highs = np.concatenate([lows_a, lows_b]), np.concatenate([highs_a, highs_b])
+    origin = lows.min(axis=0)
+    cell = 2.0 * float(np.median((highs - lows).max(axis=1)))
+    extent = highs.max(axis=0) - origin
+    if not cell > 0.0 or (extent / cell + 2.0).prod() > 2.0 ** 62:
+        cell = float(extent.max()) / 2.0 ** 20 or 1.0  # degenerate boxes, or a grid too fine for int64 keys
+    first = np.floor((lows - origin) / cell).astype(np.int64)
+    spans = np.floor((highs - origin) / cell).astype(np.int64) - first + 1
+    dims = first.max(axis=0) + spans.max(axis=0) + 1
+    cells = spans.prod(axis=1)
+    wide = cells > GRID_CELLS_PER_BOX
+    count_a = len(lows_a)
+    owner = np.repeat(np.flatnonzero(~wide), cells[~wide])
+    rank = np.arange(len(owner)) - np.repeat(np.cumsum(cells[~wide]) - cells[~wide], cells[~wide])
+    y_z = spans[owner, 1] * spans[owner, 2]
+    coords = first[owner] + np.stack([rank // y_z, (rank // spans[owner, 2]) % spans[owner, 1],
+                                      rank % spans[owner, 2]], axis=1)
+    keys = (coords[:, 0] * dims[1] + coords[:, 1]) * dims[2] + coords[:, 2]
+    in_a = owner < count_a
+    i, j = _same_keys(owner[in_a], keys[in_a], owner[~in_a] - count_a, keys[~in_a])
+    wide_pairs = [(np.full(len(others), k), others) for k in np.flatnonzero(wide[:count_a])
+                  for others in [_within(lows_b, highs_b, lows_a[k], highs_a[k])]]
+    wide_pairs += [(others, np.full(len(others), k)) for k in np.flatnonzero(wide[count_a:])
+                   for others in [_within(lows_a, highs_a, lows_b[k], highs_b[k])]]
+    i = np.concatenate([i, *(p[0] for p in wide_pairs)]).astype(np.int64)
+    j = np.concatenate([j, *(p[1] for p in wide_pairs)]).astype(np.int64)
+    unique = np.unique(i * len(lows_b) + j)
+    return unique // len(lows_b), unique % len(lows_b)
+
+
+def _same_keys(owners_p: np.ndarray, keys_p: np.ndarray, owners_q: np.ndarray, keys_q: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Every ``(owner_p, owner_q)`` of entries with equal keys (repeats included)."""
+    order = np.argsort(keys_q, kind="stable")
+    sorted_keys = keys_q[order]
+    begins = np.searchsorted(sorted_keys, keys_p, side="left")
+    counts = np.searchsorted(sorted_keys, keys_p, side="right") - begins
+    rows = np.repeat(np.arange(len(keys_p)), counts)
+    offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    return owners_p[rows], owners_q[order[np.repeat(begins, counts) + offsets]]

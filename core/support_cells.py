@@ -1,0 +1,182 @@
+"""Exact support queries warm-started per cell of directions: certified local subproblems, cached.
+
+Directions are split into cells by a cube map: each face of the cube [-1, 1]³ is cut into
+``RESOLUTION``² squares and each square into two triangles. A direction d crosses the cube's surface
+in one triangle, so ``d = Σ λi ui`` with ``λi >= 0`` and ``ui`` the triangle's corners (points of the
+cube's surface). Along each corner u the index gives a cap: the points whose value ``p·u`` is above
+the largest one, ``h(u)``, less a slab. A point outside the three caps of a cell is below
+``h(ui) - slab`` along every corner, so its value along d is below ``Σ λi (h(ui) - slab)``: when the
+best of the caps' points beats that, it is the exact maximum over the whole cloud. When it does not,
+the index's branch and bound answers (exact either way) and the cell's caps are rebuilt with a slab
+``SLAB_GROWTH`` times thicker. On a sphere of radius R a cell spans about 2 / RESOLUTION radians and
+the certificate holds from a slab of about R / (8 RESOLUTION²) on.
+
+Caps are kept per corner (each serves the six cells around it) and cells as one array of their
+caps' points (the ``MAX_CELLS`` most recent), so directions asked again, by later GJK and EPA
+iterations or by the next query after a move, cost one scan of a few thousand points. The caches live
+in the index, which moved copies of a shape share.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Squares per cube face along each side.
+RESOLUTION = 32
+#: Caps are computed for blocks of BLOCK x BLOCK squares of a face at once (nearby directions share
+#: most of the clusters read, and GJK and EPA ask again near where they asked).
+BLOCK = 2
+#: Cells kept; the oldest is dropped beyond.
+MAX_CELLS = 512
+#: Points kept in caps, relative to the cloud's size; the oldest caps are dropped beyond.
+MAX_CAP_SHARE = 4.0
+#: First slab, relative to the cloud's radius (see the module's description).
+FIRST_SLAB = 0.25 * (2.0 / RESOLUTION) ** 2
+#: A cell whose certificate fails is rebuilt with a slab this many times thicker.
+SLAB_GROWTH = 4.0
+#: Caps holding more than this share of the points are not kept: queries in their cells go to the
+#: branch and bound (flat clouds near their normal, big flat faces).
+MAX_LOCAL_SHARE = 1.0 / 16.0
+#: Padding of the certificate's bound, relative to the largest coordinate: far above the rounding of
+#: the dot products and of the weights λ.
+_PADDING = 1e-9
+_HALF = 0.5 * RESOLUTION
+
+
+class _Cell:
+    """A cell's local subproblem: ``rows`` of the index's points (None: not kept), their coordinates,
+    the certificate's bound ``h(ui) - slab`` along each corner (padded), and the thickest slab of its
+    caps."""
+
+    __slots__ = ("rows", "points", "outside", "slab")
+
+    def __init__(self, rows, points, outside, slab):
+        self.rows, self.points, self.outside, self.slab = rows, points, outside, slab
+
+
+class _Cap:
+    """The rows of the points within ``slab`` of the largest value ``top`` along a corner (None:
+    too many to keep)."""
+
+    __slots__ = ("rows", "top", "slab")
+
+    def __init__(self, rows, top, slab):
+        self.rows, self.top, self.slab = rows, top, slab
+
+
+def cell_of(direction) -> tuple[tuple, tuple[float, float, float], float]:
+    """The cube-map cell of a non-zero ``direction`` (three floats): its key, the barycentric weights
+    of the direction's crossing point in the cell's triangle, and the direction's largest absolute
+    component (so ``λ = scale × weights``)."""
+    dx, dy, dz = direction
+    ax, ay, az = abs(dx), abs(dy), abs(dz)
+    if ax >= ay and ax >= az:
+        axis, scale, a, b = 0, ax, dy, dz
+    elif ay >= az:
+        axis, scale, a, b = 1, ay, dz, dx
+    else:
+        axis, scale, a, b = 2, az, dx, dy
+    fa, fb = (a / scale + 1.0) * _HALF, (b / scale + 1.0) * _HALF
+    i, j = min(int(fa), RESOLUTION - 1), min(int(fb), RESOLUTION - 1)
+    fa, fb = fa - i, fb - j
+    upper = fa + fb > 1.0
+    weights = (fa + fb - 1.0, 1.0 - fa, 1.0 - fb) if upper else (1.0 - (fa + fb), fa, fb)
+    return (axis, direction[axis] > 0.0, i, j, upper), weights, scale
+
+
+def cell_corners(key: tuple) -> list[tuple]:
+    """Keys ``(axis, positive, i, j)`` of the three corners of a cell's triangle, in the order of
+    the weights of ``cell_of``."""
+    axis, positive, i, j, upper = key
+    squares = [(i + 1, j + 1), (i, j + 1), (i + 1, j)] if upper else [(i, j), (i + 1, j), (i, j + 1)]
+    return [(axis, positive, s, t) for s, t in squares]
+
+
+def block_corners(key: tuple) -> list[tuple]:
+    """Keys of the corners of the ``BLOCK`` x ``BLOCK`` squares of the cube's face around a cell."""
+    axis, positive, i, j, _ = key
+    s0, t0 = i - i % BLOCK, j - j % BLOCK
+    return [(axis, positive, s, t) for s in range(s0, min(s0 + BLOCK, RESOLUTION) + 1)
+            for t in range(t0, min(t0 + BLOCK, RESOLUTION) + 1)]
+
+
+def corner_direction(corner: tuple) -> np.ndarray:
+    """The point of the cube's surface a corner key names (3,)."""
+    axis, positive, s, t = corner
+    direction = np.empty(3)
+    direction[axis] = 1.0 if positive else -1.0
+    direction[(axis + 1) % 3] = 2.0 * s / RESOLUTION - 1.0
+    direction[(axis + 2) % 3] = 2.0 * t / RESOLUTION - 1.0
+    return direction
+
+
+class CellCache:
+    """Certified local subproblems of a ``SupportIndex``, per cube-map cell, built on demand."""
+
+    def __init__(self, index):
+        self._index = index
+        points = index.points
+        center = 0.5 * (points.min(axis=0) + points.max(axis=0))
+        self._first_slab = FIRST_SLAB * float(np.sqrt(((points - center) ** 2).sum(axis=1).max()))
+        # Corners have components of at most 1, so values along them have magnitude <= 2 x reach.
+        self._padding = 2.0 * _PADDING * float(np.abs(points).max())
+        self._max_cap = max(1, int(MAX_LOCAL_SHARE * len(points)))
+        self._max_cap_rows = int(MAX_CAP_SHARE * len(points))
+        self._cap_rows = 0
+        self._caps: dict[tuple, _Cap] = {}
+        self._cells: dict[tuple, _Cell] = {}
+
+    def argmax(self, direction) -> int:
+        """Index into the index's points of a point maximising ``points @ direction``."""
+        index = self._index
+        if not max(map(abs, direction)) > 0.0:  # zero (or NaN): every point ties
+            return index.branch_and_bound(np.array(direction, dtype=np.float64))
+        key, (w0, w1, w2), scale = cell_of(direction)
+        cell = self._cells.get(key)
+        if cell is None:
+            cell = self._build(key, self._first_slab)
+        if cell.rows is not None:
+            values = cell.points.dot(direction)
+            winner = int(values.argmax())
+            g0, g1, g2 = cell.outside
+            if values[winner] > scale * (w0 * g0 + w1 * g1 + w2 * g2):
+                return int(cell.rows[winner])
+            self._build(key, SLAB_GROWTH * cell.slab)
+        return index.branch_and_bound(np.array(direction, dtype=np.float64))
+
+    def _build(self, key: tuple, slab: float) -> _Cell:
+        """The cell's local subproblem from its corners' caps, computing those missing or thinner
+        than ``slab``."""
+        corners = cell_corners(key)
+        missing = [c for c in corners if c not in self._caps or self._caps[c].slab < slab]
+        if missing and slab == self._first_slab:  # a new region: the caps of its whole block at once
+            missing = [c for c in block_corners(key) if c not in self._caps]
+        if missing:
+            self._add_caps(missing, slab)
+        caps = [self._caps[c] for c in corners]
+        thickest = max(cap.slab for cap in caps)
+        if any(cap.rows is None for cap in caps):
+            cell = _Cell(None, None, None, thickest)
+        else:
+            rows = np.concatenate([cap.rows for cap in caps])  # repeated rows only repeat a value
+            outside = tuple(cap.top - cap.slab + self._padding for cap in caps)
+            cell = _Cell(rows, self._index.points.take(rows, axis=0), outside, thickest)
+        if len(self._cells) >= MAX_CELLS and key not in self._cells:
+            del self._cells[next(iter(self._cells))]
+        self._cells[key] = cell
+        return cell
+
+    def _add_caps(self, corners: list[tuple], slab: float) -> None:
+        rows, tops = self._index.caps(np.array([corner_direction(c) for c in corners]), slab)
+        for corner, cap_rows, top in zip(corners, rows, tops.tolist()):
+            kept = cap_rows if len(cap_rows) <= self._max_cap else None
+            self._drop_cap(corner)
+            self._caps[corner] = _Cap(kept, top, slab)
+            self._cap_rows += 0 if kept is None else len(kept)
+        while self._cap_rows > self._max_cap_rows:
+            self._drop_cap(next(iter(self._caps)))
+
+    def _drop_cap(self, corner: tuple) -> None:
+        cap = self._caps.pop(corner, None)
+        if cap is not None and cap.rows is not None:
+            self._cap_rows -= len(cap.rows)

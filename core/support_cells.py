@@ -164,6 +164,8 @@ class CellCache:
         if len(self._cells) >= MAX_CELLS and key not in self._cells:
             del self._cells[next(iter(self._cells))]
         self._cells[key] = cell
+        while self._cap_rows > self._max_cap_rows:
+            self._drop_cap(next(iter(self._caps)))
         return cell
 
     def _add_caps(self, corners: list[tuple], slab: float) -> None:
@@ -173,8 +175,6 @@ class CellCache:
             self._drop_cap(corner)
             self._caps[corner] = _Cap(kept, top, slab)
             self._cap_rows += 0 if kept is None else len(kept)
-        while self._cap_rows > self._max_cap_rows:
-            self._drop_cap(next(iter(self._caps)))
 
     def _drop_cap(self, corner: tuple) -> None:
         cap = self._caps.pop(corner, None)

@@ -9,12 +9,12 @@ the largest one, ``h(u)``, less a slab. A point outside the three caps of a cell
 best of the caps' points beats that, it is the exact maximum over the whole cloud. When it does not,
 the index's branch and bound answers (exact either way) and the cell's caps are rebuilt with a slab
 ``SLAB_GROWTH`` times thicker. On a sphere of radius R a cell spans about 2 / RESOLUTION radians and
-the certificate holds from a slab of about R / (8 RESOLUTION²) on.
+the certificate holds with the first slab, R / RESOLUTION² (a fifth of it already fails at times).
 
 Caps are kept per corner (each serves the six cells around it) and cells as one array of their
-caps' points (the ``MAX_CELLS`` most recent), so directions asked again, by later GJK and EPA
-iterations or by the next query after a move, cost one scan of a few thousand points. The caches live
-in the index, which moved copies of a shape share.
+caps' points, the most recent ones up to a budget of points, so directions asked again, by later GJK
+and EPA iterations or by the next query after a move, cost one scan of about a thousand points. The
+caches live in the index, which moved copies of a shape share.
 """
 
 from __future__ import annotations
@@ -26,10 +26,9 @@ RESOLUTION = 32
 #: Caps are computed for blocks of BLOCK x BLOCK squares of a face at once (nearby directions share
 #: most of the clusters read, and GJK and EPA ask again near where they asked).
 BLOCK = 2
-#: Cells kept; the oldest is dropped beyond.
-MAX_CELLS = 512
-#: Points kept in caps, relative to the cloud's size; the oldest caps are dropped beyond.
-MAX_CAP_SHARE = 4.0
+#: Rows kept in caps and points kept in cells, each relative to the cloud's size (about 40 bytes per
+#: point of the cloud at most); the oldest are dropped beyond.
+MAX_KEPT_SHARE = 1.0
 #: First slab, relative to the cloud's radius (see the module's description).
 FIRST_SLAB = 0.25 * (2.0 / RESOLUTION) ** 2
 #: A cell whose certificate fails is rebuilt with a slab this many times thicker.
@@ -62,6 +61,29 @@ class _Cap:
 
     def __init__(self, rows, top, slab):
         self.rows, self.top, self.slab = rows, top, slab
+
+
+class _Kept(dict):
+    """Caps or cells by key, oldest first, with the total length of their ``rows``."""
+
+    def __init__(self, budget: int):
+        super().__init__()
+        self.budget, self.total = budget, 0
+
+    def put(self, key: tuple, item) -> None:
+        self.drop(key)
+        self[key] = item
+        self.total += 0 if item.rows is None else len(item.rows)
+
+    def drop(self, key: tuple) -> None:
+        item = self.pop(key, None)
+        if item is not None and item.rows is not None:
+            self.total -= len(item.rows)
+
+    def trim(self) -> None:
+        """Drop the oldest items while the total is over the budget."""
+        while self.total > self.budget:
+            self.drop(next(iter(self)))
 
 
 def cell_of(direction) -> tuple[tuple, tuple[float, float, float], float]:
@@ -121,10 +143,8 @@ class CellCache:
         # Corners have components of at most 1, so values along them have magnitude <= 2 x reach.
         self._padding = 2.0 * _PADDING * float(np.abs(points).max())
         self._max_cap = max(1, int(MAX_LOCAL_SHARE * len(points)))
-        self._max_cap_rows = int(MAX_CAP_SHARE * len(points))
-        self._cap_rows = 0
-        self._caps: dict[tuple, _Cap] = {}
-        self._cells: dict[tuple, _Cell] = {}
+        self._caps = _Kept(int(MAX_KEPT_SHARE * len(points)))
+        self._cells = _Kept(int(MAX_KEPT_SHARE * len(points)))
 
     def argmax(self, direction) -> int:
         """Index into the index's points of a point maximising ``points @ direction``."""
@@ -161,22 +181,12 @@ class CellCache:
             rows = np.concatenate([cap.rows for cap in caps])  # repeated rows only repeat a value
             outside = tuple(cap.top - cap.slab + self._padding for cap in caps)
             cell = _Cell(rows, self._index.points.take(rows, axis=0), outside, thickest)
-        if len(self._cells) >= MAX_CELLS and key not in self._cells:
-            del self._cells[next(iter(self._cells))]
-        self._cells[key] = cell
-        while self._cap_rows > self._max_cap_rows:
-            self._drop_cap(next(iter(self._caps)))
+        self._cells.put(key, cell)
+        self._cells.trim()
+        self._caps.trim()  # only now: the cell needed its caps
         return cell
 
     def _add_caps(self, corners: list[tuple], slab: float) -> None:
         rows, tops = self._index.caps(np.array([corner_direction(c) for c in corners]), slab)
         for corner, cap_rows, top in zip(corners, rows, tops.tolist()):
-            kept = cap_rows if len(cap_rows) <= self._max_cap else None
-            self._drop_cap(corner)
-            self._caps[corner] = _Cap(kept, top, slab)
-            self._cap_rows += 0 if kept is None else len(kept)
-
-    def _drop_cap(self, corner: tuple) -> None:
-        cap = self._caps.pop(corner, None)
-        if cap is not None and cap.rows is not None:
-            self._cap_rows -= len(cap.rows)
+            self._caps.put(corner, _Cap(cap_rows if len(cap_rows) <= self._max_cap else None, top, slab))

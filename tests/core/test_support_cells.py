@@ -145,6 +145,22 @@ def test_directions_asked_again_scan_only_their_cell(monkeypatch):
     assert max(len(cell.rows) for cell in index._cells._cells.values()) < 0.05 * len(index.points)
 
 
+def test_small_memory_budget_drops_old_entries_and_stays_exact(monkeypatch):
+    """With room for a few hundred points, old caps and cells are dropped (the totals stay within
+    the budget) and answers stay exact."""
+    monkeypatch.setattr(cells, "MAX_KEPT_SHARE", 0.02)
+    index = SupportIndex(CLOUDS["noisy shell"], 32)
+    directions = unit_vectors(np.random.default_rng(10), 200)
+    kept = index._cells
+    for d in directions:
+        assert_exact(index, d[None])
+        for store in (kept._caps, kept._cells):
+            assert store.total <= store.budget
+            assert store.total == sum(len(item.rows) for item in store.values() if item.rows is not None)
+    assert len(kept._cells) < 100
+    assert_exact(index, directions)
+
+
 def test_flat_cloud_along_its_normal_goes_to_the_branch_and_bound(monkeypatch):
     """Along a flat cloud's normal every point ties: the caps are too large to keep, and the branch
     and bound answers (exactly)."""

@@ -149,7 +149,7 @@ class CellCache:
     def argmax(self, direction) -> int:
         """Index into the index's points of a point maximising ``points @ direction``."""
         index = self._index
-        if not max(map(abs, direction)) > 0.0:  # zero (or NaN): every point ties
+        if not 0.0 < abs(direction[0]) + abs(direction[1]) + abs(direction[2]) < np.inf:  # zero, NaN or inf
             return index.branch_and_bound(np.array(direction, dtype=np.float64))
         key, (w0, w1, w2), scale = cell_of(direction)
         cell = self._cells.get(key)

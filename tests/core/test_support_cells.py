@@ -100,6 +100,14 @@ def test_cells_hold_every_point_their_certificate_leaves_out(name):
             assert (index.points[outside] @ cells.corner_direction(corner)).max(initial=-np.inf) <= bound
 
 
+def test_zero_and_non_finite_directions_go_to_the_branch_and_bound(monkeypatch):
+    index = SupportIndex(CLOUDS["noisy shell"], 32)
+    calls = count_branch_and_bound(index, monkeypatch)
+    for d in [(0.0, 0.0, 0.0), (-0.0, 0.0, -0.0), (1.0, np.nan, 0.0), (np.inf, 1.0, 0.0)]:
+        assert 0 <= index.argmax(d) < len(index.points)
+    assert len(calls) == 4
+
+
 def test_cell_weights_rebuild_the_direction():
     """A direction is a non-negative combination of its cell's corners: d == scale x sum(w_i u_i)."""
     rng = np.random.default_rng(2)

@@ -33,9 +33,11 @@ MAX_KEPT_SHARE = 1.0
 FIRST_SLAB = 0.25 * (2.0 / RESOLUTION) ** 2
 #: A cell whose certificate fails is rebuilt with a slab this many times thicker.
 SLAB_GROWTH = 4.0
-#: Caps holding more than this share of the points are not kept: queries in their cells go to the
-#: branch and bound (flat clouds near their normal, big flat faces).
-MAX_LOCAL_SHARE = 1.0 / 16.0
+#: Caps whose clusters hold more than this share of the points (and more than MIN_LOCAL_LIMIT points)
+#: are not computed: queries in their cells go to the branch and bound (flat clouds near their normal,
+#: big flat faces).
+MAX_LOCAL_SHARE = 1.0 / 64.0
+MIN_LOCAL_LIMIT = 4096
 #: Padding of the certificate's bound, relative to the largest coordinate: far above the rounding of
 #: the dot products and of the weights λ.
 _PADDING = 1e-9
@@ -142,7 +144,7 @@ class CellCache:
         self._first_slab = FIRST_SLAB * float(np.sqrt(((points - center) ** 2).sum(axis=1).max()))
         # Corners have components of at most 1, so values along them have magnitude <= 2 x reach.
         self._padding = 2.0 * _PADDING * float(np.abs(points).max())
-        self._max_cap = max(1, int(MAX_LOCAL_SHARE * len(points)))
+        self._max_cap = max(MIN_LOCAL_LIMIT, int(MAX_LOCAL_SHARE * len(points)))
         self._caps = _Kept(int(MAX_KEPT_SHARE * len(points)))
         self._cells = _Kept(int(MAX_KEPT_SHARE * len(points)))
 
@@ -187,6 +189,6 @@ class CellCache:
         return cell
 
     def _add_caps(self, corners: list[tuple], slab: float) -> None:
-        rows, tops = self._index.caps(np.array([corner_direction(c) for c in corners]), slab)
+        rows, tops = self._index.caps(np.array([corner_direction(c) for c in corners]), slab, self._max_cap)
         for corner, cap_rows, top in zip(corners, rows, tops.tolist()):
-            self._caps.put(corner, _Cap(cap_rows if len(cap_rows) <= self._max_cap else None, top, slab))
+            self._caps.put(corner, _Cap(cap_rows, top, slab))

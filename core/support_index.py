@@ -115,7 +115,7 @@ def products(directions: np.ndarray, columns: np.ndarray) -> np.ndarray:
     to a multithreaded BLAS kernel that is ten to a hundred times slower on a busy machine."""
     if directions.ndim == 1:
         return directions @ columns
-    return np.array([direction @ columns for direction in directions]).reshape(len(directions), -1)
+    return np.array([direction @ columns for direction in directions]).reshape(len(directions), columns.shape[1])
 
 
 #: The eight sign patterns of a box's corners.
@@ -170,23 +170,32 @@ class SupportIndex:
         """Index into ``self.points`` of a point maximising ``points @ direction`` (three floats)."""
         return self._cells.argmax(direction)
 
-    def caps(self, directions: np.ndarray, slab: float) -> tuple[list[np.ndarray], np.ndarray]:
+    def caps(self, directions: np.ndarray, slab: float, limit: int) -> tuple[list, np.ndarray]:
         """For each of the directions (K, 3): the rows of ``points`` whose value along it is above
-        the largest one less ``slab``, and that largest value (K,).
+        the largest one less ``slab``, and that largest value (K,); None and NaN for the directions
+        whose clusters read would hold more than ``limit`` points (a big flat face along its normal).
 
-        The clusters read are those whose boxes reach a point value less ``slab`` (of each cluster's
-        first point, in the groups of best bound) along the direction: they hold every point of the
-        cap, as the support does.
+        The clusters read are those whose boxes reach a floor along the direction: the best value of
+        some clusters' first points (real points, so at most the support value) less ``slab``. They
+        hold every point of the cap, as the support does. The floor is first taken over the clusters
+        of the group of best bound, then over the clusters of the groups that reach that floor.
         """
         groups, clusters = self._groups, self._clusters
         group_bounds = groups.bounds(directions)
         leaders = self._leaders.take(groups.items(np.unique(group_bounds.argmax(axis=1))), axis=1)
-        floor = (products(directions, leaders).max(axis=1) - slab)[:, None]  # real points: at most the supports
+        floor = (products(directions, leaders).max(axis=1) - slab)[:, None]
         members = groups.items(np.flatnonzero((group_bounds > floor).any(axis=0)))
-        rows = clusters.items(members[(clusters.bounds(directions, members) > floor).any(axis=0)])
-        values = products(directions, self.points.take(rows, axis=0).T)
-        tops = values.max(axis=1)
-        return [rows[np.flatnonzero(row > top - slab)] for row, top in zip(values, tops)], tops
+        floor = np.maximum(floor, products(directions, self._leaders.take(members, axis=1)).max(axis=1)[:, None] - slab)
+        near = clusters.bounds(directions, members) > floor
+        small = np.flatnonzero(near @ clusters.counts[members] <= limit)
+        rows = clusters.items(members[near[small].any(axis=0)])
+        values = products(directions[small], self.points.take(rows, axis=0).T)
+        tops = np.full(len(directions), np.nan)
+        tops[small] = values.max(axis=1, initial=-np.inf)
+        caps = [None] * len(directions)
+        for k, row in zip(small.tolist(), values):
+            caps[k] = rows[np.flatnonzero(row > tops[k] - slab)]
+        return caps, tops
 
     def branch_and_bound(self, direction: np.ndarray) -> int:
         """``argmax`` by the two-level branch and bound over all boxes."""

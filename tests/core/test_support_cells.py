@@ -85,7 +85,7 @@ def test_cells_hold_every_point_their_certificate_leaves_out(name):
     index = SupportIndex(CLOUDS[name], 32)
     slab = 4.0 * index._cells._first_slab
     corners = corner_directions()[::7]
-    rows, tops = index.caps(corners, slab)
+    rows, tops = index.caps(corners, slab, len(index.points))
     for corner, cap, top in zip(corners, rows, tops):
         values = index.points @ corner
         assert top == values.max()

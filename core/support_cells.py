@@ -38,9 +38,10 @@ SLAB_GROWTH = 4.0
 #: big flat faces).
 MAX_LOCAL_SHARE = 1.0 / 64.0
 MIN_LOCAL_LIMIT = 4096
-#: Padding of the certificate's bound, relative to the largest coordinate: far above the rounding of
-#: the dot products and of the weights λ.
-_PADDING = 1e-9
+#: Padding of the certificate's bound, relative to the largest coordinate: a thousand times the
+#: rounding of the dot products and of the weights λ, and far below the slab of clouds up to 1e5
+#: times their radius from their origin.
+_PADDING = 1e-12
 _HALF = 0.5 * RESOLUTION
 
 

@@ -140,9 +140,11 @@ def count_branch_and_bound(index: SupportIndex, monkeypatch) -> list:
     return calls
 
 
-def test_directions_asked_again_scan_only_their_cell(monkeypatch):
-    """On a sphere, directions asked a second time (or a little off) are certified in their cell."""
-    index = SupportIndex(sphere(50_000), 64)
+@pytest.mark.parametrize("offset", [0.0, 1e5])
+def test_directions_asked_again_scan_only_their_cell(offset, monkeypatch):
+    """On a sphere (at its origin or far from it), directions asked a second time (or a little off)
+    are certified in their cell."""
+    index = SupportIndex(sphere(50_000) + offset, 64)
     calls = count_branch_and_bound(index, monkeypatch)
     rng = np.random.default_rng(9)
     directions = unit_vectors(rng, 100)

@@ -5,7 +5,8 @@ For each pair it measures
 - one-shot: the query straight from raw (N, 3) arrays, preparation included. For coal that is its
   convex hull build (Qhull) of both clouds plus the query;
 - prepared: a repeated query on prepared shapes after B moved (``Polytope.transformed`` for core, a
-  new ``Transform3s`` for coal);
+  new ``Transform3s`` for coal); for core also the preparation and the first query after it (which
+  fills the support caches of clouds large enough for a spatial index);
 then the per-pair cost of batches (``core.batch.collide_many``, see ``bench_batch.py``), and prints
 the issue's targets next to the figures. coal runs with its default settings (GJK/EPA tolerance
 1e-6); the last column shows how far its signed distance is from core's. Times are medians of
@@ -96,11 +97,13 @@ def measure_core(pair: Pair) -> dict:
     start = time.process_time()
     shape_a, shape_b = core.Polytope(pair.points_a), core.Polytope(pair.points_b)
     prepare = 1e6 * (time.process_time() - start)
+    start = time.process_time()
+    contact = core.collide(shape_a, shape_b.transformed(translation(pair.offset_b)))
+    first = 1e6 * (time.process_time() - start)
     moves = pair.moves(pair.query_repeats)
     query = median_us(lambda k: core.collide(shape_a, shape_b.transformed(translation(moves[k]))),
                       pair.query_repeats)
-    contact = core.collide(shape_a, shape_b.transformed(translation(pair.offset_b)))
-    return {"one_shot": one_shot, "prepare": prepare, "query": query,
+    return {"one_shot": one_shot, "prepare": prepare, "first": first, "query": query,
             "signed_distance": contact.signed_distance, "status": contact.status}
 
 
@@ -181,7 +184,7 @@ def main() -> None:
     print(f"core benchmark, median CPU us per query; coal {'(not installed)' if coal is None else coal.__version__}; "
           f"{machine_load()}")
     header = (f"{'pair':32} {'core one-shot':>14} {'coal hull+query':>16} {'core prepare':>13} "
-              f"{'core query':>11} {'coal query':>11} {'ratio':>6} {'|sd core-coal|':>15}")
+              f"{'core 1st query':>15} {'core query':>11} {'coal query':>11} {'ratio':>6} {'|sd core-coal|':>15}")
     print(header)
     print("-" * len(header))
     targets = []
@@ -191,7 +194,7 @@ def main() -> None:
             f"{theirs['one_shot']:.0f}", f"{theirs['query']:.1f}", f"{ours['query'] / theirs['query']:.1f}",
             f"{abs(ours['signed_distance'] - theirs['signed_distance']):.1e}")
         print(f"{pair.name:32} {ours['one_shot']:14.0f} {coal_cells[0]:>16} {ours['prepare']:13.0f} "
-              f"{ours['query']:11.1f} {coal_cells[1]:>11} {coal_cells[2]:>6} {coal_cells[3]:>15}")
+              f"{ours['first']:15.0f} {ours['query']:11.1f} {coal_cells[1]:>11} {coal_cells[2]:>6} {coal_cells[3]:>15}")
         if theirs is not None:
             targets.append((f"{pair.name}: one-shot <= coal hull build + query",
                             f"{ours['one_shot']:.0f} vs {theirs['one_shot']:.0f} us",

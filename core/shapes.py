@@ -152,7 +152,7 @@ class Polytope(Shape):
 
     def _local_support(self, d: Vec3) -> Vec3:
         if self._index is not None:
-            return tuple(self._points[self._index.argmax(np.array(d))].tolist())
+            return tuple(self._points[self._index.argmax(d)].tolist())
         return tuple(self._points[self._points.dot(d).argmax()].tolist())  # .dot takes the tuple as is
 
     _with_affine = Shape._moved_copy

@@ -10,11 +10,18 @@ A support query along ``d`` is a two-level branch and bound on a box's upper bou
 ``corner·d`` of its eight corners: it scans the best cluster of the best group exactly, then only the
 clusters, of the groups whose bound beats that value, whose own bound beats it. The answer is the
 exact argmax over all points; on a sphere of 1M points a query reads about a thousand of them.
+
+Queries first go through ``support_cells.CellCache``: per cell of directions, a certified local
+subproblem made of the points near the supports along the cell's corners (``caps``), built once and
+kept, so directions asked again (by later GJK/EPA iterations, or by the next query after a move)
+scan only those points; the branch and bound answers when the cell's certificate does not hold.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from .support_cells import CellCache
 
 
 #: Points used to size the grid; the grid only needs to be about right, the index stays exact.
@@ -102,6 +109,15 @@ def ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
 
 
+def products(directions: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """``directions @ columns`` for one direction (3,) or K directions (K, 3) and M points as columns
+    (3, M), one matrix-vector product per direction: a matrix product with an inner size of 3 goes
+    to a multithreaded BLAS kernel that is ten to a hundred times slower on a busy machine."""
+    if directions.ndim == 1:
+        return directions @ columns
+    return np.array([direction @ columns for direction in directions]).reshape(len(directions), columns.shape[1])
+
+
 #: The eight sign patterns of a box's corners.
 _CORNER_SIGNS = np.array([[x, y, z] for x in (1.0, -1.0) for y in (1.0, -1.0) for z in (1.0, -1.0)])
 
@@ -110,23 +126,26 @@ class _Boxes:
     """Oriented boxes bounding consecutive runs of items (points, or the boxes of a finer level).
 
     A box is kept as its eight corners: its bound along ``d`` is the largest ``corner·d``, one
-    matrix product for all boxes. Corners are stored corner-major, (8, boxes, 3), so the maximum
-    over a box's corners is an element-wise maximum of eight long rows (a reduction over a short
-    last axis is an order of magnitude slower in numpy).
+    matrix product for all boxes. Corners are stored coordinate-major, (3, 8, boxes), so the bounds
+    come out as rows and the maximum over a box's corners is an element-wise maximum of eight long
+    rows (a reduction over a short last axis is an order of magnitude slower in numpy).
     """
 
     def __init__(self, points: np.ndarray, point_starts: np.ndarray, item_starts: np.ndarray, item_total: int):
         centers, axes, half = oriented_boxes(points, point_starts)
         self.corners = centers[None] + np.einsum("sk,ck,ckj->scj", _CORNER_SIGNS, half, axes)
-        self.flat_corners = self.corners.reshape(-1, 3)
+        self.columns = np.ascontiguousarray(self.corners.transpose(2, 0, 1))
         self.starts = item_starts
         self.counts = np.diff(np.append(item_starts, item_total))
 
-    def bounds(self, direction: np.ndarray, which=None) -> np.ndarray:
+    def bounds(self, directions: np.ndarray, which=None) -> np.ndarray:
         """Upper bound of ``x·direction`` over the items of the boxes ``which`` (a slice or indices;
-        None for all)."""
-        corners = self.flat_corners if which is None else self.corners[:, which].reshape(-1, 3)
-        return (corners @ direction).reshape(8, -1).max(axis=0)
+        None for all): (boxes,) for one direction (3,), (K, boxes) for K directions as rows (K, 3)."""
+        if which is None:
+            columns = self.columns
+        else:
+            columns = self.columns[:, :, which] if isinstance(which, slice) else self.columns.take(which, axis=2)
+        return products(directions, columns.reshape(3, -1)).reshape(*directions.shape[:-1], 8, -1).max(axis=-2)
 
     def items(self, which: np.ndarray) -> np.ndarray:
         return ranges(self.starts[which], self.counts[which])
@@ -144,9 +163,42 @@ class SupportIndex:
         first_clusters = np.searchsorted(cluster_starts, group_starts)
         corners = self._clusters.corners.transpose(1, 0, 2).reshape(-1, 3)
         self._groups = _Boxes(corners, 8 * first_clusters, first_clusters, len(cluster_starts))
+        self._leaders = np.ascontiguousarray(self.points[cluster_starts].T)  # each cluster's first point, (3, C)
+        self._cells = CellCache(self)
 
-    def argmax(self, direction: np.ndarray) -> int:
-        """Index into ``self.points`` of a point maximising ``points @ direction``."""
+    def argmax(self, direction) -> int:
+        """Index into ``self.points`` of a point maximising ``points @ direction`` (three floats)."""
+        return self._cells.argmax(direction)
+
+    def caps(self, directions: np.ndarray, slab: float, limit: int) -> tuple[list, np.ndarray]:
+        """For each of the directions (K, 3): the rows of ``points`` whose value along it is above
+        the largest one less ``slab``, and that largest value (K,); None and NaN for the directions
+        whose clusters read would hold more than ``limit`` points (a big flat face along its normal).
+
+        The clusters read are those whose boxes reach a floor along the direction: the best value of
+        some clusters' first points (real points, so at most the support value) less ``slab``. They
+        hold every point of the cap, as the support does. The floor is first taken over the clusters
+        of the group of best bound, then over the clusters of the groups that reach that floor.
+        """
+        groups, clusters = self._groups, self._clusters
+        group_bounds = groups.bounds(directions)
+        leaders = self._leaders.take(groups.items(np.unique(group_bounds.argmax(axis=1))), axis=1)
+        floor = (products(directions, leaders).max(axis=1) - slab)[:, None]
+        members = groups.items(np.flatnonzero((group_bounds > floor).any(axis=0)))
+        floor = np.maximum(floor, products(directions, self._leaders.take(members, axis=1)).max(axis=1)[:, None] - slab)
+        near = clusters.bounds(directions, members) > floor
+        small = np.flatnonzero(near @ clusters.counts[members] <= limit)
+        rows = clusters.items(members[near[small].any(axis=0)])
+        values = products(directions[small], self.points.take(rows, axis=0).T)
+        tops = np.full(len(directions), np.nan)
+        tops[small] = values.max(axis=1, initial=-np.inf)
+        caps = [None] * len(directions)
+        for k, row in zip(small.tolist(), values):
+            caps[k] = rows[np.flatnonzero(row > tops[k] - slab)]
+        return caps, tops
+
+    def branch_and_bound(self, direction: np.ndarray) -> int:
+        """``argmax`` by the two-level branch and bound over all boxes."""
         groups, clusters = self._groups, self._clusters
         group_bounds = groups.bounds(direction)
         first_group = int(np.argmax(group_bounds))
@@ -161,6 +213,6 @@ class SupportIndex:
         if candidates.size == 0:
             return best_index
         rows = clusters.items(candidates)
-        values = self.points[rows] @ direction
+        values = self.points.take(rows, axis=0) @ direction
         winner = int(np.argmax(values))
         return int(rows[winner]) if values[winner] > best else best_index

@@ -123,7 +123,7 @@ def _ring(points: np.ndarray, slab: float) -> np.ndarray:
     when shorter than ``slab``."""
     ring = points[convex_polygon(points, slab)]
     if len(ring) == 2 and np.hypot(*(ring[1] - ring[0])) <= slab:
-        return ring.mean(axis=0, keepdims=True)
+        return 0.5 * (ring[:1] + ring[1:])
     return ring
 
 
@@ -199,7 +199,7 @@ def _intersect_segments(p: np.ndarray, q: np.ndarray, slab: float) -> np.ndarray
 def _area_centroid(ring: np.ndarray) -> tuple[float, np.ndarray]:
     """Area and area centroid of a counter-clockwise ring; a segment's midpoint; a point itself."""
     if len(ring) < 3:
-        return 0.0, ring.mean(axis=0)
+        return 0.0, ring.sum(axis=0) / len(ring)
     origin = ring[0]
     u, v = ring[1:-1] - origin, ring[2:] - origin
     twice = u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0]

@@ -82,20 +82,21 @@ def contact_region(shape_a, shape_b, contact: Contact, *, tolerance: float | Non
     plane = np.asarray(contact.tangents, dtype=np.float64)
     feature_a = core_feature(a, normal, slab, samples)
     feature_b = core_feature(b, -normal, slab, samples)
-    ring_a = _ring(feature_a @ plane.T, slab)
-    ring_b = _ring(feature_b @ plane.T, slab)
+    ring_a = _ring(_dot(feature_a, plane), slab)
+    ring_b = _ring(_dot(feature_b, plane), slab)
     overlap = intersect_convex(ring_a, ring_b, slab)
     if len(overlap) == 0:  # the features miss each other by more than the slab: use the witness pair
-        overlap = (np.asarray(contact.point_a) @ plane.T)[None]
+        overlap = _dot(np.asarray(contact.point_a, dtype=np.float64)[None], plane)
     flat = _ring(overlap, slab)
-    top_a = float(np.max(feature_a @ normal)) + a.margin
-    bottom_b = float(np.min(feature_b @ normal)) - b.margin
+    top_a = float(np.max(_dot(feature_a, normal[None]))) + a.margin
+    bottom_b = float(np.min(_dot(feature_b, normal[None]))) - b.margin
     middle, half = 0.5 * (top_a + bottom_b), 0.5 * contact.signed_distance
-    points_a = flat @ plane + (middle - half) * normal
-    points_b = flat @ plane + (middle + half) * normal
+    points_a = _combine(flat, plane) + (middle - half) * normal
+    points_b = _combine(flat, plane) + (middle + half) * normal
     kind = KINDS[min(len(flat), 3) - 1]
     area, centre = _area_centroid(flat)
-    centroid_a, centroid_b = centre @ plane + (middle - half) * normal, centre @ plane + (middle + half) * normal
+    centre = _combine(centre[None], plane)[0]
+    centroid_a, centroid_b = centre + (middle - half) * normal, centre + (middle + half) * normal
     return ContactRegion(kind, points_a, points_b, area, centroid_a, centroid_b)
 
 
@@ -105,8 +106,21 @@ def core_feature(shape: Shape, direction: np.ndarray, slab: float, samples: int 
     vertices = shape.world_vertices()
     if vertices is None:
         vertices = _sampled_support(shape, direction, samples)
-    heights = vertices @ direction
+    heights = _dot(vertices, direction[None])[:, 0]
     return vertices[heights >= heights.max() - slab]
+
+
+def _dot(points: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``points @ rows.T`` for 3-vectors, (..., K, 3) and (..., R, 3) to (..., K, R), summed in the fixed
+    order x, y, z (a matrix product's order depends on its shape), so one pair and a batch round alike."""
+    return ((points[..., :, None, 0] * rows[..., None, :, 0] + points[..., :, None, 1] * rows[..., None, :, 1])
+            + points[..., :, None, 2] * rows[..., None, :, 2])
+
+
+def _combine(coefficients: np.ndarray, plane: np.ndarray) -> np.ndarray:
+    """``coefficients @ plane``: (..., K, 2) combinations of the rows of ``plane`` (..., 2, 3), in a fixed order."""
+    return (coefficients[..., :, 0, None] * plane[..., None, 0, :]
+            + coefficients[..., :, 1, None] * plane[..., None, 1, :])
 
 
 def _sampled_support(shape: Shape, direction: np.ndarray, samples: int) -> np.ndarray:
@@ -240,7 +254,7 @@ class _CoreTable:
 
     def __init__(self, shapes: list[Shape]):
         rows: dict[int, int] = {}
-        cores, margins = [], []
+        cores, margins, bounds = [], [], []
         for shape in shapes:
             if id(shape) not in rows:
                 vertices = _core(shape).world_vertices()
@@ -249,6 +263,7 @@ class _CoreTable:
                 if small:
                     cores.append(vertices)
                     margins.append(shape.margin)
+                    bounds.append(shape.bounds())
         self.rows = np.array([rows[id(shape)] for shape in shapes], dtype=np.intp)
         counts = np.array([len(vertices) for vertices in cores], dtype=np.intp)
         self.valid = np.arange(counts.max(initial=1)) < counts[:, None]
@@ -256,9 +271,8 @@ class _CoreTable:
         if cores:
             self.vertices[self.valid] = np.concatenate(cores)
         self.margins = np.array(margins, dtype=np.float64)
-        # The shapes' bounds (margin included), from their vertices: they only scale the default slab.
-        self.low = np.where(self.valid[..., None], self.vertices, np.inf).min(axis=1) - self.margins[:, None]
-        self.high = np.where(self.valid[..., None], self.vertices, -np.inf).max(axis=1) + self.margins[:, None]
+        corners = np.array(bounds, dtype=np.float64).reshape(-1, 2, 3)
+        self.low, self.high = corners[:, 0], corners[:, 1]
 
 
 def _core(shape: Shape) -> Shape:
@@ -281,7 +295,7 @@ def _lockstep_regions(table: _CoreTable, rows_a: np.ndarray, rows_b: np.ndarray,
     signed = np.array([contact.signed_distance for contact in contacts], dtype=np.float64)
     middle = 0.5 * ((top_a + table.margins[rows_a]) - (top_b + table.margins[rows_b]))
     heights = np.stack([middle - 0.5 * signed, middle + 0.5 * signed], axis=1)
-    witness = np.einsum("nk,njk->nj", np.array([contact.point_a for contact in contacts], dtype=np.float64), plane)
+    witness = _dot(np.array([contact.point_a for contact in contacts], dtype=np.float64)[:, None], plane)[:, 0]
     regions: list[ContactRegion | None] = [None] * len(contacts)
     # Pairs grouped by their larger feature's size class, so a big face does not widen every pair's arrays.
     size_class = np.frexp(np.maximum(count_a, count_b))[1]
@@ -298,10 +312,9 @@ def _lockstep_features(vertices: np.ndarray, valid: np.ndarray, direction: np.nd
                        slab: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``core_feature`` of every row, projected on its contact plane: (N, K, 2) points packed first, their
     counts and the support heights along ``direction``."""
-    heights = np.where(valid, np.einsum("nvk,nk->nv", vertices, direction), -np.inf)
+    heights = np.where(valid, _dot(vertices, direction[:, None])[..., 0], -np.inf)
     top = heights.max(axis=1)
-    projected = np.einsum("nvk,njk->nvj", vertices, plane)
-    points, count = _packed(projected, heights >= (top - slab)[:, None])
+    points, count = _packed(_dot(vertices, plane), heights >= (top - slab)[:, None])
     return points, count, top
 
 
@@ -476,9 +489,9 @@ def _lifted(flat: np.ndarray, count: np.ndarray, plane: np.ndarray, normal: np.n
     centre = np.where((count >= 3)[:, None], polygon_centre, pair)
     area = np.where(count >= 3, 0.5 * total, 0.0)
     lifts = heights[..., None] * normal[:, None]  # (N, 2, 3): A's and B's plane offsets
-    points = np.einsum("nrj,njk->nrk", flat, plane)
+    points = _combine(flat, plane)
     points_a, points_b = points + lifts[:, None, 0], points + lifts[:, None, 1]
-    centres = np.einsum("nj,njk->nk", centre, plane)[:, None] + lifts
+    centres = _combine(centre[:, None], plane) + lifts
     return [frozen_instance(ContactRegion, kind=KINDS[min(k, 3) - 1], points_a=points_a[row, :k],
                             points_b=points_b[row, :k], area=size, centroid_a=centres[row, 0],
                             centroid_b=centres[row, 1])

@@ -39,6 +39,13 @@ def scenario(rng, kind: str, frame: np.ndarray):
         lift = sum(np.abs(r @ np.diag(h)).sum(axis=1)[2] for r, h in ((rotation_about([1, 0, 0], np.pi / 4), half_a),
                                                                       (turn, half_b)))
         return a, core.Box(half_b, frame @ affine(turn, [*rng.uniform(-0.1, 0.1, 2), lift + gap]))
+    if kind == "flush":  # faces whose sides line up, or overlap at a corner, to within about the slab
+        half_b[:2] = np.where(rng.random(2) < 0.5, half_a[:2], half_b[:2])
+        nudge = rng.choice([0.0, 1e-11, -1e-11, 1e-9, -1e-9, 1e-7], size=2)
+        side = rng.choice([-1.0, 1.0], size=2) * rng.choice([0.0, 1.0], size=2)
+        shift = side * (half_a[:2] + half_b[:2] * np.where(rng.random() < 0.5, -1.0, 1.0)) + nudge
+        lift = half_a[2] + half_b[2] + gap
+        return core.Box(half_a, frame), core.Box(half_b, frame @ affine(np.eye(3), [*shift, lift]))
     if kind == "thin":  # faces tilted by less and by more than the slab
         tilt = rotation_about([*rng.normal(size=2), 0.0], 10.0 ** rng.uniform(-13, -6))
         return stacked(rng, frame, half_a, half_b, tilt, gap)
@@ -68,7 +75,7 @@ def assert_same_region(batched, alone):
     assert batched.area == pytest.approx(alone.area, rel=0, abs=atol)
 
 
-@pytest.mark.parametrize("kind", ["face", "edge", "corner", "edge-edge", "thin", "hull", "flat", "rounded"])
+@pytest.mark.parametrize("kind", ["face", "flush", "edge", "corner", "edge-edge", "thin", "hull", "flat", "rounded"])
 def test_batched_regions_are_the_pairwise_ones(kind):
     rng = np.random.default_rng(sum(map(ord, kind)))
     pairs = []
@@ -84,9 +91,9 @@ def test_batched_regions_are_the_pairwise_ones(kind):
     for one, other in zip(batched, alone):
         assert_same_region(one, other)
     kinds = {region.kind for region in alone}
-    expected = {"face": {"polygon"}, "edge": {"segment"}, "corner": {"point"}, "edge-edge": {"point"},
-                "thin": {"polygon", "segment"}, "hull": {"point"}, "flat": {"point", "segment", "polygon"},
-                "rounded": {"point", "polygon"}}[kind]
+    expected = {"face": {"polygon"}, "flush": {"point", "segment", "polygon"}, "edge": {"segment"},
+                "corner": {"point"}, "edge-edge": {"point"}, "thin": {"polygon", "segment"}, "hull": {"point"},
+                "flat": {"point", "segment", "polygon"}, "rounded": {"point", "polygon"}}[kind]
     assert expected <= kinds
 
 
@@ -145,9 +152,11 @@ def test_a_wider_slab_catches_nearly_parallel_faces():
 
 def test_curved_and_large_shapes_are_measured_one_by_one():
     slab = core.Box([2.0, 2.0, 0.5])
-    others = [Cylinder(0.4, 0.3, affine(np.eye(3), [0.1, 0.2, 0.79])), Capsule([-0.3, 0.0, 0.69], [0.3, 0.0, 0.69], 0.2),
-              core.Polytope(sphere(300, 0.4) + [0.0, 0.0, 0.89]), core.Box([0.2, 0.2, 0.2], affine(np.eye(3), [0, 0, 0.7])),
-              np.array([[0.0, 0.0, 0.5], [0.3, 0.0, 0.5], [0.0, 0.3, 0.6]])]
+    others = [Cylinder(0.4, 0.3, affine(np.eye(3), [0.1, 0.2, 0.79])),
+              Capsule([-0.3, 0.0, 0.69], [0.3, 0.0, 0.69], 0.2),
+              core.Polytope(sphere(300, 0.4) + [0.0, 0.0, 0.89]),  # more vertices than a batch takes
+              core.Box([0.2, 0.2, 0.2], affine(np.eye(3), [0, 0, 0.7])),
+              np.array([[0.0, 0.0, 0.5], [0.3, 0.0, 0.5], [0.0, 0.3, 0.6]])]  # a point cloud
     contacts = [core.collide(slab, other) for other in others]
     regions = contact_regions([slab] * len(others), others, contacts, samples=16)
     assert [region.kind for region in regions] == ["polygon", "segment", "point", "polygon", "segment"]

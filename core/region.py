@@ -44,6 +44,11 @@ SAMPLE_TILT = 1e-3
 DEFAULT_SAMPLES = 32
 #: Largest core (number of vertices) whose pairs ``contact_regions`` measures in lockstep.
 MAX_BATCH_VERTICES = 64
+#: Fewer pairs go one by one: the lockstep's fixed cost is about that of a few pairs measured alone.
+MIN_BATCH_PAIRS = 4
+#: Pairs whose features have at most 2 ** (SMALLEST_GROUP - 1) points (boxes: 1, 2 or 4) are batched
+#: together; pairs of bigger features are grouped by their size class (up to 16, up to 32...).
+SMALLEST_GROUP = 4
 KINDS = ("point", "segment", "polygon")
 
 
@@ -227,7 +232,8 @@ def contact_regions(shapes_a: Sequence, shapes_b: Sequence, contacts: Sequence[C
     """``[contact_region(a, b, contact, ...) for a, b, contact in zip(shapes_a, shapes_b, contacts)]``.
 
     The pairs whose cores are polytopes of at most ``MAX_BATCH_VERTICES`` vertices (boxes, small hulls,
-    spheres, rounded versions of those) are computed together; the others one by one.
+    spheres, rounded versions of those) are computed together, when there are at least ``MIN_BATCH_PAIRS``
+    of them; the others one by one.
     """
     if not len(shapes_a) == len(shapes_b) == len(contacts):
         raise ValueError(f"shapes_a, shapes_b and contacts differ in length: "
@@ -239,7 +245,7 @@ def contact_regions(shapes_a: Sequence, shapes_b: Sequence, contacts: Sequence[C
     rows_a, rows_b = table.rows[:len(a)], table.rows[len(a):]
     batched = np.flatnonzero((rows_a >= 0) & (rows_b >= 0))
     regions: list[ContactRegion | None] = [None] * len(a)
-    if len(batched):
+    if len(batched) >= MIN_BATCH_PAIRS:
         found = _lockstep_regions(table, rows_a[batched], rows_b[batched], [contacts[k] for k in batched], tolerance)
         for k, region in zip(batched.tolist(), found):
             regions[k] = region
@@ -298,12 +304,14 @@ def _lockstep_regions(table: _CoreTable, rows_a: np.ndarray, rows_b: np.ndarray,
     witness = _dot(np.array([contact.point_a for contact in contacts], dtype=np.float64)[:, None], plane)[:, 0]
     regions: list[ContactRegion | None] = [None] * len(contacts)
     # Pairs grouped by their larger feature's size class, so a big face does not widen every pair's arrays.
-    size_class = np.frexp(np.maximum(count_a, count_b))[1]
+    size_class = np.maximum(np.frexp(np.maximum(count_a, count_b))[1], SMALLEST_GROUP)
     for group in np.unique(size_class):
         rows = np.flatnonzero(size_class == group)
-        found = _lockstep_overlap(feature_a[rows], count_a[rows], feature_b[rows], count_b[rows], slab[rows],
-                                  witness[rows])
-        for k, region in zip(rows.tolist(), _lifted(*found, plane[rows], normal[rows], heights[rows])):
+        with np.errstate(divide="ignore", invalid="ignore"):  # padding entries divide by zero; they are masked
+            found = _lockstep_overlap(feature_a[rows], count_a[rows], feature_b[rows], count_b[rows], slab[rows],
+                                      witness[rows])
+            lifted = _lifted(*found, plane[rows], normal[rows], heights[rows])
+        for k, region in zip(rows.tolist(), lifted):
             regions[k] = region
     return regions
 
@@ -322,7 +330,7 @@ def _packed(values: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarra
     """The kept entries of every row moved to its front in order (N, max count, ...), and their counts."""
     count = keep.sum(axis=1)
     order = np.argsort(~keep, axis=1, kind="stable")[:, :max(int(count.max(initial=0)), 1)]
-    return np.take_along_axis(values, order.reshape(order.shape + (1,) * (values.ndim - 2)), axis=1), count
+    return values[np.arange(len(values))[:, None], order], count
 
 
 def _lockstep_overlap(feature_a: np.ndarray, count_a: np.ndarray, feature_b: np.ndarray, count_b: np.ndarray,
@@ -346,15 +354,15 @@ def _lockstep_rings(points: np.ndarray, count: np.ndarray, slab: np.ndarray) -> 
     first, last = _extremes(points, valid)
     single = (points[rows[:, 0], first] == points[rows[:, 0], last]).all(axis=1)
     chain, length = np.stack([first, last], axis=1), np.where(single, 1, 2)
-    subsets = np.repeat((valid & ~single[:, None])[:, None], 2, axis=1)  # points each chain edge may split on
+    # The points each chain edge may split on; two points lie exactly on their own chord: no search.
+    subsets = np.repeat((valid & ~single[:, None] & (count > 2)[:, None])[:, None], 2, axis=1)
     while subsets.any():
         position = np.arange(chain.shape[1])
-        following = np.where(position + 1 < length[:, None], np.roll(chain, -1, axis=1), chain[:, :1])
+        following = chain[rows, np.where(position + 1 < length[:, None], position + 1, 0)]
         start, edge = points[rows, chain], points[rows, following] - points[rows, chain]
         offsets = points[:, None] - start[:, :, None]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            distance = ((offsets[..., 0] * edge[..., 1, None] - offsets[..., 1] * edge[..., 0, None])
-                        / np.hypot(edge[..., 0], edge[..., 1])[..., None])
+        distance = ((offsets[..., 0] * edge[..., 1, None] - offsets[..., 1] * edge[..., 0, None])
+                    / np.hypot(edge[..., 0], edge[..., 1])[..., None])
         outside = subsets & (distance > slab[:, None, None])
         far = np.argmax(np.where(outside, distance, -np.inf), axis=2)
         keep = _interleaved(position < length[:, None], outside.any(axis=2))
@@ -369,7 +377,9 @@ def _lockstep_rings(points: np.ndarray, count: np.ndarray, slab: np.ndarray) -> 
 
 def _interleaved(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """Rows of ``first[:, 0], second[:, 0], first[:, 1], second[:, 1], ...`` (N, 2M, ...)."""
-    return np.stack([first, second], axis=2).reshape((len(first), 2 * first.shape[1]) + first.shape[2:])
+    both = np.empty((len(first), 2 * first.shape[1]) + first.shape[2:], dtype=first.dtype)
+    both[:, 0::2], both[:, 1::2] = first, second
+    return both
 
 
 def _extremes(points: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -377,9 +387,8 @@ def _extremes(points: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.nda
     along the longer side of the bounding box, then the other axis, then the index."""
     spread = (np.where(valid[..., None], points, -np.inf).max(axis=1)
               - np.where(valid[..., None], points, np.inf).min(axis=1))
-    major = np.argmax(spread, axis=1)[:, None, None]
-    along = np.take_along_axis(points, major, axis=2)[..., 0]
-    across = np.take_along_axis(points, 1 - major, axis=2)[..., 0]
+    major = (spread[:, 1] > spread[:, 0])[:, None]  # np.argmax: the first axis on a tie
+    along, across = np.where(major, points[..., 1], points[..., 0]), np.where(major, points[..., 0], points[..., 1])
     lowest = valid & (along == np.where(valid, along, np.inf).min(axis=1, keepdims=True))
     lowest &= across == np.where(lowest, across, np.inf).min(axis=1, keepdims=True)
     highest = valid & (along == np.where(valid, along, -np.inf).max(axis=1, keepdims=True))
@@ -429,17 +438,14 @@ def _lockstep_clip(subject: np.ndarray, count: np.ndarray, polygon: np.ndarray, 
         end = polygon[rows, np.where(corner + 1 < sides, corner + 1, 0)] - start
         index = np.arange(subject.shape[1])
         valid = index < count[:, None]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            inside = ((end[:, None, 0] * (subject[..., 1] - start[:, None, 1])
-                       - end[:, None, 1] * (subject[..., 0] - start[:, None, 0])) / np.hypot(*end.T)[:, None])
-            kept = valid & (~active | (inside >= -slab[:, None]))
-            following = np.where(index + 1 < count[:, None], index + 1, 0)
-            crossing = (valid & active & ((count > 2)[:, None] | (index + 1 < count[:, None]))
-                        & (kept != np.take_along_axis(kept, following, axis=1)))
-            inside_next = np.take_along_axis(inside, following, axis=1)
-            subject_next = np.take_along_axis(subject, following[..., None], axis=1)
-            t = inside / (inside - inside_next)
-            cut = subject + t[..., None] * (subject_next - subject)
+        inside = ((end[:, None, 0] * (subject[..., 1] - start[:, None, 1])
+                   - end[:, None, 1] * (subject[..., 0] - start[:, None, 0])) / np.hypot(*end.T)[:, None])
+        kept = valid & (~active | (inside >= -slab[:, None]))
+        following = np.where(index + 1 < count[:, None], index + 1, 0)
+        crossing = (valid & active & ((count > 2)[:, None] | (index + 1 < count[:, None]))
+                    & (kept != kept[rows[:, None], following]))
+        t = inside / (inside - inside[rows[:, None], following])
+        cut = subject + t[..., None] * (subject[rows[:, None], following] - subject)
         subject, count = _packed(_interleaved(subject, cut), _interleaved(kept, crossing))
     return subject, count
 
@@ -448,8 +454,7 @@ def _distances_to_segments(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.nd
     """``_distance_to_segment`` of every row."""
     ab = b - a
     length2 = ab[:, 0] * ab[:, 0] + ab[:, 1] * ab[:, 1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        along = ((p - a)[:, 0] * ab[:, 0] + (p - a)[:, 1] * ab[:, 1]) / length2
+    along = ((p - a)[:, 0] * ab[:, 0] + (p - a)[:, 1] * ab[:, 1]) / length2
     t = np.where(length2 == 0.0, 0.0, np.clip(along, 0.0, 1.0))
     return np.hypot(*(p - a - t[:, None] * ab).T)
 
@@ -464,9 +469,8 @@ def _lockstep_segments(p: np.ndarray, q: np.ndarray, slab: np.ndarray) -> tuple[
     low, high = np.maximum(0.0, along.min(axis=1)), np.minimum(1.0, along.max(axis=1))
     denominator = d[:, 0] * e[:, 1] - d[:, 1] * e[:, 0]
     w = relative[:, 0]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        s = (w[:, 0] * e[:, 1] - w[:, 1] * e[:, 0]) / denominator
-        u = (w[:, 0] * d[:, 1] - w[:, 1] * d[:, 0]) / denominator
+    s = (w[:, 0] * e[:, 1] - w[:, 1] * e[:, 0]) / denominator
+    u = (w[:, 0] * d[:, 1] - w[:, 1] * d[:, 0]) / denominator
     margin_s, margin_u = slab / length_d, slab / np.hypot(*e.T)
     hit = ((denominator != 0.0) & (-margin_s <= s) & (s <= 1.0 + margin_s) & (-margin_u <= u) & (u <= 1.0 + margin_u))
     collinear = offsets.max(axis=1) <= slab
@@ -483,8 +487,7 @@ def _lifted(flat: np.ndarray, count: np.ndarray, plane: np.ndarray, normal: np.n
     u, v = flat[:, 1:-1] - origin, flat[:, 2:] - origin
     twice = np.where(np.arange(u.shape[1]) < (count - 2)[:, None], u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0], 0.0)
     total = twice.sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        polygon_centre = origin[:, 0] + ((u + v) / 3.0 * twice[..., None]).sum(axis=1) / total[:, None]
+    polygon_centre = origin[:, 0] + ((u + v) / 3.0 * twice[..., None]).sum(axis=1) / total[:, None]
     pair = np.where((count == 1)[:, None], flat[:, 0], 0.5 * (flat[:, 0] + flat[:, min(1, flat.shape[1] - 1)]))
     centre = np.where((count >= 3)[:, None], polygon_centre, pair)
     area = np.where(count >= 3, 0.5 * total, 0.0)

@@ -300,7 +300,7 @@ def _lockstep_regions(table: _CoreTable, rows_a: np.ndarray, rows_b: np.ndarray,
     feature_b, count_b, top_b = _lockstep_features(table.vertices[rows_b], table.valid[rows_b], -normal, plane, slab)
     signed = np.array([contact.signed_distance for contact in contacts], dtype=np.float64)
     middle = 0.5 * ((top_a + table.margins[rows_a]) - (top_b + table.margins[rows_b]))
-    heights = np.stack([middle - 0.5 * signed, middle + 0.5 * signed], axis=1)
+    levels = np.stack([middle - 0.5 * signed, middle + 0.5 * signed], axis=1)  # A's and B's support planes
     witness = _dot(np.array([contact.point_a for contact in contacts], dtype=np.float64)[:, None], plane)[:, 0]
     regions: list[ContactRegion | None] = [None] * len(contacts)
     # Pairs grouped by their larger feature's size class, so a big face does not widen every pair's arrays.
@@ -310,7 +310,7 @@ def _lockstep_regions(table: _CoreTable, rows_a: np.ndarray, rows_b: np.ndarray,
         with np.errstate(divide="ignore", invalid="ignore"):  # padding entries divide by zero; they are masked
             found = _lockstep_overlap(feature_a[rows], count_a[rows], feature_b[rows], count_b[rows], slab[rows],
                                       witness[rows])
-            lifted = _lifted(*found, plane[rows], normal[rows], heights[rows])
+            lifted = _lifted(*found, plane[rows], normal[rows], levels[rows])
         for k, region in zip(rows.tolist(), lifted):
             regions[k] = region
     return regions
@@ -480,9 +480,9 @@ def _lockstep_segments(p: np.ndarray, q: np.ndarray, slab: np.ndarray) -> tuple[
 
 
 def _lifted(flat: np.ndarray, count: np.ndarray, plane: np.ndarray, normal: np.ndarray,
-            heights: np.ndarray) -> list[ContactRegion]:
+            levels: np.ndarray) -> list[ContactRegion]:
     """The regions of 2D rings (N, R, 2) with ``count`` points, lifted onto the support planes at
-    ``heights`` (N, 2) (A's and B's) along ``normal``."""
+    ``levels`` (N, 2) (A's and B's) along ``normal``."""
     origin = flat[:, :1]
     u, v = flat[:, 1:-1] - origin, flat[:, 2:] - origin
     twice = np.where(np.arange(u.shape[1]) < (count - 2)[:, None], u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0], 0.0)
@@ -491,7 +491,7 @@ def _lifted(flat: np.ndarray, count: np.ndarray, plane: np.ndarray, normal: np.n
     pair = np.where((count == 1)[:, None], flat[:, 0], 0.5 * (flat[:, 0] + flat[:, min(1, flat.shape[1] - 1)]))
     centre = np.where((count >= 3)[:, None], polygon_centre, pair)
     area = np.where(count >= 3, 0.5 * total, 0.0)
-    lifts = heights[..., None] * normal[:, None]  # (N, 2, 3): A's and B's plane offsets
+    lifts = levels[..., None] * normal[:, None]  # (N, 2, 3): A's and B's plane offsets
     points = _combine(flat, plane)
     points_a, points_b = points + lifts[:, None, 0], points + lifts[:, None, 1]
     centres = _combine(centre[:, None], plane) + lifts

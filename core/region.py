@@ -85,19 +85,17 @@ def contact_region(shape_a, shape_b, contact: Contact, *, tolerance: float | Non
     slab = max(DEFAULT_RELATIVE_TOLERANCE * size if tolerance is None else float(tolerance), contact.tolerance)
     normal = np.asarray(contact.normal, dtype=np.float64)
     plane = np.asarray(contact.tangents, dtype=np.float64)
-    feature_a = core_feature(a, normal, slab, samples)
-    feature_b = core_feature(b, -normal, slab, samples)
+    feature_a, top_a = _support_feature(a, normal, slab, samples)
+    feature_b, top_b = _support_feature(b, -normal, slab, samples)
     ring_a = _ring(_dot(feature_a, plane), slab)
     ring_b = _ring(_dot(feature_b, plane), slab)
     overlap = intersect_convex(ring_a, ring_b, slab)
     if len(overlap) == 0:  # the features miss each other by more than the slab: use the witness pair
         overlap = _dot(np.asarray(contact.point_a, dtype=np.float64)[None], plane)
     flat = _ring(overlap, slab)
-    top_a = float(np.max(_dot(feature_a, normal[None]))) + a.margin
-    bottom_b = float(np.min(_dot(feature_b, normal[None]))) - b.margin
-    middle, half = 0.5 * (top_a + bottom_b), 0.5 * contact.signed_distance
-    points_a = _combine(flat, plane) + (middle - half) * normal
-    points_b = _combine(flat, plane) + (middle + half) * normal
+    middle, half = 0.5 * ((top_a + a.margin) - (top_b + b.margin)), 0.5 * contact.signed_distance
+    on_plane = _combine(flat, plane)
+    points_a, points_b = on_plane + (middle - half) * normal, on_plane + (middle + half) * normal
     kind = KINDS[min(len(flat), 3) - 1]
     area, centre = _area_centroid(flat)
     centre = _combine(centre[None], plane)[0]
@@ -107,12 +105,18 @@ def contact_region(shape_a, shape_b, contact: Contact, *, tolerance: float | Non
 
 def core_feature(shape: Shape, direction: np.ndarray, slab: float, samples: int = DEFAULT_SAMPLES) -> np.ndarray:
     """Points of ``shape``'s core within ``slab`` of its support plane along ``direction`` (K, 3)."""
+    return _support_feature(shape, direction, slab, samples)[0]
+
+
+def _support_feature(shape: Shape, direction: np.ndarray, slab: float, samples: int) -> tuple[np.ndarray, float]:
+    """``core_feature`` and the height of the core's support plane along ``direction``."""
     shape = _core(shape)
     vertices = shape.world_vertices()
     if vertices is None:
         vertices = _sampled_support(shape, direction, samples)
     heights = _dot(vertices, direction[None])[:, 0]
-    return vertices[heights >= heights.max() - slab]
+    top = heights.max()
+    return vertices[heights >= top - slab], float(top)
 
 
 def _dot(points: np.ndarray, rows: np.ndarray) -> np.ndarray:

@@ -190,10 +190,10 @@ def clip_by_polygon(subject: np.ndarray, polygon: np.ndarray, slab: float) -> np
 
 
 def _distance_to_segment(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
-    ab = b - a
-    length2 = float(ab @ ab)
-    t = 0.0 if length2 == 0.0 else min(1.0, max(0.0, float((p - a) @ ab) / length2))
-    return float(np.hypot(*(p - a - t * ab)))
+    ab, ap = b - a, p - a
+    length2 = float(ab[0] * ab[0] + ab[1] * ab[1])
+    t = 0.0 if length2 == 0.0 else min(1.0, max(0.0, float(ap[0] * ab[0] + ap[1] * ab[1]) / length2))
+    return float(np.hypot(*(ap - t * ab)))
 
 
 def _intersect_segments(p: np.ndarray, q: np.ndarray, slab: float) -> np.ndarray:
@@ -202,7 +202,7 @@ def _intersect_segments(p: np.ndarray, q: np.ndarray, slab: float) -> np.ndarray
     length_d = float(np.hypot(*d))
     offsets = np.abs(_cross(p[0], p[1], q)) / length_d
     if offsets.max() <= slab:  # collinear: clip q's span along d to [0, 1]
-        along = (q - p[0]) @ d / (length_d * length_d)
+        along = ((q[:, 0] - p[0, 0]) * d[0] + (q[:, 1] - p[0, 1]) * d[1]) / (length_d * length_d)
         low, high = max(0.0, along.min()), min(1.0, along.max())
         if low > high + slab / length_d:
             return np.zeros((0, 2))
@@ -226,9 +226,9 @@ def _area_centroid(ring: np.ndarray) -> tuple[float, np.ndarray]:
     origin = ring[0]
     u, v = ring[1:-1] - origin, ring[2:] - origin
     twice = u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0]
-    area = 0.5 * float(twice.sum())
-    centre = origin + ((u + v) / 3.0 * twice[:, None]).sum(axis=0) / twice.sum()
-    return area, centre
+    total = np.cumsum(twice)[-1]  # sums in order (cumsum), as contact_regions adds them
+    centre = origin + np.cumsum((u + v) / 3.0 * twice[:, None], axis=0)[-1] / total
+    return 0.5 * float(total), centre
 
 
 def contact_regions(shapes_a: Sequence, shapes_b: Sequence, contacts: Sequence[Contact], *,
@@ -487,12 +487,13 @@ def _lifted(flat: np.ndarray, count: np.ndarray, plane: np.ndarray, normal: np.n
             levels: np.ndarray) -> list[ContactRegion]:
     """The regions of 2D rings (N, R, 2) with ``count`` points, lifted onto the support planes at
     ``levels`` (N, 2) (A's and B's) along ``normal``."""
+    flat = _widened(flat, max(flat.shape[1], 3))
     origin = flat[:, :1]
     u, v = flat[:, 1:-1] - origin, flat[:, 2:] - origin
     twice = np.where(np.arange(u.shape[1]) < (count - 2)[:, None], u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0], 0.0)
-    total = twice.sum(axis=1)
-    polygon_centre = origin[:, 0] + ((u + v) / 3.0 * twice[..., None]).sum(axis=1) / total[:, None]
-    pair = np.where((count == 1)[:, None], flat[:, 0], 0.5 * (flat[:, 0] + flat[:, min(1, flat.shape[1] - 1)]))
+    total = np.cumsum(twice, axis=1)[:, -1]  # in order, as ``_area_centroid`` adds (padding adds zeros)
+    polygon_centre = origin[:, 0] + np.cumsum((u + v) / 3.0 * twice[..., None], axis=1)[:, -1] / total[:, None]
+    pair = np.where((count == 1)[:, None], flat[:, 0], 0.5 * (flat[:, 0] + flat[:, 1]))
     centre = np.where((count >= 3)[:, None], polygon_centre, pair)
     area = np.where(count >= 3, 0.5 * total, 0.0)
     lifts = levels[..., None] * normal[:, None]  # (N, 2, 3): A's and B's plane offsets

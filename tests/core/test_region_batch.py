@@ -12,7 +12,7 @@ import core.region
 from core.hull import convex_polygon
 from core.primitives import Capsule, Cylinder, Rounded
 from core.region import contact_region, contact_regions
-from generators import affine, cloud, random_rotation, rotation_about, sphere
+from generators import affine, cloud, cylinder, random_rotation, rotation_about, sphere
 
 GAPS = (-0.05, -1e-3, 0.0, 0.0, 1e-3, 0.05)
 
@@ -56,6 +56,12 @@ def scenario(rng, kind: str, frame: np.ndarray):
     if kind == "thin":  # faces tilted by less and by more than the slab
         tilt = rotation_about([*rng.normal(size=2), 0.0], 10.0 ** rng.uniform(-13, -6))
         return stacked(rng, frame, half_a, half_b, tilt, gap)
+    if kind == "prism":  # tessellated cylinders standing or lying on a box: caps of up to 32 corners
+        segments = int(rng.integers(3, 33))
+        turn = spin if rng.random() < 0.5 else spin @ rotation_about([1, 0, 0], np.pi / 2)
+        prism = cylinder(segments, 0.4, 0.6)
+        lift = half_a[2] - (prism @ turn.T)[:, 2].min() + gap
+        return core.Box(half_a, frame), core.Polytope(prism, frame @ affine(turn, [*rng.uniform(-0.2, 0.2, 2), lift]))
     if kind == "hull":
         a = core.Polytope(cloud(rng, int(rng.integers(4, 30))), frame)
         return a, core.Polytope(cloud(rng, int(rng.integers(4, 30))),
@@ -82,7 +88,8 @@ def assert_same_region(batched, alone):
     assert batched.area == pytest.approx(alone.area, rel=0, abs=atol)
 
 
-@pytest.mark.parametrize("kind", ["face", "flush", "edge", "corner", "edge-edge", "thin", "hull", "flat", "rounded"])
+@pytest.mark.parametrize("kind", ["face", "flush", "edge", "corner", "edge-edge", "thin", "prism", "hull", "flat",
+                                  "rounded"])
 def test_batched_regions_are_the_pairwise_ones(kind):
     rng = np.random.default_rng(sum(map(ord, kind)))
     pairs = []
@@ -99,7 +106,8 @@ def test_batched_regions_are_the_pairwise_ones(kind):
         assert_same_region(one, other)
     kinds = {region.kind for region in alone}
     expected = {"face": {"polygon"}, "flush": {"point", "segment", "polygon"}, "edge": {"segment"},
-                "corner": {"point"}, "edge-edge": {"point"}, "thin": {"polygon", "segment"}, "hull": {"point"},
+                "corner": {"point"}, "edge-edge": {"point"}, "thin": {"polygon", "segment"},
+                "prism": {"polygon", "segment"}, "hull": {"point"},
                 "flat": {"point", "segment", "polygon"}, "rounded": {"point", "polygon"}}[kind]
     assert expected <= kinds
 

@@ -23,7 +23,7 @@ from ..batch import ShapeSet, collide_many
 from ..collide import collide
 from ..contact import (PENETRATING, SEPARATED, TOUCHING, Contact, SignedDistanceMixin, classify,
                        frozen_instance)
-from ..region import ContactRegion, contact_region
+from ..region import ContactRegion, contact_region, contact_regions
 from .distance import mesh_distance, nearest_on_surface
 from .intersection import surface_intersection, surfaces_overlap
 from .sat_pairs import sat_contacts, sat_ready
@@ -138,9 +138,10 @@ def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
         else:
             near.append((k, contact))
     volumes = _volumes([pairs[k] for k, contact in near if contact.status == PENETRATING])
-    for k, contact in near:
+    regions = _regions([pairs[k] for k, _contact in near], [contact for _k, contact in near])
+    for (k, contact), region in zip(near, regions):
         volume = volumes.pop(0) if contact.status == PENETRATING else (0.0, None)
-        answers[k] = _convex_answer(contact, *pairs[k], volume)
+        answers[k] = _convex_answer(contact, *pairs[k], volume, region)
     return [answer if answer is not None else collide_solids(*pairs[k], **options)
             for k, answer in enumerate(answers)]
 
@@ -191,23 +192,36 @@ def _volumes(pairs: list[tuple[Solid, Solid]]) -> list[tuple[float | None, np.nd
 def _convex_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
     """GJK/EPA on the hulls: exact about the objects when both are convex."""
     contact = collide(a.hull, b.hull, **options)
-    return _convex_answer(contact, a, b, _volume(a, b) if contact.status == PENETRATING else (0.0, None))
+    return _convex_answer(contact, a, b, _volume(a, b) if contact.status == PENETRATING else (0.0, None),
+                          _region(contact, a.hull, b.hull))
 
 
-def _convex_answer(contact: Contact, a: Solid, b: Solid, volume: tuple) -> SolidContact:
-    """The hulls' contact as the pair's answer, with the overlap ``(volume, centroid)`` and the region where
+def _convex_answer(contact: Contact, a: Solid, b: Solid, volume: tuple, region: ContactRegion | None) -> SolidContact:
+    """The hulls' contact as the pair's answer, with the overlap ``(volume, centroid)`` and the ``region`` where
     they meet."""
     method = pair_method(a, b)
     volume, centroid = (None, None) if method == HULL else volume
-    return _from_contact(contact, a.hull, b.hull, method,
+    return _from_contact(contact, region, method,
                          depth_lower_bound=contact.depth if contact.status == PENETRATING else 0.0,
                          overlap_volume=volume, overlap_centroid=centroid)
 
 
-def _from_contact(contact: Contact, shape_a, shape_b, method: str, **fields) -> SolidContact:
-    """A convex contact as a SolidContact; when the shapes touch or overlap, with its contact region and
-    the witness points moved to the region's centre (apart, the closest points are the answer)."""
-    region = contact_region(shape_a, shape_b, contact) if contact.colliding else None
+def _region(contact: Contact, shape_a, shape_b) -> ContactRegion | None:
+    """The contact region of two convex shapes that touch or overlap (None when apart)."""
+    return contact_region(shape_a, shape_b, contact) if contact.colliding else None
+
+
+def _regions(pairs: list[tuple[Solid, Solid]], contacts: list[Contact]) -> list[ContactRegion | None]:
+    """``_region`` of the hulls of every pair, those that touch or overlap computed together."""
+    meeting = [k for k, contact in enumerate(contacts) if contact.colliding]
+    found = iter(contact_regions([pairs[k][0].hull for k in meeting], [pairs[k][1].hull for k in meeting],
+                                 [contacts[k] for k in meeting]))
+    return [next(found) if contact.colliding else None for contact in contacts]
+
+
+def _from_contact(contact: Contact, region: ContactRegion | None, method: str, **fields) -> SolidContact:
+    """A convex contact as a SolidContact; with the ``region`` where the shapes touch or overlap, the witness
+    points move to the region's centre (apart, the closest points are the answer)."""
     point_a, point_b = (contact.point_a, contact.point_b) if region is None else (region.centroid_a, region.centroid_b)
     return SolidContact(
         status=contact.status, signed_distance=contact.signed_distance, normal=contact.normal,
@@ -224,7 +238,7 @@ def _parts_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
     if not overlapping:
         index = min(range(len(contacts)), key=lambda k: contacts[k].signed_distance)
         (pa, pb), closest = part_pairs[index], contacts[index]
-        return _from_contact(closest, pa.polytope, pb.polytope, PARTS,
+        return _from_contact(closest, _region(closest, pa.polytope, pb.polytope), PARTS,
                              overlap_volume=0.0 if a.closed and b.closed else None)
     deepest = max(overlapping, key=lambda c: c.depth)
 

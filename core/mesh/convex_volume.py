@@ -11,11 +11,13 @@ Faces of A and B in one plane with one orientation are counted once: A keeps wha
 B drops what lies on A's, the convention of ``overlap_volume`` (identical boxes overlap fully, boxes
 sharing a face not at all). Plane distances within ``SNAP`` of the pair's size count as on the plane, so
 rounding cannot make a clipped convex polygon leave a half-space twice; a pair where it still would is
-measured by ``overlap_volume`` instead, as are pairs too large to clip cheaply.
+measured by ``overlap_volume`` instead, as are pairs too finely tessellated to clip cheaply.
 
 Pairs are clipped together: every edge knows its pair, every pair has its own (padded) planes, and the
-planes are applied one slot at a time to all edges at once: a few numpy operations per plane slot for a
-whole batch of small convex pairs, where the general method searches triangle pairs one mesh pair at a time.
+polygons are clipped in rounds, each by the next plane it needs, all at once: a few numpy operations per
+round for a whole batch of small convex pairs, where the general method searches triangle pairs one mesh
+pair at a time.
+Only the triangles whose boxes meet the other mesh's box are clipped; the others lie outside it.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ from .volume import overlap_volume
 SNAP = 1e-12
 #: Corner-plane terms clipped in one batch; a pair needing more goes to ``overlap_volume``.
 MAX_TERMS = 1 << 21
+#: Meshes with more triangles than this go to ``overlap_volume``: finely tessellated round shapes have
+#: triangles outside dozens of the other's planes, and clipping round by round no longer pays.
+MAX_TRIANGLES = 256
 
 _EDGE_START, _EDGE_END = np.array([0, 1, 2]), np.array([1, 2, 0])
 _NO_PLANE = np.array([0.0, 0.0, 0.0, 1.0])  # every point 1 inside it: pads a pair's plane list
@@ -47,18 +52,25 @@ def convex_overlap_volume(mesh_a: TriangleMesh, mesh_b: TriangleMesh) -> tuple[f
 def convex_overlap_volumes(pairs: Sequence[tuple[TriangleMesh, TriangleMesh]]) -> list[tuple[float, np.ndarray | None]]:
     """``[convex_overlap_volume(a, b) for a, b in pairs]``, clipped together in batches."""
     answers: list[tuple[float, np.ndarray | None] | None] = [None] * len(pairs)
-    for group in _batches(pairs):
-        for k, answer in zip(group, _ClippedBatch([pairs[k] for k in group]).volumes()):
+    nears = [(_near(a, b), _near(b, a)) for a, b in pairs]
+    for group in _batches(pairs, nears):
+        for k, answer in zip(group, _ClippedBatch([pairs[k] for k in group], [nears[k] for k in group]).volumes()):
             answers[k] = answer
     return [answer if answer is not None else overlap_volume(*pairs[k]) for k, answer in enumerate(answers)]
 
 
-def _batches(pairs: Sequence[tuple[TriangleMesh, TriangleMesh]]) -> list[list[int]]:
+def _near(mesh: TriangleMesh, other: TriangleMesh) -> np.ndarray:
+    """The triangles of ``mesh`` whose boxes meet ``other``'s box: the rest lie outside ``other``."""
+    low, high = other.vertices.min(axis=0), other.vertices.max(axis=0)
+    return np.flatnonzero(np.all((mesh.lows <= high) & (mesh.highs >= low), axis=1))
+
+
+def _batches(pairs: Sequence[tuple[TriangleMesh, TriangleMesh]], nears: list) -> list[list[int]]:
     """Pair indices in batches of at most ``MAX_TERMS`` corner-plane terms (larger pairs are left out)."""
     batches, batch, corners, widest = [], [], 0, 0
-    for k, (a, b) in enumerate(pairs):
-        count, width = 3 * (len(a.triangles) + len(b.triangles)), max(len(a.triangles), len(b.triangles))
-        if count * width > MAX_TERMS:
+    for k, ((a, b), (near_a, near_b)) in enumerate(zip(pairs, nears)):
+        count, width = 3 * (len(near_a) + len(near_b)), max(len(a.triangles), len(b.triangles))
+        if count * width > MAX_TERMS or width > MAX_TRIANGLES:
             continue
         if (corners + count) * max(widest, width) > MAX_TERMS:
             batches.append(batch)
@@ -94,17 +106,20 @@ def face_planes(corners: np.ndarray, pair: np.ndarray, sizes: np.ndarray) -> np.
 class _ClippedBatch:
     """A batch of convex pairs in their pair-local frames (centred on the pair's box), with their planes."""
 
-    def __init__(self, pairs: list[tuple[TriangleMesh, TriangleMesh]]):
+    def __init__(self, pairs: list[tuple[TriangleMesh, TriangleMesh]], nears: list[tuple[np.ndarray, np.ndarray]]):
         low = np.array([np.minimum(a.vertices.min(axis=0), b.vertices.min(axis=0)) for a, b in pairs])
         high = np.array([np.maximum(a.vertices.max(axis=0), b.vertices.max(axis=0)) for a, b in pairs])
         self.origins, sizes = 0.5 * (low + high), (high - low).max(axis=1)
         self.snaps = SNAP * sizes
         self.sides = []
         for side in (0, 1):
-            meshes = [pair[side] for pair in pairs]
+            meshes, near = [pair[side] for pair in pairs], [pair_near[side] for pair_near in nears]
             owner = np.repeat(np.arange(len(pairs)), [len(mesh.triangles) for mesh in meshes])
-            corners = np.concatenate([mesh.corners for mesh in meshes]) - self.origins[owner, None, :]
-            self.sides.append((owner, corners, face_planes(corners, owner, sizes)))
+            planes = face_planes(np.concatenate([mesh.corners for mesh in meshes]) - self.origins[owner, None, :],
+                                 owner, sizes)
+            owner = np.repeat(np.arange(len(pairs)), [len(rows) for rows in near])
+            corners = np.concatenate([mesh.corners[rows] for mesh, rows in zip(meshes, near)])
+            self.sides.append((owner, corners - self.origins[owner, None, :], planes))
 
     def volumes(self) -> list[tuple[float, np.ndarray | None] | None]:
         """Each pair's ``(volume, centroid)``; None for a pair whose clipping rounding made ambiguous."""
@@ -127,7 +142,7 @@ def _clip(pair: np.ndarray, triangles: np.ndarray, planes: np.ndarray, snaps: np
     each piece's fan corner ``c``: ``(pair, c, P, Q, ambiguous pairs)``.
 
     Triangles outside one plane are dropped and triangles inside all kept whole, without clipping; the
-    others are clipped one plane slot at a time, only by the planes one of their corners is outside.
+    others are clipped in rounds, each polygon by the next of the planes one of its corners is outside.
     """
     count = len(planes)
     normals, offsets = planes[pair, :, :3], planes[pair, :, 3]
@@ -145,8 +160,11 @@ def _clip(pair: np.ndarray, triangles: np.ndarray, planes: np.ndarray, snaps: np
     start, end = polygons[:, _EDGE_START].reshape(-1, 3), polygons[:, _EDGE_END].reshape(-1, 3)
     owner = np.repeat(np.arange(len(polygons)), 3)
     ambiguous = np.zeros(count, dtype=bool)
-    for slot in np.flatnonzero(needs.any(axis=0)):
-        start, end, owner, mixed = _clip_slot(start, end, owner, needs[:, slot], planes[owners_pair, slot],
+    wanted = np.argsort(~needs, axis=1, kind="stable")  # each polygon's planes to clip by come first
+    rounds = needs.sum(axis=1)
+    for step in range(int(rounds.max(initial=0))):  # round k: every polygon clipped by its k-th plane
+        slot = wanted[:, step]
+        start, end, owner, mixed = _clip_slot(start, end, owner, rounds > step, planes[owners_pair, slot],
                                               snaps[owners_pair], on_plane_inside)
         ambiguous[owners_pair[mixed]] = True
     pieces.append((owners_pair[owner], polygons[owner, 0], start, end))

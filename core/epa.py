@@ -150,15 +150,14 @@ def _largest_triangle(vertices) -> list:
     return [vertices[i] for i in best]
 
 
-def _plane(vertices: list, i: int, j: int, k: int):
+def _plane(a: Vec3, b: Vec3, c: Vec3):
     """(unit normal, distance, error) of a triangle's plane, or None for a zero-area triangle;
     ``distance - error`` is certain whatever the rounding.
 
-    Crossing the two edges at corner i tilts the normal by at most 5 eps / sin(angle at i), which
+    Crossing the two edges at corner a tilts the normal by at most 5 eps / sin(angle at i), which
     moves the distance by that times the corner's distance from the origin: cheap and exact enough
     unless the angle is tiny (or near 180 degrees), where ``_sliver_plane`` takes over.
     """
-    a, b, c = vertices[i][0], vertices[j][0], vertices[k][0]
     ax, ay, az = a
     ux, uy, uz = b[0] - ax, b[1] - ay, b[2] - az
     vx, vy, vz = c[0] - ax, c[1] - ay, c[2] - az
@@ -221,13 +220,15 @@ _SEED_FACES = ((0, 1, 2), (0, 3, 1), (0, 2, 3), (1, 3, 2))
 
 class _Polytope:
     """Triangle mesh of a convex polytope: faces wound outward, directed edges mapped to faces.
-    A face is ``(i, j, k, normal, distance, error)`` (see ``_plane``)."""
+    A face is ``(i, j, k, normal, distance, error)`` (see ``_plane``); ``points`` are the vertices'
+    points of A - B (``vertices`` keep the support points on A and B too)."""
 
     def __init__(self, seed: list, planes: list):
         """``planes`` are those of ``_SEED_FACES`` on ``seed``. The winding is read off the face whose
         opposite corner is farthest from it (a sliver tetrahedron's volume has no reliable sign), and
         all four faces follow it, so that the mesh is consistent."""
         self.vertices = list(seed)
+        self.points = [vertex[0] for vertex in seed]
         self.faces: dict[int, tuple] = {}
         self.edge_face: dict[tuple[int, int], int] = {}
         self.heap: list[tuple[float, int]] = []
@@ -246,39 +247,40 @@ class _Polytope:
         face_id = self._next_id
         self._next_id += 1
         self.faces[face_id] = (i, j, k, normal, distance, error)
-        for edge in ((i, j), (j, k), (k, i)):
-            self.edge_face[edge] = face_id
+        edge_face = self.edge_face
+        edge_face[i, j] = edge_face[j, k] = edge_face[k, i] = face_id
         heapq.heappush(self.heap, (distance, face_id))
 
-    def remove_face(self, face_id: int) -> None:
-        i, j, k = self.faces.pop(face_id)[:3]
-        for edge in ((i, j), (j, k), (k, i)):
-            if self.edge_face.get(edge) == face_id:
-                del self.edge_face[edge]
-
     def closest_face(self) -> int:
-        while self.heap[0][1] not in self.faces:
-            heapq.heappop(self.heap)
-        return self.heap[0][1]
+        heap, faces = self.heap, self.faces
+        while heap[0][1] not in faces:
+            heapq.heappop(heap)
+        return heap[0][1]
 
     def visible_region(self, start: int, point: Vec3, tolerance: float):
         """Faces that see ``point`` (flood fill from ``start``) and the horizon edges around them, or
         None if rounding has left the mesh open."""
-        visible, horizon, stack = {start}, [], [start]
+        faces, edge_face = self.faces, self.edge_face
+        px, py, pz = point
+        visible, hidden, horizon, stack = {start}, set(), [], [start]
         while stack:
-            i, j, k = self.faces[stack.pop()][:3]
+            face = faces[stack.pop()]
+            i, j, k = face[0], face[1], face[2]
             for a, b in ((i, j), (j, k), (k, i)):
-                neighbour = self.edge_face.get((b, a))
+                neighbour = edge_face.get((b, a))
                 if neighbour is None:
                     return None
                 if neighbour in visible:
                     continue
-                _, _, _, normal, distance, _ = self.faces[neighbour]
-                if dot(normal, point) - distance > tolerance:
-                    visible.add(neighbour)
-                    stack.append(neighbour)
-                else:
-                    horizon.append((a, b))
+                if neighbour not in hidden:
+                    other = faces[neighbour]
+                    nx, ny, nz = other[3]
+                    if nx * px + ny * py + nz * pz - other[4] > tolerance:
+                        visible.add(neighbour)
+                        stack.append(neighbour)
+                        continue
+                    hidden.add(neighbour)
+                horizon.append((a, b))
         return visible, horizon
 
     def expand(self, vertex: Vertex, visible: set, horizon: list) -> bool:
@@ -286,16 +288,26 @@ class _Polytope:
         when the horizon is not one loop or a new face would have no area."""
         if not horizon or not _is_single_loop(horizon):
             return False
-        new_index = len(self.vertices)
-        self.vertices.append(vertex)
-        planes = [_plane(self.vertices, a, b, new_index) for a, b in horizon]
-        if any(plane is None for plane in planes):
-            self.vertices.pop()
+        points, apex = self.points, vertex[0]
+        planes = [_plane(points[a], points[b], apex) for a, b in horizon]
+        if None in planes:
             return False
+        new_index = len(points)
+        self.vertices.append(vertex)
+        points.append(apex)
+        faces, edge_face, heap, face_id = self.faces, self.edge_face, self.heap, self._next_id
         for face in visible:
-            self.remove_face(face)
+            i, j, k = faces.pop(face)[:3]
+            for edge in ((i, j), (j, k), (k, i)):
+                if edge_face.get(edge) == face:
+                    del edge_face[edge]
         for (a, b), plane in zip(horizon, planes):
-            self.add_face(a, b, new_index, plane)
+            distance = plane[1]
+            faces[face_id] = (a, b, new_index, plane[0], distance, plane[2])
+            edge_face[a, b] = edge_face[b, new_index] = edge_face[new_index, a] = face_id
+            heapq.heappush(heap, (distance, face_id))
+            face_id += 1
+        self._next_id = face_id
         return True
 
 
@@ -320,33 +332,36 @@ def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int
     would stop being convex. Faces whose planes agree to ``rounding`` belong to the same facet.
     None when rounding makes a face of the seed tetrahedron flat (nothing to expand from).
     """
-    planes = [_plane(seed, i, j, k) for i, j, k in _SEED_FACES]
-    if any(plane is None for plane in planes):
+    planes = [_plane(seed[i][0], seed[j][0], seed[k][0]) for i, j, k in _SEED_FACES]
+    if None in planes:
         return None
     polytope = _Polytope(seed, planes)
-    known_points = {vertex[0] for vertex in seed}
+    faces = polytope.faces
+    known_points = set(polytope.points)
     min_support = math.inf  # smallest support value seen along a face normal: bounds the depth above
     tightest = None  # the face whose normal gave it
     status, iterations = "iteration_limit", 0
     while iterations < max_iterations:
         iterations += 1
         face_id = polytope.closest_face()
-        normal, distance = polytope.faces[face_id][3:5]
+        face = faces[face_id]
+        normal, distance = face[3], face[4]
         vertex = support(normal)
-        height = dot(normal, vertex[0])
+        point = vertex[0]
+        height = normal[0] * point[0] + normal[1] * point[1] + normal[2] * point[2]
         if height < min_support:
-            min_support, tightest = height, polytope.faces[face_id]
+            min_support, tightest = height, face
         if height - distance <= tolerance:
             status = "converged"
             break
-        if vertex[0] in known_points:  # nothing new to add, yet the bounds are apart: say so
+        if point in known_points:  # nothing new to add, yet the bounds are apart: say so
             status = "stalled"
             break
-        region = polytope.visible_region(face_id, vertex[0], rounding)
+        region = polytope.visible_region(face_id, point, rounding)
         if region is None or not polytope.expand(vertex, *region):
             status = "stalled"
             break
-        known_points.add(vertex[0])
+        known_points.add(point)
     return _finish(polytope, min_support, tightest, iterations, status, rounding, tolerance)
 
 

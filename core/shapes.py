@@ -18,6 +18,7 @@ import numpy as np
 
 from .hull_prune import interior_points
 from .support_index import SupportIndex
+from .support_table import SupportTable
 from .validation import as_affine, as_length, as_points, as_vector3
 
 Vec3 = tuple[float, float, float]
@@ -26,6 +27,12 @@ Vec3 = tuple[float, float, float]
 #: a loaded 2-core machine, CPU time per query, index vs scan: 150 vs 39 us at 30k points, 274 vs 163
 #: at 100k, 185 vs 392 at 300k).
 INDEX_MIN_POINTS = 150_000
+
+#: Prepared clouds from this size up to ``INDEX_MIN_POINTS`` get a ``SupportTable`` once they have
+#: answered ``TABLE_AFTER_QUERIES`` support queries (a shape in repeated use; building one costs
+#: about as much as a few hundred full scans).
+TABLE_MIN_POINTS = 2000
+TABLE_AFTER_QUERIES = 64
 
 #: Prepared clouds at least this large drop the points strictly inside their hull (never supports).
 PRUNE_MIN_POINTS = 1000
@@ -129,6 +136,7 @@ class Polytope(Shape):
         linear, offset = (None, np.zeros(3)) if transform is None else as_affine(transform, "transform")
         self._index = SupportIndex(cloud) if index and len(cloud) >= INDEX_MIN_POINTS else None
         self._points = cloud if self._index is None else self._index.points
+        self._table = _LazyTable() if index and self._index is None and len(cloud) >= TABLE_MIN_POINTS else None
         self._box = (cloud.min(axis=0), cloud.max(axis=0))
         super().__init__(linear, offset)
 
@@ -151,11 +159,32 @@ class Polytope(Shape):
         return self._points
 
     def _local_support(self, d: Vec3) -> Vec3:
+        if self._table is not None:
+            point = self._table.support(self._points, d)
+            if point is not None:
+                return point
         if self._index is not None:
             return tuple(self._points[self._index.argmax(np.array(d))].tolist())
         return tuple(self._points[self._points.dot(d).argmax()].tolist())  # .dot takes the tuple as is
 
     _with_affine = Shape._moved_copy
+
+
+class _LazyTable:
+    """A ``SupportTable`` built on first need, shared by a polytope's moved copies (which share its
+    points): after ``TABLE_AFTER_QUERIES`` queries answered by full scans."""
+
+    def __init__(self):
+        self.table, self.scans = None, 0
+
+    def support(self, points: np.ndarray, d: Vec3) -> Vec3 | None:
+        """The table's answer, or None while the caller should scan (or for a zero direction)."""
+        if self.table is None:
+            self.scans += 1
+            if self.scans < TABLE_AFTER_QUERIES:
+                return None
+            self.table = SupportTable(points)
+        return self.table.support(d)
 
 
 class Box(Shape):

@@ -262,9 +262,9 @@ class _Polytope:
         None if rounding has left the mesh open."""
         faces, edge_face = self.faces, self.edge_face
         px, py, pz = point
-        visible, hidden, horizon, stack = {start}, set(), [], [start]
+        visible, hidden, horizon, stack = {start}, set(), [], [faces[start]]
         while stack:
-            face = faces[stack.pop()]
+            face = stack.pop()
             i, j, k = face[0], face[1], face[2]
             for a, b in ((i, j), (j, k), (k, i)):
                 neighbour = edge_face.get((b, a))
@@ -277,7 +277,7 @@ class _Polytope:
                     nx, ny, nz = other[3]
                     if nx * px + ny * py + nz * pz - other[4] > tolerance:
                         visible.add(neighbour)
-                        stack.append(neighbour)
+                        stack.append(other)
                         continue
                     hidden.add(neighbour)
                 horizon.append((a, b))
@@ -301,25 +301,59 @@ class _Polytope:
             for edge in ((i, j), (j, k), (k, i)):
                 if edge_face.get(edge) == face:
                     del edge_face[edge]
+        push = heapq.heappush
         for (a, b), plane in zip(horizon, planes):
             distance = plane[1]
             faces[face_id] = (a, b, new_index, plane[0], distance, plane[2])
             edge_face[a, b] = edge_face[b, new_index] = edge_face[new_index, a] = face_id
-            heapq.heappush(heap, (distance, face_id))
+            push(heap, (distance, face_id))
             face_id += 1
         self._next_id = face_id
         return True
 
+    def grow(self, support: SupportFn, tolerance: float, max_iterations: int, rounding: float):
+        """EPA's loop (see ``epa``): ``(min_support, tightest, iterations, status)``, with ``min_support``
+        the smallest support value seen along a face normal (it bounds the depth above) and
+        ``tightest`` the face whose normal gave it."""
+        faces, heap, known_points = self.faces, self.heap, set(self.points)
+        pop, visible_region, expand = heapq.heappop, self.visible_region, self.expand
+        min_support, tightest = math.inf, None
+        iterations = 0
+        while iterations < max_iterations:
+            iterations += 1
+            while heap[0][1] not in faces:
+                pop(heap)
+            face_id = heap[0][1]
+            face = faces[face_id]
+            normal = face[3]
+            vertex = support(normal)
+            point = vertex[0]
+            height = normal[0] * point[0] + normal[1] * point[1] + normal[2] * point[2]
+            if height < min_support:
+                min_support, tightest = height, face
+            if height - face[4] <= tolerance:
+                return min_support, tightest, iterations, "converged"
+            if point in known_points:  # nothing new to add, yet the bounds are apart: say so
+                return min_support, tightest, iterations, "stalled"
+            region = visible_region(face_id, point, rounding)
+            if region is None or not expand(vertex, *region):
+                return min_support, tightest, iterations, "stalled"
+            known_points.add(point)
+        return min_support, tightest, iterations, "iteration_limit"
+
 
 def _is_single_loop(edges) -> bool:
+    """Do the directed edges form one closed loop through distinct vertices?"""
     successor = dict(edges)
-    if len(successor) != len(edges) or set(successor) != set(successor.values()):
+    count = len(edges)
+    if len(successor) != count:
         return False
-    start = edges[0][0]
-    node, steps = successor[start], 1
-    while node != start and steps <= len(edges):
-        node, steps = successor[node], steps + 1
-    return node == start and steps == len(edges)
+    start = node = edges[0][0]
+    for _ in range(count - 1):
+        node = successor.get(node)
+        if node is None or node == start:
+            return False
+    return successor.get(node) == start
 
 
 def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int,
@@ -336,32 +370,7 @@ def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int
     if None in planes:
         return None
     polytope = _Polytope(seed, planes)
-    faces = polytope.faces
-    known_points = set(polytope.points)
-    min_support = math.inf  # smallest support value seen along a face normal: bounds the depth above
-    tightest = None  # the face whose normal gave it
-    status, iterations = "iteration_limit", 0
-    while iterations < max_iterations:
-        iterations += 1
-        face_id = polytope.closest_face()
-        face = faces[face_id]
-        normal, distance = face[3], face[4]
-        vertex = support(normal)
-        point = vertex[0]
-        height = normal[0] * point[0] + normal[1] * point[1] + normal[2] * point[2]
-        if height < min_support:
-            min_support, tightest = height, face
-        if height - distance <= tolerance:
-            status = "converged"
-            break
-        if point in known_points:  # nothing new to add, yet the bounds are apart: say so
-            status = "stalled"
-            break
-        region = polytope.visible_region(face_id, point, rounding)
-        if region is None or not polytope.expand(vertex, *region):
-            status = "stalled"
-            break
-        known_points.add(point)
+    min_support, tightest, iterations, status = polytope.grow(support, tolerance, max_iterations, rounding)
     return _finish(polytope, min_support, tightest, iterations, status, rounding, tolerance)
 
 

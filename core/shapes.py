@@ -64,7 +64,11 @@ class Shape:
         ``_with_affine`` of shapes whose body is all in their instance attributes."""
         moved = object.__new__(type(self))
         moved.__dict__.update(self.__dict__)
-        Shape.__init__(moved, linear, offset)
+        if linear is self._linear:  # a translation: only the offset changes
+            moved._offset = np.asarray(offset, dtype=np.float64)
+            moved._t = tuple(moved._offset.tolist())
+        else:
+            Shape.__init__(moved, linear, offset)
         return moved
 
     def vertices(self) -> np.ndarray | None:

@@ -30,9 +30,10 @@ _FACE_AXES = ((1, 2), (0, 2), (0, 1))
 
 
 def resolution_for(count: int) -> int:
-    """Cells per face edge for a cloud of ``count`` points: a few dozen candidates per cell on a
-    sphere's surface (candidates grow like count / cells)."""
-    return int(min(MAX_RESOLUTION, max(2, round(math.sqrt(count / 100.0)))))
+    """Cells per face edge for a cloud of ``count`` points: a few hundred candidates per cell at
+    most on a sphere's surface (candidates grow like count / cells), where a query costs about what
+    a few dozen would (numpy's call overhead), and building stays cheap."""
+    return int(min(MAX_RESOLUTION, max(3, round(math.sqrt(count / 200.0)))))
 
 
 def _cell_directions(resolution: int) -> tuple[np.ndarray, np.ndarray]:
@@ -72,21 +73,25 @@ class SupportTable:
         lengths = np.linalg.norm(centred, axis=1)
         # Far above the rounding of a query's products (coordinates' size) and of this test's.
         eta = 1e-9 * (float(np.abs(points).max()) + float(lengths.max())) + 1e-300
-        slopes = np.tan(radii)
-        reach = 2.0 * float(lengths.max())  # |p - s| <= reach: a first, looser cut
+        slopes = np.tan(radii)[:, None]
+        squares = lengths * lengths
         cells, rows = [], []
         block = max(1, _BLOCK_ELEMENTS // max(count, 1))
         for start in range(0, len(centres), block):
             stop = min(start + block, len(centres))
             values = centres[start:stop] @ centred.T  # (cells, points): a cell's values are contiguous
             best = values.argmax(axis=1)
-            tops = values[np.arange(stop - start), best]
-            cell, row = np.nonzero(values >= (tops - slopes[start:stop] * reach - eta)[:, None])
-            offsets = centred[row] - centred[best[cell]]
-            distances = np.sqrt(np.einsum("ij,ij->i", offsets, offsets)) * (1.0 + 1e-12)
-            keep = values[cell, row] - tops[cell] >= -slopes[start + cell] * distances - eta
-            cells.append(cell[keep] + start)
-            rows.append(row[keep])
+            values -= values[np.arange(stop - start), best][:, None]  # gaps u·c, all <= 0
+            # |u|^2 = |p|^2 + |s|^2 - 2 p·s, overestimated by far more than its rounding.
+            reach = centred[best] @ centred.T
+            reach *= -2.0
+            reach += squares
+            reach += (1.0 + 1e-14) * squares[best][:, None] + 1e-14 * squares
+            np.sqrt(np.maximum(reach, 0.0, out=reach), out=reach)
+            reach *= slopes[start:stop]
+            cell, row = np.nonzero(values >= -reach - eta)
+            cells.append(cell + start)
+            rows.append(row)
         cell, row = np.concatenate(cells), np.concatenate(rows)
         # np.nonzero lists each cell's points in the cloud's order: a tie goes to the first point, as in a full scan.
         splits = np.searchsorted(cell, np.arange(1, len(centres)))

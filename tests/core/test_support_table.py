@@ -48,7 +48,7 @@ def test_table_returns_the_first_maximum_of_a_full_scan(name, resolution):
 
 def test_table_reads_few_points_per_query_on_a_sphere():
     table = SupportTable(CLOUDS["sphere surface"])
-    assert np.mean([len(c) for c in table._candidates]) < 0.05 * len(CLOUDS["sphere surface"])
+    assert np.mean([len(c) for c in table._candidates]) < 0.1 * len(CLOUDS["sphere surface"])
 
 
 def test_table_leaves_out_of_range_directions_to_the_scan():

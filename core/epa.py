@@ -219,9 +219,10 @@ _SEED_FACES = ((0, 1, 2), (0, 3, 1), (0, 2, 3), (1, 3, 2))
 
 
 class _Polytope:
-    """Triangle mesh of a convex polytope: faces wound outward, directed edges mapped to faces.
-    A face is ``(i, j, k, normal, distance, error)`` (see ``_plane``); ``points`` are the vertices'
-    points of A - B (``vertices`` keep the support points on A and B too)."""
+    """Triangle mesh of a convex polytope. A face is a list ``[i, j, k, normal, distance, error, across_ij,
+    across_jk, across_ki]``: its corners (wound outward), its plane (see ``_plane``) and the ids of the
+    faces across its three edges. ``points`` are the vertices' points of A - B (``vertices`` keep the
+    support points on A and B too)."""
 
     def __init__(self, seed: list, planes: list):
         """``planes`` are those of ``_SEED_FACES`` on ``seed``. The winding is read off the face whose
@@ -229,27 +230,21 @@ class _Polytope:
         all four faces follow it, so that the mesh is consistent."""
         self.vertices = list(seed)
         self.points = [vertex[0] for vertex in seed]
-        self.faces: dict[int, tuple] = {}
-        self.edge_face: dict[tuple[int, int], int] = {}
+        self.faces: dict[int, list] = {}
         self.heap: list[tuple[float, int]] = []
-        self._next_id = 0
         heights = [dot(normal, seed[opposite][0]) - distance
                    for (normal, distance, _), opposite in zip(planes, (3, 2, 1, 0))]
         outward = min(heights, key=lambda h: -abs(h)) < 0.0
-        for (i, j, k), (normal, distance, error) in zip(_SEED_FACES, planes):
-            if outward:
-                self.add_face(i, j, k, (normal, distance, error))
-            else:
-                self.add_face(i, k, j, (scale(normal, -1.0), -distance, error))
-
-    def add_face(self, i: int, j: int, k: int, plane) -> None:
-        normal, distance, error = plane
-        face_id = self._next_id
-        self._next_id += 1
-        self.faces[face_id] = (i, j, k, normal, distance, error)
-        edge_face = self.edge_face
-        edge_face[i, j] = edge_face[j, k] = edge_face[k, i] = face_id
-        heapq.heappush(self.heap, (distance, face_id))
+        owners = {}
+        for face_id, ((i, j, k), (normal, distance, error)) in enumerate(zip(_SEED_FACES, planes)):
+            if not outward:
+                j, k, normal, distance = k, j, scale(normal, -1.0), -distance
+            self.faces[face_id] = [i, j, k, normal, distance, error, None, None, None]
+            owners[i, j], owners[j, k], owners[k, i] = (face_id, 6), (face_id, 7), (face_id, 8)
+            heapq.heappush(self.heap, (distance, face_id))
+        for (a, b), (face_id, slot) in owners.items():
+            self.faces[face_id][slot] = owners[b, a][0]
+        self._next_id = len(self.faces)
 
     def closest_face(self) -> int:
         heap, faces = self.heap, self.faces
@@ -257,19 +252,16 @@ class _Polytope:
             heapq.heappop(heap)
         return heap[0][1]
 
-    def visible_region(self, start: int, point: Vec3, tolerance: float):
-        """Faces that see ``point`` (flood fill from ``start``) and the horizon edges around them, or
-        None if rounding has left the mesh open."""
-        faces, edge_face = self.faces, self.edge_face
+    def visible_region(self, start: int, point: Vec3, tolerance: float) -> tuple[set, list]:
+        """Faces that see ``point`` (flood fill from ``start``) and the horizon around them: edges
+        ``(a, b, id of the hidden face across)``."""
+        faces = self.faces
         px, py, pz = point
         visible, hidden, horizon, stack = {start}, set(), [], [faces[start]]
         while stack:
             face = stack.pop()
             i, j, k = face[0], face[1], face[2]
-            for a, b in ((i, j), (j, k), (k, i)):
-                neighbour = edge_face.get((b, a))
-                if neighbour is None:
-                    return None
+            for a, b, neighbour in ((i, j, face[6]), (j, k, face[7]), (k, i, face[8])):
                 if neighbour in visible:
                     continue
                 if neighbour not in hidden:
@@ -280,35 +272,34 @@ class _Polytope:
                         stack.append(other)
                         continue
                     hidden.add(neighbour)
-                horizon.append((a, b))
+                horizon.append((a, b, neighbour))
         return visible, horizon
 
     def expand(self, vertex: Vertex, visible: set, horizon: list) -> bool:
         """Replace the visible faces by a cone from ``vertex`` to the horizon; False (and no change)
         when the horizon is not one loop or a new face would have no area."""
-        if not horizon or not _is_single_loop(horizon):
+        starting = _single_loop(horizon)
+        if starting is None:
             return False
         points, apex = self.points, vertex[0]
-        planes = [_plane(points[a], points[b], apex) for a, b in horizon]
+        planes = [_plane(points[a], points[b], apex) for a, b, _ in horizon]
         if None in planes:
             return False
         new_index = len(points)
         self.vertices.append(vertex)
         points.append(apex)
-        faces, edge_face, heap, face_id = self.faces, self.edge_face, self.heap, self._next_id
+        faces, heap, first = self.faces, self.heap, self._next_id
         for face in visible:
-            i, j, k = faces.pop(face)[:3]
-            for edge in ((i, j), (j, k), (k, i)):
-                if edge_face.get(edge) == face:
-                    del edge_face[edge]
+            del faces[face]
+        ending = {edge[1]: first + position for position, edge in enumerate(horizon)}
         push = heapq.heappush
-        for (a, b), plane in zip(horizon, planes):
-            distance = plane[1]
-            faces[face_id] = (a, b, new_index, plane[0], distance, plane[2])
-            edge_face[a, b] = edge_face[b, new_index] = edge_face[new_index, a] = face_id
+        for face_id, ((a, b, neighbour), (normal, distance, error)) in enumerate(zip(horizon, planes), first):
+            # Across (b, apex): the new face of the edge leaving b; across (apex, a): the one entering a.
+            faces[face_id] = [a, b, new_index, normal, distance, error, neighbour, first + starting[b], ending[a]]
+            other = faces[neighbour]
+            other[6 if other[0] == b else (7 if other[1] == b else 8)] = face_id
             push(heap, (distance, face_id))
-            face_id += 1
-        self._next_id = face_id
+        self._next_id = first + len(horizon)
         return True
 
     def grow(self, support: SupportFn, tolerance: float, max_iterations: int, rounding: float):
@@ -335,25 +326,27 @@ class _Polytope:
                 return min_support, tightest, iterations, "converged"
             if point in known_points:  # nothing new to add, yet the bounds are apart: say so
                 return min_support, tightest, iterations, "stalled"
-            region = visible_region(face_id, point, rounding)
-            if region is None or not expand(vertex, *region):
+            if not expand(vertex, *visible_region(face_id, point, rounding)):
                 return min_support, tightest, iterations, "stalled"
             known_points.add(point)
         return min_support, tightest, iterations, "iteration_limit"
 
 
-def _is_single_loop(edges) -> bool:
-    """Do the directed edges form one closed loop through distinct vertices?"""
-    successor = dict(edges)
+def _single_loop(edges) -> dict | None:
+    """If the directed edges ``(a, b, ...)`` form one closed loop through distinct vertices, in order,
+    each start vertex's position in the list; else None."""
+    if not edges:
+        return None
+    starting = {edge[0]: position for position, edge in enumerate(edges)}
     count = len(edges)
-    if len(successor) != count:
-        return False
-    start = node = edges[0][0]
+    if len(starting) != count:
+        return None
+    position = 0
     for _ in range(count - 1):
-        node = successor.get(node)
-        if node is None or node == start:
-            return False
-    return successor.get(node) == start
+        position = starting.get(edges[position][1])
+        if position is None or position == 0:
+            return None
+    return starting if edges[position][1] == edges[0][0] else None
 
 
 def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int,

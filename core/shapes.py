@@ -28,10 +28,10 @@ Vec3 = tuple[float, float, float]
 #: at 100k, 185 vs 392 at 300k).
 INDEX_MIN_POINTS = 150_000
 
-#: Prepared clouds from this size up to ``INDEX_MIN_POINTS`` get a ``SupportTable`` once they have
-#: answered ``TABLE_AFTER_QUERIES`` support queries (a shape in repeated use; building one costs
-#: about as much as a few hundred full scans).
-TABLE_MIN_POINTS = 2000
+#: Prepared clouds of ``TABLE_POINTS`` points (after pruning) get a ``SupportTable`` once they have
+#: answered ``TABLE_AFTER_QUERIES`` support queries (a shape in repeated use). Below, a full scan is
+#: as fast; above, building costs more than a second (it grows like points x cells).
+TABLE_POINTS = (2000, 50_000)
 TABLE_AFTER_QUERIES = 64
 
 #: Prepared clouds at least this large drop the points strictly inside their hull (never supports).
@@ -129,8 +129,9 @@ class Polytope(Shape):
 
     Flat clouds (a plane), segments and single points are valid. Unless ``index=False`` (for one-shot
     queries, where preparing costs more than it saves), clouds of ``PRUNE_MIN_POINTS`` or more drop
-    the points certainly inside their hull (``hull_prune``: solid clouds keep a few percent), and
-    clouds still of ``INDEX_MIN_POINTS`` or more get a ``SupportIndex``.
+    the points certainly inside their hull (``hull_prune``: solid clouds keep a few percent),
+    clouds still of ``INDEX_MIN_POINTS`` or more get a ``SupportIndex``, and clouds of ``TABLE_POINTS``
+    points switch to a ``SupportTable`` once in repeated use.
     """
 
     def __init__(self, points, transform=None, *, index: bool = True):
@@ -140,7 +141,8 @@ class Polytope(Shape):
         linear, offset = (None, np.zeros(3)) if transform is None else as_affine(transform, "transform")
         self._index = SupportIndex(cloud) if index and len(cloud) >= INDEX_MIN_POINTS else None
         self._points = cloud if self._index is None else self._index.points
-        self._table = _LazyTable() if index and self._index is None and len(cloud) >= TABLE_MIN_POINTS else None
+        use_table = index and TABLE_POINTS[0] <= len(cloud) <= TABLE_POINTS[1]
+        self._table = _LazyTable() if use_table else None
         self._box = (cloud.min(axis=0), cloud.max(axis=0))
         super().__init__(linear, offset)
 

@@ -21,8 +21,10 @@ import math
 
 import numpy as np
 
-#: Cells on a face of the cube map along each axis, at most (6 x 16 x 16 = 1,536 cells).
-MAX_RESOLUTION = 16
+#: Cells on a face of the cube map along each axis, at most (6 x 8 x 8 = 384 cells): building costs
+#: cells x points, a query only grows with the candidates of a cell (slowly: numpy's call overhead
+#: dominates up to a few hundred).
+MAX_RESOLUTION = 8
 #: Rows of the (points x cells) products formed at once while building (bounds the temporaries).
 _BLOCK_ELEMENTS = 1 << 22
 #: The two other axes of each cube face's axis, in the order the query reads them.

@@ -61,9 +61,9 @@ def test_table_leaves_out_of_range_directions_to_the_scan():
 def test_prepared_polytopes_switch_to_the_table_and_keep_their_answers(monkeypatch):
     rng = np.random.default_rng(5)
     points_a, points_b = sphere(3000, 0.5), sphere(2500, 0.4) * [1.0, 0.5, 1.5] + 0.01 * cloud(rng, 2500)
-    monkeypatch.setattr(core.shapes, "TABLE_MIN_POINTS", 10 ** 9)
+    monkeypatch.setattr(core.shapes, "TABLE_POINTS", (0, 0))
     scan_a, scan_b = core.Polytope(points_a), core.Polytope(points_b)
-    monkeypatch.setattr(core.shapes, "TABLE_MIN_POINTS", 1000)
+    monkeypatch.setattr(core.shapes, "TABLE_POINTS", (1000, 10_000))
     monkeypatch.setattr(core.shapes, "TABLE_AFTER_QUERIES", 1)
     table_a, table_b = core.Polytope(points_a), core.Polytope(points_b)
     for k in range(12):

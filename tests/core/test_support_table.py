@@ -33,7 +33,8 @@ CLOUDS = clouds()
 def directions(rng: np.random.Generator) -> list:
     axes = np.vstack([np.eye(3), -np.eye(3), [[1.0, 1.0, 0.0], [0.0, -1.0, 1.0], [1.0, -1.0, 1.0]]])
     rounded = np.round(4 * unit_vectors(rng, 100)) / 4  # directions on the cells' edges and corners
-    many = np.vstack([unit_vectors(rng, 600), axes, rounded, 1e-100 * unit_vectors(rng, 3), 1e100 * unit_vectors(rng, 3)])
+    scaled = [1e-100 * unit_vectors(rng, 3), 1e100 * unit_vectors(rng, 3)]
+    many = np.vstack([unit_vectors(rng, 600), axes, rounded, *scaled])
     return [tuple(d) for d in many.tolist() if any(d)]
 
 

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .contact import Contact, classify, touch_band
+from .contact import Contact, classify, frozen_instance, touch_band
 from .epa import Blowup, epa, expand_simplex
 from .gjk import GjkResult, closest_on_simplex, gjk, minkowski_support
 from .shapes import Polytope, Shape, as_shape
@@ -52,6 +52,7 @@ class _Pair:
         # fall short of the true support value by this much (world units); lower bounds allow for it.
         support_rounding = SUPPORT_ROUNDING * max(reach_a, reach_b)
         self.center = 0.5 * (low + high)
+        self.center_tuple = tuple(self.center.tolist())
         size = float((high - low).max())
         if 0.0 < size < MIN_PAIR_SIZE:
             raise ValueError(f"points_a and points_b span only {size:.3g} together: pairs smaller than "
@@ -210,13 +211,15 @@ def _contact(pair: _Pair, local_signed_distance: float, normal: Vec3, point_a: V
     point_b = combine((unit, -pair.b.margin), (point_b, normal))
     middle = scale(combine((1.0, 1.0), (point_a, point_b)), 0.5)
     half = scale(normal, 0.5 * signed_distance)
-    normal_array = np.array(normal) + 0.0  # no -0.0 components
-    return Contact(
+    local_a, local_b = sub(middle, half), combine((1.0, 1.0), (middle, half))
+    cx, cy, cz = pair.center_tuple
+    return frozen_instance(
+        Contact,
         status=classify(signed_distance, pair.touch_tolerance),
         signed_distance=signed_distance,
-        normal=normal_array,
-        point_a=np.array(sub(middle, half)) + pair.center,
-        point_b=np.array(combine((1.0, 1.0), (middle, half))) + pair.center,
+        normal=np.array((normal[0] + 0.0, normal[1] + 0.0, normal[2] + 0.0)),  # no -0.0 components
+        point_a=np.array((local_a[0] + cx, local_a[1] + cy, local_a[2] + cz)),  # back from the pair's frame
+        point_b=np.array((local_b[0] + cx, local_b[1] + cy, local_b[2] + cz)),
         # Rounding may put a bound an ulp past the value itself; the value is always inside.
         bounds=(min(core_low - pair.margin, signed_distance), max(core_high - pair.margin, signed_distance)),
         tolerance=pair.touch_tolerance,

@@ -150,15 +150,14 @@ def _largest_triangle(vertices) -> list:
     return [vertices[i] for i in best]
 
 
-def _plane(vertices: list, i: int, j: int, k: int):
+def _plane(a: Vec3, b: Vec3, c: Vec3):
     """(unit normal, distance, error) of a triangle's plane, or None for a zero-area triangle;
     ``distance - error`` is certain whatever the rounding.
 
-    Crossing the two edges at corner i tilts the normal by at most 5 eps / sin(angle at i), which
+    Crossing the two edges at corner a tilts the normal by at most 5 eps / sin(angle at i), which
     moves the distance by that times the corner's distance from the origin: cheap and exact enough
     unless the angle is tiny (or near 180 degrees), where ``_sliver_plane`` takes over.
     """
-    a, b, c = vertices[i][0], vertices[j][0], vertices[k][0]
     ax, ay, az = a
     ux, uy, uz = b[0] - ax, b[1] - ay, b[2] - az
     vx, vy, vz = c[0] - ax, c[1] - ay, c[2] - az
@@ -220,94 +219,134 @@ _SEED_FACES = ((0, 1, 2), (0, 3, 1), (0, 2, 3), (1, 3, 2))
 
 
 class _Polytope:
-    """Triangle mesh of a convex polytope: faces wound outward, directed edges mapped to faces.
-    A face is ``(i, j, k, normal, distance, error)`` (see ``_plane``)."""
+    """Triangle mesh of a convex polytope. A face is a list ``[i, j, k, normal, distance, error, across_ij,
+    across_jk, across_ki]``: its corners (wound outward), its plane (see ``_plane``) and the ids of the
+    faces across its three edges. ``points`` are the vertices' points of A - B (``vertices`` keep the
+    support points on A and B too)."""
 
     def __init__(self, seed: list, planes: list):
         """``planes`` are those of ``_SEED_FACES`` on ``seed``. The winding is read off the face whose
         opposite corner is farthest from it (a sliver tetrahedron's volume has no reliable sign), and
         all four faces follow it, so that the mesh is consistent."""
         self.vertices = list(seed)
-        self.faces: dict[int, tuple] = {}
-        self.edge_face: dict[tuple[int, int], int] = {}
+        self.points = [vertex[0] for vertex in seed]
+        self.faces: dict[int, list] = {}
         self.heap: list[tuple[float, int]] = []
-        self._next_id = 0
         heights = [dot(normal, seed[opposite][0]) - distance
                    for (normal, distance, _), opposite in zip(planes, (3, 2, 1, 0))]
         outward = min(heights, key=lambda h: -abs(h)) < 0.0
-        for (i, j, k), (normal, distance, error) in zip(_SEED_FACES, planes):
-            if outward:
-                self.add_face(i, j, k, (normal, distance, error))
-            else:
-                self.add_face(i, k, j, (scale(normal, -1.0), -distance, error))
-
-    def add_face(self, i: int, j: int, k: int, plane) -> None:
-        normal, distance, error = plane
-        face_id = self._next_id
-        self._next_id += 1
-        self.faces[face_id] = (i, j, k, normal, distance, error)
-        for edge in ((i, j), (j, k), (k, i)):
-            self.edge_face[edge] = face_id
-        heapq.heappush(self.heap, (distance, face_id))
-
-    def remove_face(self, face_id: int) -> None:
-        i, j, k = self.faces.pop(face_id)[:3]
-        for edge in ((i, j), (j, k), (k, i)):
-            if self.edge_face.get(edge) == face_id:
-                del self.edge_face[edge]
+        owners = {}
+        for face_id, ((i, j, k), (normal, distance, error)) in enumerate(zip(_SEED_FACES, planes)):
+            if not outward:
+                j, k, normal, distance = k, j, scale(normal, -1.0), -distance
+            self.faces[face_id] = [i, j, k, normal, distance, error, None, None, None]
+            owners[i, j], owners[j, k], owners[k, i] = (face_id, 6), (face_id, 7), (face_id, 8)
+            heapq.heappush(self.heap, (distance, face_id))
+        for (a, b), (face_id, slot) in owners.items():
+            self.faces[face_id][slot] = owners[b, a][0]
+        self._next_id = len(self.faces)
 
     def closest_face(self) -> int:
-        while self.heap[0][1] not in self.faces:
-            heapq.heappop(self.heap)
-        return self.heap[0][1]
+        heap, faces = self.heap, self.faces
+        while heap[0][1] not in faces:
+            heapq.heappop(heap)
+        return heap[0][1]
 
-    def visible_region(self, start: int, point: Vec3, tolerance: float):
-        """Faces that see ``point`` (flood fill from ``start``) and the horizon edges around them, or
-        None if rounding has left the mesh open."""
-        visible, horizon, stack = {start}, [], [start]
+    def visible_region(self, start: int, point: Vec3, tolerance: float) -> tuple[set, list]:
+        """Faces that see ``point`` (flood fill from ``start``) and the horizon around them: edges
+        ``(a, b, id of the hidden face across)``."""
+        faces = self.faces
+        px, py, pz = point
+        visible, hidden, horizon, stack = {start}, set(), [], [faces[start]]
         while stack:
-            i, j, k = self.faces[stack.pop()][:3]
-            for a, b in ((i, j), (j, k), (k, i)):
-                neighbour = self.edge_face.get((b, a))
-                if neighbour is None:
-                    return None
+            face = stack.pop()
+            i, j, k = face[0], face[1], face[2]
+            for a, b, neighbour in ((i, j, face[6]), (j, k, face[7]), (k, i, face[8])):
                 if neighbour in visible:
                     continue
-                _, _, _, normal, distance, _ = self.faces[neighbour]
-                if dot(normal, point) - distance > tolerance:
-                    visible.add(neighbour)
-                    stack.append(neighbour)
-                else:
-                    horizon.append((a, b))
+                if neighbour not in hidden:
+                    other = faces[neighbour]
+                    nx, ny, nz = other[3]
+                    if nx * px + ny * py + nz * pz - other[4] > tolerance:
+                        visible.add(neighbour)
+                        stack.append(other)
+                        continue
+                    hidden.add(neighbour)
+                horizon.append((a, b, neighbour))
         return visible, horizon
 
     def expand(self, vertex: Vertex, visible: set, horizon: list) -> bool:
         """Replace the visible faces by a cone from ``vertex`` to the horizon; False (and no change)
         when the horizon is not one loop or a new face would have no area."""
-        if not horizon or not _is_single_loop(horizon):
+        starting = _single_loop(horizon)
+        if starting is None:
             return False
-        new_index = len(self.vertices)
+        points, apex = self.points, vertex[0]
+        planes = [_plane(points[a], points[b], apex) for a, b, _ in horizon]
+        if None in planes:
+            return False
+        new_index = len(points)
         self.vertices.append(vertex)
-        planes = [_plane(self.vertices, a, b, new_index) for a, b in horizon]
-        if any(plane is None for plane in planes):
-            self.vertices.pop()
-            return False
+        points.append(apex)
+        faces, heap, first = self.faces, self.heap, self._next_id
         for face in visible:
-            self.remove_face(face)
-        for (a, b), plane in zip(horizon, planes):
-            self.add_face(a, b, new_index, plane)
+            del faces[face]
+        ending = {edge[1]: first + position for position, edge in enumerate(horizon)}
+        push = heapq.heappush
+        for face_id, ((a, b, neighbour), (normal, distance, error)) in enumerate(zip(horizon, planes), first):
+            # Across (b, apex): the new face of the edge leaving b; across (apex, a): the one entering a.
+            faces[face_id] = [a, b, new_index, normal, distance, error, neighbour, first + starting[b], ending[a]]
+            other = faces[neighbour]
+            other[6 if other[0] == b else (7 if other[1] == b else 8)] = face_id
+            push(heap, (distance, face_id))
+        self._next_id = first + len(horizon)
         return True
 
+    def grow(self, support: SupportFn, tolerance: float, max_iterations: int, rounding: float):
+        """EPA's loop (see ``epa``): ``(min_support, tightest, iterations, status)``, with ``min_support``
+        the smallest support value seen along a face normal (it bounds the depth above) and
+        ``tightest`` the face whose normal gave it."""
+        faces, heap, known_points = self.faces, self.heap, set(self.points)
+        pop, visible_region, expand = heapq.heappop, self.visible_region, self.expand
+        min_support, tightest = math.inf, None
+        iterations = 0
+        while iterations < max_iterations:
+            iterations += 1
+            while heap[0][1] not in faces:
+                pop(heap)
+            face_id = heap[0][1]
+            face = faces[face_id]
+            normal = face[3]
+            vertex = support(normal)
+            point = vertex[0]
+            height = normal[0] * point[0] + normal[1] * point[1] + normal[2] * point[2]
+            if height < min_support:
+                min_support, tightest = height, face
+            if height - face[4] <= tolerance:
+                return min_support, tightest, iterations, "converged"
+            if point in known_points:  # nothing new to add, yet the bounds are apart: say so
+                return min_support, tightest, iterations, "stalled"
+            if not expand(vertex, *visible_region(face_id, point, rounding)):
+                return min_support, tightest, iterations, "stalled"
+            known_points.add(point)
+        return min_support, tightest, iterations, "iteration_limit"
 
-def _is_single_loop(edges) -> bool:
-    successor = dict(edges)
-    if len(successor) != len(edges) or set(successor) != set(successor.values()):
-        return False
-    start = edges[0][0]
-    node, steps = successor[start], 1
-    while node != start and steps <= len(edges):
-        node, steps = successor[node], steps + 1
-    return node == start and steps == len(edges)
+
+def _single_loop(edges) -> dict | None:
+    """If the directed edges ``(a, b, ...)`` form one closed loop through distinct vertices, in order,
+    each start vertex's position in the list; else None."""
+    if not edges:
+        return None
+    starting = {edge[0]: position for position, edge in enumerate(edges)}
+    count = len(edges)
+    if len(starting) != count:
+        return None
+    position = 0
+    for _ in range(count - 1):
+        position = starting.get(edges[position][1])
+        if position is None or position == 0:
+            return None
+    return starting if edges[position][1] == edges[0][0] else None
 
 
 def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int,
@@ -320,33 +359,11 @@ def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int
     would stop being convex. Faces whose planes agree to ``rounding`` belong to the same facet.
     None when rounding makes a face of the seed tetrahedron flat (nothing to expand from).
     """
-    planes = [_plane(seed, i, j, k) for i, j, k in _SEED_FACES]
-    if any(plane is None for plane in planes):
+    planes = [_plane(seed[i][0], seed[j][0], seed[k][0]) for i, j, k in _SEED_FACES]
+    if None in planes:
         return None
     polytope = _Polytope(seed, planes)
-    known_points = {vertex[0] for vertex in seed}
-    min_support = math.inf  # smallest support value seen along a face normal: bounds the depth above
-    tightest = None  # the face whose normal gave it
-    status, iterations = "iteration_limit", 0
-    while iterations < max_iterations:
-        iterations += 1
-        face_id = polytope.closest_face()
-        normal, distance = polytope.faces[face_id][3:5]
-        vertex = support(normal)
-        height = dot(normal, vertex[0])
-        if height < min_support:
-            min_support, tightest = height, polytope.faces[face_id]
-        if height - distance <= tolerance:
-            status = "converged"
-            break
-        if vertex[0] in known_points:  # nothing new to add, yet the bounds are apart: say so
-            status = "stalled"
-            break
-        region = polytope.visible_region(face_id, vertex[0], rounding)
-        if region is None or not polytope.expand(vertex, *region):
-            status = "stalled"
-            break
-        known_points.add(vertex[0])
+    min_support, tightest, iterations, status = polytope.grow(support, tolerance, max_iterations, rounding)
     return _finish(polytope, min_support, tightest, iterations, status, rounding, tolerance)
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from .hull_prune import interior_points
 from .support_index import SupportIndex
+from .support_table import SupportTable
 from .validation import as_affine, as_length, as_points, as_vector3
 
 Vec3 = tuple[float, float, float]
@@ -26,6 +27,12 @@ Vec3 = tuple[float, float, float]
 #: a loaded 2-core machine, CPU time per query, index vs scan: 150 vs 39 us at 30k points, 274 vs 163
 #: at 100k, 185 vs 392 at 300k).
 INDEX_MIN_POINTS = 150_000
+
+#: Prepared clouds of ``TABLE_POINTS`` points (after pruning) get a ``SupportTable`` once they have
+#: answered ``TABLE_AFTER_QUERIES`` support queries (a shape in repeated use). Below, a full scan is
+#: as fast; above, building costs more than a second (it grows like points x cells).
+TABLE_POINTS = (2000, 50_000)
+TABLE_AFTER_QUERIES = 64
 
 #: Prepared clouds at least this large drop the points strictly inside their hull (never supports).
 PRUNE_MIN_POINTS = 1000
@@ -57,7 +64,11 @@ class Shape:
         ``_with_affine`` of shapes whose body is all in their instance attributes."""
         moved = object.__new__(type(self))
         moved.__dict__.update(self.__dict__)
-        Shape.__init__(moved, linear, offset)
+        if linear is self._linear:  # a translation: only the offset changes
+            moved._offset = np.asarray(offset, dtype=np.float64)
+            moved._t = tuple(moved._offset.tolist())
+        else:
+            Shape.__init__(moved, linear, offset)
         return moved
 
     def vertices(self) -> np.ndarray | None:
@@ -118,8 +129,9 @@ class Polytope(Shape):
 
     Flat clouds (a plane), segments and single points are valid. Unless ``index=False`` (for one-shot
     queries, where preparing costs more than it saves), clouds of ``PRUNE_MIN_POINTS`` or more drop
-    the points certainly inside their hull (``hull_prune``: solid clouds keep a few percent), and
-    clouds still of ``INDEX_MIN_POINTS`` or more get a ``SupportIndex``.
+    the points certainly inside their hull (``hull_prune``: solid clouds keep a few percent),
+    clouds still of ``INDEX_MIN_POINTS`` or more get a ``SupportIndex``, and clouds of ``TABLE_POINTS``
+    points switch to a ``SupportTable`` once in repeated use.
     """
 
     def __init__(self, points, transform=None, *, index: bool = True):
@@ -129,6 +141,8 @@ class Polytope(Shape):
         linear, offset = (None, np.zeros(3)) if transform is None else as_affine(transform, "transform")
         self._index = SupportIndex(cloud) if index and len(cloud) >= INDEX_MIN_POINTS else None
         self._points = cloud if self._index is None else self._index.points
+        use_table = index and TABLE_POINTS[0] <= len(cloud) <= TABLE_POINTS[1]
+        self._table = _LazyTable() if use_table else None
         self._box = (cloud.min(axis=0), cloud.max(axis=0))
         super().__init__(linear, offset)
 
@@ -151,11 +165,32 @@ class Polytope(Shape):
         return self._points
 
     def _local_support(self, d: Vec3) -> Vec3:
+        if self._table is not None:
+            point = self._table.support(self._points, d)
+            if point is not None:
+                return point
         if self._index is not None:
             return tuple(self._points[self._index.argmax(d)].tolist())
         return tuple(self._points[self._points.dot(d).argmax()].tolist())  # .dot takes the tuple as is
 
     _with_affine = Shape._moved_copy
+
+
+class _LazyTable:
+    """A ``SupportTable`` built on first need, shared by a polytope's moved copies (which share its
+    points): after ``TABLE_AFTER_QUERIES`` queries answered by full scans."""
+
+    def __init__(self):
+        self.table, self.scans = None, 0
+
+    def support(self, points: np.ndarray, d: Vec3) -> Vec3 | None:
+        """The table's answer, or None while the caller should scan (or for a zero direction)."""
+        if self.table is None:
+            self.scans += 1
+            if self.scans < TABLE_AFTER_QUERIES:
+                return None
+            self.table = SupportTable(points)
+        return self.table.support(d)
 
 
 class Box(Shape):

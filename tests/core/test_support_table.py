@@ -1,0 +1,78 @@
+"""The cube-map support table returns what a full scan returns (the first point of largest value), and
+prepared polytopes that switch to it give the same answers as unprepared ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import core
+import core.shapes
+from core.support_table import SupportTable
+from generators import affine, cloud, random_rotation, sphere, unit_vectors
+
+
+def clouds():
+    rng = np.random.default_rng(41)
+    grid = np.stack(np.meshgrid(*[np.linspace(-1, 1, 15)] * 3), axis=-1).reshape(-1, 3)  # many exact ties
+    return {
+        "sphere surface": sphere(6000, 0.5) @ random_rotation(rng).T + [300.0, -1.0, 2.0],
+        "solid blob": cloud(rng, 6000),
+        "cube grid": grid,
+        "flat disc": np.column_stack([rng.uniform(-1, 1, (3000, 2)), np.zeros(3000)]),
+        "needle": np.outer(rng.uniform(-1, 1, 2000), [1.0, 2.0, -0.5]) + 1e-9 * rng.normal(size=(2000, 3)),
+        "thin slab": rng.normal(size=(3000, 3)) * [1.0, 1e-6, 3.0],
+        "duplicates": np.repeat(cloud(rng, 700), 3, axis=0),
+        "two points": np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]] * 1000),
+    }
+
+
+CLOUDS = clouds()
+
+
+def directions(rng: np.random.Generator) -> list:
+    axes = np.vstack([np.eye(3), -np.eye(3), [[1.0, 1.0, 0.0], [0.0, -1.0, 1.0], [1.0, -1.0, 1.0]]])
+    rounded = np.round(4 * unit_vectors(rng, 100)) / 4  # directions on the cells' edges and corners
+    scaled = [1e-100 * unit_vectors(rng, 3), 1e100 * unit_vectors(rng, 3)]
+    many = np.vstack([unit_vectors(rng, 600), axes, rounded, *scaled])
+    return [tuple(d) for d in many.tolist() if any(d)]
+
+
+@pytest.mark.parametrize("name", CLOUDS)
+@pytest.mark.parametrize("resolution", [None, 2, 9])
+def test_table_returns_the_first_maximum_of_a_full_scan(name, resolution):
+    points = CLOUDS[name]
+    table = SupportTable(points, resolution)
+    for d in directions(np.random.default_rng(len(points))):
+        assert table.support(d) == tuple(points[points.dot(d).argmax()].tolist())
+
+
+def test_table_reads_few_points_per_query_on_a_sphere():
+    table = SupportTable(CLOUDS["sphere surface"])
+    assert np.mean([len(c) for c in table._candidates]) < 0.1 * len(CLOUDS["sphere surface"])
+
+
+def test_table_leaves_out_of_range_directions_to_the_scan():
+    table = SupportTable(CLOUDS["solid blob"])
+    assert table.support((0.0, 0.0, 0.0)) is None
+    assert table.support((1e-200, 0.0, 0.0)) is None
+    assert table.support((np.nan, 1.0, 0.0)) is None
+
+
+def test_prepared_polytopes_switch_to_the_table_and_keep_their_answers(monkeypatch):
+    rng = np.random.default_rng(5)
+    points_a, points_b = sphere(3000, 0.5), sphere(2500, 0.4) * [1.0, 0.5, 1.5] + 0.01 * cloud(rng, 2500)
+    monkeypatch.setattr(core.shapes, "TABLE_POINTS", (0, 0))
+    scan_a, scan_b = core.Polytope(points_a), core.Polytope(points_b)
+    monkeypatch.setattr(core.shapes, "TABLE_POINTS", (1000, 10_000))
+    monkeypatch.setattr(core.shapes, "TABLE_AFTER_QUERIES", 1)
+    table_a, table_b = core.Polytope(points_a), core.Polytope(points_b)
+    for k in range(12):
+        matrix = affine(random_rotation(rng) * rng.uniform(0.5, 2.0), rng.normal(size=3) * 0.4)
+        fast = core.collide(table_a, table_b.transformed(matrix))
+        scanned = core.collide(scan_a, scan_b.transformed(matrix))
+        assert fast.status == scanned.status and fast.signed_distance == scanned.signed_distance
+        assert fast.epa_iterations == scanned.epa_iterations
+        for name in ("normal", "point_a", "point_b"):
+            np.testing.assert_array_equal(getattr(fast, name), getattr(scanned, name))
+    assert scan_a._table is None and table_a._table.table is not None and table_b._table.table is not None

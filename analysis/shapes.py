@@ -140,7 +140,8 @@ def read_mesh(source: Source, depsgraph: bpy.types.Depsgraph) -> TriangleMesh:
         points = world_points(mesh, matrix)
         triangles = world_triangles(mesh)
     if len(points) == 0:
-        raise ObjectGeometryError(f"{source.name} has no mesh vertices after evaluation (e.g. only points or instances)")
+        raise ObjectGeometryError(f"{source.name} has no mesh vertices after evaluation "
+                                  "(e.g. only points or instances)")
     if not np.isfinite(points).all() or np.abs(points).max() >= FLOAT32_LIMIT:
         raise ObjectGeometryError(f"{source.name} has non-finite vertex coordinates (NaN, infinity or Blender's "
                                   "float limit)")

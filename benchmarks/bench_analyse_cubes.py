@@ -6,9 +6,9 @@
 The scene: ``CUBES`` (default 300) 2 m cubes, randomly rotated, at random places in a 14 m box, all
 selected: the Selected scope measures every pair (44,850 for 300) and lists separated ones too; about
 1,200 pairs penetrate. Prints the wall and CPU time of the operator (``collision_inspector.analyze``, run
-to the end) and its parts: the batched GJK screen of all pairs, SAT on the overlapping ones (EPA for any left), their contact
-regions and overlap volumes, the results' conversion for the scene and storing them, and Blender's own
-re-evaluation of the scene afterwards (it copies the stored results). A second line does the same with
+to the end) and its parts: the batched GJK screen of all pairs, SAT on the overlapping ones (EPA for any
+left), their contact regions and overlap volumes, the results' conversion for the scene and storing them,
+and Blender's own re-evaluation of the scene afterwards (it copies the stored results). A second line does the same with
 the cubes piled into a 6 m box, where about a quarter of the pairs penetrate (the per-pair work dominates).
 """
 
@@ -30,11 +30,12 @@ from addon_loader import load_registered_addon  # noqa: E402  (needs the path ab
 CUBES = 300
 #: (module, function) of the parts timed, as the add-on's modules see them.
 PARTS = (("core.mesh.contact", "collide_many"), ("core.mesh.contact", "sat_contacts"), ("core.mesh.contact", "collide"),
-         ("core.mesh.contact", "contact_regions"), ("core.mesh.contact", "_volumes"), ("analysis.clash", "clash_result"),
-         ("operators.analyze", "store_results"))
+         ("core.mesh.contact", "contact_regions"), ("core.mesh.contact", "_volumes"),
+         ("analysis.clash", "clash_result"), ("operators.analyze", "store_results"))
 LABELS = {"collide_many": "GJK screen of all pairs", "sat_contacts": "SAT on the overlapping pairs",
           "collide": "EPA on the others (touching, near)", "contact_regions": "contact regions",
-          "_volumes": "overlap volumes", "clash_result": "results for the scene", "store_results": "storing the results"}
+          "_volumes": "overlap volumes", "clash_result": "results for the scene",
+          "store_results": "storing the results"}
 
 
 def cube_scene(count: int, box: float, seed: int = 1) -> None:

@@ -13,7 +13,8 @@ from .trimesh import TriangleMesh
 from .volume import mesh_volume, overlap_volume
 from .winding import contains, winding_numbers
 
-__all__ = ["TriangleMesh", "Solid", "Part", "collide_solids", "collide_solid_pairs", "pair_method", "SolidContact", "mesh_distance", "MeshDistance",
-           "nearest_on_surface", "surface_intersection", "SurfaceIntersection", "surfaces_cross", "overlap_volume",
+__all__ = ["TriangleMesh", "Solid", "Part", "collide_solids", "collide_solid_pairs", "pair_method", "SolidContact",
+           "mesh_distance", "MeshDistance", "nearest_on_surface", "surface_intersection", "SurfaceIntersection",
+           "surfaces_cross", "overlap_volume",
            "mesh_volume", "contains", "winding_numbers", "loose_parts", "is_closed", "is_convex",
            "CONVEX", "PARTS", "MESH", "HULL"]

@@ -19,7 +19,7 @@ import pytest
 
 from test_browser import add_cube, analyse, new_collection, select_only  # noqa: I001
 from test_inspect import add_rigid_body, result_of
-from test_scan import fly_through
+from test_scan import fly_through, key_pass
 
 EXACT = 1e-6
 INSTANCE = "Rack \u25b8 Peg"
@@ -185,14 +185,7 @@ def test_without_live_update_an_edited_instanced_object_makes_its_results_stale(
 
 def test_scan_follows_an_animated_instancer(empty_scene):
     _base, rack, _peg = instanced_peg(empty_scene)
-    for frame, x in ((1, 3.0), (11, 0.5), (21, 3.0)):
-        rack.location.x = x
-        rack.keyframe_insert("location", index=0, frame=frame)
-    action = rack.animation_data.action
-    fcurves = action.fcurves if hasattr(action, "fcurves") else action.layers[0].strips[0].channelbags[0].fcurves
-    for key in (key for fcurve in fcurves for key in fcurve.keyframe_points):
-        key.interpolation = 'LINEAR'
-    empty_scene.frame_start, empty_scene.frame_end = 1, 21
+    key_pass(empty_scene, rack)
     empty_scene.frame_set(1)
     assert bpy.ops.collision_inspector.scan() == {'FINISHED'}
     pair = result_of(empty_scene, "Base", INSTANCE)

@@ -22,16 +22,21 @@ def fly_through(scene) -> None:
     B touches A when x = 1 (frames 9 and 13) and is deepest at frame 11 (depth 0.5)."""
     add_cube("A", 0.0)
     b = add_cube("B", 3.0)
+    key_pass(scene, b)
+    scene.frame_set(5)
+    select_only(bpy.data.objects["A"], b)
+
+
+def key_pass(scene, obj) -> None:
+    """Key ``obj``'s x linearly at 3 (frame 1), 0.5 (frame 11) and 3 (frame 21); the scene's range 1-21."""
     for frame, x in ((1, 3.0), (11, 0.5), (21, 3.0)):
-        b.location.x = x
-        b.keyframe_insert("location", index=0, frame=frame)
-    action = b.animation_data.action
+        obj.location.x = x
+        obj.keyframe_insert("location", index=0, frame=frame)
+    action = obj.animation_data.action
     fcurves = action.fcurves if hasattr(action, "fcurves") else action.layers[0].strips[0].channelbags[0].fcurves
     for key in (key for fcurve in fcurves for key in fcurve.keyframe_points):
         key.interpolation = 'LINEAR'
     scene.frame_start, scene.frame_end = 1, 21
-    scene.frame_set(5)
-    select_only(bpy.data.objects["A"], b)
 
 
 def test_scan_finds_when_and_how_deep_the_pair_collides(empty_scene):

@@ -60,7 +60,8 @@ def main() -> None:
     addon = load_registered_addon()
     for obj in list(bpy.data.objects):
         bpy.data.objects.remove(obj)
-    a, b = sphere("A", 0.0, segments), sphere("B", 1.7, segments)
+    a = sphere("A", 0.0, segments)
+    sphere("B", 1.7, segments)
     bpy.context.view_layer.objects.active = a
     bpy.context.view_layer.update()
     clash = importlib.import_module(addon.__name__ + ".analysis.clash")

@@ -24,10 +24,10 @@ from ..collide import collide
 from ..contact import (PENETRATING, SEPARATED, TOUCHING, Contact, SignedDistanceMixin, classify,
                        frozen_instance)
 from ..region import ContactRegion, contact_region, contact_regions
+from .convex_volume import convex_overlap_volumes
 from .distance import mesh_distance, nearest_on_surface
 from .intersection import surface_intersection, surfaces_overlap
 from .sat_pairs import sat_contacts, sat_ready
-from .convex_volume import convex_overlap_volumes
 from .solid import CONVEX, HULL, MESH, PARTS, Solid
 from .volume import overlap_volume
 from .winding import winding_numbers

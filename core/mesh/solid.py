@@ -83,19 +83,32 @@ class Solid:
     costs nothing beyond its construction.
     """
 
+    #: For a moved copy (``transformed``): ``(source solid, 4x4 matrix)``; its triangles are moved on first use.
+    _placement: tuple | None = None
+
     def __init__(self, mesh: TriangleMesh, *, use_hull: bool = False, name: str = "object"):
         self.raw_mesh = mesh
         self.name = name
         self.use_hull = use_hull
 
     @cached_property
+    def raw_mesh(self) -> TriangleMesh:
+        """The triangles as given (set by ``__init__``); a moved copy's are its source's, moved, made on first use."""
+        source, matrix = self._placement
+        return _moved_mesh(source.mesh, matrix, self.name)
+
+    @cached_property
     def mesh(self) -> TriangleMesh:
-        """The triangles, every loose part facing outward (see ``outward``)."""
-        return self.raw_mesh if self.use_hull else outward(self.raw_mesh)
+        """The triangles, every loose part facing outward (see ``outward``; a moved copy's already do)."""
+        return self.raw_mesh if self.use_hull or self._placement is not None else outward(self.raw_mesh)
 
     @cached_property
     def parts(self) -> tuple[Part, ...]:
         """The loose parts (a mesh without triangles, e.g. a point cloud, is one non-closed part)."""
+        if self._placement is not None:  # a moved copy: its source's parts, moved (classification is kept)
+            source, matrix = self._placement
+            return tuple(_moved_part(part, self.mesh if part.mesh is source.mesh
+                                     else _moved_mesh(part.mesh, matrix, self.name), matrix) for part in source.parts)
         if len(self.mesh.triangles) == 0:
             return (Part(self.mesh, closed=False, convexity_defect=np.inf),)
         labels, count = loose_parts(self.mesh)
@@ -154,7 +167,9 @@ class Solid:
 
     @cached_property
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """World box of the vertices."""
+        """World box of the vertices (a moved convex copy's from its moved hull: its triangles may never be needed)."""
+        if self._placement is not None and "hull" in self.__dict__ and "raw_mesh" not in self.__dict__:
+            return self.hull.bounds()
         return self.raw_mesh.vertices.min(axis=0), self.raw_mesh.vertices.max(axis=0)
 
     def translated(self, offset) -> "Solid":
@@ -167,27 +182,19 @@ class Solid:
         """The same object under the invertible 4x4 affine ``matrix`` (a move, rotation or scale).
 
         An affine map keeps loose parts, closedness and convexity, so the classification is shared and
-        prepared hulls are moved (``Polytope.transformed``) instead of rebuilt; the triangles are moved,
-        and turned over when the map mirrors so that they still face outward. The BVH is rebuilt on use.
+        prepared hulls are moved (``Polytope.transformed``) instead of rebuilt; the triangles (and parts) are
+        moved when first needed, and turned over when the map mirrors so that they still face outward (a
+        convex copy measured on its hull, e.g. in a scan's frames, may never need them). The BVH is rebuilt
+        on use.
         This solid is classified and its hulls prepared first, once, so that every moved copy shares them.
         """
         self._prepare()
         matrix = np.asarray(matrix, dtype=np.float64)
-        linear, offset = matrix[:3, :3], matrix[:3, 3]
-        mirrored = bool(np.linalg.det(linear) < 0.0)
-
-        def moved(mesh: TriangleMesh) -> TriangleMesh:
-            triangles = mesh.triangles[:, ::-1] if mirrored else mesh.triangles
-            return TriangleMesh.from_arrays(mesh.vertices @ linear.T + offset, triangles, self.name)
-
-        solid = Solid(moved(self.mesh), use_hull=self.use_hull, name=self.name)
-        solid.__dict__["mesh"] = solid.raw_mesh  # already facing outward
+        solid = Solid.__new__(Solid)
+        solid.name, solid.use_hull, solid._placement = self.name, self.use_hull, (self, matrix)
         if "hull" in self.__dict__:
             solid.__dict__["hull"] = self.hull.transformed(matrix)
-        if "method" in self.__dict__:
-            solid.__dict__["method"] = self.method
-        if "parts" in self.__dict__:
-            solid.__dict__["parts"] = tuple(_moved_part(part, moved(part.mesh), matrix) for part in self.parts)
+        solid.__dict__["method"] = self.method
         return solid
 
     def _prepare(self) -> None:
@@ -197,6 +204,13 @@ class Solid:
         elif self.method == PARTS:
             for part in self.parts:
                 part.polytope  # noqa: B018  (cached property)
+
+
+def _moved_mesh(mesh: TriangleMesh, matrix: np.ndarray, name: str) -> TriangleMesh:
+    """``mesh`` under the affine ``matrix``, its triangles turned over when the map mirrors (still outward)."""
+    linear, offset = matrix[:3, :3], matrix[:3, 3]
+    triangles = mesh.triangles[:, ::-1] if np.linalg.det(linear) < 0.0 else mesh.triangles
+    return TriangleMesh.from_arrays(mesh.vertices @ linear.T + offset, triangles, name)
 
 
 def _moved_part(part: Part, mesh: TriangleMesh, matrix: np.ndarray) -> Part:

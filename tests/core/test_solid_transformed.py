@@ -46,3 +46,22 @@ def test_transformed_solid_measures_like_the_moved_mesh(shape, move, gap):
         assert contact.status == "penetrating"
         volume, _ = manifold_overlap(fresh_mesh, other_mesh)
         assert contact.overlap_volume == pytest.approx(volume, rel=1e-6, abs=1e-9)
+
+
+@pytest.mark.parametrize("move", MOVES.values(), ids=MOVES.keys())
+@pytest.mark.parametrize("shape", SHAPES.values(), ids=SHAPES.keys())
+def test_a_moved_copy_makes_its_triangles_only_when_asked(shape, move):
+    """A convex copy's box comes from its moved hull (a scan's frames need no more); once asked for, its
+    triangles and parts are the moved object's, outward even under a mirror."""
+    source = Solid(shape)
+    moved = source.transformed(_matrix(*move))
+    fresh = Solid(transformed(shape, *move))
+    low, high = moved.bounds
+    assert ("raw_mesh" in moved.__dict__) == (source.method != 'convex')
+    np.testing.assert_allclose(low, fresh.bounds[0], atol=1e-14)
+    np.testing.assert_allclose(high, fresh.bounds[1], atol=1e-14)
+    np.testing.assert_allclose(moved.mesh.vertices, fresh.mesh.vertices, atol=1e-14)
+    assert moved.method == fresh.method and len(moved.parts) == len(fresh.parts)
+    for part, fresh_part in zip(moved.parts, fresh.parts):
+        assert part.closed == fresh_part.closed and part.convex == fresh_part.convex
+        np.testing.assert_allclose(part.mesh.corners, fresh_part.mesh.corners, atol=1e-14)

@@ -96,8 +96,6 @@ def convex_polygon(points: np.ndarray, tolerance: float | None = None) -> np.nda
     first, last = int(order[0]), int(order[-1])
     if np.array_equal(points[first], points[last]):
         return np.array([first])
-    if len(points) == 2:  # a segment: its two ends (what the chains below find, without the search)
-        return np.array([first, last])
     everything = np.arange(len(points))
     lower = _chain_right(points, everything, first, last, tolerance)
     upper = _chain_right(points, everything, last, first, tolerance)

@@ -163,9 +163,8 @@ def _clip(pair: np.ndarray, triangles: np.ndarray, planes: np.ndarray, snaps: np
     wanted = np.argsort(~needs, axis=1, kind="stable")  # each polygon's planes to clip by come first
     rounds = needs.sum(axis=1)
     for step in range(int(rounds.max(initial=0))):  # round k: every polygon clipped by its k-th plane
-        slot = wanted[:, step]
-        start, end, owner, mixed = _clip_slot(start, end, owner, rounds > step, planes[owners_pair, slot],
-                                              snaps[owners_pair], on_plane_inside)
+        start, end, owner, mixed = _clip_round(start, end, owner, rounds > step, planes[owners_pair, wanted[:, step]],
+                                               snaps[owners_pair], on_plane_inside)
         ambiguous[owners_pair[mixed]] = True
     pieces.append((owners_pair[owner], polygons[owner, 0], start, end))
     return (*(np.concatenate([piece[k] for piece in pieces]) for k in range(4)), ambiguous)
@@ -175,9 +174,9 @@ def _snapped(distances: np.ndarray, snap) -> np.ndarray:
     return np.where(np.abs(distances) <= snap, 0.0, distances)
 
 
-def _clip_slot(start, end, owner, applies, planes, snaps, on_plane_inside):
-    """Clip the polygons (edges ``start -> end`` of polygon ``owner``) that ``applies`` by their plane
-    (one per polygon); returns the new edges and the polygons that left the half-space more than once."""
+def _clip_round(start, end, owner, applies, planes, snaps, on_plane_inside):
+    """One round: clip the polygons (edges ``start -> end`` of polygon ``owner``) that ``applies`` by their
+    plane (one per polygon); returns the new edges and the polygons that left the half-space more than once."""
     normal, offset, snap = planes[owner, :3], planes[owner, 3], snaps[owner]
     s_start = _snapped(np.einsum("ij,ij->i", start, normal) - offset, snap)
     s_end = _snapped(np.einsum("ij,ij->i", end, normal) - offset, snap)

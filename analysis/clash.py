@@ -12,6 +12,7 @@ line (``cli.py``) all call ``check_scene``.
 from __future__ import annotations
 
 import time
+from functools import cache
 from itertools import combinations
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
@@ -20,10 +21,11 @@ import bpy
 import numpy as np
 
 from ..core import overlapping_pairs
-from ..core.mesh import CONVEX, HULL, Solid, collide_solid_pairs
+from ..core.mesh import CONVEX, HULL, Solid, measure_solid_pairs
 from .clash_report import ClashReport, ClashResult
 from .geometry import ObjectGeometryError
 from .inspect import MeasureModes, broad_phase_bounds, measure_in_mode, measure_modes, rigid_shape
+from .separated import SeparatedRows
 from .shapes import Source, is_candidate, read_solid, scope_sources
 
 SCOPES = ('SELECTED', 'ACTIVE', 'COLLECTIONS', 'ALL')
@@ -108,7 +110,7 @@ def check_scene(
     The keyword options (``scope``, ``objects``, ``clearance``, ...) are those of ``start_check``;
     ``progress`` is described below.
 
-    ``progress(done, total)`` is called after each object read and each pair measured
+    ``progress(done, total)`` is called after each object read and each pair (or batch of pairs) measured
     (``total`` = objects + candidate pairs, known once the broad phase has run; before that it counts
     the objects only). Returning False cancels: the report comes back with ``cancelled = True`` and
     the clashes found so far. Exceptions raised by the callback propagate.
@@ -142,7 +144,8 @@ def start_check(
     """``(report, steps)``: the check as a generator, for callers that run it a slice at a time
     (the panel's cancellable analysis); ``check_scene`` simply runs it to the end.
 
-    Each ``next(steps)`` reads one object or measures one pair and yields ``(done, total)`` (see
+    Each ``next(steps)`` reads one object or measures one pair (convex pairs: a batch of up to ``BATCH_PAIRS``)
+    and yields ``(done, total)`` (see
     ``check_scene``'s progress); once exhausted, or closed early, ``report`` holds the clashes found,
     sorted, and its duration.
 
@@ -160,7 +163,8 @@ def start_check(
     value stored in ``scene.collision_inspector``.
 
     ``every_pair`` skips the broad phase: every pair the scope allows is measured and separated
-    pairs are listed in ``results`` too (the panel's few-object scopes show every pair's distance).
+    pairs are listed too (the panel's few-object scopes show every pair's distance): in ``results``, or
+    as columns in ``report.separated_rows`` where a batch found them apart.
     ``use_hulls`` measures every object's convex hull (the physics engines' proxy) instead of its
     real surfaces. ``modes`` (default: the scene's, ``analysis.inspect.measure_modes``) measures pairs in
     a plane or with rigid-body shapes.
@@ -259,25 +263,36 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
     pairs = _allowed_pairs(candidates, in_a, in_b)
     report.candidate_pairs = len(pairs)
     done = len(members)
+    options = {"tolerance": report.tolerance, "touch_tolerance": report.touch_tolerance,
+               "max_iterations": report.max_iterations or None}  # 0: the core's automatic cap
+    note_of = cache(lambda index: hull_note(solids[index]))  # asked for hull pairs only: it classifies the object
     for chunk in _batches(pairs, solids):
-        options = {"tolerance": report.tolerance, "touch_tolerance": report.touch_tolerance,
-                   "max_iterations": report.max_iterations or None}  # 0: the core's automatic cap
         moded = {(i, j): measure_in_mode(solids[i], solids[j], (shapes[i], shapes[j]), modes, options)
                  for i, j in chunk} if not modes.default else {}
         usual = [(i, j) for i, j in chunk if moded.get((i, j)) is None]
-        contacts = dict(zip(usual, collide_solid_pairs([(solids[i], solids[j]) for i, j in usual],
-                                                       clearance=report.clearance, **options) if usual else ()))
+        apart, answers = measure_solid_pairs([(solids[i], solids[j]) for i, j in usual],
+                                             clearance=report.clearance, **options)
+        report.separated += len(apart.index)
+        if every_pair and len(apart.index):
+            listed = [usual[k] for k in apart.index.tolist()]
+            notes = ["; ".join(filter(None, (note_of(i), note_of(j)))) if method == HULL else ""
+                     for (i, j), method in zip(listed, apart.methods)]
+            report.separated_rows.append(SeparatedRows([names[i] for i, _j in listed], [names[j] for _i, j in listed],
+                                                       apart, notes))
+        contacts = dict(zip(usual, answers))
         for i, j in chunk:
             contact, mode_note = moded.get((i, j)) or (contacts[(i, j)], None)
+            if contact is None:
+                continue  # apart beyond the clearance: counted (and listed) as columns above
             status = _status(contact.signed_distance, contact.status, report.clearance)
             if status == 'separated':
                 report.separated += 1
             if status != 'separated' or every_pair:
                 note = mode_note if mode_note is not None else "; ".join(
-                    filter(None, map(hull_note, (solids[i], solids[j])))) if contact.method == HULL else ""
+                    filter(None, (note_of(i), note_of(j)))) if contact.method == HULL else ""
                 report.results.append(clash_result(names[i], names[j], status, contact, note))
-            done += 1
-            yield done, len(members) + len(pairs)
+        done += len(chunk)
+        yield done, len(members) + len(pairs)
 
 
 def _batches(pairs: list[tuple[int, int]], solids: list[Solid]) -> Iterator[list[tuple[int, int]]]:

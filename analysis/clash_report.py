@@ -120,7 +120,10 @@ class ClashReport:
     * ``objects``: how many objects took part; ``candidate_pairs``: pairs whose clearance-inflated
       bounding boxes overlap (the only ones GJK/EPA saw); ``possible_pairs``: pairs the scope allows
       (what a brute-force check would have tested).
-    * ``separated``: candidate pairs found farther apart than the clearance.
+    * ``separated``: candidate pairs found farther apart than the clearance. Every-pair checks (the
+      panel's Selected and Active scopes) list them too: in ``results`` when measured one by one, the many
+      that a batch found apart as column chunks in ``separated_rows`` (``analysis.separated.SeparatedRows``);
+      the scene's stored results hold both, sorted together.
     * ``skipped``: ``{name: reason}`` of objects in the scope that were not measured (not evaluated or
       not visible in the view layer, or without measurable geometry).
     * ``resolved``: stored pairs marked 'resolved' by the review (clashes that a later analysis no longer
@@ -155,6 +158,12 @@ class ClashReport:
     rigid_body_shapes: bool = False
     skipped: dict[str, str] = field(default_factory=dict)
     results: list[ClashResult] = field(default_factory=list)
+    separated_rows: list = field(default_factory=list)
+
+    @property
+    def listed(self) -> int:
+        """How many pairs the report lists: ``results`` and the rows of ``separated_rows``."""
+        return len(self.results) + sum(len(rows) for rows in self.separated_rows)
 
     @property
     def counts(self) -> dict[str, int]:

@@ -13,6 +13,7 @@ import numpy as np
 from .clash_report import ClashReport, ClashResult, intervals_text
 from .ordering import enum_column
 from .review import Previous, is_vanished_clash, review_states
+from .separated import SeparatedRows, joined
 from .shapes import INSTANCE_SEPARATOR, current_name
 from .tracking import forget
 
@@ -24,10 +25,12 @@ def result_pair(result) -> tuple:
 
 
 def stored_reviews(settings) -> list[Previous]:
-    """Pair, status and review state of every stored result (what the next analysis carries over)."""
+    """Pair, status and review state of the stored results a review carries over (clashes and pairs marked
+    'resolved': a separated pair never reviewed tells the next analysis nothing), read a column at a time."""
     results = settings.results
-    return [Previous(result_pair(r), status, state) for r, status, state in
-            zip(results, enum_column(results, "status"), enum_column(results, "review_state"))]
+    statuses, states = enum_column(results, "status"), enum_column(results, "review_state")
+    relevant = np.flatnonzero((statuses != 'separated') | (states == 'resolved')).tolist()
+    return [Previous(result_pair(results[index]), statuses[index], states[index]) for index in relevant]
 
 
 #: Per-result properties written one result at a time (``foreach_set`` has no strings or pointers).
@@ -61,19 +64,13 @@ def _column_properties(settings) -> dict[str, _Column]:
     return columns
 
 
-def _clash_columns(clashes: list[ClashResult], states: list[str], touch_tolerance: float,
-                   columns: dict[str, _Column]) -> dict:
-    """The new results' column values, ``(count, size)`` each; properties a clash does not give take
-    their defaults."""
-    count = len(clashes)
-    signed = np.array([c.signed_distance for c in clashes], dtype=np.float64)
-    given = {
-        'signed_distance_view': signed, 'depth_view': np.maximum(-signed, 0.0),
-        'distance_view': np.maximum(signed, 0.0), 'tolerance': np.full(count, touch_tolerance),
+def _clash_columns(clashes: list[ClashResult]) -> dict:
+    """The values of the result columns that clashes give (the others take their defaults)."""
+    return {
+        'signed_distance_view': np.array([c.signed_distance for c in clashes], dtype=np.float64),
         'normal_view': [c.normal for c in clashes], 'point_a_view': [c.point_a for c in clashes],
         'point_b_view': [c.point_b for c in clashes], 'status': [c.status for c in clashes],
-        'solver_status': [c.solver_status for c in clashes], 'review_state': states,
-        'stale': np.zeros(count, dtype=bool), 'method': [c.method for c in clashes],
+        'solver_status': [c.solver_status for c in clashes], 'method': [c.method for c in clashes],
         'has_volume': [c.overlap_volume is not None for c in clashes],
         'overlap_volume_view': [c.overlap_volume or 0.0 for c in clashes],
         'depth_is_estimate': [c.depth_is_estimate for c in clashes],
@@ -82,16 +79,38 @@ def _clash_columns(clashes: list[ClashResult], states: list[str], touch_toleranc
         'deepest_frame': [c.deepest_frame or 0 for c in clashes],
         'max_depth': [c.max_depth or 0.0 for c in clashes],
     }
-    values = {}
-    for name, column in columns.items():
-        if name not in given:
-            values[name] = np.tile(np.asarray(column.default, dtype=column.dtype), (count, 1))
-            continue
-        value = given[name]
-        if column.enum_values is not None:
-            value = [column.enum_values[identifier] for identifier in value]
-        values[name] = np.asarray(value, dtype=column.dtype).reshape(count, column.size)
-    return values
+
+
+def _row_columns(rows: SeparatedRows) -> dict:
+    """The values of the result columns that separated rows give (the others take their defaults)."""
+    pairs = rows.columns.pairs
+    return {'signed_distance_view': pairs.signed_distance, 'normal_view': pairs.normal,
+            'point_a_view': pairs.point_a, 'point_b_view': pairs.point_b, 'status': ['separated'] * len(rows),
+            'solver_status': rows.solver_status, 'method': rows.columns.methods,
+            'has_volume': rows.columns.has_volume}
+
+
+def _column_values(given: list[dict], count: int, states: list[str], touch_tolerance: float,
+                   columns: dict[str, _Column]) -> dict:
+    """Every column's values, ``(count, size)`` each: the ``given`` parts one after another (a column a
+    part does not give takes its default there), then the review states, tolerance and 'not stale'."""
+    signed = np.concatenate([part['signed_distance_view'] for part in given])
+    shared = {'depth_view': np.maximum(-signed, 0.0), 'distance_view': np.maximum(signed, 0.0),
+              'tolerance': np.full(count, touch_tolerance), 'review_state': states,
+              'stale': np.zeros(count, dtype=bool)}
+    return {name: np.concatenate([_piece(part, name, column) for part in ([shared] if name in shared else given)])
+            for name, column in columns.items()}
+
+
+def _piece(part: dict, name: str, column: _Column) -> np.ndarray:
+    """Column ``name`` of one part, ``(rows, size)``: its values (enums as their numbers) or the default."""
+    if name not in part:
+        default = np.asarray(column.default, dtype=column.dtype)
+        return np.tile(default, (len(part['signed_distance_view']), 1)).reshape(-1, column.size)
+    value = part[name]
+    if column.enum_values is not None:
+        value = [column.enum_values[identifier] for identifier in value]
+    return np.asarray(value, dtype=column.dtype).reshape(-1, column.size)
 
 
 def scene_object(name: str) -> bpy.types.Object | None:
@@ -104,15 +123,16 @@ def scene_object(name: str) -> bpy.types.Object | None:
 GEOMETRY_KINDS = ("curve", "region")
 
 
-def store_contact_geometry(settings, clashes: list[ClashResult]) -> None:
+def store_contact_geometry(settings, clashes: list[ClashResult], positions: list[int]) -> None:
     """The results' intersection curves and contact regions, all results in a few flat arrays.
 
     ``settings["curve_points"]`` holds every curve's points (x, y, z, ...), ``["curve_sizes"]`` the
-    number of points of each curve and ``["curve_results"]`` the result index it belongs to; likewise
-    ``region_*`` for the contact regions' corners. Flat arrays keep reading them loop-free.
+    number of points of each curve and ``["curve_results"]`` the result index it belongs to (clash ``k`` is
+    result ``positions[k]``); likewise ``region_*`` for the contact regions' corners. Flat
+    arrays keep reading them loop-free.
     """
-    for kind, polylines in (("curve", [(k, curve) for k, c in enumerate(clashes) for curve in c.curves]),
-                            ("region", [(k, c.region) for k, c in enumerate(clashes) if c.region])):
+    for kind, polylines in (("curve", [(k, curve) for k, c in zip(positions, clashes) for curve in c.curves]),
+                            ("region", [(k, c.region) for k, c in zip(positions, clashes) if c.region])):
         settings[f"{kind}_points"] = [x for _k, line in polylines for point in line for x in point]
         settings[f"{kind}_sizes"] = [len(line) for _k, line in polylines]
         settings[f"{kind}_results"] = [k for k, _line in polylines]
@@ -157,26 +177,34 @@ def _vanished_values(results, vanished: list[int], columns: dict[str, _Column]) 
 
 
 def store_results(settings, report: ClashReport, keep_vanished: bool) -> None:
-    """Replace ``settings.results`` with the report's clashes (review states carried over), then, with
-    ``keep_vanished`` (the same scope as before), the earlier clashes that vanished, marked 'resolved'.
+    """Replace ``settings.results`` with the report's clashes and separated rows, sorted by pair (review
+    states carried over), then, with ``keep_vanished`` (the same scope as before), the earlier clashes that
+    vanished, marked 'resolved'.
 
     The report's counts and duration are stored too, so a report exported later from the panel has them.
-    Numbers, states and flags are written a column at a time (``foreach_set``); names and object
-    pointers one result at a time, the objects looked up once each.
+    Numbers, states and flags are written a column at a time (``foreach_set``); names, object pointers and
+    the float64 numbers one result at a time, the objects looked up once each.
     """
-    clashes, results = report.results, settings.results
+    clashes, results, rows = report.results, settings.results, joined(report.separated_rows)
     settings.possible_pairs = min(report.possible_pairs, 2**31 - 1)
     settings.candidate_pairs = min(report.candidate_pairs, 2**31 - 1)
     settings.analysis_seconds = report.seconds
     settings.analysed_objects = report.objects
-    states, vanished = review_states(stored_reviews(settings),
-                                     [((c.object_a, c.object_b), c.status) for c in clashes])
+    names_a = [c.object_a for c in clashes] + (rows.object_a if rows else [])
+    names_b = [c.object_b for c in clashes] + (rows.object_b if rows else [])
+    statuses = [c.status for c in clashes] + ['separated'] * (len(rows) if rows else 0)
+    states, vanished = review_states(stored_reviews(settings), list(zip(zip(names_a, names_b), statuses)))
     columns = _column_properties(settings)
-    values = _clash_columns(clashes, states, report.touch_tolerance, columns)
-    names = {name for c in clashes for name in (c.object_a, c.object_b)}
-    objects = {name: scene_object(name) for name in names}
-    items = [(objects[c.object_a], objects[c.object_b], c.object_a, c.object_b, c.note,
-              intervals_text(c.contact_intervals) if c.contact_intervals else '', exact_numbers(c)) for c in clashes]
+    parts = [_clash_columns(clashes)] + ([_row_columns(rows)] if rows else [])
+    values = _column_values(parts, len(names_a), states, report.touch_tolerance, columns)
+    objects = {name: scene_object(name) for name in {*names_a, *names_b}}
+    extras = [(c.note, intervals_text(c.contact_intervals) if c.contact_intervals else '') for c in clashes]
+    extras += [(note, '') for note in rows.notes] if rows else []
+    exact = [exact_numbers(c) for c in clashes] + (rows.exact_numbers().tolist() if rows else [])
+    order = np.lexsort((np.array(names_b), np.array(names_a))) if names_a else np.empty(0, dtype=np.int64)
+    values = {name: column[order] for name, column in values.items()}
+    items = [(objects[names_a[k]], objects[names_b[k]], names_a[k], names_b[k], *extras[k], exact[k])
+             for k in order.tolist()]
     if keep_vanished and vanished:
         kept_values, kept_items = _vanished_values(results, vanished, columns)
         values = {name: np.concatenate([column, kept_values[name]]) for name, column in values.items()}
@@ -193,8 +221,9 @@ def store_results(settings, report: ClashReport, keep_vanished: bool) -> None:
                 setattr(result, name, value)
         if item[-1]:
             result["exact"] = item[-1]  # float64, read back through the result's ExactNumber properties
-    store_contact_geometry(settings, clashes)
-    store_depth_series(settings, clashes)
+    positions = np.argsort(order)[:len(clashes)].tolist()
+    store_contact_geometry(settings, clashes, positions)
+    store_depth_series(settings, clashes, positions, len(items))
     if settings.active_result_index >= len(results):
         settings["active_result_index"] = max(len(results) - 1, 0)  # no update: the selection stays
     forget()
@@ -248,11 +277,15 @@ def scan_fields(result) -> dict:
             'max_depth': result.max_depth, 'contact_intervals': intervals}
 
 
-def store_depth_series(settings, clashes: list[ClashResult]) -> None:
+def store_depth_series(settings, clashes: list[ClashResult], positions: list[int], count: int) -> None:
     """The scanned depth at each frame, per result: ``settings["scan_depths"]`` flat, ``["scan_counts"]``
-    the number of frames of each result (0 when not scanned), for the panel's plot."""
-    settings["scan_depths"] = [depth for c in clashes for depth in c.depth_series]
-    settings["scan_counts"] = [len(c.depth_series) for c in clashes]
+    the number of frames of each of the ``count`` results (0 when not scanned), for the panel's plot.
+    Clash ``k`` is result ``positions[k]``."""
+    series: list[tuple] = [()] * count
+    for position, clash in zip(positions, clashes):
+        series[position] = clash.depth_series
+    settings["scan_depths"] = [depth for depths in series for depth in depths]
+    settings["scan_counts"] = [len(depths) for depths in series]
 
 
 def depth_series(settings, index: int) -> np.ndarray:

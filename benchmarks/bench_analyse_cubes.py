@@ -29,10 +29,10 @@ from addon_loader import load_registered_addon  # noqa: E402  (needs the path ab
 
 CUBES = 300
 #: (module, function) of the parts timed, as the add-on's modules see them.
-PARTS = (("core.mesh.contact", "collide_many"), ("core.mesh.contact", "sat_contacts"), ("core.mesh.contact", "collide"),
+PARTS = (("core.mesh.contact", "screen_many"), ("core.mesh.contact", "sat_contacts"), ("core.mesh.contact", "collide"),
          ("core.mesh.contact", "contact_regions"), ("core.mesh.contact", "_volumes"),
          ("analysis.clash", "clash_result"), ("operators.analyze", "store_results"))
-LABELS = {"collide_many": "GJK screen of all pairs", "sat_contacts": "SAT on the overlapping pairs",
+LABELS = {"screen_many": "GJK screen of all pairs", "sat_contacts": "SAT on the overlapping pairs",
           "collide": "EPA on the others (touching, near)", "contact_regions": "contact regions",
           "_volumes": "overlap volumes", "clash_result": "results for the scene",
           "store_results": "storing the results"}

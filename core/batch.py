@@ -21,6 +21,7 @@ which need not be unique (two parallel faces).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -314,6 +315,22 @@ def collide_many(shapes_a: ShapeSet | Sequence, shapes_b: ShapeSet | Sequence, *
     run on all pairs in lockstep. With ``solve_overlapping=False`` the pairs that GJK found overlapping
     come back as None instead, for a caller with a faster exact way to measure them.
     """
+    apart, contacts = screen_many(shapes_a, shapes_b, matrices_a=matrices_a, matrices_b=matrices_b,
+                                  tolerance=tolerance, touch_tolerance=touch_tolerance,
+                                  max_iterations=max_iterations, solve_overlapping=solve_overlapping)
+    for row, contact in zip(apart.index.tolist(), apart.contacts()):
+        contacts[row] = contact
+    return contacts
+
+
+def screen_many(shapes_a: ShapeSet | Sequence, shapes_b: ShapeSet | Sequence, *, matrices_a=None, matrices_b=None,
+                tolerance: float | None = None, touch_tolerance: float | None = None,
+                max_iterations: int | None = None,
+                solve_overlapping: bool = True) -> tuple[ApartPairs, list[Contact | None]]:
+    """``collide_many``, with the pairs GJK found clearly apart as columns (``ApartPairs``: no Python
+    object per pair, for callers that keep many separated pairs as numbers) and None at their places in
+    the list; the list holds every other pair's ``Contact`` (None for overlapping pairs when
+    ``solve_overlapping`` is False). Arguments as for ``collide_many``."""
     if len(shapes_a) != len(shapes_b):
         raise ValueError(f"shapes_a and shapes_b must have the same length, got {len(shapes_a)} and {len(shapes_b)}")
     as_length(tolerance, "tolerance", allow_none=True)
@@ -322,25 +339,23 @@ def collide_many(shapes_a: ShapeSet | Sequence, shapes_b: ShapeSet | Sequence, *
     # automatic cap grows with the shapes.
     cap = MIN_AUTOMATIC_ITERATIONS if max_iterations is None else as_iteration_cap(max_iterations, "max_iterations")
     if len(shapes_a) == 0:
-        return []
+        return ApartPairs.none(), []
     side_a = _Side(_prepared(shapes_a, "shapes_a"), _matrices(matrices_a, len(shapes_a), "matrices_a"))
     side_b = _Side(_prepared(shapes_b, "shapes_b"), _matrices(matrices_b, len(shapes_b), "matrices_b"))
     frames = _Frames(side_a, side_b, tolerance, touch_tolerance)
     rows = np.flatnonzero(side_a.padded & side_b.padded)
-    contacts: list[Contact | None] = [None] * len(shapes_a)
-    left: set[int] = set()  # overlapping pairs left to the caller
+    apart, answered = ApartPairs.none(), np.zeros(len(shapes_a), dtype=bool)
     if rows.size:
         lockstep = _Lockstep(_subset(side_a, rows), _subset(side_b, rows), frames.first_direction(rows),
                              frames.tolerance[rows])
         lockstep.run(cap)
-        for row, contact in zip(rows, frames.contacts(lockstep, rows)):
-            contacts[row] = contact
+        apart = frames.apart(lockstep, rows)
+        answered[apart.index] = True
         if not solve_overlapping:
-            left = set(rows[lockstep.outcome == _OVERLAPPING].tolist())
-    return [contact if contact is not None or i in left else
-            collide(side_a.placed(i), side_b.placed(i), tolerance=tolerance, touch_tolerance=touch_tolerance,
-                    max_iterations=max_iterations)
-            for i, contact in enumerate(contacts)]
+            answered[rows[lockstep.outcome == _OVERLAPPING]] = True
+    return apart, [None if done else collide(side_a.placed(i), side_b.placed(i), tolerance=tolerance,
+                                             touch_tolerance=touch_tolerance, max_iterations=max_iterations)
+                   for i, done in enumerate(answered.tolist())]
 
 
 def _prepared(shapes, name: str) -> ShapeSet:
@@ -384,8 +399,8 @@ class _Frames:
         length = np.linalg.norm(self.a_to_b[rows], axis=1)
         return np.where(length[:, None] > 0.0, -self.a_to_b[rows], [1.0, 0.0, 0.0])
 
-    def contacts(self, run: _Lockstep, rows: np.ndarray) -> list[Contact | None]:
-        """Contacts of the pairs GJK left clearly apart (None for the others), as ``collide`` builds them."""
+    def apart(self, run: _Lockstep, rows: np.ndarray) -> ApartPairs:
+        """The pairs GJK left clearly apart, as columns of what ``collide`` would answer for them."""
         core_distance = np.sqrt(np.einsum("pj,pj->p", run.v, run.v))
         margin_a, margin_b = self.margin_a[rows], self.margin_b[rows]
         margin = margin_a + margin_b
@@ -395,30 +410,63 @@ class _Frames:
         upper = np.maximum(core_distance - margin, signed)
         # 'converged' only where the bounds really meet the tolerance; ``collide`` decides the others.
         certain = (run.outcome == _CAPPED) | ((run.outcome == _SEPARATED) & (upper - lower <= tolerance))
-        clear = (certain & (core_distance > 2.0 * tolerance) & (np.abs(np.abs(signed) - touch) > 2.0 * tolerance))
-        toward = -run.v
-        length = np.sqrt(np.einsum("pj,pj->p", toward, toward))
-        normal = toward * (1.0 / np.where(length > 0.0, length, 1.0))[:, None]  # v = 0: not a clear pair
-        point_a = np.einsum("pk,pkj->pj", run.weights, run.a) + margin_a[:, None] * normal
-        point_b = np.einsum("pk,pkj->pj", run.weights, run.b) - margin_b[:, None] * normal
+        clear = np.flatnonzero(certain & (core_distance > 2.0 * tolerance)
+                               & (np.abs(np.abs(signed) - touch) > 2.0 * tolerance))
+        toward = -run.v[clear]
+        normal = toward * (1.0 / np.sqrt(np.einsum("pj,pj->p", toward, toward)))[:, None]  # v = 0 is never clear
+        margin_a, margin_b = margin_a[clear, None], margin_b[clear, None]
+        point_a = np.einsum("pk,pkj->pj", run.weights[clear], run.a[clear]) + margin_a * normal
+        point_b = np.einsum("pk,pkj->pj", run.weights[clear], run.b[clear]) - margin_b * normal
         middle = 0.5 * (point_a + point_b)
-        half = normal * (0.5 * signed)[:, None]
-        center = self.center[rows]
-        point_a, point_b = middle - half + center, middle + half + center
-        normal = normal + 0.0
-        tangents = orthonormal_bases(normal)
-        fields = zip(_classify_all(signed, touch), signed.tolist(), normal, point_a, point_b,
-                     zip(lower.tolist(), upper.tolist()), touch.tolist(), run.iterations.tolist(),
-                     np.where(run.outcome == _SEPARATED, "converged", "iteration_limit").tolist(), tangents)
+        half = normal * (0.5 * signed[clear])[:, None]
+        center = self.center[rows[clear]]
+        return ApartPairs(rows[clear], signed[clear], normal + 0.0, middle - half + center, middle + half + center,
+                          lower[clear], upper[clear], touch[clear], run.iterations[clear],
+                          run.outcome[clear] == _SEPARATED)
+
+
+class ApartPairs(NamedTuple):
+    """Pairs of a batch that GJK found clearly apart, as columns (row ``k`` is pair ``index[k]``): what
+    ``collide`` answers for them, without a ``Contact`` per pair. ``converged`` is False where GJK hit
+    its iteration cap (still clearly apart: the bounds say so)."""
+
+    index: np.ndarray
+    signed_distance: np.ndarray
+    normal: np.ndarray
+    point_a: np.ndarray
+    point_b: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    touch_tolerance: np.ndarray
+    gjk_iterations: np.ndarray
+    converged: np.ndarray
+
+    @classmethod
+    def none(cls) -> ApartPairs:
+        """No pairs."""
+        scalars, vectors = np.empty(0), np.empty((0, 3))
+        return cls(np.empty(0, dtype=np.int64), scalars, vectors, vectors, vectors, scalars, scalars, scalars,
+                   np.empty(0, dtype=np.int64), np.empty(0, dtype=bool))
+
+    def take(self, rows) -> ApartPairs:
+        """The rows ``rows`` (indices or a mask) of every column."""
+        return ApartPairs(*(column[rows] for column in self))
+
+    def statuses(self) -> list[str]:
+        """``contact.classify`` of every row."""
+        return [classify(value, band) for value, band in zip(self.signed_distance.tolist(),
+                                                             self.touch_tolerance.tolist())]
+
+    def contacts(self) -> list[Contact]:
+        """A ``Contact`` per row, as ``collide`` builds it."""
+        fields = zip(self.statuses(), self.signed_distance.tolist(), self.normal, self.point_a, self.point_b,
+                     zip(self.lower.tolist(), self.upper.tolist()), self.touch_tolerance.tolist(),
+                     self.gjk_iterations.tolist(), np.where(self.converged, "converged", "iteration_limit").tolist(),
+                     orthonormal_bases(self.normal))
         return [frozen_instance(Contact, status=status, signed_distance=value, normal=n, point_a=pa, point_b=pb,
                                 bounds=bounds, tolerance=band, gjk_iterations=iterations, epa_iterations=0,
-                                solver_status=solver, tangents=t) if ok else None
-                for ok, (status, value, n, pa, pb, bounds, band, iterations, solver, t) in zip(clear.tolist(), fields)]
-
-
-def _classify_all(signed_distance: np.ndarray, touch_tolerance: np.ndarray) -> list[str]:
-    """``contact.classify`` of every pair."""
-    return [classify(value, band) for value, band in zip(signed_distance.tolist(), touch_tolerance.tolist())]
+                                solver_status=solver, tangents=t)
+                for status, value, n, pa, pb, bounds, band, iterations, solver, t in fields]
 
 
 def orthonormal_bases(normals: np.ndarray) -> np.ndarray:

@@ -125,7 +125,7 @@ class COLLISION_INSPECTOR_OT_analyze(_Stepwise, bpy.types.Operator):
         keep_modes(settings, report)
         settings.analysed_scope = self._signature
         overlay.refresh()
-        self.report_results(scene, settings.results, measured=report.candidate_pairs, count=len(report.results))
+        self.report_results(scene, settings.results, measured=report.candidate_pairs, count=report.listed)
         for name, reason in sorted(report.skipped.items()):
             self.report({'WARNING'}, f"Skipped {name}: {reason}")
         return {'FINISHED'}

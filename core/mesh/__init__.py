@@ -4,7 +4,7 @@ Pure numpy, vectorised over triangles; meshes are ``TriangleMesh`` values (world
 vertices and int64 triangle indices).
 """
 
-from .contact import SolidContact, collide_solid_pairs, collide_solids
+from .contact import ApartSolids, SolidContact, collide_solid_pairs, collide_solids, measure_solid_pairs
 from .distance import MeshDistance, mesh_distance, nearest_on_surface
 from .intersection import SurfaceIntersection, surface_intersection, surfaces_cross
 from .solid import CONVEX, HULL, MESH, PARTS, Part, Solid
@@ -13,7 +13,8 @@ from .trimesh import TriangleMesh
 from .volume import mesh_volume, overlap_volume
 from .winding import contains, winding_numbers
 
-__all__ = ["TriangleMesh", "Solid", "Part", "collide_solids", "collide_solid_pairs", "SolidContact",
+__all__ = ["TriangleMesh", "Solid", "Part", "collide_solids", "collide_solid_pairs", "measure_solid_pairs",
+           "ApartSolids", "SolidContact",
            "mesh_distance", "MeshDistance", "nearest_on_surface", "surface_intersection", "SurfaceIntersection",
            "surfaces_cross", "overlap_volume",
            "mesh_volume", "contains", "winding_numbers", "loose_parts", "is_closed", "is_convex",

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
-from ..batch import ShapeSet, collide_many
+from ..batch import ApartPairs, ShapeSet, screen_many
 from ..collide import collide
 from ..contact import (PENETRATING, SEPARATED, TOUCHING, Contact, SignedDistanceMixin, classify,
                        frozen_instance)
@@ -119,52 +120,115 @@ def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
     ``clearance`` keep that answer (their closest points), the rest get ``collide_solids``' full
     treatment: EPA, contact region, overlap volume. Other pairs are measured one by one.
     """
+    apart, answers = measure_solid_pairs(pairs, tolerance=tolerance, touch_tolerance=touch_tolerance,
+                                         max_iterations=max_iterations, clearance=clearance)
+    for k, contact in zip(apart.index.tolist(), apart.contacts()):
+        answers[k] = contact
+    return answers
+
+
+class ApartSolids(NamedTuple):
+    """Pairs of a batch found apart by more than the clearance, as columns (row ``k`` is pair ``index[k]``):
+    the answer ``collide_solids`` gives them, without a Python object per pair. ``pairs`` are GJK's columns
+    (``core.batch.ApartPairs``: distance, normal, closest points, bounds); ``methods`` each pair's method
+    ('convex' or 'hull'); ``has_volume`` where the overlap volume is 0 rather than None (both closed, no hulls)."""
+
+    pairs: ApartPairs
+    methods: list[str]
+    has_volume: np.ndarray
+
+    @property
+    def index(self) -> np.ndarray:
+        return self.pairs.index
+
+    @classmethod
+    def joined(cls, parts: Sequence[ApartSolids]) -> ApartSolids:
+        """The rows of ``parts`` (one or more) one after another."""
+        pairs = ApartPairs(*(np.concatenate(columns) for columns in zip(*(part.pairs for part in parts))))
+        return cls(pairs, [method for part in parts for method in part.methods],
+                   np.concatenate([part.has_volume for part in parts]))
+
+    def contacts(self) -> list[SolidContact]:
+        """A ``SolidContact`` per row, as ``collide_solids`` answers it."""
+        return [_separated_answer(contact, method, volume) for contact, method, volume in
+                zip(self.pairs.contacts(), self.methods, self.has_volume.tolist())]
+
+
+def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: float | None = None,
+                        touch_tolerance: float | None = None, max_iterations: int | None = None,
+                        clearance: float = 0.0) -> tuple[ApartSolids, list[SolidContact | None]]:
+    """``collide_solid_pairs``, with the pairs the batch found apart by more than ``clearance`` as columns
+    (``ApartSolids``) and None at their places in the list: a clash check of hundreds of objects keeps tens
+    of thousands of separated pairs as numbers. Arguments as for ``collide_solid_pairs``."""
     options = {"tolerance": tolerance, "touch_tolerance": touch_tolerance}
     if max_iterations is not None:
         options["max_iterations"] = max_iterations
     answers: list[SolidContact | None] = [None] * len(pairs)
     methods = [pair_method(a, b) for a, b in pairs]
     convex = [k for k, method in enumerate(methods) if method in (CONVEX, HULL)]
+    apart, screened = _screened([pairs[k] for k in convex], options)
+    signed = apart.signed_distance
+    far = (signed > apart.touch_tolerance) & (signed >= clearance)  # separated (``classify``), beyond the clearance
+    for row, contact in zip(apart.index[~far].tolist(), apart.take(~far).contacts()):
+        screened[row] = contact  # apart, but within the clearance: measured in full below
     near = []
-    for k, contact in zip(convex, _screened([pairs[k] for k in convex], options)):
-        a, b = pairs[k]
-        method = methods[k]
+    for k, contact in zip(convex, screened):
+        if contact is None:
+            continue
         if contact.status == SEPARATED and contact.signed_distance >= clearance:
-            answers[k] = frozen_instance(
-                SolidContact, status=SEPARATED, signed_distance=contact.signed_distance, normal=contact.normal,
-                point_a=contact.point_a, point_b=contact.point_b, method=method,
-                tolerance=contact.tolerance, overlap_volume=0.0 if method != HULL
-                and a.closed and b.closed else None, solver_status=contact.solver_status)
+            answers[k] = _separated_answer(contact, methods[k], _has_volume(*pairs[k], methods[k]))
         else:
             near.append((k, contact))
-    volumes = _volumes([pairs[k] for k, contact in near if contact.status == PENETRATING])
+    volumes = iter(_volumes([pairs[k] for k, contact in near if contact.status == PENETRATING]))
     regions = _regions([pairs[k] for k, _contact in near], [contact for _k, contact in near])
     for (k, contact), region in zip(near, regions):
-        volume = volumes.pop(0) if contact.status == PENETRATING else (0.0, None)
-        answers[k] = _convex_answer(contact, *pairs[k], volume, region)
-    return [answer if answer is not None else collide_solids(*pairs[k], **options)
-            for k, answer in enumerate(answers)]
+        answers[k] = _convex_answer(contact, *pairs[k], next(volumes) if contact.status == PENETRATING else (0.0, None),
+                                    region)
+    rows = apart.take(far)
+    index = np.asarray(convex, dtype=np.int64)[rows.index].tolist()
+    columns = ApartSolids(rows._replace(index=np.asarray(index, dtype=np.int64)), [methods[k] for k in index],
+                          np.array([_has_volume(*pairs[k], methods[k]) for k in index], dtype=bool))
+    in_columns = set(index)
+    return columns, [answer if answer is not None or k in in_columns else collide_solids(*pairs[k], **options)
+                     for k, answer in enumerate(answers)]
 
 
-def _screened(pairs: list[tuple[Solid, Solid]], options: dict) -> list[Contact]:
-    """``collide(a.hull, b.hull)`` for every pair, in one batch (each distinct hull prepared once); the
-    overlapping pairs of small convex objects are measured together by SAT (``sat_pairs``), the rest by
-    ``collide``."""
+def _has_volume(a: Solid, b: Solid, method: str) -> bool:
+    """Whether the pair's overlap volume is a number (both objects closed, not measured as hulls)."""
+    return method != HULL and a.closed and b.closed
+
+
+def _separated_answer(contact: Contact, method: str, has_volume: bool) -> SolidContact:
+    """The answer for a convex pair apart by more than the clearance: the hulls' closest points."""
+    return frozen_instance(SolidContact, status=SEPARATED, signed_distance=contact.signed_distance,
+                           normal=contact.normal, point_a=contact.point_a, point_b=contact.point_b, method=method,
+                           tolerance=contact.tolerance, overlap_volume=0.0 if has_volume else None,
+                           solver_status=contact.solver_status)
+
+
+def _screened(pairs: list[tuple[Solid, Solid]], options: dict) -> tuple[ApartPairs, list[Contact | None]]:
+    """``collide(a.hull, b.hull)`` for every pair, in one batch (each distinct hull prepared once): the pairs
+    GJK found clearly apart as columns (None in the list), the overlapping pairs of small convex objects
+    measured together by SAT (``sat_pairs``), the rest by ``collide``."""
     rows: dict[int, int] = {}
     hulls = []
     for solid in (solid for pair in pairs for solid in pair):
         if rows.setdefault(id(solid), len(hulls)) == len(hulls):
             hulls.append(solid.hull)
     prepared = ShapeSet(hulls)
-    contacts = collide_many(prepared.take([rows[id(a)] for a, _b in pairs]),
-                            prepared.take([rows[id(b)] for _a, b in pairs]), solve_overlapping=False, **options)
-    ready = [k for k, contact in enumerate(contacts) if contact is None and sat_ready(*pairs[k])]
+    apart, contacts = screen_many(prepared.take([rows[id(a)] for a, _b in pairs]),
+                                  prepared.take([rows[id(b)] for _a, b in pairs]), solve_overlapping=False,
+                                  **options)
+    is_apart = np.zeros(len(pairs), dtype=bool)
+    is_apart[apart.index] = True
+    ready = [k for k, contact in enumerate(contacts)
+             if contact is None and not is_apart[k] and sat_ready(*pairs[k])]
     sat = sat_contacts([pairs[k] for k in ready], tolerance=options["tolerance"],
                        touch_tolerance=options["touch_tolerance"])
     for k, contact in zip(ready, sat):
         contacts[k] = contact
-    return [contact if contact is not None else collide(a.hull, b.hull, **options)
-            for contact, (a, b) in zip(contacts, pairs)]
+    return apart, [None if far else contact if contact is not None else collide(a.hull, b.hull, **options)
+                   for contact, far, (a, b) in zip(contacts, is_apart.tolist(), pairs)]
 
 
 def _pair_size(a: Solid, b: Solid) -> float:

@@ -239,13 +239,15 @@ def test_bad_scope_and_thresholds_raise(empty_scene, clash):
         check(clash, scope='COLLECTIONS')
 
 
-def test_progress_reaches_the_total_and_false_cancels(empty_scene, clash):
+def test_progress_reaches_the_total_and_false_cancels(empty_scene, clash, monkeypatch):
+    monkeypatch.setattr(clash, "BATCH_PAIRS", 2)  # convex pairs are measured (and counted) a batch at a time
     for index in range(6):
         add_cube(f"C{index}", location=(0.5 * index, 0, 0))
     calls = []
     report = check(clash, scope='ALL', progress=lambda done, total: calls.append((done, total)))
     assert calls[-1] == (6 + report.candidate_pairs, 6 + report.candidate_pairs)
-    assert [done for done, _total in calls] == list(range(1, len(calls) + 1))
+    pairs = report.candidate_pairs
+    assert [done for done, _total in calls] == [*range(1, 7), *range(8, 6 + pairs, 2), 6 + pairs]
     assert not report.cancelled and len(report.results) == 5 + 4  # neighbours overlap, next-but-one touch
 
     def stop_after_two_pairs(done: int, total: int) -> bool:

@@ -1,0 +1,54 @@
+"""Separated pairs of an every-pair check as columns: tens of thousands of rows without a Python object each.
+
+The Selected and Active scopes list every pair they measure, separated ones too; with hundreds of
+selected objects nearly all of those are far apart and come out of the core's batch as arrays
+(``core.mesh.ApartSolids``). They stay arrays until ``analysis.store`` writes them to the scene.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.mesh import ApartSolids
+
+
+@dataclass(frozen=True)
+class SeparatedRows:
+    """Pairs measured apart by more than the clearance: the names of their objects, the core's columns
+    (signed distance, normal and closest points in world space, float64; method; whether the overlap
+    volume is 0 rather than None) and each pair's note (``ClashResult.note``: objects measured as their
+    hull although not convex)."""
+
+    object_a: list[str]
+    object_b: list[str]
+    columns: ApartSolids
+    notes: list[str]
+
+    def __len__(self) -> int:
+        return len(self.object_a)
+
+    @property
+    def solver_status(self) -> list[str]:
+        """'converged', or 'iteration_limit' where GJK stopped at its cap (the pair is still clearly apart)."""
+        return np.where(self.columns.pairs.converged, "converged", "iteration_limit").tolist()
+
+    def exact_numbers(self) -> np.ndarray:
+        """(K, 13) float64 numbers in the layout of a result's ``exact`` ID property (``EXACT_LAYOUT``):
+        signed distance, normal, point A, point B, then overlap volume, depth bound and region area (0)."""
+        pairs = self.columns.pairs
+        return np.column_stack([pairs.signed_distance, pairs.normal, pairs.point_a, pairs.point_b,
+                                np.zeros((len(self), 3))])
+
+
+def joined(chunks: list[SeparatedRows]) -> SeparatedRows | None:
+    """The chunks as one ``SeparatedRows`` (None when there are none)."""
+    if not chunks:
+        return None
+    if len(chunks) == 1:
+        return chunks[0]
+    return SeparatedRows([name for chunk in chunks for name in chunk.object_a],
+                         [name for chunk in chunks for name in chunk.object_b],
+                         ApartSolids.joined([chunk.columns for chunk in chunks]),
+                         [note for chunk in chunks for note in chunk.notes])

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 from functools import cache
-from itertools import combinations
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 
@@ -30,9 +29,11 @@ from .shapes import Source, is_candidate, read_solid, scope_sources
 
 SCOPES = ('SELECTED', 'ACTIVE', 'COLLECTIONS', 'ALL')
 
-#: Pairs of convex objects measured together (``core.mesh.collide_solid_pairs``): large enough for the
-#: batch to pay, small enough that progress and Esc still come several times a second.
-BATCH_PAIRS = 1024
+#: Pairs of convex objects measured together (``core.mesh.measure_solid_pairs``): large enough for the
+#: batch to pay, small enough that progress and Esc still come several times a second ...
+BATCH_PAIRS = 4096
+#: ... and that the batch's padded vertex arrays (pairs x the most vertices of a hull) stay a few megabytes.
+BATCH_VERTICES = 1 << 18
 
 #: ``progress(done, total)``; returning False cancels the check (see ``check_scene``).
 ProgressCallback = Callable[[int, int], bool | None]
@@ -75,13 +76,11 @@ def _allowed_pairs(candidates: np.ndarray, in_a: np.ndarray, in_b: np.ndarray) -
     A pair is kept when one object is on side A and the other on side B; the A-side object becomes
     ``object_a``. When both objects are on both sides (all pairs among one set) the earlier name is A.
     """
-    pairs = []
-    for i, j in candidates.tolist():
-        if in_a[i] and in_b[j]:
-            pairs.append((i, j))
-        elif in_a[j] and in_b[i]:
-            pairs.append((j, i))
-    return pairs
+    first, second = candidates.T
+    forward = in_a[first] & in_b[second]
+    backward = ~forward & in_a[second] & in_b[first]
+    pairs = np.where(forward[:, None], candidates, candidates[:, ::-1])[forward | backward]
+    return list(map(tuple, pairs.tolist()))
 
 
 def _possible_pairs(side_a: list, side_b: list) -> int:
@@ -258,7 +257,7 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
     margin = max(report.clearance, report.touch_tolerance)
     in_a = np.array([name in sides[0] for name in names])
     in_b = np.array([name in sides[1] for name in names])
-    candidates = (np.array(list(combinations(range(len(read)), 2)), dtype=np.int64).reshape(-1, 2) if every_pair
+    candidates = (np.column_stack(np.triu_indices(len(read), 1)) if every_pair
                   else overlapping_pairs(lows, highs, margin=margin))
     pairs = _allowed_pairs(candidates, in_a, in_b)
     report.candidate_pairs = len(pairs)
@@ -296,13 +295,23 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
 
 
 def _batches(pairs: list[tuple[int, int]], solids: list[Solid]) -> Iterator[list[tuple[int, int]]]:
-    """The pairs in measuring order: pairs of convex objects (or hulls: ``core.mesh.pair_method``)
-    ``BATCH_PAIRS`` at a time, for the core's batch, then every other pair alone (each may take a while:
-    progress and Esc come between them)."""
+    """The pairs in measuring order: pairs of convex objects (or hulls: ``core.mesh.pair_method``) together,
+    at most ``BATCH_PAIRS`` and ``BATCH_VERTICES`` padded vertices at a time, for the core's batch; then
+    every other pair alone (each may take a while: progress and Esc come between them)."""
     methods = [solid.method for solid in solids]
     batched = [(i, j) for i, j in pairs if HULL in (methods[i], methods[j]) or methods[i] == methods[j] == CONVEX]
-    for start in range(0, len(batched), BATCH_PAIRS):
-        yield batched[start:start + BATCH_PAIRS]
+    sizes = [len(solid.mesh.vertices) for solid in solids]  # at least the hull's vertex count
+    batch: list[tuple[int, int]] = []
+    widest = 0
+    for i, j in batched:
+        width = max(widest, sizes[i], sizes[j])
+        if batch and (len(batch) == BATCH_PAIRS or (len(batch) + 1) * width > BATCH_VERTICES):
+            yield batch
+            batch, width = [], max(sizes[i], sizes[j])
+        batch.append((i, j))
+        widest = width
+    if batch:
+        yield batch
     alone = set(batched)
     yield from ([pair] for pair in pairs if pair not in alone)
 

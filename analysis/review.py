@@ -42,16 +42,19 @@ def review_states(previous: list[Previous], current: list[tuple[tuple[str, str],
     before and now is separated becomes 'resolved'; everything else is 'new'. Earlier clashes (and
     earlier resolved pairs) missing from the new results are kept as 'resolved'.
     """
+    if not previous:
+        return ['new'] * len(current), []
     before = {pair_key(item.pair): item for item in previous}
-    states = []
+    states, present = [], set()
     for pair, status in current:
-        old = before.get(pair_key(pair))
+        key = pair_key(pair)
+        present.add(key)
+        old = before.get(key)
         was_open = old is not None and old.status in CLASHING and old.review_state != 'resolved'
         if status in CLASHING:
             states.append(old.review_state if was_open else 'new')
         else:
             states.append('resolved' if was_open or (old is not None and old.review_state == 'resolved') else 'new')
-    present = {pair_key(pair) for pair, _status in current}
     vanished = [
         index for index, item in enumerate(previous)
         if pair_key(item.pair) not in present and (item.status in CLASHING or item.review_state == 'resolved')

@@ -94,10 +94,7 @@ def _column_values(given: list[dict], count: int, states: list[str], touch_toler
                    columns: dict[str, _Column]) -> dict:
     """Every column's values, ``(count, size)`` each: the ``given`` parts one after another (a column a
     part does not give takes its default there), then the review states, tolerance and 'not stale'."""
-    signed = np.concatenate([part['signed_distance_view'] for part in given])
-    shared = {'depth_view': np.maximum(-signed, 0.0), 'distance_view': np.maximum(signed, 0.0),
-              'tolerance': np.full(count, touch_tolerance), 'review_state': states,
-              'stale': np.zeros(count, dtype=bool)}
+    shared = {'tolerance': np.full(count, touch_tolerance), 'review_state': states, 'stale': np.zeros(count, dtype=bool)}
     return {name: np.concatenate([_piece(part, name, column) for part in ([shared] if name in shared else given)])
             for name, column in columns.items()}
 
@@ -215,12 +212,14 @@ def store_results(settings, report: ClashReport, keep_vanished: bool) -> None:
     for name, column in values.items():
         if not (column == np.asarray(columns[name].default, dtype=columns[name].dtype)).all():
             results.foreach_set(name, column.ravel())  # new items read as the default until written
-    for result, item in zip(results, items):
-        for name, value in zip(_ITEM_PROPERTIES, item):
-            if value:
-                setattr(result, name, value)
-        if item[-1]:
-            result["exact"] = item[-1]  # float64, read back through the result's ExactNumber properties
+    for result, (object_a, object_b, name_a, name_b, note, frames, exact) in zip(results, items):
+        result.object_a, result.object_b, result.name_a, result.name_b = object_a, object_b, name_a, name_b
+        if note:
+            result.hull_note = note
+        if frames:
+            result.contact_frames = frames
+        if exact:
+            result["exact"] = exact  # float64, read back through the result's ExactNumber properties
     positions = np.argsort(order)[:len(clashes)].tolist()
     store_contact_geometry(settings, clashes, positions)
     store_depth_series(settings, clashes, positions, len(items))

@@ -59,8 +59,7 @@ def fill_results(settings, count: int) -> None:
     signed = np.where(statuses == 0, -values, np.where(statuses == 1, 0.0, values))
     points_a = points_b - signed[:, None] * normals
     for name, column in (("normal_view", normals), ("point_a_view", points_a), ("point_b_view", points_b),
-                         ("signed_distance_view", signed), ("depth_view", np.maximum(-signed, 0.0)),
-                         ("distance_view", np.maximum(signed, 0.0))):
+                         ("signed_distance_view", signed)):
         results.foreach_set(name, column.ravel())
     results.foreach_set("status", statuses.astype(np.int32))
     for index, result in enumerate(results):

@@ -137,8 +137,6 @@ class ExactNumber:
         view = VIEW_COPIES.get(self.name)
         if view is not None:
             setattr(result, view, numbers[0] if self.size == 1 else numbers)
-        if self.name == "signed_distance":
-            result.depth_view, result.distance_view = max(-numbers[0], 0.0), max(numbers[0], 0.0)
 
 
 #: Directions of the directional depth (issue 11): world axes, the view direction or the result's normal.
@@ -187,14 +185,6 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
         subtype='DISTANCE',
         precision=6,
         description="Single-precision copy of the signed distance, for sorting and drawing",
-    )
-    depth_view: FloatProperty(
-        name="Depth (display)", subtype='DISTANCE', precision=6,
-        description="Single-precision copy of the depth, for drawing",
-    )
-    distance_view: FloatProperty(
-        name="Distance (display)", subtype='DISTANCE', precision=6,
-        description="Single-precision copy of the gap, for drawing",
     )
     tolerance: FloatProperty(
         name="Touch Tolerance Used",

@@ -356,4 +356,4 @@ def test_results_read_back_at_float64_far_from_the_origin(empty_scene):
     assert result.depth == pytest.approx(1.0 - (x_b - x_a), abs=1e-9)
     assert isinstance(result.signed_distance, float) and result.signed_distance == -result.depth
     result.signed_distance = -0.25  # writing keeps the float32 copy the overlay draws in step
-    assert (result.depth, result.depth_view) == (0.25, 0.25)
+    assert (result.depth, result.signed_distance_view) == (0.25, -0.25)

@@ -31,7 +31,7 @@ def fill_penetrating_results(scene, count: int, seed: int = 0) -> None:
     depths = rng.uniform(0.001, 0.05, size=count)
     normals = np.tile([1.0, 0.0, 0.0], (count, 1))
     for name, column in (("point_b_view", points_b), ("point_a_view", points_b + depths[:, None] * normals),
-                         ("normal_view", normals), ("depth_view", depths), ("signed_distance_view", -depths)):
+                         ("normal_view", normals), ("signed_distance_view", -depths)):
         results.foreach_set(name, column.ravel())
     results.foreach_set("status", np.zeros(count, dtype=np.int32))  # enum value 0: penetrating
     scene.collision_inspector.color_penetrating = LABEL_COLOR

@@ -173,7 +173,7 @@ def test_result_fields_carry_units(empty_scene):
     result = empty_scene.collision_inspector.results.add()
     statuses = [item.identifier for item in rna_property(result, "status").enum_items]
     assert statuses == ['penetrating', 'touching', 'clearance', 'separated']
-    for name in ("signed_distance_view", "depth_view", "distance_view", "tolerance"):
+    for name in ("signed_distance_view", "tolerance"):
         assert rna_property(result, name).subtype == 'DISTANCE', name
     assert rna_property(result, "normal_view").subtype == 'DIRECTION'
     for name in ("point_a_view", "point_b_view"):

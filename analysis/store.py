@@ -29,8 +29,9 @@ def stored_reviews(settings) -> list[Previous]:
     'resolved': a separated pair never reviewed tells the next analysis nothing), read a column at a time."""
     results = settings.results
     statuses, states = enum_column(results, "status"), enum_column(results, "review_state")
-    relevant = np.flatnonzero((statuses != 'separated') | (states == 'resolved')).tolist()
-    return [Previous(result_pair(results[index]), statuses[index], states[index]) for index in relevant]
+    relevant = ((statuses != 'separated') | (states == 'resolved')).tolist()
+    return [Previous(result_pair(result), status, state) for result, status, state, kept
+            in zip(results, statuses, states, relevant) if kept]  # one pass: results[index] walks the list
 
 
 #: Per-result properties written one result at a time (``foreach_set`` has no strings or pointers).

@@ -182,6 +182,35 @@ class TriangleBVH:
         return cls(mesh, order, lows, highs, axes, centres, 0.5 * (high - low) + pad, children, starts, ends,
                    anchors, unit_normals(mesh.corners))
 
+    def moved(self, mesh: TriangleMesh, matrix: np.ndarray) -> "TriangleBVH":
+        """The tree of ``mesh``, which is this tree's mesh under the invertible affine ``matrix`` (4x4), without
+        building one: the tree keeps its shape and its boxes move.
+
+        With the map written as a rotation (or mirror) R times a stretch P (its polar decomposition, P's
+        eigenvalues between ``s - e`` and ``s + e``), an oriented box's axes turn with R and its half extents
+        become ``s * halves + e * sum(halves)``, which bounds the moved box (exactly ``s * halves`` for a
+        rotation, uniform scale or mirror). An axis-aligned box becomes the box around the moved one, cut down
+        to the box around the moved oriented box. Both are padded for rounding like a built tree's; anchors
+        and normals are ``mesh``'s own.
+        """
+        linear, offset = matrix[:3, :3], matrix[:3, 3]
+        left, stretch, right = np.linalg.svd(linear)
+        rotation = left @ right
+        scale, spread = 0.5 * (stretch[0] + stretch[-1]), 0.5 * (stretch[0] - stretch[-1])
+        pad = 1e-13 * float(np.abs(mesh.vertices).max())
+        columns = self.axes.transpose(0, 2, 1).reshape(-1, 3)  # every box axis as a row
+        axes = (columns @ rotation.T).reshape(-1, 3, 3).transpose(0, 2, 1)
+        halves = scale * self.halves + (spread * self.halves.sum(axis=1) + pad)[:, None]
+        centres = self.centres @ linear.T + offset
+        middle = 0.5 * (self.lows + self.highs) @ linear.T + offset
+        reach = 0.5 * (self.highs - self.lows) @ np.abs(linear).T + pad
+        around_oriented = np.abs(axes[:, :, 0]) * halves[:, :1] + np.abs(axes[:, :, 1]) * halves[:, 1:2] \
+            + np.abs(axes[:, :, 2]) * halves[:, 2:] + pad
+        anchors = mesh.corners[self.order[(self.starts + self.ends - 1) // 2], 0]
+        return TriangleBVH(mesh, self.order, np.maximum(middle - reach, centres - around_oriented),
+                           np.minimum(middle + reach, centres + around_oriented), axes, centres, halves,
+                           self.children, self.starts, self.ends, anchors, unit_normals(mesh.corners))
+
     @property
     def is_leaf(self) -> np.ndarray:
         """(N,) bool: the node has no children."""

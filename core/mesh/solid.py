@@ -21,7 +21,7 @@ from ..arrays import cross
 from ..hull import distinct_directions
 from ..shapes import Polytope
 from .bvh import TriangleBVH
-from .topology import convexity_defect, edge_table, is_closed, loose_parts, submesh
+from .topology import convexity_defect, edge_table, is_closed, loose_parts, share_topology, submesh
 from .trimesh import TriangleMesh
 
 CONVEX, PARTS, MESH, HULL = "convex", "parts", "mesh", "hull"
@@ -162,7 +162,10 @@ class Solid:
 
     @cached_property
     def bvh(self) -> TriangleBVH:
-        """The triangle tree for distance and nearest-point queries."""
+        """The triangle tree for distance and nearest-point queries (a moved copy's: its source's, moved)."""
+        if self._placement is not None:
+            source, matrix = self._placement
+            return source.bvh.moved(self.mesh, matrix)
         return TriangleBVH.build(self.mesh)
 
     @cached_property
@@ -184,8 +187,8 @@ class Solid:
         An affine map keeps loose parts, closedness and convexity, so the classification is shared and
         prepared hulls are moved (``Polytope.transformed``) instead of rebuilt; the triangles (and parts) are
         moved when first needed, and turned over when the map mirrors so that they still face outward (a
-        convex copy measured on its hull, e.g. in a scan's frames, may never need them). The BVH is rebuilt
-        on use.
+        convex copy measured on its hull, e.g. in a scan's frames, may never need them). The triangle tree is
+        the source's, moved (``TriangleBVH.moved``), when first needed.
         This solid is classified and its hulls prepared first, once, so that every moved copy shares them.
         """
         self._prepare()
@@ -209,8 +212,12 @@ class Solid:
 def _moved_mesh(mesh: TriangleMesh, matrix: np.ndarray, name: str) -> TriangleMesh:
     """``mesh`` under the affine ``matrix``, its triangles turned over when the map mirrors (still outward)."""
     linear, offset = matrix[:3, :3], matrix[:3, 3]
-    triangles = mesh.triangles[:, ::-1] if np.linalg.det(linear) < 0.0 else mesh.triangles
-    return TriangleMesh.from_arrays(mesh.vertices @ linear.T + offset, triangles, name)
+    mirrored = np.linalg.det(linear) < 0.0
+    moved = TriangleMesh.from_arrays(mesh.vertices @ linear.T + offset,
+                                     mesh.triangles[:, ::-1] if mirrored else mesh.triangles, name)
+    if not mirrored:
+        share_topology(mesh, moved)
+    return moved
 
 
 def _moved_part(part: Part, mesh: TriangleMesh, matrix: np.ndarray) -> Part:

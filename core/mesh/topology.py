@@ -82,6 +82,15 @@ def _once_per_mesh(compute):
     return cached
 
 
+def share_topology(source: TriangleMesh, target: TriangleMesh) -> None:
+    """Give ``target``, which has ``source``'s triangles (its vertices elsewhere), the edge table and loose
+    parts already computed for ``source``: they depend on the triangles only."""
+    for compute in (edge_table, loose_parts):
+        key = f"_{compute.__name__}"
+        if key in source.__dict__:
+            target.__dict__[key] = source.__dict__[key]
+
+
 @_once_per_mesh
 def edge_table(mesh: TriangleMesh) -> EdgeTable:
     """The undirected edges of ``mesh`` and which triangles use them in which direction."""

@@ -52,14 +52,16 @@ class TriangleMesh:
     @cached_property
     def lows(self) -> np.ndarray:
         """(M, 3): each triangle's box minimum."""
-        return self.corners.min(axis=1)
+        c = self.corners
+        return np.minimum(np.minimum(c[:, 0], c[:, 1]), c[:, 2])
 
     @cached_property
     def highs(self) -> np.ndarray:
         """(M, 3): each triangle's box maximum."""
-        return self.corners.max(axis=1)
+        c = self.corners
+        return np.maximum(np.maximum(c[:, 0], c[:, 1]), c[:, 2])
 
-    @property
+    @cached_property
     def size(self) -> float:
         """The largest extent of the vertices' box (the scale for relative tolerances)."""
         return float(np.ptp(self.vertices, axis=0).max()) if len(self.vertices) else 0.0

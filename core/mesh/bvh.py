@@ -16,6 +16,7 @@ that can hold the minimum survives, so the queries built on them are exact.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -211,7 +212,7 @@ class TriangleBVH:
                            np.minimum(middle + reach, centres + around_oriented), axes, centres, halves,
                            self.children, self.starts, self.ends, anchors, unit_normals(mesh.corners))
 
-    @property
+    @cached_property
     def is_leaf(self) -> np.ndarray:
         """(N,) bool: the node has no children."""
         return self.children[:, 0] < 0

@@ -143,10 +143,9 @@ def start_check(
     """``(report, steps)``: the check as a generator, for callers that run it a slice at a time
     (the panel's cancellable analysis); ``check_scene`` simply runs it to the end.
 
-    Each ``next(steps)`` reads one object or measures one pair (convex pairs: a batch of up to ``BATCH_PAIRS``)
-    and yields ``(done, total)`` (see
-    ``check_scene``'s progress); once exhausted, or closed early, ``report`` holds the clashes found,
-    sorted, and its duration.
+    Each ``next(steps)`` reads one object or measures one pair (convex pairs: a batch, see ``_batches``) and
+    yields ``(done, total)`` (see ``check_scene``'s progress); once exhausted, or closed early, ``report``
+    holds the clashes found, sorted, and its duration.
 
     Scopes (objects without geometry are left out; names sort the pairs, A before B):
     * 'SELECTED': all pairs among ``objects`` (default: the view layer's selected objects);

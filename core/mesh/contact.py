@@ -27,7 +27,7 @@ from ..contact import (PENETRATING, SEPARATED, TOUCHING, Contact, SignedDistance
 from ..region import ContactRegion, contact_region, contact_regions
 from .convex_volume import convex_overlap_volumes
 from .distance import mesh_distance, nearest_on_surface
-from .intersection import surface_intersection, surfaces_overlap
+from .intersection import default_tolerance, surface_intersection, surfaces_overlap
 from .sat_pairs import sat_contacts, sat_ready
 from .solid import CONVEX, HULL, MESH, PARTS, Solid
 from .volume import overlap_volume
@@ -325,6 +325,8 @@ def _parts_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
 def _mesh_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
     """Non-convex objects, on their triangles."""
     touch, tolerance = options["touch_tolerance"], options["tolerance"]
+    if _boxes_apart(a, b):  # no crossing, no shared face, neither inside the other: only the distance to find
+        return _apart(a, b, (), tolerance, touch)
     crossing = surface_intersection(a.mesh, b.mesh)
     curves = tuple(np.vstack([curve, curve[:1]]) if closed else curve
                    for curve, closed in zip(crossing.curves, crossing.closed))
@@ -359,6 +361,14 @@ def _apart(a: Solid, b: Solid, curves: tuple, tolerance: float, touch: float) ->
         status=classify(distance, touch), signed_distance=distance, normal=normal, point_a=found.point_a,
         point_b=found.point_a + distance * normal, method=MESH, tolerance=touch,
         overlap_volume=0.0 if a.closed and b.closed else None, curves=curves)
+
+
+def _boxes_apart(a: Solid, b: Solid) -> bool:
+    """The objects' boxes are further apart than ``surface_intersection``'s tolerance: no two triangles can
+    cross or touch there, and no vertex of one can lie inside the other."""
+    (low_a, high_a), (low_b, high_b) = a.bounds, b.bounds
+    gap = float(np.maximum(low_b - high_a, low_a - high_b).max())
+    return gap > default_tolerance(a.mesh, b.mesh, None)
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:

@@ -8,6 +8,7 @@ shared volume. Analytic answers where the construction gives one.
 import numpy as np
 import pytest
 
+import core.mesh.contact as contact_module
 from core.mesh import Solid, collide_solids
 from mesh_fixtures import (block_with_hole, box, chain_link, coal_distance, cup, joined, l_bracket, manifold_overlap,
                            rod, torus, transformed, uv_sphere, wall_with_door)
@@ -150,3 +151,18 @@ def test_face_contacts_put_the_witness_points_at_the_patch_centre():
     assert contact.region.area == pytest.approx(0.5, rel=1e-12)
     np.testing.assert_allclose(contact.point_a, (1.0, 0.75, 0.0), atol=1e-12)
     np.testing.assert_allclose(contact.point_b, (1.0, 0.75, -0.1), atol=1e-12)
+
+
+def test_objects_whose_boxes_are_apart_are_measured_by_distance_alone(monkeypatch):
+    """Boxes further apart than the crossing search's tolerance: no crossing to look for, the exact distance
+    (against coal) is the answer; boxes that meet still get the search (here: faces touching)."""
+    searched = []
+    search = contact_module.surface_intersection
+    monkeypatch.setattr(contact_module, "surface_intersection", lambda *args: searched.append(1) or search(*args))
+    bracket = l_bracket()
+    ring = transformed(torus(major=1.0, minor=0.3), offset=(4.0, 1.0, 0.5))
+    assert_apart_like_coal(bracket, ring)
+    assert searched == []
+    block = box((2.0, 0.0, 0.0), (3.0, 1.0, 1.0))  # resting against the bracket's end face at x = 2
+    contact = measure(bracket, block)
+    assert contact.status == "touching" and searched == [1]

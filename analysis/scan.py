@@ -26,6 +26,7 @@ from ..core import overlapping_pairs
 from ..core.batch import collide_many
 from ..core.mesh import CONVEX, HULL, collide_solids
 from ..core.mesh.contact import pair_method
+from ..core.warm_epa import collide_warm
 from .clash import _allowed_pairs, _scope_sides, _status, clash_result, start_check
 from .clash_report import ClashReport
 from .geometry import ObjectGeometryError
@@ -116,16 +117,22 @@ def _frame_shapes(members: list, depsgraph, cache: SolidCache, use_hulls: bool, 
     return solids, shapes
 
 
-def _signed_distances(pairs: list, shapes: list, modes: MeasureModes, options: dict) -> np.ndarray:
+def _signed_distances(pairs: list, shapes: list, modes: MeasureModes, options: dict, keys: list,
+                      warm: dict) -> np.ndarray:
     """Signed distance of each ``(solid, solid)`` pair: in the modes where they apply, else convex pairs in
-    one batch and the others one by one."""
+    one batch (GJK together; those that overlap by EPA from their previous frame's polytope, ``warm``, under
+    the pairs' ``keys``) and the others one by one."""
     moded = [None if modes.default else measure_in_mode(a, b, shape, modes, options)
              for (a, b), shape in zip(pairs, shapes)]
     distances = np.array([np.nan if answer is None else answer[0].signed_distance for answer in moded])
     usual = [k for k, answer in enumerate(moded) if answer is None]
     convex = [k for k in usual if pair_method(*pairs[k]) in (CONVEX, HULL)]
-    contacts = collide_many([pairs[k][0].hull for k in convex], [pairs[k][1].hull for k in convex], **options)
-    distances[convex] = [contact.signed_distance for contact in contacts]
+    contacts = collide_many([pairs[k][0].hull for k in convex], [pairs[k][1].hull for k in convex],
+                            solve_overlapping=False, **options)
+    for k, contact in zip(convex, contacts):
+        if contact is None:
+            contact, warm[keys[k]] = collide_warm(pairs[k][0].hull, pairs[k][1].hull, warm.get(keys[k]), **options)
+        distances[k] = contact.signed_distance
     for k in sorted(set(usual) - set(convex)):
         distances[k] = collide_solids(*pairs[k], **options).signed_distance
     return distances
@@ -151,6 +158,7 @@ def _scan_steps(scene, depsgraph, report: ClashReport, scope: str, every_pair: b
     distances: dict[tuple[int, int], np.ndarray] = {}
     worst: dict[tuple[int, int], tuple] = {}
     cache, margin = SolidCache(), max(report.clearance, report.touch_tolerance)
+    warm: dict[tuple[int, int], object] = {}
     modes = options['modes']
     try:
         for step, current in enumerate(frames.tolist()):
@@ -166,7 +174,8 @@ def _scan_steps(scene, depsgraph, report: ClashReport, scope: str, every_pair: b
                                  "touch_tolerance": report.touch_tolerance,
                                  "max_iterations": report.max_iterations or None}
                 values = _signed_distances([(solids[i], solids[j]) for i, j in pairs],
-                                           [(shapes[i], shapes[j]) for i, j in pairs], modes, frame_options)
+                                           [(shapes[i], shapes[j]) for i, j in pairs], modes, frame_options,
+                                           pairs, warm)
                 for pair, value in zip(pairs, values.tolist()):
                     series = distances.setdefault(pair, np.full(len(frames), np.inf))
                     series[step] = value

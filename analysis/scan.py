@@ -26,7 +26,7 @@ from ..core import overlapping_pairs
 from ..core.batch import collide_many
 from ..core.mesh import CONVEX, HULL, collide_solids
 from ..core.mesh.contact import pair_method
-from ..core.warm_epa import collide_warm
+from ..core.warm_epa import signed_distance_warm
 from .clash import _allowed_pairs, _scope_sides, _status, clash_result, start_check
 from .clash_report import ClashReport
 from .geometry import ObjectGeometryError
@@ -119,20 +119,26 @@ def _frame_shapes(members: list, depsgraph, cache: SolidCache, use_hulls: bool, 
 
 def _signed_distances(pairs: list, shapes: list, modes: MeasureModes, options: dict, keys: list,
                       warm: dict) -> np.ndarray:
-    """Signed distance of each ``(solid, solid)`` pair: in the modes where they apply, else convex pairs in
-    one batch (GJK together; those that overlap by EPA from their previous frame's polytope, ``warm``, under
-    the pairs' ``keys``) and the others one by one."""
+    """Signed distance of each ``(solid, solid)`` pair: in the modes where they apply, else convex pairs by
+    EPA from their previous frame's polytope (``warm``, under the pairs' ``keys``) when they overlapped there,
+    the other convex pairs in one batch (GJK together, EPA for those that overlap), and the rest one by one."""
     moded = [None if modes.default else measure_in_mode(a, b, shape, modes, options)
              for (a, b), shape in zip(pairs, shapes)]
     distances = np.array([np.nan if answer is None else answer[0].signed_distance for answer in moded])
     usual = [k for k, answer in enumerate(moded) if answer is None]
     convex = [k for k in usual if pair_method(*pairs[k]) in (CONVEX, HULL)]
-    contacts = collide_many([pairs[k][0].hull for k in convex], [pairs[k][1].hull for k in convex],
+    overlapped = [k for k in convex if warm.get(keys[k]) is not None]
+    batched = [k for k in convex if warm.get(keys[k]) is None]
+    contacts = collide_many([pairs[k][0].hull for k in batched], [pairs[k][1].hull for k in batched],
                             solve_overlapping=False, **options)
-    for k, contact in zip(convex, contacts):
+    for k, contact in zip(batched, contacts):
         if contact is None:
-            contact, warm[keys[k]] = collide_warm(pairs[k][0].hull, pairs[k][1].hull, warm.get(keys[k]), **options)
-        distances[k] = contact.signed_distance
+            overlapped.append(k)
+        else:
+            distances[k] = contact.signed_distance
+    for k in overlapped:
+        distances[k], warm[keys[k]] = signed_distance_warm(pairs[k][0].hull, pairs[k][1].hull, warm.get(keys[k]),
+                                                           **options)
     for k in sorted(set(usual) - set(convex)):
         distances[k] = collide_solids(*pairs[k], **options).signed_distance
     return distances

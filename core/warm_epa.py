@@ -24,7 +24,7 @@ from .collide import _contact, _Pair, solve_pair
 from .contact import Contact
 from .epa import EpaPolytope, EpaResult, _sliver_plane, resume
 from .gjk import SupportFn, Vertex
-from .shapes import Shape
+from .shapes import _IDENTITY, Shape
 from .simplex import EPSILON
 
 
@@ -48,14 +48,35 @@ def collide_warm(shape_a: Shape, shape_b: Shape, warm: WarmStart | None = None, 
     origin. The warm start returned is None when the answer did not come from EPA (the shapes apart, or
     A - B flat)."""
     pair = _Pair(shape_a, shape_b, tolerance, touch_tolerance, max_iterations)
+    return _solved(pair, warm, None if warm is None else _Placed.of(pair, warm))
+
+
+def signed_distance_warm(shape_a: Shape, shape_b: Shape, warm: WarmStart | None = None, *,
+                         tolerance: float | None = None, touch_tolerance: float | None = None,
+                         max_iterations: int | None = None) -> tuple[float, WarmStart | None]:
+    """``collide_warm``'s signed distance and warm start, to the same tolerance: when the warm polytope's
+    closest face already lies on the boundary of A - B (the support along its normal is within the
+    tolerance of the certified depth), the value is read off it, without EPA's normal and witness points."""
+    pair = _Pair(shape_a, shape_b, tolerance, touch_tolerance, max_iterations)
+    placed = None if warm is None else _Placed.of(pair, warm)
+    value = None if placed is None else placed.settled(pair)
+    if value is not None:
+        return value, warm
+    contact, kept = _solved(pair, warm, placed)
+    return contact.signed_distance, kept
+
+
+def _solved(pair: _Pair, warm: WarmStart | None, placed: _Placed | None) -> tuple[Contact, WarmStart | None]:
+    """``collide_warm`` on a prepared pair: from the ``placed`` warm polytope when it serves, else cold."""
     found_along: dict[tuple, tuple] = {}
     pair.support = _logged(pair.support, found_along)
-    known: dict[tuple, tuple[int, int]] = {}
-    solved = None if warm is None else _resumed(pair, warm, known)
-    if solved is not None and solved[1].polytope.grown == 0:
-        return solved[0], warm  # converged on the warm polytope itself
-    contact, found = solved if solved is not None else solve_pair(pair)
-    return contact, None if found is None else _kept(pair, found, found_along, known)
+    solved = None if placed is None else _resumed(pair, placed)
+    if solved is None:
+        contact, found = solve_pair(pair)
+        return contact, None if found is None else _kept(pair, found, found_along)
+    contact, found = solved
+    # The warm vertices come first in the polytope, in the warm start's order.
+    return contact, warm if found.polytope.grown == 0 else _kept(pair, found, found_along, warm)
 
 
 def _logged(support: SupportFn, found_along: dict) -> SupportFn:
@@ -67,10 +88,10 @@ def _logged(support: SupportFn, found_along: dict) -> SupportFn:
     return remembering
 
 
-def _kept(pair: _Pair, found: EpaResult, found_along: dict, known: dict) -> WarmStart:
+def _kept(pair: _Pair, found: EpaResult, found_along: dict, warm: WarmStart | None = None) -> WarmStart:
     """The warm start of EPA's final polytope: its faces renumbered from 0, its used vertices too, each named
-    by its points' indices on A and on B (``known`` for the warm start's own vertices, else found from the
-    direction that found the vertex)."""
+    by its points' indices on A and on B (the polytope's first vertices are ``warm``'s, when it grew from that;
+    the others are found from the direction that found them)."""
     polytope = found.polytope
     ids = {face_id: row for row, face_id in enumerate(polytope.faces)}
     faces = list(polytope.faces.values())
@@ -78,8 +99,12 @@ def _kept(pair: _Pair, found: EpaResult, found_along: dict, known: dict) -> Warm
     neighbours = np.array([(ids[face[6]], ids[face[7]], ids[face[8]]) for face in faces], dtype=np.int64)
     used, triangles = np.unique(triangles, return_inverse=True)
     vertices = [polytope.vertices[index] for index in used.tolist()]
-    indices = np.array([known.get(vertex[0], (-1, -1)) for vertex in vertices], dtype=np.int64).reshape(-1, 2)
-    new = [row for row, vertex in enumerate(vertices) if vertex[0] not in known]
+    indices = np.full((len(used), 2), -1, dtype=np.int64)
+    if warm is not None:
+        inherited = used < len(warm.vertices_a)
+        indices[inherited, 0], indices[inherited, 1] = (warm.vertices_a[used[inherited]],
+                                                        warm.vertices_b[used[inherited]])
+    new = np.flatnonzero(indices[:, 0] < 0).tolist()
     if new:
         directions = np.array([found_along.get(vertices[row][0], (0.0, 0.0, 0.0)) for row in new])
         inverse = 1.0 / pair.unit
@@ -105,19 +130,11 @@ def _indices(shape: Shape, directions: np.ndarray, points: np.ndarray, shift: np
     return indices
 
 
-def _resumed(pair: _Pair, warm: WarmStart, known: dict) -> tuple[Contact, EpaResult] | None:
-    """The pair solved by EPA from the warm polytope; None when that polytope does not certainly enclose
-    the origin or the answer's bounds do not meet the tolerance (then a cold start decides). ``known``
-    gets each warm vertex's indices."""
-    placed = _vertices(pair, warm)
-    if placed is None:
-        return None
-    points, vertices = placed
-    planes = _planes(points, warm.triangles)
-    if planes is None or min(distance - error for _, distance, error in planes) <= 0.0:
-        return None
-    known.update(zip((vertex[0] for vertex in vertices), zip(warm.vertices_a.tolist(), warm.vertices_b.tolist())))
-    polytope = EpaPolytope.from_mesh(vertices, warm.triangles.tolist(), warm.neighbours.tolist(), planes)
+def _resumed(pair: _Pair, placed: _Placed) -> tuple[Contact, EpaResult] | None:
+    """The pair solved by EPA from the placed warm polytope; None when the answer's bounds do not meet the
+    tolerance (then a cold start decides)."""
+    polytope = EpaPolytope.from_mesh(placed.vertices(), placed.warm.triangles.tolist(),
+                                     placed.warm.neighbours.tolist(), placed.planes())
     found = resume(polytope, pair.support, tolerance=pair.local_solver_tolerance, max_iterations=pair.max_iterations,
                    rounding=pair.local_rounding)
     tol = pair.local_tolerance
@@ -129,16 +146,70 @@ def _resumed(pair: _Pair, warm: WarmStart, known: dict) -> tuple[Contact, EpaRes
                     found.iterations, "converged"), found
 
 
-def _vertices(pair: _Pair, warm: WarmStart) -> tuple[np.ndarray, list[Vertex]] | None:
-    """The warm polytope's points of A - B (V, 3) and vertices ``(w, a, b)`` where the shapes are now, in the
-    pair's frame; None when an index is beyond a shape's vertices (another shape than the warm start's)."""
-    if warm.vertices_a.max() >= len(pair.a.vertices()) or warm.vertices_b.max() >= len(pair.b.vertices()):
-        return None
-    inverse = 1.0 / pair.unit
-    side_a = _placed(pair.a, warm.vertices_a, -pair.center, inverse)
-    side_b = _placed(pair.b, warm.vertices_b, -pair.center, inverse)
-    w = side_a - side_b
-    return w, list(zip(map(tuple, w.tolist()), map(tuple, side_a.tolist()), map(tuple, side_b.tolist())))
+class _Placed:
+    """A warm start laid over the shapes where they are now, in the pair's frame: its points on A, on B and
+    of A - B (V, 3) each, and its faces' planes (``epa._plane`` of each, computed together with the same
+    operations in the same order, so the same floats): unit normals (F, 3), distances and errors (F,)."""
+
+    def __init__(self, warm: WarmStart, side_a: np.ndarray, side_b: np.ndarray):
+        self.warm, self.side_a, self.side_b = warm, side_a, side_b
+        self.points = side_a - side_b
+        triangles = warm.triangles
+        a, b, c = self.points[triangles[:, 0]], self.points[triangles[:, 1]], self.points[triangles[:, 2]]
+        ax, ay, az = a.T
+        ux, uy, uz = (b - a).T
+        vx, vy, vz = (c - a).T
+        nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+        n2 = nx * nx + ny * ny + nz * nz
+        spread2 = (ux * ux + uy * uy + uz * uz) * (vx * vx + vy * vy + vz * vz)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            length = np.sqrt(n2)
+            self.normals = np.stack([nx / length, ny / length, nz / length], axis=1)
+            self.errors = 8.0 * EPSILON * (1.0 + np.sqrt(spread2 / n2)) * (np.abs(ax) + np.abs(ay) + np.abs(az))
+        self.distances = self.normals[:, 0] * ax + self.normals[:, 1] * ay + self.normals[:, 2] * az
+        self.flat = False  # a sliver face with no area (``_sliver_plane`` finds no plane)
+        for row in np.flatnonzero(n2 <= 1e-4 * spread2).tolist():
+            plane = _sliver_plane(*(tuple(corner) for corner in (a[row].tolist(), b[row].tolist(), c[row].tolist())))
+            if plane is None:
+                self.flat = True
+                break
+            self.normals[row], self.distances[row], self.errors[row] = plane
+
+    @classmethod
+    def of(cls, pair: _Pair, warm: WarmStart) -> _Placed | None:
+        """The warm start placed, when it certainly encloses the origin (every face's distance, lowered by its
+        error, positive); None when not, when a face has no area, or when an index is beyond a shape's
+        vertices (another shape than the warm start's)."""
+        if warm.vertices_a.max() >= len(pair.a.vertices()) or warm.vertices_b.max() >= len(pair.b.vertices()):
+            return None
+        inverse = 1.0 / pair.unit
+        placed = cls(warm, _placed(pair.a, warm.vertices_a, -pair.center, inverse),
+                     _placed(pair.b, warm.vertices_b, -pair.center, inverse))
+        return None if placed.flat or not (placed.distances - placed.errors).min() > 0.0 else placed
+
+    def vertices(self) -> list[Vertex]:
+        """``(w, a, b)`` of every vertex, as EPA keeps them."""
+        rows = np.concatenate([self.points, self.side_a, self.side_b], axis=1).tolist()
+        return [((wx, wy, wz), (ax, ay, az), (bx, by, bz)) for wx, wy, wz, ax, ay, az, bx, by, bz in rows]
+
+    def planes(self) -> list:
+        """``(normal, distance, error)`` of every face, as EPA keeps them."""
+        return list(zip(map(tuple, self.normals.tolist()), self.distances.tolist(), self.errors.tolist()))
+
+    def settled(self, pair: _Pair) -> float | None:
+        """The pair's signed distance (world units) when the closest face lies on the boundary of A - B to
+        the tolerance: certainly between minus the support value along its normal (less the support rounding)
+        and minus the smallest face distance lowered by its error (see ``epa.resume``); None when those bounds
+        are further apart than the tolerance."""
+        closest = int(self.distances.argmin())
+        normal = tuple(self.normals[closest].tolist())
+        point = pair.support(normal)[0]
+        lower = -(normal[0] * point[0] + normal[1] * point[1] + normal[2] * point[2]) - pair.local_support_rounding
+        upper = -float((self.distances - self.errors).min())
+        if upper - lower > pair.local_tolerance:
+            return None
+        value = min(max(-float(self.distances[closest]), lower), upper)
+        return value * pair.unit - pair.margin + 0.0
 
 
 def _placed(shape: Shape, indices: np.ndarray, shift: np.ndarray, inverse: float) -> np.ndarray:
@@ -148,29 +219,9 @@ def _placed(shape: Shape, indices: np.ndarray, shift: np.ndarray, inverse: float
     linear, offset = shape.affine
     chosen = shape.vertices()[indices]
     t = offset + shift
-    x, y, z = chosen[:, 0:1], chosen[:, 1:2], chosen[:, 2:3]
-    placed = linear[:, 0] * x + linear[:, 1] * y + linear[:, 2] * z + t
+    if linear is _IDENTITY:
+        placed = chosen + t
+    else:
+        x, y, z = chosen[:, 0:1], chosen[:, 1:2], chosen[:, 2:3]
+        placed = linear[:, 0] * x + linear[:, 1] * y + linear[:, 2] * z + t
     return placed if inverse == 1.0 else placed * inverse
-def _planes(points: np.ndarray, triangles: np.ndarray) -> list | None:
-    """``epa._plane`` of every triangle (computed together, with the same operations in the same order,
-    so the same floats); None when a triangle has no area."""
-    a, b, c = points[triangles[:, 0]], points[triangles[:, 1]], points[triangles[:, 2]]
-    ax, ay, az = a.T
-    ux, uy, uz = (b - a).T
-    vx, vy, vz = (c - a).T
-    nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
-    n2 = nx * nx + ny * ny + nz * nz
-    spread2 = (ux * ux + uy * uy + uz * uz) * (vx * vx + vy * vy + vz * vz)
-    sliver = n2 <= 1e-4 * spread2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        length = np.sqrt(n2)
-        nx, ny, nz = nx / length, ny / length, nz / length
-        error = 8.0 * EPSILON * (1.0 + np.sqrt(spread2 / n2)) * (np.abs(ax) + np.abs(ay) + np.abs(az))
-    distance = nx * ax + ny * ay + nz * az
-    planes = list(zip(zip(nx.tolist(), ny.tolist(), nz.tolist()), distance.tolist(), error.tolist()))
-    for row in np.flatnonzero(sliver).tolist():
-        planes[row] = _sliver_plane(*(tuple(corner) for corner in (a[row].tolist(), b[row].tolist(),
-                                                                  c[row].tolist())))
-        if planes[row] is None:
-            return None
-    return planes

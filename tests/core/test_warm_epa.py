@@ -8,7 +8,7 @@ import pytest
 
 import core
 from checks import BOUNDS_SLACK, VALUE_TOLERANCE, assert_conventions, assert_matches_reference
-from core.warm_epa import WarmStart, collide_warm
+from core.warm_epa import WarmStart, collide_warm, signed_distance_warm
 from generators import affine, box, cloud, random_rotation, rotation_about, sphere
 from reference import reference_contact
 
@@ -18,12 +18,14 @@ def placed(points: np.ndarray, matrix: np.ndarray) -> np.ndarray:
 
 
 def run(body_a: np.ndarray, body_b: np.ndarray, matrices_b: list, **options) -> list:
-    """Walk B through ``matrices_b``, each query warm-started from the previous one; every answer is checked
-    against the qhull reference and against a cold ``collide``. Returns the contacts."""
+    """Walk B through ``matrices_b``, each query warm-started from the previous one (``collide_warm`` and,
+    separately, ``signed_distance_warm``); every answer is checked against the qhull reference and against a
+    cold ``collide``. Returns the contacts."""
     shape_a, shape_b = core.Polytope(body_a), core.Polytope(body_b)
-    warm, contacts = None, []
+    warm, warm_value, contacts = None, None, []
     for matrix in matrices_b:
         moved = shape_b.transformed(matrix)
+        value, warm_value = signed_distance_warm(shape_a, moved, warm_value, **options)
         contact, warm = collide_warm(shape_a, moved, warm, **options)
         points_b = placed(body_b, matrix)
         reference = reference_contact(body_a, points_b)
@@ -32,6 +34,8 @@ def run(body_a: np.ndarray, body_b: np.ndarray, matrices_b: list, **options) -> 
         assert abs(contact.signed_distance - cold.signed_distance) <= VALUE_TOLERANCE * reference.size
         assert contact.status == cold.status
         assert (warm is None) == (contact.epa_iterations == 0)
+        assert abs(value - reference.signed_distance) <= VALUE_TOLERANCE * reference.size
+        assert (warm_value is None) == (warm is None)
         contacts.append(contact)
     return contacts
 
@@ -83,6 +87,17 @@ def test_boxes_with_parallel_faces():
     # into exact face contact (x = 0.8) and back in
     touching = run(a, b, [affine(np.eye(3), (x, 0.1, 0.0)) for x in (0.7, 0.75, 0.78, 0.8, 0.79, 0.7)])
     assert touching[3].status == "touching"
+
+
+def test_signed_distance_read_off_the_warm_polytope():
+    """A small move leaves the closest face on the boundary: the value comes without EPA, to the tolerance."""
+    body = sphere(400, 0.5)
+    shape = core.Polytope(body)
+    _, warm = signed_distance_warm(shape, shape.translated((0.7, 0.0, 0.0)))
+    for x in (0.7, 0.7 + 1e-7, 0.7 - 1e-7):
+        value, kept = signed_distance_warm(shape, shape.translated((x, 0.0, 0.0)), warm, tolerance=1e-9)
+        reference = reference_contact(body, body + [x, 0.0, 0.0])
+        assert kept is warm and abs(value - reference.signed_distance) <= 1e-9
 
 
 def test_identical_placement_gives_the_cold_answer_in_one_step():

@@ -28,6 +28,10 @@ from .shapes import _IDENTITY, Shape
 from .simplex import EPSILON
 
 
+#: Columns of a cross product's factors: (u x v)_k = u_next v_last - u_last v_next.
+_NEXT, _LAST = np.array([1, 2, 0]), np.array([2, 0, 1])
+
+
 @dataclass(frozen=True)
 class WarmStart:
     """An EPA polytope to start a pair's next query from: per vertex the indices of its points on A and on B
@@ -38,6 +42,8 @@ class WarmStart:
     vertices_b: np.ndarray
     triangles: np.ndarray
     neighbours: np.ndarray
+    #: How many vertices the shapes had (a warm start serves shapes with those counts only).
+    counts: tuple[int, int]
 
 
 def collide_warm(shape_a: Shape, shape_b: Shape, warm: WarmStart | None = None, *, tolerance: float | None = None,
@@ -111,7 +117,8 @@ def _kept(pair: _Pair, found: EpaResult, found_along: dict, warm: WarmStart | No
         for column, (shape, sign) in enumerate(((pair.a, 1.0), (pair.b, -1.0))):
             points = np.array([vertices[row][column + 1] for row in new])
             indices[new, column] = _indices(shape, sign * directions, points, -pair.center, inverse)
-    return WarmStart(indices[:, 0], indices[:, 1], triangles.reshape(-1, 3), neighbours)
+    return WarmStart(indices[:, 0], indices[:, 1], triangles.reshape(-1, 3), neighbours,
+                     (len(pair.a.vertices()), len(pair.b.vertices())))
 
 
 def _indices(shape: Shape, directions: np.ndarray, points: np.ndarray, shift: np.ndarray, inverse: float
@@ -148,25 +155,22 @@ def _resumed(pair: _Pair, placed: _Placed) -> tuple[Contact, EpaResult] | None:
 
 class _Placed:
     """A warm start laid over the shapes where they are now, in the pair's frame: its points on A, on B and
-    of A - B (V, 3) each, and its faces' planes (``epa._plane`` of each, computed together with the same
-    operations in the same order, so the same floats): unit normals (F, 3), distances and errors (F,)."""
+    of A - B (V, 3) each, and its faces' planes (``epa._plane`` of each, by its formulas, all faces at once):
+    unit normals (F, 3), distances and errors (F,)."""
 
     def __init__(self, warm: WarmStart, side_a: np.ndarray, side_b: np.ndarray):
         self.warm, self.side_a, self.side_b = warm, side_a, side_b
         self.points = side_a - side_b
         triangles = warm.triangles
         a, b, c = self.points[triangles[:, 0]], self.points[triangles[:, 1]], self.points[triangles[:, 2]]
-        ax, ay, az = a.T
-        ux, uy, uz = (b - a).T
-        vx, vy, vz = (c - a).T
-        nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
-        n2 = nx * nx + ny * ny + nz * nz
-        spread2 = (ux * ux + uy * uy + uz * uz) * (vx * vx + vy * vy + vz * vz)
+        u, v = b - a, c - a
+        n = u[:, _NEXT] * v[:, _LAST] - u[:, _LAST] * v[:, _NEXT]  # u x v
+        n2 = (n * n).sum(axis=1)
+        spread2 = (u * u).sum(axis=1) * (v * v).sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
-            length = np.sqrt(n2)
-            self.normals = np.stack([nx / length, ny / length, nz / length], axis=1)
-            self.errors = 8.0 * EPSILON * (1.0 + np.sqrt(spread2 / n2)) * (np.abs(ax) + np.abs(ay) + np.abs(az))
-        self.distances = self.normals[:, 0] * ax + self.normals[:, 1] * ay + self.normals[:, 2] * az
+            self.normals = n / np.sqrt(n2)[:, None]
+            self.errors = 8.0 * EPSILON * (1.0 + np.sqrt(spread2 / n2)) * np.abs(a).sum(axis=1)
+        self.distances = (self.normals * a).sum(axis=1)
         self.flat = False  # a sliver face with no area (``_sliver_plane`` finds no plane)
         for row in np.flatnonzero(n2 <= 1e-4 * spread2).tolist():
             plane = _sliver_plane(*(tuple(corner) for corner in (a[row].tolist(), b[row].tolist(), c[row].tolist())))
@@ -178,9 +182,9 @@ class _Placed:
     @classmethod
     def of(cls, pair: _Pair, warm: WarmStart) -> _Placed | None:
         """The warm start placed, when it certainly encloses the origin (every face's distance, lowered by its
-        error, positive); None when not, when a face has no area, or when an index is beyond a shape's
-        vertices (another shape than the warm start's)."""
-        if warm.vertices_a.max() >= len(pair.a.vertices()) or warm.vertices_b.max() >= len(pair.b.vertices()):
+        error, positive); None when not, when a face has no area, or when the shapes have other vertex counts
+        than the warm start's."""
+        if warm.counts != (len(pair.a.vertices()), len(pair.b.vertices())):
             return None
         inverse = 1.0 / pair.unit
         placed = cls(warm, _placed(pair.a, warm.vertices_a, -pair.center, inverse),

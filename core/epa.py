@@ -14,7 +14,8 @@ distances, never NaN.
 The answer's bounds are certain, not hoped for: any support value ``n·w`` along a unit ``n`` bounds
 the depth from above, and the depth is at least the smallest distance from the origin to the
 polytope's faces, each face's distance lowered by the rounding error of its plane (large for sliver
-faces, whose normals float64 cannot pin down).
+faces, whose normals float64 cannot pin down). ``resume`` runs the same loop from any closed mesh wound
+outward whose vertices are points of A - B (a previous query's polytope moved with the shapes: ``warm_epa``).
 """
 
 from __future__ import annotations

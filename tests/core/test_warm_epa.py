@@ -89,6 +89,13 @@ def test_boxes_with_parallel_faces():
     assert touching[3].status == "touching"
 
 
+def test_thin_shapes_whose_polytopes_have_sliver_faces():
+    """A slab 2e-5 thick against a flattened cloud: the warm polytope's sliver faces take ``_sliver_plane``."""
+    rng = np.random.default_rng(2)
+    run(box((0.5, 0.5, 1e-5)), cloud(rng, 40) * [1.0, 1.0, 0.01],
+        [affine(rotation_about((1, 2, 3), 0.01 * k), (0.05, 0.02, 0.0)) for k in range(8)])
+
+
 def test_signed_distance_read_off_the_warm_polytope():
     """A small move leaves the closest face on the boundary: the value comes without EPA, to the tolerance."""
     body = sphere(400, 0.5)

@@ -5,11 +5,12 @@ Each object is read once and moved with its animation (``live.SolidCache``: a ri
 prepared shape follows its matrix, an instanced object its instance's); objects whose geometry can change
 over time (modifiers, shape keys, animated mesh data) are read at every frame. Per frame a broad phase on the
 moved boxes picks the candidate pairs, which get their signed distance only (convex pairs together, by
-``core.batch``, to ``FRAME_RELATIVE_TOLERANCE`` of the smallest object's size); the full answer (normal, witness
-points, curves, volume) is measured once per pair, at its worst frame, and that is what the result's
-numbers describe. Pairs are measured in the check's modes (``analysis.inspect``): in a plane or with
-rigid-body shapes (taken at every frame), as Analyse measures them. The current frame is restored however
-the scan ends.
+``core.batch``, to ``FRAME_RELATIVE_TOLERANCE`` of the smallest object's size; a convex pair that overlapped at
+the previous frame by EPA from that frame's polytope, ``core.warm_epa``, which a small move leaves a step or
+none from the answer); the full answer (normal, witness points, curves, volume) is measured once per pair, at
+its worst frame, and that is what the result's numbers describe. Pairs are measured in the check's modes
+(``analysis.inspect``): in a plane or with rigid-body shapes (taken at every frame), as Analyse measures them.
+The current frame is restored however the scan ends.
 """
 
 from __future__ import annotations

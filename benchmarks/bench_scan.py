@@ -57,7 +57,8 @@ def main() -> None:
     results = scene.collision_inspector.results
     deepest = max(r.max_depth for r in results)
     print(f"{FRAMES} frames x {PAIRS} pairs of {vertices}-vertex spheres ({results[0].method}): scan {scan:.2f} s "
-          f"(CPU {cpu:.2f} s; frame_set alone {stepping:.2f} s); {len(results)} pairs in contact, deepest {deepest:.3f}")
+          f"(CPU {cpu:.2f} s; frame_set alone {stepping:.2f} s); {len(results)} pairs in contact, "
+          f"deepest {deepest:.3f}")
     addon.unregister()
 
 

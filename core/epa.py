@@ -222,7 +222,8 @@ _SEED_FACES = ((0, 1, 2), (0, 3, 1), (0, 2, 3), (1, 3, 2))
 
 
 class EpaPolytope:
-    """Triangle mesh of a convex polytope. A face is a list ``[i, j, k, normal, distance, error, across_ij,
+    """Triangle mesh of a polytope (convex when grown from a seed; a warm start's, ``from_mesh``, need not be
+    exactly: see ``resume``). A face is a list ``[i, j, k, normal, distance, error, across_ij,
     across_jk, across_ki]``: its corners (wound outward), its plane (see ``_plane``) and the ids of the
     faces across its three edges. ``points`` are the vertices' points of A - B (``vertices`` keep the
     support points on A and B too); ``grown`` counts the points added since it was built."""

@@ -27,7 +27,7 @@ from ..core import overlapping_pairs
 from ..core.batch import collide_many
 from ..core.mesh import CONVEX, HULL, collide_solids
 from ..core.mesh.contact import pair_method
-from ..core.warm_epa import signed_distance_warm
+from ..core.warm_epa import signed_distances_warm
 from .clash import _allowed_pairs, _scope_sides, _status, clash_result, start_check
 from .clash_report import ClashReport
 from .geometry import ObjectGeometryError
@@ -137,9 +137,10 @@ def _signed_distances(pairs: list, shapes: list, modes: MeasureModes, options: d
             overlapped.append(k)
         else:
             distances[k] = contact.signed_distance
-    for k in overlapped:
-        distances[k], warm[keys[k]] = signed_distance_warm(pairs[k][0].hull, pairs[k][1].hull, warm.get(keys[k]),
-                                                           **options)
+    values, kept = signed_distances_warm([pairs[k][0].hull for k in overlapped], [pairs[k][1].hull for k in overlapped],
+                                         [warm.get(keys[k]) for k in overlapped], **options)
+    for k, value, start in zip(overlapped, values, kept):
+        distances[k], warm[keys[k]] = value, start
     for k in sorted(set(usual) - set(convex)):
         distances[k] = collide_solids(*pairs[k], **options).signed_distance
     return distances

@@ -14,6 +14,7 @@ cold start to the tolerance, witness points may sit elsewhere on the same contac
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,7 +53,7 @@ def collide_warm(shape_a: Shape, shape_b: Shape, warm: WarmStart | None = None, 
     origin. The warm start returned is None when the answer did not come from EPA (the shapes apart, or
     A - B flat)."""
     pair = _Pair(shape_a, shape_b, tolerance, touch_tolerance, max_iterations)
-    return _solved(pair, warm, None if warm is None else _Placed.of(pair, warm))
+    return _solved(pair, warm, _placed_together([pair], [warm])[0])
 
 
 def signed_distance_warm(shape_a: Shape, shape_b: Shape, warm: WarmStart | None = None, *,
@@ -61,13 +62,26 @@ def signed_distance_warm(shape_a: Shape, shape_b: Shape, warm: WarmStart | None 
     """``collide_warm``'s signed distance and warm start, to the same tolerance: when the warm polytope's
     closest face already lies on the boundary of A - B (the support along its normal is within the
     tolerance of the certified depth), the value is read off it, without EPA's normal and witness points."""
-    pair = _Pair(shape_a, shape_b, tolerance, touch_tolerance, max_iterations)
-    placed = None if warm is None else _Placed.of(pair, warm)
-    value = None if placed is None else placed.settled(pair)
-    if value is not None:
-        return value, warm
-    contact, kept = _solved(pair, warm, placed)
-    return contact.signed_distance, kept
+    values, warms = signed_distances_warm([shape_a], [shape_b], [warm], tolerance=tolerance,
+                                          touch_tolerance=touch_tolerance, max_iterations=max_iterations)
+    return values[0], warms[0]
+
+
+def signed_distances_warm(shapes_a: Sequence[Shape], shapes_b: Sequence[Shape], warms: Sequence[WarmStart | None], *,
+                          tolerance: float | None = None, touch_tolerance: float | None = None,
+                          max_iterations: int | None = None) -> tuple[list[float], list[WarmStart | None]]:
+    """``signed_distance_warm`` of every pair ``(shapes_a[i], shapes_b[i])`` from ``warms[i]``: the warm
+    polytopes are placed and their planes computed together."""
+    pairs = [_Pair(a, b, tolerance, touch_tolerance, max_iterations) for a, b in zip(shapes_a, shapes_b)]
+    values, kept = [], []
+    for pair, warm, placed in zip(pairs, warms, _placed_together(pairs, warms)):
+        value = None if placed is None else placed.settled(pair)
+        if value is None:
+            contact, warm = _solved(pair, warm, placed)
+            value = contact.signed_distance
+        values.append(value)
+        kept.append(warm)
+    return values, kept
 
 
 def _solved(pair: _Pair, warm: WarmStart | None, placed: _Placed | None) -> tuple[Contact, WarmStart | None]:
@@ -153,41 +167,13 @@ def _resumed(pair: _Pair, placed: _Placed) -> tuple[Contact, EpaResult] | None:
 
 class _Placed:
     """A warm start laid over the shapes where they are now, in the pair's frame: its points on A, on B and
-    of A - B (V, 3) each, and its faces' planes (``epa._plane`` of each, by its formulas, all faces at once):
-    unit normals (F, 3), distances and errors (F,)."""
+    of A - B (V, 3) each, and its faces' planes (``epa._plane`` of each, see ``_planes``): unit normals
+    (F, 3), distances and errors (F,)."""
 
-    def __init__(self, warm: WarmStart, side_a: np.ndarray, side_b: np.ndarray):
-        self.warm, self.side_a, self.side_b = warm, side_a, side_b
-        self.points = side_a - side_b
-        triangles = warm.triangles
-        a, b, c = self.points[triangles[:, 0]], self.points[triangles[:, 1]], self.points[triangles[:, 2]]
-        u, v = b - a, c - a
-        n = u[:, _NEXT] * v[:, _LAST] - u[:, _LAST] * v[:, _NEXT]  # u x v
-        n2 = (n * n).sum(axis=1)
-        spread2 = (u * u).sum(axis=1) * (v * v).sum(axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            self.normals = n / np.sqrt(n2)[:, None]
-            self.errors = 8.0 * EPSILON * (1.0 + np.sqrt(spread2 / n2)) * np.abs(a).sum(axis=1)
-        self.distances = (self.normals * a).sum(axis=1)
-        self.flat = False  # a sliver face with no area (``_sliver_plane`` finds no plane)
-        for row in np.flatnonzero(n2 <= 1e-4 * spread2).tolist():
-            plane = _sliver_plane(*(tuple(corner) for corner in (a[row].tolist(), b[row].tolist(), c[row].tolist())))
-            if plane is None:
-                self.flat = True
-                break
-            self.normals[row], self.distances[row], self.errors[row] = plane
-
-    @classmethod
-    def of(cls, pair: _Pair, warm: WarmStart) -> _Placed | None:
-        """The warm start placed, when it certainly encloses the origin (every face's distance, lowered by its
-        error, positive); None when not, when a face has no area, or when the shapes have other vertex counts
-        than the warm start's."""
-        if warm.counts != (len(pair.a.vertices()), len(pair.b.vertices())):
-            return None
-        inverse = 1.0 / pair.unit
-        placed = cls(warm, _placed(pair.a, warm.vertices_a, -pair.center, inverse),
-                     _placed(pair.b, warm.vertices_b, -pair.center, inverse))
-        return None if placed.flat or not (placed.distances - placed.errors).min() > 0.0 else placed
+    def __init__(self, warm: WarmStart, side_a: np.ndarray, side_b: np.ndarray, points: np.ndarray,
+                 planes: tuple[np.ndarray, np.ndarray, np.ndarray]):
+        self.warm, self.side_a, self.side_b, self.points = warm, side_a, side_b, points
+        self.normals, self.distances, self.errors = planes
 
     def vertices(self) -> list[Vertex]:
         """``(w, a, b)`` of every vertex, as EPA keeps them."""
@@ -212,6 +198,51 @@ class _Placed:
             return None
         value = min(max(-float(self.distances[closest]), lower), upper)
         return value * pair.unit - pair.margin + 0.0
+
+
+def _placed_together(pairs: list[_Pair], warms: Sequence[WarmStart | None]) -> list[_Placed | None]:
+    """Each pair's warm start placed where its shapes are now, the planes of all of them computed at once;
+    None for a pair without a warm start, with shapes of other vertex counts than its warm start's, or whose
+    placed polytope does not certainly enclose the origin (every face's distance, lowered by its error,
+    positive) or has a face with no area."""
+    sides = [None if warm is None or warm.counts != (len(pair.a.vertices()), len(pair.b.vertices())) else
+             (_placed(pair.a, warm.vertices_a, -pair.center, 1.0 / pair.unit),
+              _placed(pair.b, warm.vertices_b, -pair.center, 1.0 / pair.unit))
+             for pair, warm in zip(pairs, warms)]
+    ready = [k for k, side in enumerate(sides) if side is not None]
+    if not ready:
+        return [None] * len(pairs)
+    points = np.concatenate([sides[k][0] for k in ready]) - np.concatenate([sides[k][1] for k in ready])
+    first_vertex = np.cumsum([0] + [len(sides[k][0]) for k in ready])
+    first_face = np.cumsum([0] + [len(warms[k].triangles) for k in ready])
+    normals, distances, errors = _planes(points, np.concatenate([warms[k].triangles + first_vertex[row]
+                                                                 for row, k in enumerate(ready)]))
+    certain = np.minimum.reduceat(distances - errors, first_face[:-1]) > 0.0  # False for NaN: no plane
+    placed: list[_Placed | None] = [None] * len(pairs)
+    for row, k in enumerate(ready):
+        if certain[row]:
+            faces = slice(first_face[row], first_face[row + 1])
+            placed[k] = _Placed(warms[k], *sides[k], points[first_vertex[row]:first_vertex[row + 1]],
+                                (normals[faces], distances[faces], errors[faces]))
+    return placed
+
+
+def _planes(points: np.ndarray, triangles: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``epa._plane`` of every triangle, by its formulas, all at once: unit normals (F, 3), distances and
+    errors (F,); NaN for a triangle with no area."""
+    a, b, c = points[triangles[:, 0]], points[triangles[:, 1]], points[triangles[:, 2]]
+    u, v = b - a, c - a
+    n = u[:, _NEXT] * v[:, _LAST] - u[:, _LAST] * v[:, _NEXT]  # u x v
+    n2 = (n * n).sum(axis=1)
+    spread2 = (u * u).sum(axis=1) * (v * v).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        normals = n / np.sqrt(n2)[:, None]
+        errors = 8.0 * EPSILON * (1.0 + np.sqrt(spread2 / n2)) * np.abs(a).sum(axis=1)
+    distances = (normals * a).sum(axis=1)
+    for row in np.flatnonzero(n2 <= 1e-4 * spread2).tolist():
+        plane = _sliver_plane(*(tuple(corner) for corner in (a[row].tolist(), b[row].tolist(), c[row].tolist())))
+        normals[row], distances[row], errors[row] = plane if plane is not None else ((np.nan,) * 3, np.nan, np.nan)
+    return normals, distances, errors
 
 
 def _placed(shape: Shape, indices: np.ndarray, shift: np.ndarray, inverse: float) -> np.ndarray:

@@ -8,7 +8,7 @@ import pytest
 
 import core
 from checks import BOUNDS_SLACK, VALUE_TOLERANCE, assert_conventions, assert_matches_reference
-from core.warm_epa import WarmStart, collide_warm, signed_distance_warm
+from core.warm_epa import WarmStart, collide_warm, signed_distance_warm, signed_distances_warm
 from generators import affine, box, cloud, random_rotation, rotation_about, sphere
 from reference import reference_contact
 
@@ -105,6 +105,24 @@ def test_signed_distance_read_off_the_warm_polytope():
         value, kept = signed_distance_warm(shape, shape.translated((x, 0.0, 0.0)), warm, tolerance=1e-9)
         reference = reference_contact(body, body + [x, 0.0, 0.0])
         assert kept is warm and abs(value - reference.signed_distance) <= 1e-9
+
+
+def test_many_pairs_at_once_with_warm_cold_and_stale_starts():
+    """``signed_distances_warm`` over pairs whose warm starts are fresh, missing, another pair's, or from before
+    the pair came apart: each value is the reference's."""
+    rng = np.random.default_rng(21)
+    bodies = [(cloud(rng, 60), sphere(80, 0.4)) for _ in range(5)]
+    shapes = [(core.Polytope(a), core.Polytope(b)) for a, b in bodies]
+    _, warms = signed_distances_warm([a for a, _ in shapes], [b for _, b in shapes], [None] * 5)
+    offsets = [(0.01, 0.0, 0.0), (0.0, 0.02, 0.0), (3.0, 0.0, 0.0), (0.0, 0.0, 0.01), (0.02, 0.01, 0.0)]
+    starts = [warms[0], None, warms[2], warms[0], warms[4]]  # pair 2 now apart, pair 3 given pair 0's start
+    moved = [b.translated(offset) for (_, b), offset in zip(shapes, offsets)]
+    values, kept = signed_distances_warm([a for a, _ in shapes], moved, starts, tolerance=1e-10)
+    for (body_a, body_b), offset, value, start in zip(bodies, offsets, values, kept):
+        reference = reference_contact(body_a, body_b + offset)
+        assert abs(value - reference.signed_distance) <= VALUE_TOLERANCE * reference.size
+        assert (start is None) == (reference.signed_distance > 0.0)
+    assert kept[0] is warms[0]  # read off the moved warm polytope
 
 
 def test_identical_placement_gives_the_cold_answer_in_one_step():

@@ -11,6 +11,10 @@ cold start needs dozens. Otherwise (the pair came apart, a face collapsed, other
 warm answer's bounds do not meet the tolerance, the pair is solved cold, as ``collide`` solves it. Either
 way the answer meets ``collide``'s certificate: same tolerance, certain bounds; the depth agrees with a
 cold start to the tolerance, witness points may sit elsewhere on the same contact face.
+
+``signed_distance_warm`` (and ``signed_distances_warm`` for many pairs, placed together) answers the signed
+distance alone, for an animation scan's frames: when the placed polytope's closest face is already on the
+boundary of A - B to the tolerance (one support query says so), the value is read off it.
 """
 from __future__ import annotations
 
@@ -76,11 +80,12 @@ def signed_distances_warm(shapes_a: Sequence[Shape], shapes_b: Sequence[Shape], 
     values, kept = [], []
     for pair, warm, placed in zip(pairs, warms, _placed_together(pairs, warms)):
         value = None if placed is None else placed.settled(pair)
+        start = warm  # read off the warm polytope: it serves again as it is
         if value is None:
-            contact, warm = _solved(pair, warm, placed)
+            contact, start = _solved(pair, warm, placed)
             value = contact.signed_distance
         values.append(value)
-        kept.append(warm)
+        kept.append(start)
     return values, kept
 
 

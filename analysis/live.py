@@ -52,6 +52,13 @@ def _key(source: Source) -> tuple:
     return source.owner.as_pointer(), source.obj.as_pointer(), '' if source.matrix is None else source.name
 
 
+def _determinant(matrix: np.ndarray) -> float:
+    """Determinant of the 4x4 affine ``matrix``'s linear part (in floats: ``np.linalg.det`` costs more than
+    the scan's per-frame matrix checks can afford)."""
+    (a, b, c, _), (d, e, f, _), (g, h, i, _) = matrix[:3].tolist()
+    return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+
+
 class SolidCache:
     """Each source's prepared ``Solid``, read once and moved to wherever the source is now."""
 
@@ -67,14 +74,16 @@ class SolidCache:
         key = _key(source)
         entry = self._entries.get(key)
         data = source.obj.data.as_pointer() if source.obj.data is not None else 0
-        invertible = abs(np.linalg.det(matrix[:3, :3])) > SINGULAR
+        if entry is not None and entry.use_hull == use_hull and entry.data == data and \
+                (matrix == entry.last_matrix).all():
+            return entry.last_solid  # not moved since the last call: no need to check its matrix again
+        invertible = abs(_determinant(matrix)) > SINGULAR
         if entry is None or entry.use_hull != use_hull or entry.data != data or not invertible:
             solid = read_solid(source, depsgraph, use_hull)
             if invertible:
                 self._entries[key] = _Entry(matrix, np.linalg.inv(matrix), solid, use_hull, data, matrix, solid)
             return solid
-        if not np.array_equal(matrix, entry.last_matrix):
-            entry.last_matrix, entry.last_solid = matrix, entry.solid.transformed(matrix @ entry.inverse)
+        entry.last_matrix, entry.last_solid = matrix, entry.solid.transformed(matrix @ entry.inverse)
         return entry.last_solid
 
     def forget(self, pointers: set) -> None:

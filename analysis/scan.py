@@ -5,11 +5,12 @@ Each object is read once and moved with its animation (``live.SolidCache``: a ri
 prepared shape follows its matrix, an instanced object its instance's); objects whose geometry can change
 over time (modifiers, shape keys, animated mesh data) are read at every frame. Per frame a broad phase on the
 moved boxes picks the candidate pairs, which get their signed distance only (convex pairs together, by
-``core.batch``, to ``FRAME_RELATIVE_TOLERANCE`` of the smallest object's size); the full answer (normal, witness
-points, curves, volume) is measured once per pair, at its worst frame, and that is what the result's
-numbers describe. Pairs are measured in the check's modes (``analysis.inspect``): in a plane or with
-rigid-body shapes (taken at every frame), as Analyse measures them. The current frame is restored however
-the scan ends.
+``core.batch``, to ``FRAME_RELATIVE_TOLERANCE`` of the smallest object's size; a convex pair that overlapped at
+the previous frame by EPA from that frame's polytope, ``core.warm_epa``, which a small move leaves a step or
+none from the answer); the full answer (normal, witness points, curves, volume) is measured once per pair, at
+its worst frame, and that is what the result's numbers describe. Pairs are measured in the check's modes
+(``analysis.inspect``): in a plane or with rigid-body shapes (taken at every frame), as Analyse measures them.
+The current frame is restored however the scan ends.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ..core import overlapping_pairs
 from ..core.batch import collide_many
 from ..core.mesh import CONVEX, HULL, collide_solids
 from ..core.mesh.contact import pair_method
+from ..core.warm_epa import signed_distances_warm
 from .clash import _allowed_pairs, _scope_sides, _status, clash_result, start_check
 from .clash_report import ClashReport
 from .geometry import ObjectGeometryError
@@ -116,16 +118,29 @@ def _frame_shapes(members: list, depsgraph, cache: SolidCache, use_hulls: bool, 
     return solids, shapes
 
 
-def _signed_distances(pairs: list, shapes: list, modes: MeasureModes, options: dict) -> np.ndarray:
-    """Signed distance of each ``(solid, solid)`` pair: in the modes where they apply, else convex pairs in
-    one batch and the others one by one."""
+def _signed_distances(pairs: list, shapes: list, modes: MeasureModes, options: dict, keys: list,
+                      warm: dict) -> np.ndarray:
+    """Signed distance of each ``(solid, solid)`` pair: in the modes where they apply, else convex pairs by
+    EPA from their previous frame's polytope (``warm``, under the pairs' ``keys``) when they overlapped there,
+    the other convex pairs in one batch (GJK together, EPA for those that overlap), and the rest one by one."""
     moded = [None if modes.default else measure_in_mode(a, b, shape, modes, options)
              for (a, b), shape in zip(pairs, shapes)]
     distances = np.array([np.nan if answer is None else answer[0].signed_distance for answer in moded])
     usual = [k for k, answer in enumerate(moded) if answer is None]
     convex = [k for k in usual if pair_method(*pairs[k]) in (CONVEX, HULL)]
-    contacts = collide_many([pairs[k][0].hull for k in convex], [pairs[k][1].hull for k in convex], **options)
-    distances[convex] = [contact.signed_distance for contact in contacts]
+    overlapped = [k for k in convex if warm.get(keys[k]) is not None]
+    batched = [k for k in convex if warm.get(keys[k]) is None]
+    contacts = collide_many([pairs[k][0].hull for k in batched], [pairs[k][1].hull for k in batched],
+                            solve_overlapping=False, **options)
+    for k, contact in zip(batched, contacts):
+        if contact is None:
+            overlapped.append(k)
+        else:
+            distances[k] = contact.signed_distance
+    values, kept = signed_distances_warm([pairs[k][0].hull for k in overlapped], [pairs[k][1].hull for k in overlapped],
+                                         [warm.get(keys[k]) for k in overlapped], **options)
+    for k, value, start in zip(overlapped, values, kept):
+        distances[k], warm[keys[k]] = value, start
     for k in sorted(set(usual) - set(convex)):
         distances[k] = collide_solids(*pairs[k], **options).signed_distance
     return distances
@@ -151,6 +166,7 @@ def _scan_steps(scene, depsgraph, report: ClashReport, scope: str, every_pair: b
     distances: dict[tuple[int, int], np.ndarray] = {}
     worst: dict[tuple[int, int], tuple] = {}
     cache, margin = SolidCache(), max(report.clearance, report.touch_tolerance)
+    warm: dict[tuple[int, int], object] = {}
     modes = options['modes']
     try:
         for step, current in enumerate(frames.tolist()):
@@ -166,7 +182,8 @@ def _scan_steps(scene, depsgraph, report: ClashReport, scope: str, every_pair: b
                                  "touch_tolerance": report.touch_tolerance,
                                  "max_iterations": report.max_iterations or None}
                 values = _signed_distances([(solids[i], solids[j]) for i, j in pairs],
-                                           [(shapes[i], shapes[j]) for i, j in pairs], modes, frame_options)
+                                           [(shapes[i], shapes[j]) for i, j in pairs], modes, frame_options,
+                                           pairs, warm)
                 for pair, value in zip(pairs, values.tolist()):
                     series = distances.setdefault(pair, np.full(len(frames), np.inf))
                     series[step] = value

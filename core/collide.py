@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from .contact import Contact, classify, frozen_instance, touch_band
-from .epa import Blowup, epa, expand_simplex
+from .epa import Blowup, EpaResult, epa, expand_simplex
 from .gjk import GjkResult, closest_on_simplex, gjk, minkowski_support
 from .shapes import Polytope, Shape, as_shape
 from .validation import MAX_COORDINATE, MIN_PAIR_SIZE, as_iteration_cap, as_length
@@ -130,10 +130,15 @@ def collide(points_a, points_b, *, tolerance: float | None = None, touch_toleran
 
 def _solve(pair: _Pair) -> Contact:
     """GJK, then (enclosed origin, or GJK stalled by rounding on a thin A - B) EPA from either side."""
+    return solve_pair(pair)[0]
+
+
+def solve_pair(pair: _Pair) -> tuple[Contact, EpaResult | None]:
+    """``_solve``'s answer, and EPA's (with its final polytope) when that is what the answer comes from."""
     tol, slack, aim = pair.local_tolerance, pair.local_support_rounding, pair.local_solver_tolerance
     result = gjk(pair.support, pair.first_direction(), tolerance=aim, max_iterations=pair.max_iterations)
     if not result.overlapping and result.status != "stalled":
-        return _gjk_contact(pair, result, (result.lower_bound - slack, result.distance), 0, result.status)
+        return _gjk_contact(pair, result, (result.lower_bound - slack, result.distance), 0, result.status), None
     seed = expand_simplex(pair.support, result.simplex, tol)
     found = None if seed.dimension < 3 else epa(pair.support, seed.vertices, tolerance=aim,
                                                 max_iterations=pair.max_iterations, rounding=pair.local_rounding)
@@ -145,7 +150,7 @@ def _solve(pair: _Pair) -> Contact:
         # Flat and measured to the tolerance: 'degenerate'; otherwise rounding kept GJK from the answer.
         status = "degenerate" if seed.dimension < 3 and distance - lower <= tol else "stalled"
         return _contact(pair, distance, normal, *_witnesses(simplex, weights), (lower, distance), result.iterations,
-                        0, status)
+                        0, status), None
     bounds = (max(found.lower_bound - slack, lower), min(found.upper_bound, result.distance))
     status = found.status
     if bounds[1] - bounds[0] > tol and status == "converged":
@@ -156,9 +161,9 @@ def _solve(pair: _Pair) -> Contact:
     if misses and 0.0 < result.distance <= bounds[1] + tol:
         # EPA's face (of an unfinished, thin polytope) misses the certain bounds; GJK's point of A - B
         # is the upper bound itself, with witness points on the shapes.
-        return _gjk_contact(pair, result, bounds, found.iterations, status)
+        return _gjk_contact(pair, result, bounds, found.iterations, status), None
     return _contact(pair, found.signed_distance, found.normal, found.point_a, found.point_b, bounds,
-                    result.iterations, found.iterations, status)
+                    result.iterations, found.iterations, status), found
 
 
 def _gjk_contact(pair: _Pair, result: GjkResult, bounds, epa_iterations: int, status: str) -> Contact:

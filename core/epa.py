@@ -14,14 +14,15 @@ distances, never NaN.
 The answer's bounds are certain, not hoped for: any support value ``n·w`` along a unit ``n`` bounds
 the depth from above, and the depth is at least the smallest distance from the origin to the
 polytope's faces, each face's distance lowered by the rounding error of its plane (large for sliver
-faces, whose normals float64 cannot pin down).
+faces, whose normals float64 cannot pin down). ``resume`` runs the same loop from any closed mesh wound
+outward whose vertices are points of A - B (a previous query's polytope moved with the shapes: ``warm_epa``).
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .gjk import SupportFn, Vertex
 from .simplex import EPSILON, closest_on_triangle, triangle_frame
@@ -49,6 +50,8 @@ class EpaResult:
     upper_bound: float
     iterations: int
     status: str
+    #: The final polytope (what ``core.warm_epa`` keeps to start the same pair's next query from).
+    polytope: EpaPolytope | None = field(default=None, repr=False, compare=False)
 
 
 def _unit(v: Vec3) -> Vec3:
@@ -218,11 +221,12 @@ def _sliver_plane(p: Vec3, q: Vec3, r: Vec3):
 _SEED_FACES = ((0, 1, 2), (0, 3, 1), (0, 2, 3), (1, 3, 2))
 
 
-class _Polytope:
-    """Triangle mesh of a convex polytope. A face is a list ``[i, j, k, normal, distance, error, across_ij,
+class EpaPolytope:
+    """Triangle mesh of a polytope (convex when grown from a seed; a warm start's, ``from_mesh``, need not be
+    exactly: see ``resume``). A face is a list ``[i, j, k, normal, distance, error, across_ij,
     across_jk, across_ki]``: its corners (wound outward), its plane (see ``_plane``) and the ids of the
     faces across its three edges. ``points`` are the vertices' points of A - B (``vertices`` keep the
-    support points on A and B too)."""
+    support points on A and B too); ``grown`` counts the points added since it was built."""
 
     def __init__(self, seed: list, planes: list):
         """``planes`` are those of ``_SEED_FACES`` on ``seed``. The winding is read off the face whose
@@ -245,6 +249,24 @@ class _Polytope:
         for (a, b), (face_id, slot) in owners.items():
             self.faces[face_id][slot] = owners[b, a][0]
         self._next_id = len(self.faces)
+        self.grown = 0
+
+    @classmethod
+    def from_mesh(cls, vertices: list, triangles: list, neighbours: list, planes: list) -> EpaPolytope:
+        """A polytope from a closed triangle mesh wound outward: ``triangles`` index ``vertices``,
+        ``neighbours`` name the faces across each triangle's edges (ij, jk, ki) and ``planes`` are their
+        ``_plane``s."""
+        polytope = cls.__new__(cls)
+        polytope.vertices = vertices
+        polytope.points = [vertex[0] for vertex in vertices]
+        polytope.faces = {face_id: [i, j, k, normal, distance, error, across_ij, across_jk, across_ki]
+                          for face_id, ((i, j, k), (across_ij, across_jk, across_ki), (normal, distance, error))
+                          in enumerate(zip(triangles, neighbours, planes))}
+        polytope.heap = [(plane[1], face_id) for face_id, plane in enumerate(planes)]
+        heapq.heapify(polytope.heap)
+        polytope._next_id = len(planes)
+        polytope.grown = 0
+        return polytope
 
     def closest_face(self) -> int:
         heap, faces = self.heap, self.faces
@@ -300,6 +322,7 @@ class _Polytope:
             other[6 if other[0] == b else (7 if other[1] == b else 8)] = face_id
             push(heap, (distance, face_id))
         self._next_id = first + len(horizon)
+        self.grown += 1
         return True
 
     def grow(self, support: SupportFn, tolerance: float, max_iterations: int, rounding: float):
@@ -362,12 +385,26 @@ def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int
     planes = [_plane(seed[i][0], seed[j][0], seed[k][0]) for i, j, k in _SEED_FACES]
     if None in planes:
         return None
-    polytope = _Polytope(seed, planes)
+    return resume(EpaPolytope(seed, planes), support, tolerance=tolerance, max_iterations=max_iterations,
+                  rounding=rounding)
+
+
+def resume(polytope: EpaPolytope, support: SupportFn, *, tolerance: float, max_iterations: int,
+           rounding: float) -> EpaResult:
+    """EPA's loop from ``polytope`` (see ``epa``), and the answer with the final polytope attached.
+
+    The polytope need not come from a seed: any closed triangle mesh wound outward whose vertices are
+    points of A - B gives certain bounds (the depth is at least its smallest face distance, lowered by the
+    planes' errors, when that is positive: every ray from the origin then meets the mesh, and the segment
+    to it lies in the hull of the vertices).
+    """
     min_support, tightest, iterations, status = polytope.grow(support, tolerance, max_iterations, rounding)
-    return _finish(polytope, min_support, tightest, iterations, status, rounding, tolerance)
+    found = _finish(polytope, min_support, tightest, iterations, status, rounding, tolerance)
+    found.polytope = polytope
+    return found
 
 
-def _finish(polytope: _Polytope, min_support: float, tightest: tuple, iterations: int, status: str,
+def _finish(polytope: EpaPolytope, min_support: float, tightest: tuple, iterations: int, status: str,
             rounding: float, tolerance: float) -> EpaResult:
     """Answer from the closest face: normal from the best-conditioned face of its facet, witness
     points from the face whose triangle holds the foot of the origin, and certain bounds.
@@ -404,7 +441,7 @@ def _finish(polytope: _Polytope, min_support: float, tightest: tuple, iterations
     return EpaResult(-distance, normal, point_a, point_b, lower, min(upper, norm(point)), iterations, status)
 
 
-def _witnesses(polytope: _Polytope, facet: list, target: Vec3) -> tuple[Vec3, Vec3, Vec3]:
+def _witnesses(polytope: EpaPolytope, facet: list, target: Vec3) -> tuple[Vec3, Vec3, Vec3]:
     """The point of the facet's triangles nearest ``target`` (a point of A - B, so its distance from
     the origin bounds the signed distance from above) and its witness points on A and on B."""
     best = None

@@ -1,0 +1,265 @@
+"""``collide_warm``: ``collide`` for a pair queried again and again as it moves (animation frames, live
+edits), EPA started from the pair's previous polytope instead of from GJK's simplex.
+
+EPA's final polytope is kept as its triangulation and, per vertex, the indices of its two points on A and
+on B among the shapes' vertices (``WarmStart``). At the next query those vertices are placed where the
+shapes are now (all at once) and the triangulation is laid over them: a closed mesh wound outward whose
+vertices are points of A - B. If every face has the origin certainly on its inner side (its distance,
+lowered by its plane's rounding error, positive), EPA goes on from that mesh: its bounds are then as
+certain as a cold start's (see ``epa.resume``), and a pair that moved a little needs a step or two where a
+cold start needs dozens. Otherwise (the pair came apart, a face collapsed, other shapes) and whenever the
+warm answer's bounds do not meet the tolerance, the pair is solved cold, as ``collide`` solves it. Either
+way the answer meets ``collide``'s certificate: same tolerance, certain bounds; the depth agrees with a
+cold start to the tolerance, witness points may sit elsewhere on the same contact face.
+
+``signed_distance_warm`` (and ``signed_distances_warm`` for many pairs, placed together) answers the signed
+distance alone, for an animation scan's frames: when the placed polytope's closest face is already on the
+boundary of A - B to the tolerance (one support query says so), the value is read off it.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .collide import _contact, _Pair, solve_pair
+from .contact import Contact
+from .epa import EpaPolytope, EpaResult, _sliver_plane, resume
+from .gjk import SupportFn, Vertex
+from .shapes import _IDENTITY, Shape
+from .simplex import EPSILON
+
+
+#: Columns of a cross product's factors: (u x v)_k = u_next v_last - u_last v_next.
+_NEXT, _LAST = np.array([1, 2, 0]), np.array([2, 0, 1])
+
+
+@dataclass(frozen=True)
+class WarmStart:
+    """An EPA polytope to start a pair's next query from: per vertex the indices of its points on A and on B
+    in the shapes' ``vertices()`` (V,) each, the outward triangles (F, 3) and the faces across each
+    triangle's edges ij, jk, ki (F, 3)."""
+
+    vertices_a: np.ndarray
+    vertices_b: np.ndarray
+    triangles: np.ndarray
+    neighbours: np.ndarray
+    #: How many vertices the shapes had (a warm start serves shapes with those counts only).
+    counts: tuple[int, int]
+
+
+def collide_warm(shape_a: Shape, shape_b: Shape, warm: WarmStart | None = None, *, tolerance: float | None = None,
+                 touch_tolerance: float | None = None, max_iterations: int | None = None
+                 ) -> tuple[Contact, WarmStart | None]:
+    """``(collide(shape_a, shape_b, ...), warm start for the next query)``: the contact as ``collide``
+    gives it (same keywords, same certificate), EPA started from ``warm`` when that still encloses the
+    origin. The warm start returned is None when the answer did not come from EPA (the shapes apart, or
+    A - B flat)."""
+    pair = _Pair(shape_a, shape_b, tolerance, touch_tolerance, max_iterations)
+    return _solved(pair, warm, _placed_together([pair], [warm])[0])
+
+
+def signed_distance_warm(shape_a: Shape, shape_b: Shape, warm: WarmStart | None = None, *,
+                         tolerance: float | None = None, touch_tolerance: float | None = None,
+                         max_iterations: int | None = None) -> tuple[float, WarmStart | None]:
+    """``collide_warm``'s signed distance and warm start, to the same tolerance: when the warm polytope's
+    closest face already lies on the boundary of A - B (the support along its normal is within the
+    tolerance of the certified depth), the value is read off it, without EPA's normal and witness points."""
+    values, warms = signed_distances_warm([shape_a], [shape_b], [warm], tolerance=tolerance,
+                                          touch_tolerance=touch_tolerance, max_iterations=max_iterations)
+    return values[0], warms[0]
+
+
+def signed_distances_warm(shapes_a: Sequence[Shape], shapes_b: Sequence[Shape], warms: Sequence[WarmStart | None], *,
+                          tolerance: float | None = None, touch_tolerance: float | None = None,
+                          max_iterations: int | None = None) -> tuple[list[float], list[WarmStart | None]]:
+    """``signed_distance_warm`` of every pair ``(shapes_a[i], shapes_b[i])`` from ``warms[i]``: the warm
+    polytopes are placed and their planes computed together."""
+    pairs = [_Pair(a, b, tolerance, touch_tolerance, max_iterations) for a, b in zip(shapes_a, shapes_b)]
+    values, kept = [], []
+    for pair, warm, placed in zip(pairs, warms, _placed_together(pairs, warms)):
+        value = None if placed is None else placed.settled(pair)
+        start = warm  # read off the warm polytope: it serves again as it is
+        if value is None:
+            contact, start = _solved(pair, warm, placed)
+            value = contact.signed_distance
+        values.append(value)
+        kept.append(start)
+    return values, kept
+
+
+def _solved(pair: _Pair, warm: WarmStart | None, placed: _Placed | None) -> tuple[Contact, WarmStart | None]:
+    """``collide_warm`` on a prepared pair: from the ``placed`` warm polytope when it serves, else cold."""
+    found_along: dict[tuple, tuple] = {}
+    pair.support = _logged(pair.support, found_along)
+    solved = None if placed is None else _resumed(pair, placed)
+    if solved is None:
+        contact, found = solve_pair(pair)
+        return contact, None if found is None else _kept(pair, found, found_along)
+    contact, found = solved
+    # The warm vertices come first in the polytope, in the warm start's order.
+    return contact, warm if found.polytope.grown == 0 else _kept(pair, found, found_along, warm)
+
+
+def _logged(support: SupportFn, found_along: dict) -> SupportFn:
+    """``support`` that remembers, for each point of A - B it returns, the first direction that found it."""
+    def remembering(d):
+        vertex = support(d)
+        found_along.setdefault(vertex[0], d)
+        return vertex
+    return remembering
+
+
+def _kept(pair: _Pair, found: EpaResult, found_along: dict, warm: WarmStart | None = None) -> WarmStart:
+    """The warm start of EPA's final polytope: its faces renumbered from 0, its used vertices too, each named
+    by its points' indices on A and on B (the polytope's first vertices are ``warm``'s, when it grew from that;
+    the others are found from the direction that found them)."""
+    polytope = found.polytope
+    ids = {face_id: row for row, face_id in enumerate(polytope.faces)}
+    faces = list(polytope.faces.values())
+    triangles = np.array([face[:3] for face in faces], dtype=np.int64)
+    neighbours = np.array([(ids[face[6]], ids[face[7]], ids[face[8]]) for face in faces], dtype=np.int64)
+    used, triangles = np.unique(triangles, return_inverse=True)
+    vertices = [polytope.vertices[index] for index in used.tolist()]
+    indices = np.full((len(used), 2), -1, dtype=np.int64)
+    if warm is not None:
+        inherited = used < len(warm.vertices_a)
+        indices[inherited, 0], indices[inherited, 1] = (warm.vertices_a[used[inherited]],
+                                                        warm.vertices_b[used[inherited]])
+    new = np.flatnonzero(indices[:, 0] < 0).tolist()
+    if new:
+        directions = np.array([found_along.get(vertices[row][0], (0.0, 0.0, 0.0)) for row in new])
+        inverse = 1.0 / pair.unit
+        for column, (shape, sign) in enumerate(((pair.a, 1.0), (pair.b, -1.0))):
+            points = np.array([vertices[row][column + 1] for row in new])
+            indices[new, column] = _indices(shape, sign * directions, points, -pair.center, inverse)
+    return WarmStart(indices[:, 0], indices[:, 1], triangles.reshape(-1, 3), neighbours,
+                     (len(pair.a.vertices()), len(pair.b.vertices())))
+
+
+def _indices(shape: Shape, directions: np.ndarray, points: np.ndarray, shift: np.ndarray, inverse: float
+             ) -> np.ndarray:
+    """Which of ``shape``'s vertices each of ``points`` (in the pair's frame) is: the support along its
+    direction, as ``Shape.support`` picks it, else (a tie broken another way, or no direction) the vertex
+    placed nearest to it."""
+    linear, _offset = shape.affine
+    local = shape.vertices()
+    indices = np.argmax(local @ (directions @ linear).T, axis=0)
+    wrong = np.flatnonzero((_placed(shape, indices, shift, inverse) != points).any(axis=1))
+    if wrong.size:
+        every = _placed(shape, np.arange(len(local)), shift, inverse)
+        gaps = ((every[None, :, :] - points[wrong, None, :]) ** 2).sum(axis=2)
+        indices[wrong] = gaps.argmin(axis=1)
+    return indices
+
+
+def _resumed(pair: _Pair, placed: _Placed) -> tuple[Contact, EpaResult] | None:
+    """The pair solved by EPA from the placed warm polytope; None when the answer's bounds do not meet the
+    tolerance (then a cold start decides)."""
+    polytope = EpaPolytope.from_mesh(placed.vertices(), placed.warm.triangles.tolist(),
+                                     placed.warm.neighbours.tolist(), placed.planes())
+    found = resume(polytope, pair.support, tolerance=pair.local_solver_tolerance, max_iterations=pair.max_iterations,
+                   rounding=pair.local_rounding)
+    tol = pair.local_tolerance
+    bounds = (found.lower_bound - pair.local_support_rounding, found.upper_bound)
+    if found.status != "converged" or bounds[1] - bounds[0] > tol or \
+            not bounds[0] - tol <= found.signed_distance <= bounds[1] + tol:
+        return None
+    return _contact(pair, found.signed_distance, found.normal, found.point_a, found.point_b, bounds, 0,
+                    found.iterations, "converged"), found
+
+
+class _Placed:
+    """A warm start laid over the shapes where they are now, in the pair's frame: its points on A, on B and
+    of A - B (V, 3) each, and its faces' planes (``epa._plane`` of each, see ``_planes``): unit normals
+    (F, 3), distances and errors (F,)."""
+
+    def __init__(self, warm: WarmStart, side_a: np.ndarray, side_b: np.ndarray, points: np.ndarray,
+                 planes: tuple[np.ndarray, np.ndarray, np.ndarray]):
+        self.warm, self.side_a, self.side_b, self.points = warm, side_a, side_b, points
+        self.normals, self.distances, self.errors = planes
+
+    def vertices(self) -> list[Vertex]:
+        """``(w, a, b)`` of every vertex, as EPA keeps them."""
+        rows = np.concatenate([self.points, self.side_a, self.side_b], axis=1).tolist()
+        return [((wx, wy, wz), (ax, ay, az), (bx, by, bz)) for wx, wy, wz, ax, ay, az, bx, by, bz in rows]
+
+    def planes(self) -> list:
+        """``(normal, distance, error)`` of every face, as EPA keeps them."""
+        return list(zip(map(tuple, self.normals.tolist()), self.distances.tolist(), self.errors.tolist()))
+
+    def settled(self, pair: _Pair) -> float | None:
+        """The pair's signed distance (world units) when the closest face lies on the boundary of A - B to
+        the tolerance: certainly between minus the support value along its normal (less the support rounding)
+        and minus the smallest face distance lowered by its error (see ``epa.resume``); None when those bounds
+        are further apart than the tolerance."""
+        closest = int(self.distances.argmin())
+        normal = tuple(self.normals[closest].tolist())
+        point = pair.support(normal)[0]
+        lower = -(normal[0] * point[0] + normal[1] * point[1] + normal[2] * point[2]) - pair.local_support_rounding
+        upper = -float((self.distances - self.errors).min())
+        if upper - lower > pair.local_tolerance:
+            return None
+        value = min(max(-float(self.distances[closest]), lower), upper)
+        return value * pair.unit - pair.margin + 0.0
+
+
+def _placed_together(pairs: list[_Pair], warms: Sequence[WarmStart | None]) -> list[_Placed | None]:
+    """Each pair's warm start placed where its shapes are now, the planes of all of them computed at once;
+    None for a pair without a warm start, with shapes of other vertex counts than its warm start's, or whose
+    placed polytope does not certainly enclose the origin (every face's distance, lowered by its error,
+    positive) or has a face with no area."""
+    sides = [None if warm is None or warm.counts != (len(pair.a.vertices()), len(pair.b.vertices())) else
+             (_placed(pair.a, warm.vertices_a, -pair.center, 1.0 / pair.unit),
+              _placed(pair.b, warm.vertices_b, -pair.center, 1.0 / pair.unit))
+             for pair, warm in zip(pairs, warms)]
+    ready = [k for k, side in enumerate(sides) if side is not None]
+    if not ready:
+        return [None] * len(pairs)
+    points = np.concatenate([sides[k][0] for k in ready]) - np.concatenate([sides[k][1] for k in ready])
+    first_vertex = np.cumsum([0] + [len(sides[k][0]) for k in ready])
+    first_face = np.cumsum([0] + [len(warms[k].triangles) for k in ready])
+    normals, distances, errors = _planes(points, np.concatenate([warms[k].triangles + first_vertex[row]
+                                                                 for row, k in enumerate(ready)]))
+    certain = np.minimum.reduceat(distances - errors, first_face[:-1]) > 0.0  # False for NaN: no plane
+    placed: list[_Placed | None] = [None] * len(pairs)
+    for row, k in enumerate(ready):
+        if certain[row]:
+            faces = slice(first_face[row], first_face[row + 1])
+            placed[k] = _Placed(warms[k], *sides[k], points[first_vertex[row]:first_vertex[row + 1]],
+                                (normals[faces], distances[faces], errors[faces]))
+    return placed
+
+
+def _planes(points: np.ndarray, triangles: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``epa._plane`` of every triangle, by its formulas, all at once: unit normals (F, 3), distances and
+    errors (F,); NaN for a triangle with no area."""
+    a, b, c = points[triangles[:, 0]], points[triangles[:, 1]], points[triangles[:, 2]]
+    u, v = b - a, c - a
+    n = u[:, _NEXT] * v[:, _LAST] - u[:, _LAST] * v[:, _NEXT]  # u x v
+    n2 = (n * n).sum(axis=1)
+    spread2 = (u * u).sum(axis=1) * (v * v).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        normals = n / np.sqrt(n2)[:, None]
+        errors = 8.0 * EPSILON * (1.0 + np.sqrt(spread2 / n2)) * np.abs(a).sum(axis=1)
+    distances = (normals * a).sum(axis=1)
+    for row in np.flatnonzero(n2 <= 1e-4 * spread2).tolist():
+        plane = _sliver_plane(*(tuple(corner) for corner in (a[row].tolist(), b[row].tolist(), c[row].tolist())))
+        normals[row], distances[row], errors[row] = plane if plane is not None else ((np.nan,) * 3, np.nan, np.nan)
+    return normals, distances, errors
+
+
+def _placed(shape: Shape, indices: np.ndarray, shift: np.ndarray, inverse: float) -> np.ndarray:
+    """(V, 3) ``shape``'s local vertices at ``indices`` mapped by ``L p + t``, shifted by ``shift`` and
+    scaled by ``inverse`` (a power of two): ``Shape.support``'s arithmetic, term by term in the same
+    order (then ``gjk.minkowski_support``'s), so the same floats."""
+    linear, offset = shape.affine
+    chosen = shape.vertices()[indices]
+    t = offset + shift
+    if linear is _IDENTITY:
+        placed = chosen + t
+    else:
+        x, y, z = chosen[:, 0:1], chosen[:, 1:2], chosen[:, 2:3]
+        placed = linear[:, 0] * x + linear[:, 1] * y + linear[:, 2] * z + t
+    return placed if inverse == 1.0 else placed * inverse

@@ -1,0 +1,177 @@
+"""``collide_warm`` answers as ``collide`` does (and as the exact qhull reference), whatever its warm start:
+over small moves, rotations, large jumps, touching and separating placements and degenerate shapes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import core
+from checks import BOUNDS_SLACK, VALUE_TOLERANCE, assert_conventions, assert_matches_reference
+from core.warm_epa import WarmStart, collide_warm, signed_distance_warm, signed_distances_warm
+from generators import affine, box, cloud, random_rotation, rotation_about, sphere
+from reference import reference_contact
+
+
+def placed(points: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    return points @ matrix[:3, :3].T + matrix[:3, 3]
+
+
+def run(body_a: np.ndarray, body_b: np.ndarray, matrices_b: list, **options) -> list:
+    """Walk B through ``matrices_b``, each query warm-started from the previous one (``collide_warm`` and,
+    separately, ``signed_distance_warm``); every answer is checked against the qhull reference and against a
+    cold ``collide``. Returns the contacts."""
+    shape_a, shape_b = core.Polytope(body_a), core.Polytope(body_b)
+    warm, warm_value, contacts = None, None, []
+    for matrix in matrices_b:
+        moved = shape_b.transformed(matrix)
+        value, warm_value = signed_distance_warm(shape_a, moved, warm_value, **options)
+        contact, warm = collide_warm(shape_a, moved, warm, **options)
+        points_b = placed(body_b, matrix)
+        reference = reference_contact(body_a, points_b)
+        assert_matches_reference(contact, reference, body_a, points_b)
+        cold = core.collide(shape_a, moved, **options)
+        assert abs(contact.signed_distance - cold.signed_distance) <= VALUE_TOLERANCE * reference.size
+        assert contact.status == cold.status
+        assert (warm is None) == (contact.epa_iterations == 0)
+        assert abs(value - reference.signed_distance) <= VALUE_TOLERANCE * reference.size
+        assert (warm_value is None) == (warm is None)
+        contacts.append(contact)
+    return contacts
+
+
+def translations(start, step, count: int, linear=np.eye(3)) -> list:
+    return [affine(linear, np.asarray(start) + k * np.asarray(step)) for k in range(count)]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_small_moves_continue_from_the_previous_polytope(seed):
+    rng = np.random.default_rng(seed)
+    body_a = sphere(200, 0.5) * rng.uniform(0.6, 1.0, 3)
+    body_b = cloud(rng, 300)
+    contacts = run(body_a, body_b, translations(rng.uniform(-0.2, 0.2, 3), rng.uniform(-0.004, 0.004, 3), 12))
+    warm = [c for c in contacts[1:] if c.gjk_iterations == 0]
+    assert len(warm) >= 8  # started warm (no GJK), and in a step or two where a cold start takes dozens
+    assert max(c.epa_iterations for c in warm) < min(c.epa_iterations for c in contacts[:1])
+
+
+def test_round_pair_moving_apart_through_touching_and_back():
+    body = sphere(150, 0.5)
+    # B's centre walks from 0.6 (0.4 deep) through 1.0 (touching) to 1.2 (apart) and back
+    path = [affine(np.eye(3), (x, 0.01 * x, 0.0)) for x in np.concatenate([np.linspace(0.6, 1.2, 13),
+                                                                           np.linspace(1.15, 0.6, 12)])]
+    contacts = run(body, body, path)
+    statuses = [c.status for c in contacts]
+    assert statuses[0] == "penetrating" and "separated" in statuses and statuses[-1] == "penetrating"
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_rotations(seed):
+    rng = np.random.default_rng(10 + seed)
+    body_a, body_b = cloud(rng, 80), sphere(120, 0.4) * [1.0, 0.5, 0.8]
+    axis = rng.normal(size=3)
+    run(body_a, body_b, [affine(rotation_about(axis, 0.03 * k), (0.1, 0.05, 0.0)) for k in range(15)])
+
+
+def test_large_jumps_and_random_placements():
+    rng = np.random.default_rng(7)
+    body_a, body_b = cloud(rng, 60), cloud(rng, 60)
+    run(body_a, body_b, [affine(random_rotation(rng), rng.uniform(-0.3, 0.3, 3)) for _ in range(12)])
+
+
+def test_boxes_with_parallel_faces():
+    """Ties everywhere: box faces parallel, supports along face normals not unique."""
+    a, b = box((0.5, 0.4, 0.3)), box((0.3, 0.3, 0.3))
+    run(a, b, translations((0.5, 0.1, 0.0), (0.01, 0.0, 0.002), 10))
+    run(a, b, [affine(rotation_about((0, 0, 1), 0.02 * k), (0.45, 0.0, 0.1)) for k in range(8)])
+    # into exact face contact (x = 0.8) and back in
+    touching = run(a, b, [affine(np.eye(3), (x, 0.1, 0.0)) for x in (0.7, 0.75, 0.78, 0.8, 0.79, 0.7)])
+    assert touching[3].status == "touching"
+
+
+def test_thin_shapes_whose_polytopes_have_sliver_faces():
+    """A slab 2e-5 thick against a flattened cloud: the warm polytope's sliver faces take ``_sliver_plane``."""
+    rng = np.random.default_rng(2)
+    run(box((0.5, 0.5, 1e-5)), cloud(rng, 40) * [1.0, 1.0, 0.01],
+        [affine(rotation_about((1, 2, 3), 0.01 * k), (0.05, 0.02, 0.0)) for k in range(8)])
+
+
+def test_signed_distance_read_off_the_warm_polytope():
+    """A small move leaves the closest face on the boundary: the value comes without EPA, to the tolerance."""
+    body = sphere(400, 0.5)
+    shape = core.Polytope(body)
+    _, warm = signed_distance_warm(shape, shape.translated((0.7, 0.0, 0.0)))
+    for x in (0.7, 0.7 + 1e-7, 0.7 - 1e-7):
+        value, kept = signed_distance_warm(shape, shape.translated((x, 0.0, 0.0)), warm, tolerance=1e-9)
+        reference = reference_contact(body, body + [x, 0.0, 0.0])
+        assert kept is warm and abs(value - reference.signed_distance) <= 1e-9
+
+
+def test_many_pairs_at_once_with_warm_cold_and_stale_starts():
+    """``signed_distances_warm`` over pairs whose warm starts are fresh, missing, another pair's, or from before
+    the pair came apart: each value is the reference's."""
+    rng = np.random.default_rng(21)
+    bodies = [(cloud(rng, 60), sphere(80, 0.4)) for _ in range(5)]
+    shapes = [(core.Polytope(a), core.Polytope(b)) for a, b in bodies]
+    _, warms = signed_distances_warm([a for a, _ in shapes], [b for _, b in shapes], [None] * 5)
+    offsets = [(0.01, 0.0, 0.0), (0.0, 0.02, 0.0), (3.0, 0.0, 0.0), (0.0, 0.0, 0.01), (0.02, 0.01, 0.0)]
+    starts = [warms[0], None, warms[2], warms[0], warms[4]]  # pair 2 now apart, pair 3 given pair 0's start
+    moved = [b.translated(offset) for (_, b), offset in zip(shapes, offsets)]
+    values, kept = signed_distances_warm([a for a, _ in shapes], moved, starts, tolerance=1e-10)
+    for (body_a, body_b), offset, value, start in zip(bodies, offsets, values, kept):
+        reference = reference_contact(body_a, body_b + offset)
+        assert abs(value - reference.signed_distance) <= VALUE_TOLERANCE * reference.size
+        assert (start is None) == (reference.signed_distance > 0.0)
+    assert kept[0] is warms[0]  # read off the moved warm polytope
+
+
+def test_identical_placement_gives_the_cold_answer_in_one_step():
+    rng = np.random.default_rng(3)
+    shape_a, shape_b = core.Polytope(cloud(rng, 100)), core.Polytope(cloud(rng, 100), affine(np.eye(3), (0.1, 0, 0)))
+    cold = core.collide(shape_a, shape_b)
+    first, warm = collide_warm(shape_a, shape_b)
+    again, kept = collide_warm(shape_a, shape_b, warm)
+    assert first.signed_distance == cold.signed_distance and first.epa_iterations == cold.epa_iterations
+    assert again.gjk_iterations == 0 and again.epa_iterations == 1 and kept is warm
+    assert abs(again.signed_distance - cold.signed_distance) <= cold.bounds[1] - cold.bounds[0] + 1e-15
+
+
+def test_a_warm_start_from_other_shapes_is_safe():
+    """A polytope of another pair (other vertex counts, or the same counts): the answer is still the cold one."""
+    rng = np.random.default_rng(5)
+    big_a, big_b = core.Polytope(cloud(rng, 200)), core.Polytope(cloud(rng, 200))
+    _, foreign = collide_warm(big_a, big_b)
+    body_a, body_b = cloud(rng, 30), cloud(rng, 30) + 0.05
+    shape_a, shape_b = core.Polytope(body_a), core.Polytope(body_b)
+    reference = reference_contact(body_a, body_b)
+    for warm in (foreign, WarmStart(foreign.vertices_a % 30, foreign.vertices_b % 30, foreign.triangles,
+                                    foreign.neighbours, (30, 30))):
+        contact, _ = collide_warm(shape_a, shape_b, warm)
+        assert_matches_reference(contact, reference, body_a, body_b)
+
+
+def test_flat_and_apart_pairs_keep_no_warm_start():
+    square = box((0.5, 0.5, 0.0))
+    contact, warm = collide_warm(core.Polytope(square), core.Polytope(square + [0.2, 0.1, 0.0]))
+    assert warm is None and contact.solver_status == "degenerate"
+    contact, warm = collide_warm(core.Polytope(box((0.5, 0.5, 0.5))), core.Polytope(box((0.5, 0.5, 0.5)) + 2.0))
+    assert warm is None and contact.status == "separated"
+
+
+@pytest.mark.parametrize("scale", [1e-30, 1e35])
+def test_far_scales(scale):
+    """Pairs solved in a frame divided by a power of two: the warm supports are divided the same way."""
+    rng = np.random.default_rng(11)
+    body_a, body_b = cloud(rng, 50) * scale, cloud(rng, 50) * scale
+    shape_a, shape_b = core.Polytope(body_a), core.Polytope(body_b)
+    warm = None
+    for k in range(6):
+        offset = np.array([0.01 * k, 0.0, 0.0]) * scale
+        contact, warm = collide_warm(shape_a, shape_b.translated(offset), warm)
+        cold = core.collide(shape_a, shape_b.translated(offset))
+        size = reference_contact(body_a, body_b + offset).size
+        assert_conventions(contact, size)
+        assert abs(contact.signed_distance - cold.signed_distance) <= VALUE_TOLERANCE * size
+        slack = BOUNDS_SLACK * size
+        assert contact.bounds[0] - slack <= cold.signed_distance <= contact.bounds[1] + slack
+    assert contact.gjk_iterations == 0

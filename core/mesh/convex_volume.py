@@ -52,7 +52,8 @@ def convex_overlap_volume(mesh_a: TriangleMesh, mesh_b: TriangleMesh) -> tuple[f
 def convex_overlap_volumes(pairs: Sequence[tuple[TriangleMesh, TriangleMesh]]) -> list[tuple[float, np.ndarray | None]]:
     """``[convex_overlap_volume(a, b) for a, b in pairs]``, clipped together in batches."""
     answers: list[tuple[float, np.ndarray | None] | None] = [None] * len(pairs)
-    nears = [(_near(a, b), _near(b, a)) for a, b in pairs]
+    nears = [(_near(a, b), _near(b, a)) if max(len(a.triangles), len(b.triangles)) <= MAX_TRIANGLES else None
+             for a, b in pairs]  # larger pairs are left to ``overlap_volume``: no need to look at them
     for group in _batches(pairs, nears):
         for k, answer in zip(group, _ClippedBatch([pairs[k] for k in group], [nears[k] for k in group]).volumes()):
             answers[k] = answer
@@ -66,11 +67,14 @@ def _near(mesh: TriangleMesh, other: TriangleMesh) -> np.ndarray:
 
 
 def _batches(pairs: Sequence[tuple[TriangleMesh, TriangleMesh]], nears: list) -> list[list[int]]:
-    """Pair indices in batches of at most ``MAX_TERMS`` corner-plane terms (larger pairs are left out)."""
+    """Pair indices in batches of at most ``MAX_TERMS`` corner-plane terms (larger pairs, and those without
+    ``nears``, are left out)."""
     batches, batch, corners, widest = [], [], 0, 0
-    for k, ((a, b), (near_a, near_b)) in enumerate(zip(pairs, nears)):
-        count, width = 3 * (len(near_a) + len(near_b)), max(len(a.triangles), len(b.triangles))
-        if count * width > MAX_TERMS or width > MAX_TRIANGLES:
+    for k, ((a, b), near) in enumerate(zip(pairs, nears)):
+        if near is None:
+            continue
+        count, width = 3 * (len(near[0]) + len(near[1])), max(len(a.triangles), len(b.triangles))
+        if count * width > MAX_TERMS:
             continue
         if (corners + count) * max(widest, width) > MAX_TERMS:
             batches.append(batch)

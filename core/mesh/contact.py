@@ -405,9 +405,13 @@ def _inside(outer: Solid, points: np.ndarray) -> np.ndarray:
 
 
 def _contained(a: Solid, b: Solid) -> bool:
-    """Some vertex of one object lies strictly inside the other (closed objects only)."""
+    """Some vertex of one object lies strictly inside the other (closed objects only), asked when the surfaces
+    do not cross: then one object is wholly inside the other or neither is, so only an object whose box lies
+    within the other's (to the crossing search's tolerance) is looked at."""
+    margin = default_tolerance(a.mesh, b.mesh, None)
     for inner, outer in ((a, b), (b, a)):
-        if outer.closed:
+        (low_in, high_in), (low_out, high_out) = inner.bounds, outer.bounds
+        if outer.closed and (low_in >= low_out - margin).all() and (high_in <= high_out + margin).all():
             picked = _sample(_in_box(inner.mesh.vertices, outer.bounds), CONTAINMENT_SAMPLES)
             if _inside(outer, inner.mesh.vertices[picked]).any():
                 return True

@@ -213,14 +213,14 @@ def store_results(settings, report: ClashReport, keep_vanished: bool) -> None:
     for name, column in values.items():
         if not (column == np.asarray(columns[name].default, dtype=columns[name].dtype)).all():
             results.foreach_set(name, column.ravel())  # new items read as the default until written
-    for result, (object_a, object_b, name_a, name_b, note, frames, exact) in zip(results, items):
+    for result, (object_a, object_b, name_a, name_b, note, frames, numbers) in zip(results, items):
         result.object_a, result.object_b, result.name_a, result.name_b = object_a, object_b, name_a, name_b
         if note:
             result.hull_note = note
         if frames:
             result.contact_frames = frames
-        if exact:
-            result["exact"] = exact  # float64, read back through the result's ExactNumber properties
+        if numbers:
+            result["exact"] = numbers  # float64, read back through the result's ExactNumber properties
     positions = np.argsort(order)[:len(clashes)].tolist()
     store_contact_geometry(settings, clashes, positions)
     store_depth_series(settings, clashes, positions, len(items))

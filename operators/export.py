@@ -15,6 +15,17 @@ from .needs_results import _NeedsResults
 WRITERS = {'.json': write_json, '.csv': write_csv}
 
 
+#: Blender 4.5 and later ask file paths to declare that they take "//" (4.2 has no such option).
+_BLEND_RELATIVE = ({'PATH_SUPPORTS_BLEND_RELATIVE'} if 'is_path_supports_blend_relative'
+                   in bpy.types.Property.bl_rna.properties else set())
+
+
+def blend_relative_file_path(description: str) -> bpy.props.StringProperty:
+    """ExportHelper's ``filepath``, declared to take Blender's "//" (the .blend file's folder) prefix."""
+    return bpy.props.StringProperty(name="File Path", description=description, maxlen=1024, subtype='FILE_PATH',
+                                    options={'SKIP_SAVE'} | _BLEND_RELATIVE)
+
+
 class COLLISION_INSPECTOR_OT_export_report(_NeedsResults, bpy.types.Operator, ExportHelper):
     """Save the results and their review states as a JSON or CSV clash report"""
 
@@ -25,6 +36,7 @@ class COLLISION_INSPECTOR_OT_export_report(_NeedsResults, bpy.types.Operator, Ex
     filename_ext = ".json"
     check_extension = None  # the extension chooses the format: .json or .csv, kept as typed
     filter_glob: bpy.props.StringProperty(default="*.json;*.csv", options={'HIDDEN'})
+    filepath: blend_relative_file_path("Where to write the report: .json or .csv ('//' is the .blend file's folder)")
 
     no_results = "No results to export: analyse first"
 

@@ -15,6 +15,7 @@ from ..analysis.inspect import axis_vector, result_directional_depth, result_pai
 from ..core.replay import write_pair
 from ..ui.properties import DIRECTIONAL_AXIS_ITEMS
 from ..ui.panel import directional_summary
+from .export import blend_relative_file_path
 from .needs_results import _NeedsResults
 
 
@@ -68,6 +69,7 @@ class COLLISION_INSPECTOR_OT_copy_pair(_NeedsResults, bpy.types.Operator, Export
 
     filename_ext = ".json"
     filter_glob: bpy.props.StringProperty(default="*.json", options={'HIDDEN'})
+    filepath: blend_relative_file_path("Where to write the pair's JSON document ('//' is the .blend file's folder)")
     index: bpy.props.IntProperty(name="Index", default=-1, min=-1,
                                  description="Result to write (-1: the active one)")
     to_clipboard: bpy.props.BoolProperty(name="Copy to Clipboard", default=True,

@@ -104,12 +104,18 @@ def status_codes(statuses) -> np.ndarray:
 
 def project_to_pixels(points: np.ndarray, view_projection: np.ndarray, size: tuple[float, float]):
     """Region pixel coordinates (N, 2) of world points and their clip-space w (N,) (w <= 0: behind the eye)."""
-    view_projection = np.asarray(view_projection, dtype=np.result_type(points.dtype, np.float32))
-    homogeneous = points @ view_projection[:, :3].T + view_projection[:, 3]
-    w = homogeneous[:, 3]
-    safe_w = np.where(np.abs(w) < 1e-12, 1e-12, w)
-    ndc = homogeneous[:, :2] / safe_w[:, None]
-    pixels = (ndc + 1.0) * (0.5 * np.asarray(size, dtype=ndc.dtype))
+    dtype = np.result_type(points.dtype, np.float32)
+    matrix = np.asarray(view_projection, dtype=dtype)
+    x, y, z = points.T
+
+    def row(r: int) -> np.ndarray:  # one coordinate of the product, column by column (a 3-wide matmul costs more)
+        return x * matrix[r, 0] + y * matrix[r, 1] + z * matrix[r, 2] + matrix[r, 3]
+
+    w = row(3)
+    safe_w = np.where(np.abs(w) < 1e-12, dtype.type(1e-12), w)
+    pixels = np.empty((len(points), 2), dtype=dtype)
+    for axis in (0, 1):
+        pixels[:, axis] = (row(axis) / safe_w + 1.0) * dtype.type(0.5 * size[axis])
     return pixels, w
 
 
@@ -154,43 +160,40 @@ def compute_overlay_geometry(
     projection_matrix = np.asarray(projection_matrix, dtype=dtype)
     view_projection = projection_matrix @ view_matrix
     rows = np.arange(len(results))
+    start_px, start_w = project_to_pixels(results.points_b, view_projection, size)
     if cull:
-        rows = np.flatnonzero(segments_on_screen(results, view_projection, size, style))
+        rows = np.flatnonzero(_on_screen((start_px, start_w), project_to_pixels(results.points_a, view_projection,
+                                                                                size), size, style))
         if len(rows) < len(results):
             highlight = np.flatnonzero(rows == style.highlight)
             style = dataclasses.replace(style, highlight=int(highlight[0]) if len(highlight) else -1)
-            results = results.subset(rows)
+            results, start_px, start_w = results.subset(rows), start_px[rows], start_w[rows]
     camera_right, camera_up, camera_forward = view_matrix[0, :3], view_matrix[1, :3], -view_matrix[2, :3]
     colors = np.asarray(style.colors, dtype=np.float32)[results.statuses]
     highlighted = np.arange(len(results)) == style.highlight
     colors[highlighted, :3] += (1.0 - colors[highlighted, :3]) * HIGHLIGHT_WHITEN
 
     starts, ends = results.points_b, results.points_a.copy()
-    is_arrow = (results.statuses != SEPARATED) & (results.statuses != CLEARANCE)
-    directions = _unit_rows(results.normals, camera_right)
-    start_px, start_w = project_to_pixels(starts, view_projection, size)
-    ppu = pixels_per_unit(start_w, projection_matrix, size)
-
-    ppu = ppu / style.pixel_scale  # from here on, sizes in pixels at UI scale 1
-    lengths = np.where(results.statuses == PENETRATING, results.depths, style.touching_length_px / ppu)
+    arrows = np.flatnonzero((results.statuses != SEPARATED) & (results.statuses != CLEARANCE))
+    directions = _unit_rows(results.normals[arrows], camera_right)  # the arrows' (lines need none)
+    ppu = pixels_per_unit(start_w[arrows], projection_matrix, size) / style.pixel_scale  # sizes in px at scale 1
+    statuses = results.statuses[arrows]
+    lengths = np.where(statuses == PENETRATING, results.depths[arrows], style.touching_length_px / ppu)
     if style.fixed_length_px is not None:
-        lengths = np.full(len(results), style.fixed_length_px) / ppu
-    ends[is_arrow] = starts[is_arrow] + directions[is_arrow] * lengths[is_arrow, None]
+        lengths = np.full(len(arrows), style.fixed_length_px) / ppu
+    tips = ends[arrows] = starts[arrows] + directions * lengths[:, None]
 
     head_lengths = np.maximum(style.head_fraction * lengths, style.min_head_px / ppu) * style.head_scale
-    head_lengths[highlighted] *= HIGHLIGHT_HEAD_SCALE
-    shaft_ends = ends - directions * np.minimum(head_lengths, lengths)[:, None]
-    shaft_ends[~is_arrow] = ends[~is_arrow]
+    head_lengths[arrows == style.highlight] *= HIGHLIGHT_HEAD_SCALE
+    line_coords = np.empty((len(results), 2, 3), dtype=np.float32)
+    line_coords[:, 0], line_coords[:, 1] = starts, ends  # lines end at A; arrows' shafts stop at their heads
+    line_coords[arrows, 1] = tips - directions * np.minimum(head_lengths, lengths)[:, None]
 
-    sides = _unit_rows(np.cross(directions, camera_forward), camera_right)
-    half_widths = 0.5 * style.head_width_ratio * head_lengths
-    head_bases = ends - directions * head_lengths[:, None]
-    tips = ends[is_arrow]
-    left = (head_bases + sides * half_widths[:, None])[is_arrow]
-    right = (head_bases - sides * half_widths[:, None])[is_arrow]
-
-    line_coords = np.stack([starts, shaft_ends], axis=1).reshape(-1, 3)
-    triangle_coords = np.stack([tips, left, right], axis=1).reshape(-1, 3)
+    sides = _unit_rows(np.cross(directions, camera_forward), camera_right) * (
+        0.5 * style.head_width_ratio * head_lengths)[:, None]
+    head_bases = tips - directions * head_lengths[:, None]
+    triangle_coords = np.empty((len(arrows), 3, 3), dtype=np.float32)
+    triangle_coords[:, 0], triangle_coords[:, 1], triangle_coords[:, 2] = tips, head_bases + sides, head_bases - sides
     anchors, anchor_w = _label_anchors((start_px, start_w), project_to_pixels(ends, view_projection, size), style)
     detailed = detailed_rows(anchors, anchor_w, size, style.highlight, max_detailed)
     point_coords = np.stack([results.points_a[detailed], results.points_b[detailed]], axis=1).reshape(-1, 3)
@@ -200,10 +203,10 @@ def compute_overlay_geometry(
     )
     marker_coords = _diamonds(point_coords, radii, camera_right, camera_up)
     return OverlayGeometry(
-        line_coords=line_coords.astype(np.float32),
+        line_coords=line_coords.reshape(-1, 3),
         line_colors=np.repeat(colors, 2, axis=0),
-        triangle_coords=triangle_coords.astype(np.float32),
-        triangle_colors=np.repeat(colors[is_arrow], 3, axis=0),
+        triangle_coords=triangle_coords.reshape(-1, 3),
+        triangle_colors=np.repeat(colors[arrows], 3, axis=0),
         point_coords=point_coords.astype(np.float32),
         marker_coords=marker_coords.astype(np.float32),
         marker_colors=np.repeat(colors[detailed], 12, axis=0),
@@ -241,8 +244,13 @@ def segments_on_screen(results: ResultArrays, view_projection: np.ndarray, size:
     witness points meets the region, grown by ``OFF_SCREEN_MARGIN_PX`` and by the longest on-screen arrow
     and head the style draws, with both points in front of the eye; or the segment crosses the eye's
     plane (its projection is no box: kept)."""
-    start_px, start_w = project_to_pixels(results.points_b, view_projection, size)
-    end_px, end_w = project_to_pixels(results.points_a, view_projection, size)
+    return _on_screen(project_to_pixels(results.points_b, view_projection, size),
+                      project_to_pixels(results.points_a, view_projection, size), size, style)
+
+
+def _on_screen(projected_starts, projected_ends, size: tuple[float, float], style: ArrowStyle) -> np.ndarray:
+    """``segments_on_screen`` from the ``project_to_pixels`` of the segments' starts (B) and ends (A)."""
+    (start_px, start_w), (end_px, end_w) = projected_starts, projected_ends
     reach = max(style.fixed_length_px or 0.0, style.touching_length_px) + (
         style.min_head_px * style.head_scale * HIGHLIGHT_HEAD_SCALE)
     margin = OFF_SCREEN_MARGIN_PX + reach * style.pixel_scale

@@ -32,37 +32,40 @@ def _candidate_steps(steps: int) -> np.ndarray:
     return np.concatenate([[0], np.stack([k, -k], axis=1).ravel()]).astype(np.float64)
 
 
-def _near(placed_low: np.ndarray, placed_high: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
-    """Indices of the placed boxes that reach into the box ``(low, high)`` (where a label's candidates lie)."""
-    return np.flatnonzero(((placed_low < high) & (low < placed_high)).all(axis=1))
-
-
 def spread_labels(anchors: np.ndarray, sizes: np.ndarray, gap: float = LABEL_GAP_PX,
                   steps: int = MAX_STEPS) -> LabelLayout:
     """Place labels (bottom-left ``anchors`` (N, 2), ``sizes`` (N, 2) width and height in pixels) so no two
     shown ones overlap (boxes at least ``gap`` apart). Labels are placed in the given order (the first ones
     keep their place: pass the most important first); each takes the nearest free place among its own and
-    ``steps`` label heights above or below, or is left out when none is free."""
+    ``steps`` label heights above or below, or is left out when none is free.
+
+    Every label's candidate places are marked blocked as the labels before it are placed (a few array
+    operations per placed label, on the later labels whose candidates it reaches), so labels that find no
+    place cost next to nothing: a crowded view lays out as fast as a sparse one."""
     anchors = np.asarray(anchors, dtype=np.float64).reshape(-1, 2)
     sizes = np.asarray(sizes, dtype=np.float64).reshape(-1, 2)
-    placed_low = np.empty_like(anchors)  # the first ``count`` rows hold the boxes placed so far
-    placed_high = np.empty_like(anchors)
-    count = 0
     shown = np.zeros(len(anchors), dtype=bool)
     moved_to = anchors.copy()
     all_lows = np.repeat(anchors[:, None, :], 2 * steps + 1, axis=1)  # (N, C, 2): every label's candidates
     all_lows[:, :, 1] += _candidate_steps(steps)[None, :] * (sizes[:, 1:] + gap)
     all_highs = all_lows + sizes[:, None, :]
-    for i, (lows, highs) in enumerate(zip(all_lows, all_highs)):
-        near = _near(placed_low[:count], placed_high[:count], lows[-1] - gap, highs[-2] + gap)
-        clash = ((lows[:, None, :] < placed_high[near] + gap) & (placed_low[near] < highs[:, None, :] + gap)).all(2)
-        free = np.flatnonzero(~clash.any(axis=1))
-        if not len(free):
-            continue
-        shown[i] = True
-        moved_to[i] = placed_low[count] = lows[free[0]]
-        placed_high[count] = highs[free[0]]
-        count += 1
+    blocked = np.zeros(all_lows.shape[:2], dtype=bool)
+    full = np.zeros(len(anchors), dtype=bool)  # every candidate of the label blocked
+    reach_highs = all_highs + gap
+    column_low, column_reach = all_lows[:, -1], reach_highs[:, -2]  # around all of a label's candidates
+    i = 0
+    while i < len(anchors):
+        i += int(full[i:].argmin())  # the labels left out meanwhile are skipped at once
+        if full[i]:
+            break
+        place = int(blocked[i].argmin())  # the nearest free candidate
+        low, high = all_lows[i, place], all_highs[i, place]
+        shown[i], moved_to[i] = True, low
+        i += 1
+        reach = high + gap
+        near = i + np.flatnonzero(((column_low[i:] < reach) & (low < column_reach[i:])).all(axis=1))
+        blocked[near] |= ((all_lows[near] < reach) & (low < reach_highs[near])).all(axis=2)
+        full[near] = blocked[near].all(axis=1)
     moved = shown & (moved_to != anchors).any(axis=1)
     home = anchors[moved] + [-LEADER_INSET_PX, 0.0] + [0.0, 0.5] * sizes[moved]  # beside the own place's middle
     box_low, box_high = moved_to[moved], moved_to[moved] + sizes[moved]

@@ -95,7 +95,8 @@ def _column_values(given: list[dict], count: int, states: list[str], touch_toler
                    columns: dict[str, _Column]) -> dict:
     """Every column's values, ``(count, size)`` each: the ``given`` parts one after another (a column a
     part does not give takes its default there), then the review states, tolerance and 'not stale'."""
-    shared = {'tolerance': np.full(count, touch_tolerance), 'review_state': states, 'stale': np.zeros(count, dtype=bool)}
+    shared = {'tolerance': np.full(count, touch_tolerance), 'review_state': states,
+              'stale': np.zeros(count, dtype=bool)}
     return {name: np.concatenate([_piece(part, name, column) for part in ([shared] if name in shared else given)])
             for name, column in columns.items()}
 

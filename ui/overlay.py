@@ -335,7 +335,8 @@ def _columns(scene, settings) -> dict:
     cached = _cache["columns"]
     if cached is None or cached[0] != key:
         results = settings.results
-        columns = {name: number_column(results, f"{name}_view", 3, np.float32) for name in ("point_a", "point_b", "normal")}
+        columns = {name: number_column(results, f"{name}_view", 3, np.float32)
+                   for name in ("point_a", "point_b", "normal")}
         signed = number_column(results, "signed_distance_view", dtype=np.float32)
         columns.update(depth=np.maximum(-signed, 0.0), distance=np.maximum(signed, 0.0),
                        overlap_volume=number_column(results, "overlap_volume_view", dtype=np.float32))

@@ -61,6 +61,34 @@ def test_crowded_labels_never_overlap(layout, seed):
     assert (np.abs(result.anchors - anchors[result.shown])[:, 0] == 0).all()  # moved vertically only
 
 
+def greedy_reference(anchors: np.ndarray, sizes: np.ndarray, gap: float, steps: int) -> tuple[list, list]:
+    """``(shown, placed anchors)`` by the rule itself, in plain loops: each label in turn takes the first of its
+    own place, one label height (plus gap) up, down, two up, ... that keeps ``gap`` from every label placed."""
+    placed, shown = [], []
+    for (x, y), (width, height) in zip(anchors.tolist(), sizes.tolist()):
+        for step in [0] + [k * sign for k in range(1, steps + 1) for sign in (1, -1)]:
+            low_y = y + step * (height + gap)
+            if all(not (x < px + pw + gap and px < x + width + gap
+                        and low_y < py + ph + gap and py < low_y + height + gap) for px, py, pw, ph in placed):
+                placed.append((x, low_y, width, height))
+                shown.append(True)
+                break
+        else:
+            shown.append(False)
+    return shown, [(px, py) for px, py, _pw, _ph in placed]
+
+
+@pytest.mark.parametrize("count, spread", [(300, 150.0), (300, 1500.0), (60, 400.0)])
+def test_layout_follows_the_greedy_rule_in_crowded_and_sparse_views(layout, count, spread):
+    rng = np.random.default_rng(count + int(spread))
+    anchors = rng.uniform(0.0, spread, size=(count, 2))
+    sizes = np.column_stack([rng.uniform(30.0, 120.0, count), rng.uniform(12.0, 24.0, count)])
+    result = layout.spread_labels(anchors, sizes, gap=2.0, steps=6)
+    shown, placed = greedy_reference(anchors, sizes, 2.0, 6)
+    assert result.shown.tolist() == shown
+    np.testing.assert_allclose(result.anchors, np.array(placed).reshape(-1, 2), rtol=0, atol=1e-9)
+
+
 @pytest.fixture
 def panel(addon):
     return importlib.import_module(addon.__name__ + ".ui.panel")

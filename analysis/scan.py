@@ -24,7 +24,7 @@ import bpy
 import numpy as np
 
 from ..core import overlapping_pairs
-from ..core.batch import collide_many
+from ..core.batch import screen_many
 from ..core.mesh import CONVEX, HULL, collide_solids
 from ..core.mesh.contact import pair_method
 from ..core.warm_epa import signed_distances_warm
@@ -130,13 +130,15 @@ def _signed_distances(pairs: list, shapes: list, modes: MeasureModes, options: d
     convex = [k for k in usual if pair_method(*pairs[k]) in (CONVEX, HULL)]
     overlapped = [k for k in convex if warm.get(keys[k]) is not None]
     batched = [k for k in convex if warm.get(keys[k]) is None]
-    contacts = collide_many([pairs[k][0].hull for k in batched], [pairs[k][1].hull for k in batched],
-                            solve_overlapping=False, **options)
-    for k, contact in zip(batched, contacts):
-        if contact is None:
-            overlapped.append(k)
-        else:
+    apart, contacts = screen_many([pairs[k][0].hull for k in batched], [pairs[k][1].hull for k in batched],
+                                  solve_overlapping=False, **options)
+    distances[np.asarray(batched, dtype=np.int64)[apart.index]] = apart.signed_distance
+    far = set(apart.index.tolist())
+    for row, (k, contact) in enumerate(zip(batched, contacts)):
+        if contact is not None:
             distances[k] = contact.signed_distance
+        elif row not in far:
+            overlapped.append(k)
     values, kept = signed_distances_warm([pairs[k][0].hull for k in overlapped], [pairs[k][1].hull for k in overlapped],
                                          [warm.get(keys[k]) for k in overlapped], **options)
     for k, value, start in zip(overlapped, values, kept):

@@ -29,11 +29,6 @@ class SeparatedRows:
     def __len__(self) -> int:
         return len(self.object_a)
 
-    @property
-    def solver_status(self) -> list[str]:
-        """'converged', or 'iteration_limit' where GJK stopped at its cap (the pair is still clearly apart)."""
-        return np.where(self.columns.pairs.converged, "converged", "iteration_limit").tolist()
-
     def exact_numbers(self) -> np.ndarray:
         """(K, 13) float64 numbers in the layout of a result's ``exact`` ID property (``EXACT_LAYOUT``):
         signed distance, normal, point A, point B, then overlap volume, depth bound and region area (0)."""

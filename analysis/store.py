@@ -87,7 +87,7 @@ def _row_columns(rows: SeparatedRows) -> dict:
     pairs = rows.columns.pairs
     return {'signed_distance_view': pairs.signed_distance, 'normal_view': pairs.normal,
             'point_a_view': pairs.point_a, 'point_b_view': pairs.point_b, 'status': ['separated'] * len(rows),
-            'solver_status': rows.solver_status, 'method': rows.columns.methods,
+            'solver_status': pairs.solver_statuses(), 'method': rows.columns.methods,
             'has_volume': rows.columns.has_volume}
 
 

@@ -457,12 +457,15 @@ class ApartPairs(NamedTuple):
         return [classify(value, band) for value, band in zip(self.signed_distance.tolist(),
                                                              self.touch_tolerance.tolist())]
 
+    def solver_statuses(self) -> list[str]:
+        """'converged', or 'iteration_limit' where GJK stopped at its cap, per row."""
+        return np.where(self.converged, "converged", "iteration_limit").tolist()
+
     def contacts(self) -> list[Contact]:
         """A ``Contact`` per row, as ``collide`` builds it."""
         fields = zip(self.statuses(), self.signed_distance.tolist(), self.normal, self.point_a, self.point_b,
                      zip(self.lower.tolist(), self.upper.tolist()), self.touch_tolerance.tolist(),
-                     self.gjk_iterations.tolist(), np.where(self.converged, "converged", "iteration_limit").tolist(),
-                     orthonormal_bases(self.normal))
+                     self.gjk_iterations.tolist(), self.solver_statuses(), orthonormal_bases(self.normal))
         return [frozen_instance(Contact, status=status, signed_distance=value, normal=n, point_a=pa, point_b=pb,
                                 bounds=bounds, tolerance=band, gjk_iterations=iterations, epa_iterations=0,
                                 solver_status=solver, tangents=t)

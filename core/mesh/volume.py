@@ -17,10 +17,12 @@ translation, is exact: identical boxes overlap fully, boxes sharing a face not a
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from .intersection import MeshPairs, default_tolerance
-from .topology import EdgeTable, label_components
+from .topology import EdgeTable, edge_table, label_components
 from .triangle_intersection import all_same, canonical_edges, edge_orientations, plane_sides
 from .trimesh import TriangleMesh
 
@@ -70,13 +72,20 @@ def _rays_inside(points: np.ndarray, other: TriangleMesh, points_move: bool) -> 
 
 def _vertex_inside(mesh: TriangleMesh, table: EdgeTable, crossings_per_edge: np.ndarray, other: TriangleMesh,
                    points_move: bool) -> np.ndarray:
-    """Inside/outside of every vertex: parities along edges, anchored by one ray per connected piece."""
-    root, relation = label_components(len(mesh.vertices), table.edges[:, 0], table.edges[:, 1],
-                                      crossings_per_edge & 1)
-    roots = np.unique(root[mesh.triangles.ravel()])
-    anchored = np.zeros(len(mesh.vertices), np.int64)
-    anchored[roots] = _rays_inside(mesh.vertices[roots], other, points_move)
-    return (anchored[root] ^ relation).astype(bool)
+    """Inside/outside of every vertex: parities along the edges of ``mesh``'s triangles, anchored once per
+    connected piece by a vertex strictly outside ``other``'s box (so outside ``other``), or else by a ray."""
+    used_edges = np.unique(table.triangle_edges)
+    first, second = table.edges[used_edges].T
+    root, relation = label_components(len(mesh.vertices), first, second, crossings_per_edge[used_edges] & 1)
+    used = np.unique(mesh.triangles)
+    points = mesh.vertices[used]
+    outside = used[((points < other.vertices.min(axis=0)) | (points > other.vertices.max(axis=0))).any(axis=1)]
+    anchored = np.full(len(mesh.vertices), -1, np.int64)
+    anchored[root[outside]] = relation[outside]  # state(root) = state(v) ^ relation(v), and v is outside
+    roots = np.unique(root[used])
+    unknown = roots[anchored[roots] < 0]
+    anchored[unknown] = _rays_inside(mesh.vertices[unknown], other, points_move)
+    return (np.maximum(anchored, 0)[root] ^ relation).astype(bool)
 
 
 def _inside_intervals(mesh: TriangleMesh, table: EdgeTable, edge: np.ndarray, param: np.ndarray,
@@ -115,11 +124,11 @@ def _edge_pieces(table: EdgeTable, interval_edge: np.ndarray, start: np.ndarray,
     return triangle, np.where(forward[:, None], p, q), np.where(forward[:, None], q, p)
 
 
-def _piercings(pairs: MeshPairs, side: str):
-    """Unique piercings of one mesh's edges through the other's triangles: (edge, param, point)."""
+def _piercings(pairs: MeshPairs, side: str, table: EdgeTable):
+    """Unique piercings of one mesh's edges (numbered by ``table``) through the other's triangles:
+    (edge, param, point)."""
     c = pairs.crossings
     column = 0 if side == "a" else 1
-    table = pairs.edges_a if side == "a" else pairs.edges_b
     crosses = c.a_crosses if side == "a" else c.b_crosses
     params = c.a_params if side == "a" else c.b_params
     points = c.a_points if side == "a" else c.b_points
@@ -131,11 +140,11 @@ def _piercings(pairs: MeshPairs, side: str):
     return edge[unique], params[pair_index, corner][unique], points[pair_index, corner][unique]
 
 
-def _side_pieces(pairs: MeshPairs, side: str):
-    """Boundary pieces (triangle, P, Q) of (one mesh's triangles) ∩ (the other mesh's solid)."""
-    mesh, other = (pairs.mesh_a, pairs.mesh_b) if side == "a" else (pairs.mesh_b, pairs.mesh_a)
-    table = pairs.edges_a if side == "a" else pairs.edges_b
-    edge, param, point = _piercings(pairs, side)
+def _side_pieces(pairs: MeshPairs, side: str, table: EdgeTable, other: TriangleMesh):
+    """Boundary pieces (triangle, P, Q) of (one mesh's triangles) ∩ (the ``other`` mesh's solid, whole:
+    ``pairs`` may hold only the triangles near it); ``table``: the edges of the side's triangles."""
+    mesh = pairs.mesh_a if side == "a" else pairs.mesh_b
+    edge, param, point = _piercings(pairs, side, table)
     crossed = np.bincount(edge, minlength=len(table.edges))
     inside = _vertex_inside(mesh, table, crossed, other, points_move=side == "b")
     triangle, p, q = _edge_pieces(table, *_inside_intervals(mesh, table, edge, param, point, crossed, inside))
@@ -147,18 +156,39 @@ def _side_pieces(pairs: MeshPairs, side: str):
             np.concatenate([q, seg_q]))
 
 
+def _near_part(mesh: TriangleMesh, box: tuple[np.ndarray, np.ndarray], margin: float
+               ) -> tuple[TriangleMesh, EdgeTable]:
+    """The triangles of ``mesh`` whose boxes meet ``box`` inflated by ``margin``, on the mesh's own vertices,
+    and their edges (numbered as in the whole mesh's table). The others lie strictly outside the box, so
+    outside any solid it bounds, even after an infinitesimal move: they add nothing to an overlap."""
+    low, high = box
+    keep = np.flatnonzero(np.all((mesh.lows <= high + margin) & (mesh.highs >= low - margin), axis=1))
+    table = edge_table(mesh)
+    if len(keep) == len(mesh.triangles):
+        return mesh, table
+    part = TriangleMesh(mesh.vertices, mesh.triangles[keep])
+    return part, replace(table, triangle_edges=table.triangle_edges[keep], forward=table.forward[keep])
+
+
+def _box(mesh: TriangleMesh) -> tuple[np.ndarray, np.ndarray]:
+    return mesh.vertices.min(axis=0), mesh.vertices.max(axis=0)
+
+
 def overlap_volume(mesh_a: TriangleMesh, mesh_b: TriangleMesh) -> tuple[float, np.ndarray | None]:
     """``(volume, centroid)`` of the region inside both closed meshes A and B.
 
     Exact up to rounding for closed, consistently outward meshes (see the module notes): 0 (and centroid
     None) when the volumes do not overlap, the smaller volume when one contains the other; surfaces that
     only touch or share faces are handled as the limit of an infinitesimal generic translation of B.
-    Open meshes give a result without meaning.
+    Open meshes give a result without meaning. Only the triangles near the other mesh's box are looked at.
     """
-    pairs = MeshPairs.build(mesh_a, mesh_b, default_tolerance(mesh_a, mesh_b, None))
+    tolerance = default_tolerance(mesh_a, mesh_b, None)
+    part_a, table_a = _near_part(mesh_a, _box(mesh_b), tolerance)
+    part_b, table_b = _near_part(mesh_b, _box(mesh_a), tolerance)
+    pairs = MeshPairs.build(part_a, part_b, tolerance)
     both = np.concatenate([mesh_a.vertices, mesh_b.vertices])
     origin = 0.5 * (both.min(axis=0) + both.max(axis=0))
-    pieces = [_side_pieces(pairs, "a"), _side_pieces(pairs, "b")]
+    pieces = [_side_pieces(pairs, "a", table_a, mesh_b), _side_pieces(pairs, "b", table_b, mesh_a)]
     c, p, q = (np.concatenate([piece[k] for piece in pieces]) - origin for k in range(3))
     volumes = np.einsum("ij,ij->i", c, np.cross(p, q)) / 6.0
     volume = float(volumes.sum())

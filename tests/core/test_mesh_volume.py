@@ -24,6 +24,11 @@ PAIRS = {
     "walls overlapping end to end": (fx.wall_with_door(), fx.transformed(fx.wall_with_door(), offset=(2.0, 0, 0))),
     "two loose parts": (fx.joined(fx.box(), fx.box((2, 0, 0), (3, 1, 1))), fx.box((0.5, 0.2, 0.2), (2.5, 0.8, 0.8))),
     "disjoint": (fx.torus(), fx.transformed(fx.uv_sphere(), offset=(10.0, 0, 0))),
+    # Only the triangles near the other's box take part: a small cap of each fine ball, a corner's faces.
+    "fine balls just overlapping": (fx.uv_sphere(1.0, 48, 96), fx.transformed(fx.uv_sphere(1.0, 48, 96),
+                                                                              offset=(1.9, 0.05, 0.02))),
+    "box corner into a fine ball": (fx.uv_sphere(1.0, 48, 96), fx.transformed(fx.box(), random_rotation(
+        np.random.default_rng(4)), (0.8, 0.1, -0.2))),
 }
 
 

@@ -334,4 +334,5 @@ def clash_result(name_a: str, name_b: str, status: str, contact, note: str = '')
         note=note,
         region=() if region is None else tuple(map(tuple, region.points_a.tolist())),
         region_area=0.0 if region is None else float(region.area),
+        volume_pending=contact.volume_pending,
     )

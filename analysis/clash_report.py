@@ -57,6 +57,8 @@ class ClashResult:
     and ``max_depth`` (deepest penetration, 0 when it never penetrates), ``contact_intervals``
     (``((first, last), ...)`` frames in contact) and ``depth_series`` (the depth at each scanned frame,
     for the panel's plot; not written to reports). Outside a scan the frames are None.
+    ``volume_pending``: measured while objects move (live update), without the overlap volume (None), which
+    follows once they stop.
     """
 
     object_a: str
@@ -81,6 +83,7 @@ class ClashResult:
     max_depth: float | None = None
     contact_intervals: tuple = ()
     depth_series: tuple = ()
+    volume_pending: bool = False
 
     def as_dict(self) -> dict:
         return {

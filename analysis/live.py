@@ -10,6 +10,11 @@ the object they instance (its mesh edited or moved in its collection). Shapes ar
 an object whose geometry changed is read again. Pairs with a deleted object are left as they are (tracking
 marks them stale). The handler's own writes to the results cause another depsgraph update (of the scene,
 not of objects); a guard keeps it from re-entering anyway.
+
+While the interface runs, an update leaves out the overlap volumes of convex pairs (for finely tessellated
+objects most of the cost; ``volume_pending`` on the result) and measures them once no further update came
+for ``SETTLE_SECONDS``: a drag shows depth, normal and contact at every step, the volume when it stops. In
+background mode (scripts, tests, the command line) every update is complete at once.
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ from . import tracking
 
 #: A matrix whose linear part has a smaller determinant is treated as singular (the object is read again).
 SINGULAR = 1e-12
+#: Seconds without a further live update after which the overlap volumes left out are measured.
+SETTLE_SECONDS = 0.2
 
 
 @dataclass
@@ -142,14 +149,17 @@ def stored_sources(depsgraph: bpy.types.Depsgraph, results, indices) -> dict[int
     return found
 
 
-def measure_pairs(pairs: list, shapes: list, modes: MeasureModes, options: dict, clearance: float) -> list:
+def measure_pairs(pairs: list, shapes: list, modes: MeasureModes, options: dict, clearance: float,
+                  volumes: bool = True) -> list:
     """``[(SolidContact, note), ...]`` of ``(Solid, Solid)`` pairs, as the analysis measures them: in the
     plane or with their rigid-body ``shapes`` (``analysis.inspect.measure_in_mode``), the others together
-    (``core.mesh.collide_solid_pairs``), with a note on objects measured as their hull."""
+    (``core.mesh.collide_solid_pairs``, convex pairs' overlap volumes left out unless ``volumes``), with a
+    note on objects measured as their hull."""
     moded = [None if modes.default else measure_in_mode(a, b, shape, modes, options)
              for (a, b), shape in zip(pairs, shapes)]
     usual = [k for k, answer in enumerate(moded) if answer is None]
-    contacts = collide_solid_pairs([pairs[k] for k in usual], clearance=clearance, **options) if usual else ()
+    contacts = (collide_solid_pairs([pairs[k] for k in usual], clearance=clearance, volumes=volumes, **options)
+                if usual else ())
     for k, contact in zip(usual, contacts):
         notes = (hull_note(solid) for solid in pairs[k]) if contact.method == HULL else ()
         moded[k] = (contact, "; ".join(filter(None, notes)))
@@ -157,11 +167,12 @@ def measure_pairs(pairs: list, shapes: list, modes: MeasureModes, options: dict,
 
 
 def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, cache: SolidCache,
-              reread: set | None = None) -> list[int]:
+              reread: set | None = None, volumes: bool = True) -> list[int]:
     """Measure the stored results at ``indices`` again, in the modes they were analysed in, and write them in
     place; the indices measured.
 
     ``reread``: pointers of objects whose geometry changed (read again once, then moved like the others).
+    ``volumes`` False leaves convex pairs' overlap volumes out (``volume_pending``, see ``settle``).
     Thresholds are the scene's (tolerance, clearance, iterations) and the results' touch tolerance. Nothing
     is measured when the modes cannot be (a 'View' plane without a viewport): the results turn stale.
     Then the callback given to ``add_handlers`` (the overlay's refresh) is called.
@@ -188,7 +199,8 @@ def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, c
     options = {"tolerance": settings.tolerance, "touch_tolerance": results[measured[0]].tolerance,
                "max_iterations": settings.max_iterations or None}
     updates = {}
-    for index, (contact, note) in zip(measured, measure_pairs(pairs, shapes, modes, options, settings.clearance)):
+    answers = measure_pairs(pairs, shapes, modes, options, settings.clearance, volumes)
+    for index, (contact, note) in zip(measured, answers):
         result = results[index]
         status = _status(contact.signed_distance, contact.status, settings.clearance)
         updates[index] = clash_result(result.name_a, result.name_b, status, contact, note)
@@ -223,11 +235,45 @@ def on_depsgraph_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) 
     indices = tracking.results_of_changed(scene, settings.results, moved | reshaped)
     if not indices:
         return
+    later = measures_volumes_later()
     _busy[0] = True
     try:
-        remeasure(scene, depsgraph, indices, _cache, reshaped)
+        remeasure(scene, depsgraph, indices, _cache, reshaped, volumes=not later)
     finally:
         _busy[0] = False
+    if later:
+        _settle_later()
+
+
+def measures_volumes_later() -> bool:
+    """Whether live updates leave overlap volumes for when the objects stop moving: while the interface runs
+    (a drag sends an update per mouse move); in background mode nothing waits, so every update is complete."""
+    return not bpy.app.background
+
+
+def _settle_later() -> None:
+    """(Re)start the countdown to ``settle``: it runs once no update came for ``SETTLE_SECONDS``."""
+    if bpy.app.timers.is_registered(settle):
+        bpy.app.timers.unregister(settle)
+    bpy.app.timers.register(settle, first_interval=SETTLE_SECONDS, persistent=True)
+
+
+def settle() -> None:
+    """Measure in full the current scene's results whose overlap volume a live update left out (the timer's
+    callback; returns None so that it runs once)."""
+    scene = bpy.context.scene
+    settings = getattr(scene, "collision_inspector", None)
+    if settings is None or _busy[0] or not len(settings.results):
+        return None
+    pending = np.zeros(len(settings.results), dtype=bool)
+    settings.results.foreach_get("volume_pending", pending)
+    if pending.any():
+        _busy[0] = True
+        try:
+            remeasure(scene, bpy.context.evaluated_depsgraph_get(), np.flatnonzero(pending).tolist(), _cache)
+        finally:
+            _busy[0] = False
+    return None
 
 
 def switched(settings) -> None:
@@ -245,8 +291,11 @@ def switched(settings) -> None:
 
 @persistent
 def on_data_replaced(*_args) -> None:
-    """File loaded, undo or redo: objects are new data, their prepared shapes go."""
+    """File loaded, undo or redo: objects are new data, their prepared shapes go; volumes still pending in
+    what came back are measured soon."""
     _cache.clear()
+    if measures_volumes_later():
+        _settle_later()
 
 
 def _handler_lists() -> tuple:
@@ -273,5 +322,7 @@ def remove_handlers() -> None:
             if (getattr(existing, "__qualname__", None), getattr(existing, "__module__", None)) == (
                     function.__qualname__, function.__module__):
                 handler_list.remove(existing)
+    if bpy.app.timers.is_registered(settle):
+        bpy.app.timers.unregister(settle)
     _on_results_changed.clear()
     _cache.clear()

@@ -308,7 +308,8 @@ def update_results(settings, updates: dict[int, ClashResult]) -> None:
         result.normal, result.point_a, result.point_b = clash.normal, clash.point_a, clash.point_b
         result.solver_status, result.method = clash.solver_status, clash.method
         result.overlap_volume = clash.overlap_volume or 0.0
-        result.has_volume = clash.overlap_volume is not None
+        result.has_volume = clash.overlap_volume is not None or clash.volume_pending
+        result.volume_pending = clash.volume_pending
         result.depth_lower_bound, result.depth_is_estimate = clash.depth_lower_bound, clash.depth_is_estimate
         result.region_area = clash.region_area
         result.hull_note = clash.note

@@ -11,11 +11,14 @@ update off (the depsgraph alone):
 * one object moved, its pair apart (GJK only) or penetrating (EPA, contact region, overlap volume);
 * all 20 B objects moved at once (20 pairs re-measured), apart and penetrating;
 * one object's mesh edited (its shape is read and prepared again).
+Live update on is timed twice: complete updates (background mode, scripts), and as while the interface runs,
+where an update leaves convex pairs' overlap volumes for ``settle``, timed too (it runs once the object stops).
 Figures: median wall time, and median CPU time (the machine may be shared).
 """
 
 from __future__ import annotations
 
+import importlib
 import math
 import statistics
 import sys
@@ -59,7 +62,7 @@ def median_ms(step, repeats: int = REPEATS) -> str:
     return f"{1e3 * statistics.median(times):7.2f} ms (CPU {1e3 * statistics.median(cpu):7.2f})"
 
 
-def main(vertices: int, convex: bool) -> None:
+def main(live, vertices: int, convex: bool) -> None:
     bpy.ops.wm.read_homefile(use_empty=True)
     scene = bpy.context.scene
     pairs = [(sphere(f"A{k:02d}", k * SPACING, vertices, convex), sphere(f"B{k:02d}", k * SPACING + 2.5, vertices,
@@ -87,17 +90,28 @@ def main(vertices: int, convex: bool) -> None:
             b.location.x = a.location.x + 2.0 + gap
         view_layer.update()
 
-    for live_on in (False, True):
+    own = live.measures_volumes_later
+    for live_on, later in ((False, False), (True, False), (True, True)):
         settings.live_update = live_on
-        label = "live update on " if live_on else "live update off"
+        live.measures_volumes_later = (lambda: True) if later else (lambda: False)
+        label = ("live update off" if not live_on else
+                 "live update on, while the interface runs" if later else "live update on, complete")
         for state, gap in (("apart (gap 0.5)", 0.5), ("penetrating (0.3)", -0.3)):
             place(pairs, gap)
+            live.settle()
             one = median_ms(move([pairs[7][1]]))
+            settle_one = median_ms(lambda k: (move([pairs[7][1]])(k), live.settle()), repeats=3) if later else ""
             every = median_ms(move([b for _a, b in pairs]), repeats=3)
+            settle_every = median_ms(lambda k: (move([b for _a, b in pairs])(k), live.settle()), repeats=3) \
+                if later else ""
             print(f"{label}: {state}: one object moved {one}, all 20 B moved {every} per update")
+            if later:
+                print(f"    update and the volumes once it stops: one object {settle_one}, all 20 {settle_every}")
         if live_on:
             statuses = {r.status for r in settings.results}
             assert statuses == {'penetrating'}, statuses
+            assert not any(r.volume_pending for r in settings.results)
+    live.measures_volumes_later = own
     mesh = pairs[3][1].data
 
     def edit(k):
@@ -111,7 +125,8 @@ def main(vertices: int, convex: bool) -> None:
 if __name__ == "__main__":
     args = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]
     addon = load_registered_addon()
+    live_module = importlib.import_module(addon.__name__ + ".analysis.live")
     for count in map(int, args or ["10000", "1000"]):
         for convex in (True, False):
-            main(count, convex)
+            main(live_module, count, convex)
     addon.unregister()

@@ -264,7 +264,8 @@ def depth_details(result, scene: bpy.types.Scene) -> list:
         lines.append(f"Depth: a checked push-out; the shortest is at least "
                      f"{format_length(result.depth_lower_bound, scene)}")
     if result.status == 'penetrating':
-        lines.append(f"Overlap volume: {format_volume(result.overlap_volume, scene)}" if result.has_volume
+        lines.append("Overlap volume: measured once the object stops moving" if result.volume_pending
+                     else f"Overlap volume: {format_volume(result.overlap_volume, scene)}" if result.has_volume
                      else "Overlap volume: none (an open mesh encloses no volume)")
     if result.region_area > 0.0:
         lines.append(f"Contact area: {format_area(result.region_area, scene)}")

@@ -248,6 +248,10 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
         name="Stale",
         description="One of the two objects moved or changed shape since the analysis: analyse again",
     )
+    volume_pending: BoolProperty(
+        name="Volume Pending",
+        description="Measured by the live update while an object moved: the overlap volume follows once it stops",
+    )
     # Interactive inspection (issue 11): directional depth of the pair.
     directional_axis: EnumProperty(
         name="Directional Axis",

@@ -59,7 +59,8 @@ class SolidContact(SignedDistanceMixin):
       push-out takes it.
     - Separated or touching: ``point_b - point_a == distance * normal`` with both points on the surfaces.
     - ``overlap_volume``: the volume both objects enclose (0 when they do not overlap); None when an
-      object is open (no inside, so no volume) or when hulls were measured.
+      object is open (no inside, so no volume), when hulls were measured, or when ``volume_pending``:
+      the pair was measured without its volume (``measure_solid_pairs(volumes=False)``), to be measured later.
     - ``curves``: the polylines where the surfaces cross, one (K, 3) array each (mesh pairs only); a
       closed loop repeats its first point at the end.
     - ``method``: 'convex', 'parts', 'mesh' or 'hull': how the answer was computed.
@@ -82,6 +83,7 @@ class SolidContact(SignedDistanceMixin):
     curves: tuple = field(default=(), repr=False)
     solver_status: str = "converged"
     region: ContactRegion | None = field(default=None, repr=False)
+    volume_pending: bool = False
 
 
 def pair_method(a: Solid, b: Solid) -> str:
@@ -113,15 +115,17 @@ def collide_solids(a: Solid, b: Solid, *, tolerance: float | None = None, touch_
 
 def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: float | None = None,
                         touch_tolerance: float | None = None, max_iterations: int | None = None,
-                        clearance: float = 0.0) -> list[SolidContact]:
+                        clearance: float = 0.0, volumes: bool = True) -> list[SolidContact]:
     """``[collide_solids(a, b, ...) for a, b in pairs]``, with the convex pairs screened together.
 
     Convex (and hull) pairs go through GJK in lockstep (``core.batch``); those found apart by more than
     ``clearance`` keep that answer (their closest points), the rest get ``collide_solids``' full
-    treatment: EPA, contact region, overlap volume. Other pairs are measured one by one.
+    treatment: EPA, contact region, overlap volume (unless ``volumes`` is False: then an overlapping convex
+    pair's volume is left out, ``volume_pending``; it is the costly part for finely tessellated objects).
+    Other pairs are measured one by one.
     """
     apart, answers = measure_solid_pairs(pairs, tolerance=tolerance, touch_tolerance=touch_tolerance,
-                                         max_iterations=max_iterations, clearance=clearance)
+                                         max_iterations=max_iterations, clearance=clearance, volumes=volumes)
     for k, contact in zip(apart.index.tolist(), apart.contacts()):
         answers[k] = contact
     return answers
@@ -156,7 +160,8 @@ class ApartSolids(NamedTuple):
 
 def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: float | None = None,
                         touch_tolerance: float | None = None, max_iterations: int | None = None,
-                        clearance: float = 0.0) -> tuple[ApartSolids, list[SolidContact | None]]:
+                        clearance: float = 0.0, volumes: bool = True
+                        ) -> tuple[ApartSolids, list[SolidContact | None]]:
     """``collide_solid_pairs``, with the pairs the batch found apart by more than ``clearance`` as columns
     (``ApartSolids``) and None at their places in the list: a clash check of hundreds of objects keeps tens
     of thousands of separated pairs as numbers. Arguments as for ``collide_solid_pairs``."""
@@ -179,11 +184,13 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
             answers[k] = _separated_answer(contact, methods[k], _has_volume(*pairs[k], methods[k]))
         else:
             near.append((k, contact))
-    volumes = iter(_volumes([pairs[k] for k, contact in near if contact.status == PENETRATING]))
+    overlapping = [pairs[k] for k, contact in near if contact.status == PENETRATING]
+    measured = iter(_volumes(overlapping) if volumes else [(None, None)] * len(overlapping))
     regions = _regions([pairs[k] for k, _contact in near], [contact for _k, contact in near])
     for (k, contact), region in zip(near, regions):
-        answers[k] = _convex_answer(contact, *pairs[k], next(volumes) if contact.status == PENETRATING else (0.0, None),
-                                    region)
+        pending = contact.status == PENETRATING and not volumes and _has_volume(*pairs[k], methods[k])
+        answers[k] = _convex_answer(contact, *pairs[k], next(measured) if contact.status == PENETRATING else (0.0, None),
+                                    region, volume_pending=pending)
     rows = apart.take(far)
     index = np.asarray(convex, dtype=np.int64)[rows.index].tolist()
     columns = ApartSolids(rows._replace(index=np.asarray(index, dtype=np.int64)), [methods[k] for k in index],
@@ -260,14 +267,15 @@ def _convex_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
                           _region(contact, a.hull, b.hull))
 
 
-def _convex_answer(contact: Contact, a: Solid, b: Solid, volume: tuple, region: ContactRegion | None) -> SolidContact:
-    """The hulls' contact as the pair's answer, with the overlap ``(volume, centroid)`` and the ``region`` where
-    they meet."""
+def _convex_answer(contact: Contact, a: Solid, b: Solid, volume: tuple, region: ContactRegion | None,
+                   volume_pending: bool = False) -> SolidContact:
+    """The hulls' contact as the pair's answer, with the overlap ``(volume, centroid)`` (or its volume left for
+    later) and the ``region`` where they meet."""
     method = pair_method(a, b)
     volume, centroid = (None, None) if method == HULL else volume
     return _from_contact(contact, region, method,
                          depth_lower_bound=contact.depth if contact.status == PENETRATING else 0.0,
-                         overlap_volume=volume, overlap_centroid=centroid)
+                         overlap_volume=volume, overlap_centroid=centroid, volume_pending=volume_pending)
 
 
 def _region(contact: Contact, shape_a, shape_b) -> ContactRegion | None:

@@ -136,3 +136,38 @@ def test_a_remeasured_pair_gets_its_new_note(live_pair):
     a.data = box
     bpy.context.view_layer.update()
     assert result("A", "B").hull_note == ""
+
+
+def test_while_the_interface_runs_the_volume_follows_once_the_object_stops(live_pair, addon, monkeypatch):
+    """A drag sends an update per mouse move: each measures depth, normal and contact; the overlap volume is
+    left out (pending, the panel says so, the label shows the depth alone) until ``settle`` runs after
+    the last update, and then equals a complete measurement's."""
+    live = importlib.import_module(addon.__name__ + ".analysis.live")
+    panel = importlib.import_module(addon.__name__ + ".ui.panel")
+    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    b = bpy.data.objects["B"]
+    for x in (0.9, 0.8, 0.75):  # three steps of a drag
+        b.location.x = x
+        bpy.context.view_layer.update()
+        pair = result("A", "B")
+        assert pair.status == 'penetrating' and pair.depth == pytest.approx(1.0 - x, abs=1e-6)
+        assert pair.volume_pending and pair.has_volume and pair.overlap_volume == 0.0
+        assert bpy.app.timers.is_registered(live.settle)
+    assert "once the object stops" in " ".join(panel.depth_details(pair, live_pair))
+    live.settle()
+    pair = result("A", "B")
+    assert not pair.volume_pending and pair.overlap_volume == pytest.approx(0.25, abs=1e-9)
+    assert "0.25" in " ".join(panel.depth_details(pair, live_pair))
+    bpy.app.timers.unregister(live.settle)
+    b.location.x = 0.5  # settled results are measured in full by the next complete update, as in background mode
+    monkeypatch.setattr(live, "measures_volumes_later", lambda: False)
+    bpy.context.view_layer.update()
+    assert not result("A", "B").volume_pending and result("A", "B").overlap_volume == pytest.approx(0.5, abs=1e-9)
+    assert not bpy.app.timers.is_registered(live.settle)
+
+
+def test_in_background_mode_every_update_is_complete(live_pair):
+    bpy.data.objects["B"].location.x = 0.75
+    bpy.context.view_layer.update()
+    pair = result("A", "B")
+    assert not pair.volume_pending and pair.overlap_volume == pytest.approx(0.25, abs=1e-9)

@@ -131,3 +131,21 @@ def test_objects_convex_only_to_float32_keep_the_exact_general_volume():
     [contact] = collide_solid_pairs([(a, b)])
     assert contact.overlap_volume == pytest.approx(exact, rel=1e-14)
     assert contact.overlap_volume == pytest.approx(fx.manifold_overlap(rounded, box)[0], rel=1e-12)
+
+
+def test_volumes_can_be_left_for_later_and_nothing_else_changes():
+    """``volumes=False`` (the live update while objects move): overlapping pairs come without their volume,
+    marked pending; every other number is the full answer's, and pairs that do not overlap are unchanged."""
+    pairs = [(Solid(a), Solid(b)) for a, b in random_pairs(7, 12)]
+    pairs.append((Solid(fx.box(), use_hull=True), Solid(fx.box((0.5, 0.5, 0.5), (2, 2, 2)))))  # hulls: no volume
+    full = collide_solid_pairs(pairs, clearance=0.5)
+    quick = collide_solid_pairs(pairs, clearance=0.5, volumes=False)
+    assert {c.status for c in full} >= {'penetrating', 'separated'}
+    for whole, light in zip(full, quick):
+        assert light.volume_pending == (whole.overlap_volume is not None and whole.status == 'penetrating')
+        assert not whole.volume_pending
+        assert light.overlap_volume == (None if light.volume_pending else whole.overlap_volume)
+        assert (light.status, light.signed_distance, light.method) == (whole.status, whole.signed_distance, whole.method)
+        np.testing.assert_array_equal(light.normal, whole.normal)
+        np.testing.assert_array_equal(light.point_a, whole.point_a)
+        np.testing.assert_array_equal(light.point_b, whole.point_b)

@@ -26,6 +26,9 @@ from .trimesh import TriangleMesh
 
 #: Relative slack on squared bounds: a pair is dropped only when rounding cannot explain the gap.
 BOUND_SLACK = 1e-12
+#: A map whose stretch varies by less than this fraction counts as turning and scaling uniformly for the moved
+#: normals (Blender's float32 rotations stretch by ~1e-7; the normals are then that close to the exact ones).
+SIMILARITY = 1e-6
 
 
 def box_distance_sq(lows_a: np.ndarray, highs_a: np.ndarray, lows_b: np.ndarray, highs_b: np.ndarray) -> np.ndarray:
@@ -192,25 +195,28 @@ class TriangleBVH:
         become ``s * halves + e * sum(halves)``, which bounds the moved box (exactly ``s * halves`` for a
         rotation, uniform scale or mirror). An axis-aligned box becomes the box around the moved one, cut down
         to the box around the moved oriented box. Both are padded for rounding like a built tree's; anchors
-        and normals are ``mesh``'s own.
+        are ``mesh``'s own corners; normals are this tree's turned by R when the map only turns, mirrors and
+        scales uniformly (a mirrored mesh's triangles are turned over, so R n is still their normal), else
+        ``mesh``'s own. (Normals only give separating axes for lower bounds: any unit vector is sound.)
         """
         linear, offset = matrix[:3, :3], matrix[:3, 3]
         left, stretch, right = np.linalg.svd(linear)
         rotation = left @ right
         scale, spread = 0.5 * (stretch[0] + stretch[-1]), 0.5 * (stretch[0] - stretch[-1])
         pad = 1e-13 * float(np.abs(mesh.vertices).max())
-        columns = self.axes.transpose(0, 2, 1).reshape(-1, 3)  # every box axis as a row
-        axes = (columns @ rotation.T).reshape(-1, 3, 3).transpose(0, 2, 1)
+        axes = np.matmul(rotation, self.axes)  # each box's axes (its columns) turned
         halves = scale * self.halves + (spread * self.halves.sum(axis=1) + pad)[:, None]
         centres = self.centres @ linear.T + offset
         middle = 0.5 * (self.lows + self.highs) @ linear.T + offset
         reach = 0.5 * (self.highs - self.lows) @ np.abs(linear).T + pad
         around_oriented = np.abs(axes[:, :, 0]) * halves[:, :1] + np.abs(axes[:, :, 1]) * halves[:, 1:2] \
             + np.abs(axes[:, :, 2]) * halves[:, 2:] + pad
-        anchors = mesh.corners[self.order[(self.starts + self.ends - 1) // 2], 0]
+        anchors = mesh.vertices[mesh.triangles[self.order[(self.starts + self.ends - 1) // 2], 0]]
+        similar = spread <= SIMILARITY * scale
+        normals = self.normals @ rotation.T if similar else unit_normals(mesh.corners)
         return TriangleBVH(mesh, self.order, np.maximum(middle - reach, centres - around_oriented),
                            np.minimum(middle + reach, centres + around_oriented), axes, centres, halves,
-                           self.children, self.starts, self.ends, anchors, unit_normals(mesh.corners))
+                           self.children, self.starts, self.ends, anchors, normals)
 
     @cached_property
     def is_leaf(self) -> np.ndarray:

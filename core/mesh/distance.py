@@ -113,7 +113,7 @@ def _separated_enough(bvh_a: TriangleBVH, triangles_a: np.ndarray, bvh_b: Triang
     kept = []
     for chunk in np.array_split(np.arange(len(triangles_a)), max(1, len(triangles_a) // SCREEN_CHUNK)):
         ia, ib = triangles_a[chunk], triangles_b[chunk]
-        gap = separation_lower_bound(mesh_a.corners[ia], mesh_b.corners[ib], bvh_a.normals[ia], bvh_b.normals[ib],
+        gap = separation_lower_bound(mesh_a.corners_of(ia), mesh_b.corners_of(ib), bvh_a.normals[ia], bvh_b.normals[ib],
                                      bound + margin)
         lower_sq = np.maximum(gap - margin, 0.0) ** 2
         near = lower_sq <= bound_sq
@@ -129,7 +129,7 @@ def _count_below(sorted_lower_sq: np.ndarray, distance: float) -> int:
 def _better(best: MeshDistance | None, triangles_a: np.ndarray, triangles_b: np.ndarray, mesh_a: TriangleMesh,
             mesh_b: TriangleMesh) -> MeshDistance:
     """The closer of ``best`` and the closest of the given triangle pairs."""
-    distance, point_a, point_b = triangle_pair_distance(mesh_a.corners[triangles_a], mesh_b.corners[triangles_b])
+    distance, point_a, point_b = triangle_pair_distance(mesh_a.corners_of(triangles_a), mesh_b.corners_of(triangles_b))
     i = int(np.argmin(distance))
     if best is not None and best.distance <= distance[i]:
         return best
@@ -159,7 +159,7 @@ def _nearest_in_tree(tree: TriangleBVH, points: np.ndarray):
     lower_sq = point_box_distance_sq(points[owners], mesh.lows[triangles], mesh.highs[triangles])
     keep = lower_sq <= bounds_sq[owners] * (1.0 + BOUND_SLACK)
     owners, triangles = owners[keep], triangles[keep]
-    distance, closest = point_triangle_closest(points[owners], mesh.corners[triangles])
+    distance, closest = point_triangle_closest(points[owners], mesh.corners_of(triangles))
     first = np.lexsort((distance, owners))
     first = first[np.r_[True, owners[first][1:] != owners[first][:-1]]]
     return distance[first], closest[first], triangles[first]

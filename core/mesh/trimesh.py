@@ -43,6 +43,13 @@ class TriangleMesh:
         """(M, 3, 3): the three corner positions of every triangle."""
         return self.vertices[self.triangles]
 
+    def corners_of(self, triangles: np.ndarray) -> np.ndarray:
+        """(K, 3, 3): the corners of the triangles at ``triangles`` (without computing every triangle's
+        corners when only a few are asked for)."""
+        if "corners" in self.__dict__:
+            return self.corners[triangles]
+        return self.vertices[self.triangles[triangles]]
+
     @cached_property
     def area_normals(self) -> np.ndarray:
         """(M, 3): cross products of the edges, |n| = 2 x area, pointing by the right-hand rule."""

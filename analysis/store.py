@@ -257,10 +257,10 @@ def stored_report(scene: bpy.types.Scene) -> ClashReport:
         ClashResult(object_a=name_a, object_b=name_b, status=r.status, signed_distance=r.signed_distance,
                     normal=tuple(r.normal), point_a=tuple(r.point_a), point_b=tuple(r.point_b),
                     solver_status=r.solver_status, review_state=r.review_state, method=r.method,
-                    overlap_volume=r.overlap_volume if r.has_volume else None,
+                    overlap_volume=r.overlap_volume if r.has_volume and not r.volume_pending else None,
                     depth_lower_bound=r.depth_lower_bound, depth_is_estimate=r.depth_is_estimate,
                     curves=curves.get(index, ()), note=r.hull_note, region=regions.get(index, ((),))[0],
-                    region_area=r.region_area, **scan_fields(r))
+                    region_area=r.region_area, volume_pending=r.volume_pending, **scan_fields(r))
         for index, (r, (name_a, name_b)) in enumerate(zip(results, pairs))
         if r.status != 'separated' and not is_vanished_clash(r.status, r.review_state)
     ]

@@ -154,10 +154,13 @@ def test_while_the_interface_runs_the_volume_follows_once_the_object_stops(live_
         assert pair.volume_pending and pair.has_volume and pair.overlap_volume == 0.0
         assert bpy.app.timers.is_registered(live.settle)
     assert "once the object stops" in " ".join(panel.depth_details(pair, live_pair))
+    store = importlib.import_module(addon.__name__ + ".analysis.store")
+    assert store.stored_report(live_pair).results[0].overlap_volume is None  # a report says nothing rather than 0
     live.settle()
     pair = result("A", "B")
     assert not pair.volume_pending and pair.overlap_volume == pytest.approx(0.25, abs=1e-9)
     assert "0.25" in " ".join(panel.depth_details(pair, live_pair))
+    assert store.stored_report(live_pair).results[0].overlap_volume == pytest.approx(0.25, abs=1e-9)
     bpy.app.timers.unregister(live.settle)
     b.location.x = 0.5  # settled results are measured in full by the next complete update, as in background mode
     monkeypatch.setattr(live, "measures_volumes_later", lambda: False)

@@ -258,12 +258,15 @@ def _settle_later() -> None:
     bpy.app.timers.register(settle, first_interval=SETTLE_SECONDS, persistent=True)
 
 
-def settle() -> None:
+def settle() -> float | None:
     """Measure in full the current scene's results whose overlap volume a live update left out (the timer's
-    callback; returns None so that it runs once)."""
+    callback: None when done, so that it runs once; ``SETTLE_SECONDS`` to try again while a measurement or
+    a scan is running)."""
+    if _busy[0]:
+        return SETTLE_SECONDS
     scene = bpy.context.scene
     settings = getattr(scene, "collision_inspector", None)
-    if settings is None or _busy[0] or not len(settings.results):
+    if settings is None or not len(settings.results):
         return None
     pending = np.zeros(len(settings.results), dtype=bool)
     settings.results.foreach_get("volume_pending", pending)

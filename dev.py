@@ -62,7 +62,8 @@ class LayerResult:
 
     def summary(self) -> str:
         counts = f"{self.passed} passed, {self.failed} failed, {self.skipped} skipped"
-        problem = f"  <- {self.error}" if self.error else ("  <- ran no tests" if self.passed + self.failed == 0 else "")
+        ran_none = self.passed + self.failed == 0
+        problem = f"  <- {self.error}" if self.error else ("  <- ran no tests" if ran_none else "")
         return f"{self.name:<22} {counts:<36} {self.seconds:7.1f} s{problem}"
 
 
@@ -121,7 +122,8 @@ def run_pytest_layer(name: str, command: list[str], junit: Path, env: dict | Non
     print(f"\n===== {name} =====", flush=True)
     result = LayerResult(name)
     started = time.monotonic()
-    exit_code = subprocess.run([*command, f"--junitxml={junit}"], cwd=REPO, env=env, stdin=subprocess.DEVNULL).returncode
+    exit_code = subprocess.run([*command, f"--junitxml={junit}"], cwd=REPO, env=env,
+                               stdin=subprocess.DEVNULL).returncode
     result.seconds = time.monotonic() - started
     if junit.exists():
         junit_counts(junit, result)
@@ -148,8 +150,10 @@ def blender_numpy_site(blender: str, home: Path, installer: Path) -> Path | None
     Blender's official builds bundle numpy; some distribution builds (Debian's) do not. The wheel
     matching Blender's Python version is installed with ``pip --target`` and cached in ``.venv/``.
     """
-    output = run([blender, "--background", "--factory-startup", "--python-expr", PROBE], env={**os.environ, "HOME": str(home)})
-    version, python_version, has_numpy = next(line.split()[1:] for line in output.splitlines() if line.startswith("PROBE "))
+    output = run([blender, "--background", "--factory-startup", "--python-expr", PROBE],
+                 env={**os.environ, "HOME": str(home)})
+    version, python_version, has_numpy = next(line.split()[1:] for line in output.splitlines()
+                                              if line.startswith("PROBE "))
     print(f"blender {version} (Python {python_version}), numpy bundled: {has_numpy}", flush=True)
     if has_numpy == "True":
         return None

@@ -41,7 +41,8 @@ def build_demo_scene() -> bpy.types.Object:
     mesh = bpy.ops.mesh
     add_shape("Cube A", (0.55, 0.65, 0.8), mesh.primitive_cube_add, size=1.0, location=(0.0, 0.0, 0.0))
     add_shape("Cube B", (0.8, 0.7, 0.5), mesh.primitive_cube_add, size=1.0, location=(0.9, 0.0, 0.0))
-    add_shape("Sphere", (0.6, 0.8, 0.6), mesh.primitive_uv_sphere_add, radius=0.4, location=(1.2, 0.0, 0.5 + 0.25 + 0.4))
+    add_shape("Sphere", (0.6, 0.8, 0.6), mesh.primitive_uv_sphere_add, radius=0.4,
+              location=(1.2, 0.0, 0.5 + 0.25 + 0.4))
     add_shape("Board", (0.8, 0.65, 0.8), mesh.primitive_cube_add, size=1.0, location=(-0.2, -0.25, 0.6),
          rotation=(0.0, math.radians(-12.0), math.radians(30.0)), scale=(1.6, 0.5, 0.12))
     add_shape("Ring", (0.9, 0.75, 0.4), mesh.primitive_torus_add, major_radius=0.45, minor_radius=0.12,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import NamedTuple
 
 import numpy as np
@@ -185,12 +186,12 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
         else:
             near.append((k, contact))
     overlapping = [pairs[k] for k, contact in near if contact.status == PENETRATING]
-    measured = iter(_volumes(overlapping) if volumes else [(None, None)] * len(overlapping))
+    measured = iter(_volumes(overlapping)) if volumes else repeat((None, None))
     regions = _regions([pairs[k] for k, _contact in near], [contact for _k, contact in near])
     for (k, contact), region in zip(near, regions):
-        pending = contact.status == PENETRATING and not volumes and _has_volume(*pairs[k], methods[k])
-        answers[k] = _convex_answer(contact, *pairs[k], next(measured) if contact.status == PENETRATING else (0.0, None),
-                                    region, volume_pending=pending)
+        overlaps = contact.status == PENETRATING
+        answers[k] = _convex_answer(contact, *pairs[k], next(measured) if overlaps else (0.0, None), region,
+                                    volume_pending=overlaps and not volumes and _has_volume(*pairs[k], methods[k]))
     rows = apart.take(far)
     index = np.asarray(convex, dtype=np.int64)[rows.index].tolist()
     columns = ApartSolids(rows._replace(index=np.asarray(index, dtype=np.int64)), [methods[k] for k in index],

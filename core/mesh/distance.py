@@ -113,8 +113,8 @@ def _separated_enough(bvh_a: TriangleBVH, triangles_a: np.ndarray, bvh_b: Triang
     kept = []
     for chunk in np.array_split(np.arange(len(triangles_a)), max(1, len(triangles_a) // SCREEN_CHUNK)):
         ia, ib = triangles_a[chunk], triangles_b[chunk]
-        gap = separation_lower_bound(mesh_a.corners_of(ia), mesh_b.corners_of(ib), bvh_a.normals[ia], bvh_b.normals[ib],
-                                     bound + margin)
+        gap = separation_lower_bound(mesh_a.corners_of(ia), mesh_b.corners_of(ib), bvh_a.normals[ia],
+                                     bvh_b.normals[ib], bound + margin)
         lower_sq = np.maximum(gap - margin, 0.0) ** 2
         near = lower_sq <= bound_sq
         kept.append((ia[near], ib[near], lower_sq[near]))
@@ -129,7 +129,8 @@ def _count_below(sorted_lower_sq: np.ndarray, distance: float) -> int:
 def _better(best: MeshDistance | None, triangles_a: np.ndarray, triangles_b: np.ndarray, mesh_a: TriangleMesh,
             mesh_b: TriangleMesh) -> MeshDistance:
     """The closer of ``best`` and the closest of the given triangle pairs."""
-    distance, point_a, point_b = triangle_pair_distance(mesh_a.corners_of(triangles_a), mesh_b.corners_of(triangles_b))
+    distance, point_a, point_b = triangle_pair_distance(mesh_a.corners_of(triangles_a),
+                                                        mesh_b.corners_of(triangles_b))
     i = int(np.argmin(distance))
     if best is not None and best.distance <= distance[i]:
         return best

@@ -78,8 +78,8 @@ def _vertex_inside(mesh: TriangleMesh, table: EdgeTable, crossings_per_edge: np.
     first, second = table.edges[used_edges].T
     root, relation = label_components(len(mesh.vertices), first, second, crossings_per_edge[used_edges] & 1)
     used = np.unique(mesh.triangles)
-    points = mesh.vertices[used]
-    outside = used[((points < other.vertices.min(axis=0)) | (points > other.vertices.max(axis=0))).any(axis=1)]
+    points, (low, high) = mesh.vertices[used], _box(other)
+    outside = used[((points < low) | (points > high)).any(axis=1)]
     anchored = np.full(len(mesh.vertices), -1, np.int64)
     anchored[root[outside]] = relation[outside]  # state(root) = state(v) ^ relation(v), and v is outside
     roots = np.unique(root[used])
@@ -171,6 +171,7 @@ def _near_part(mesh: TriangleMesh, box: tuple[np.ndarray, np.ndarray], margin: f
 
 
 def _box(mesh: TriangleMesh) -> tuple[np.ndarray, np.ndarray]:
+    """The box of the mesh's vertices: a closed mesh's solid lies within it."""
     return mesh.vertices.min(axis=0), mesh.vertices.max(axis=0)
 
 

@@ -145,7 +145,8 @@ def test_volumes_can_be_left_for_later_and_nothing_else_changes():
         assert light.volume_pending == (whole.overlap_volume is not None and whole.status == 'penetrating')
         assert not whole.volume_pending
         assert light.overlap_volume == (None if light.volume_pending else whole.overlap_volume)
-        assert (light.status, light.signed_distance, light.method) == (whole.status, whole.signed_distance, whole.method)
+        assert (light.status, light.signed_distance, light.method) == (whole.status, whole.signed_distance,
+                                                                       whole.method)
         np.testing.assert_array_equal(light.normal, whole.normal)
         np.testing.assert_array_equal(light.point_a, whole.point_a)
         np.testing.assert_array_equal(light.point_b, whole.point_b)

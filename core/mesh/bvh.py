@@ -200,6 +200,9 @@ class TriangleBVH:
         ``mesh``'s own. (Normals only give separating axes for lower bounds: any unit vector is sound.)
         """
         linear, offset = matrix[:3, :3], matrix[:3, 3]
+        anchors = mesh.vertices[mesh.triangles[self.order[(self.starts + self.ends - 1) // 2], 0]]
+        if (linear == np.eye(3)).all():
+            return self._translated(mesh, offset, anchors)
         left, stretch, right = np.linalg.svd(linear)
         rotation = left @ right
         scale, spread = 0.5 * (stretch[0] + stretch[-1]), 0.5 * (stretch[0] - stretch[-1])
@@ -211,12 +214,18 @@ class TriangleBVH:
         reach = 0.5 * (self.highs - self.lows) @ np.abs(linear).T + pad
         around_oriented = np.abs(axes[:, :, 0]) * halves[:, :1] + np.abs(axes[:, :, 1]) * halves[:, 1:2] \
             + np.abs(axes[:, :, 2]) * halves[:, 2:] + pad
-        anchors = mesh.vertices[mesh.triangles[self.order[(self.starts + self.ends - 1) // 2], 0]]
         similar = spread <= SIMILARITY * scale
         normals = self.normals @ rotation.T if similar else unit_normals(mesh.corners)
         return TriangleBVH(mesh, self.order, np.maximum(middle - reach, centres - around_oriented),
                            np.minimum(middle + reach, centres + around_oriented), axes, centres, halves,
                            self.children, self.starts, self.ends, anchors, normals)
+
+    def _translated(self, mesh: TriangleMesh, offset: np.ndarray, anchors: np.ndarray) -> "TriangleBVH":
+        """``moved`` by a translation: every box shifts. Rounding is monotone, so a shifted aligned box still
+        holds the shifted (rounded) vertices; oriented boxes, whose centres round on their own, are padded."""
+        pad = 1e-13 * float(np.abs(mesh.vertices).max())
+        return TriangleBVH(mesh, self.order, self.lows + offset, self.highs + offset, self.axes, self.centres + offset,
+                           self.halves + pad, self.children, self.starts, self.ends, anchors, self.normals)
 
     @cached_property
     def is_leaf(self) -> np.ndarray:
@@ -332,6 +341,22 @@ def close_leaf_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float = np.i
         return LeafPairs(none, none, 0.0, *witness)
     leaves_a, leaves_b = _near_node_pairs(bvh_a, np.concatenate(done_a), bvh_b, np.concatenate(done_b), bound_sq)
     return LeafPairs(leaves_a, leaves_b, float(np.sqrt(bound_sq)), *witness)
+
+
+def near_leaf_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float) -> tuple[np.ndarray, np.ndarray]:
+    """Every leaf pair whose triangles may lie within ``bound`` of each other (their boxes, aligned and
+    oriented, no further apart): a simultaneous traversal of both trees, one frontier per level."""
+    bound_sq = float(bound) ** 2
+    nodes_a, nodes_b = _near_node_pairs(bvh_a, np.zeros(1, dtype=np.int64), bvh_b, np.zeros(1, dtype=np.int64),
+                                        bound_sq)
+    done_a, done_b = [], []
+    while len(nodes_a):
+        both_leaves = bvh_a.is_leaf[nodes_a] & bvh_b.is_leaf[nodes_b]
+        done_a.append(nodes_a[both_leaves])
+        done_b.append(nodes_b[both_leaves])
+        nodes_a, nodes_b = _split_pairs(bvh_a, bvh_b, nodes_a[~both_leaves], nodes_b[~both_leaves])
+        nodes_a, nodes_b = _near_node_pairs(bvh_a, nodes_a, bvh_b, nodes_b, bound_sq)
+    return (np.concatenate(done_a), np.concatenate(done_b)) if done_a else (nodes_a, nodes_b)
 
 
 def _near_node_pairs(bvh_a: TriangleBVH, nodes_a: np.ndarray, bvh_b: TriangleBVH, nodes_b: np.ndarray,

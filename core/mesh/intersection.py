@@ -1,9 +1,10 @@
 """Where the surfaces of two triangle meshes meet: intersection curves, regions, coplanar patches.
 
-Candidate triangle pairs come from a two-set box sweep (``broad_phase.overlapping_pairs_between``);
-each pair is intersected by ``triangle_intersection.pair_crossings`` in the perturbed model described
-there (B moved by an infinitesimal generic translation), with vertex ids fixing the evaluation order, so
-neighbouring pairs agree on every shared decision. Each segment's ends are named by what made them (an
+Candidate triangle pairs come from a two-set box sweep (``broad_phase.overlapping_pairs_between``), or
+from the two meshes' triangle trees when the caller has them (``candidate_pairs``); each pair is
+intersected by ``triangle_intersection.pair_crossings`` in the perturbed model described there (B moved
+by an infinitesimal generic translation), with vertex ids fixing the evaluation order, so neighbouring
+pairs agree on every shared decision. Each segment's ends are named by what made them (an
 edge of one mesh piercing a triangle of the other), so segments chain into polylines by those names,
 never by comparing floats: closed loops where closed surfaces cross.
 """
@@ -17,6 +18,7 @@ import numpy as np
 
 from ..broad_phase import overlapping_pairs_between
 from ..validation import as_length
+from .bvh import TriangleBVH, leaf_pair_triangles, near_leaf_pairs
 from .topology import EdgeTable, edge_table, label_components
 from .triangle_intersection import (PairCrossings, coplanar_mask, coplanar_overlap_areas, pair_crossings,
                                     proper_mask)
@@ -47,8 +49,10 @@ class MeshPairs:
     tolerance: float
 
     @classmethod
-    def build(cls, mesh_a: TriangleMesh, mesh_b: TriangleMesh, tolerance: float) -> "MeshPairs":
-        pairs = overlapping_pairs_between(mesh_a.lows, mesh_a.highs, mesh_b.lows, mesh_b.highs, margin=tolerance)
+    def build(cls, mesh_a: TriangleMesh, mesh_b: TriangleMesh, tolerance: float,
+              trees: tuple[TriangleBVH, TriangleBVH] | None = None) -> "MeshPairs":
+        """The candidate pairs (``candidate_pairs``) and their crossings."""
+        pairs = candidate_pairs(mesh_a, mesh_b, tolerance, trees)
         t, s = pairs[:, 0], pairs[:, 1]
         crossings = pair_crossings(mesh_a.corners[t], mesh_a.triangles[t], mesh_a.area_normals[t],
                                    mesh_b.corners[s], mesh_b.triangles[s], mesh_b.area_normals[s])
@@ -110,6 +114,25 @@ class MeshPairs:
                                                 self.mesh_a.area_normals[t])
         keep = area > self.tolerance * max(self.mesh_a.size, self.mesh_b.size)
         return flat[keep], area[keep], centroid[keep]
+
+
+def candidate_pairs(mesh_a: TriangleMesh, mesh_b: TriangleMesh, tolerance: float,
+                    trees: tuple[TriangleBVH, TriangleBVH] | None = None) -> np.ndarray:
+    """(K, 2) pairs (triangle of A, triangle of B), sorted, whose boxes overlap once widened by ``tolerance``.
+
+    With the meshes' ``trees``, only the triangle pairs of leaf pairs whose node boxes (aligned and oriented)
+    come within 2 sqrt(3) x ``tolerance`` are looked at: that leaves out pairs of the sweep whose triangles
+    are further apart than that, which can neither cross nor be coplanar within the tolerance (on round
+    meshes meeting over a cap, about a tenth of the candidates and half the time of the sweep)."""
+    if trees is None:
+        return overlapping_pairs_between(mesh_a.lows, mesh_a.highs, mesh_b.lows, mesh_b.highs, margin=tolerance)
+    tree_a, tree_b = trees
+    leaves_a, leaves_b = near_leaf_pairs(tree_a, tree_b, 2.0 * np.sqrt(3.0) * tolerance)
+    t, s = leaf_pair_triangles(tree_a, leaves_a, tree_b, leaves_b)
+    keep = ((mesh_a.lows[t] - tolerance <= mesh_b.highs[s] + tolerance)
+            & (mesh_b.lows[s] - tolerance <= mesh_a.highs[t] + tolerance)).all(axis=1)
+    pairs = np.stack([t[keep], s[keep]], axis=1)
+    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
 
 
 def _rank_to_end(following: np.ndarray) -> np.ndarray:
@@ -205,6 +228,9 @@ class SurfaceIntersection:
     - ``patches``: list of ``CoplanarPatch`` (coplanar faces whose areas overlap).
     - ``regions``: list of ``Region``: curves and patches joined through the intersected triangles.
     - ``crossing``: any proper segment: the surfaces cross (the objects interpenetrate).
+    - ``shares_interior``: they cross, or coplanar faces overlap with both solids on the same side
+      (``surfaces_overlap``'s answer; a patch may bend from faces facing the same way to faces facing each
+      other, so its ``same_orientation``, the majority's, does not say it).
     """
 
     segments: np.ndarray
@@ -216,6 +242,7 @@ class SurfaceIntersection:
     patches: list
     regions: list
     tolerance: float
+    shares_interior: bool
 
     @property
     def crossing(self) -> bool:
@@ -288,35 +315,43 @@ def _regions(pairs: MeshPairs, chain: np.ndarray, patch_labels_info) -> list:
     return regions
 
 
-def surface_intersection(mesh_a: TriangleMesh, mesh_b: TriangleMesh,
-                         tolerance: float | None = None) -> SurfaceIntersection:
+def surface_intersection(mesh_a: TriangleMesh, mesh_b: TriangleMesh, tolerance: float | None = None,
+                         trees: tuple[TriangleBVH, TriangleBVH] | None = None) -> SurfaceIntersection:
     """Intersection curves, coplanar patches and regions of the surfaces of A and B.
 
     See ``SurfaceIntersection`` for the result.
 
     ``tolerance`` (absolute; None = 1e-9 × the larger mesh's size) decides coplanarity and whether a
     crossing is real or only touching. Works on any meshes; on closed meshes the curves are closed loops.
+    ``trees``, the meshes' triangle trees, find the candidate pairs faster (``candidate_pairs``).
     """
-    pairs = MeshPairs.build(mesh_a, mesh_b, default_tolerance(mesh_a, mesh_b, tolerance))
+    pairs = MeshPairs.build(mesh_a, mesh_b, default_tolerance(mesh_a, mesh_b, tolerance), trees)
     curves, closed, chain = _curves(pairs)
     patch_info = _patch_groups(pairs)
     start, end = pairs.segment_ends
     return SurfaceIntersection(np.stack([start, end], axis=1), pairs.segment_pairs, pairs.proper, curves,
-                               closed, chain, patch_info[0], _regions(pairs, chain, patch_info), pairs.tolerance)
+                               closed, chain, patch_info[0], _regions(pairs, chain, patch_info), pairs.tolerance,
+                               _shares_interior(pairs))
 
 
-def surfaces_overlap(mesh_a: TriangleMesh, mesh_b: TriangleMesh, tolerance: float | None = None) -> bool:
+def surfaces_overlap(mesh_a: TriangleMesh, mesh_b: TriangleMesh, tolerance: float | None = None,
+                     trees: tuple[TriangleBVH, TriangleBVH] | None = None) -> bool:
     """True when the surfaces cross for real or share coplanar faces with both solids on the same side.
 
     Either means the solids share interior (for closed meshes); surfaces that only touch, face to face
     or along edges, give False. Cheaper than ``surface_intersection``: no curves or regions are built.
+    ``trees`` as for ``surface_intersection``.
     """
-    pairs = MeshPairs.build(mesh_a, mesh_b, default_tolerance(mesh_a, mesh_b, tolerance))
+    return _shares_interior(MeshPairs.build(mesh_a, mesh_b, default_tolerance(mesh_a, mesh_b, tolerance), trees))
+
+
+def _shares_interior(pairs: MeshPairs) -> bool:
+    """Some pair crosses for real, or some coplanar pair overlaps with B's face facing the way A's does."""
     if pairs.proper.any():
         return True
     flat = pairs.coplanar[0]
     t, s = pairs.pairs[flat, 0], pairs.pairs[flat, 1]
-    return bool((np.einsum("ij,ij->i", mesh_a.area_normals[t], mesh_b.area_normals[s]) > 0.0).any())
+    return bool((np.einsum("ij,ij->i", pairs.mesh_a.area_normals[t], pairs.mesh_b.area_normals[s]) > 0.0).any())
 
 
 def surfaces_cross(mesh_a: TriangleMesh, mesh_b: TriangleMesh, tolerance: float | None = None) -> bool:

@@ -130,7 +130,7 @@ class Solid:
         """Every part encloses a volume, so the object has an inside (containment, overlap volume)."""
         return all(part.closed for part in self.parts)
 
-    @property
+    @cached_property
     def exactly_convex(self) -> bool:
         """Convex to rounding (``EXACT_CONVEXITY``), not just within ``CONVEXITY_TOLERANCE``: its triangles
         are its hull's facets, so face planes bound it exactly (SAT, clipped volumes)."""
@@ -198,6 +198,8 @@ class Solid:
         if "hull" in self.__dict__:
             solid.__dict__["hull"] = self.hull.transformed(matrix)
         solid.__dict__["method"] = self.method
+        if "parts" in self.__dict__:  # known without the moved triangles (the parts' classification is kept)
+            solid.__dict__["closed"], solid.__dict__["exactly_convex"] = self.closed, self.exactly_convex
         return solid
 
     def _prepare(self) -> None:

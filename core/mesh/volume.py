@@ -22,14 +22,9 @@ from dataclasses import replace
 import numpy as np
 
 from .intersection import MeshPairs, default_tolerance
+from .rays import crossing_windings
 from .topology import EdgeTable, edge_table, label_components
-from .triangle_intersection import all_same, canonical_edges, edge_orientations, plane_sides
 from .trimesh import TriangleMesh
-
-#: A fixed ray direction with no special relation to the axes (the perturbation settles the rest).
-_RAY = np.array([0.8017837257372732, 0.4454354031873740, 0.3985498690165453])
-#: Point–triangle terms per block of ray tests.
-_CHUNK_TERMS = 1 << 20
 
 
 def mesh_volume(mesh: TriangleMesh) -> float:
@@ -38,36 +33,6 @@ def mesh_volume(mesh: TriangleMesh) -> float:
         return 0.0
     c = mesh.corners - 0.5 * (mesh.vertices.min(axis=0) + mesh.vertices.max(axis=0))
     return float(np.einsum("ij,ij->i", c[:, 0], np.cross(c[:, 1], c[:, 2])).sum() / 6.0)
-
-
-def _rays_inside(points: np.ndarray, other: TriangleMesh, points_move: bool) -> np.ndarray:
-    """Whether each point is inside the closed mesh ``other``, by the parity of a ray's piercings.
-
-    The ray is a segment from the point to a point far outside ``other``; its tests are the predicates
-    of the pair intersection (same plane sides, perturbation moving B), so the answers agree with them.
-    """
-    inside = np.zeros(len(points), bool)
-    low, high = other.vertices.min(axis=0), other.vertices.max(axis=0)
-    near = np.flatnonzero(np.all((points >= low) & (points <= high), axis=1))
-    if not len(near) or not len(other.triangles):
-        return inside
-    corners = other.corners
-    edge_low, edge_high, flip = canonical_edges(corners, other.triangles)
-    reach = 2.0 * (np.linalg.norm(high - low) + 1.0)
-    block = max(1, _CHUNK_TERMS // len(corners))
-    for start in range(0, len(near), block):
-        p = points[near[start:start + block]][:, None, :]
-        far = p + reach * _RAY
-        side_p = plane_sides(p, corners[None], points_move)
-        side_far = plane_sides(far, corners[None], points_move)
-        ray_p, ray_far = p[:, :, None, :], far[:, :, None, :]
-        if points_move:
-            orient = edge_orientations(edge_low[None], edge_high[None], ray_p, ray_far)
-        else:
-            orient = edge_orientations(ray_p, ray_far, edge_low[None], edge_high[None])
-        pierced = (side_p * side_far < 0) & all_same(orient * flip[None])
-        inside[near[start:start + block]] = (pierced.sum(axis=1) & 1).astype(bool)
-    return inside
 
 
 def _vertex_inside(mesh: TriangleMesh, table: EdgeTable, crossings_per_edge: np.ndarray, other: TriangleMesh,
@@ -84,7 +49,7 @@ def _vertex_inside(mesh: TriangleMesh, table: EdgeTable, crossings_per_edge: np.
     anchored[root[outside]] = relation[outside]  # state(root) = state(v) ^ relation(v), and v is outside
     roots = np.unique(root[used])
     unknown = roots[anchored[roots] < 0]
-    anchored[unknown] = _rays_inside(mesh.vertices[unknown], other, points_move)
+    anchored[unknown] = crossing_windings(other, mesh.vertices[unknown], points_move) & 1  # parity
     return (np.maximum(anchored, 0)[root] ^ relation).astype(bool)
 
 

@@ -1,5 +1,6 @@
-"""``TriangleBVH.moved``: a tree carried along with its mesh (rigid, scaled, mirrored, sheared) still bounds every
-node's triangles, and exact queries on it give what a freshly built tree gives (coal's distance as reference)."""
+"""``TriangleBVH.moved``: a tree carried along with its mesh (translated, rigid, scaled, mirrored, sheared) still
+bounds every node's triangles, and exact queries on it give what a freshly built tree gives (coal's distance as
+reference)."""
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from generators import random_rotation
 from mesh_fixtures import coal_distance, torus, transformed, uv_sphere
 
 MAPS = {
+    "translated": lambda rng: np.eye(3),  # boxes only shift (``TriangleBVH._translated``)
     "rigid": lambda rng: random_rotation(rng),
     "scaled": lambda rng: 2.5 * random_rotation(rng),
     "mirrored": lambda rng: np.diag([-1.0, 1.0, 1.0]) @ random_rotation(rng),

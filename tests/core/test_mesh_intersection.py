@@ -5,7 +5,9 @@ import numpy as np
 import pytest
 
 import mesh_fixtures as fx
-from core.mesh.intersection import chain_segments, surface_intersection, surfaces_cross
+from core.mesh import Solid
+from core.mesh.intersection import (MeshPairs, chain_segments, default_tolerance, surface_intersection,
+                                    surfaces_cross, surfaces_overlap)
 from core.mesh.triangle_intersection import intersect_triangle_pairs
 from core.mesh.volume import overlap_volume
 from core.mesh.winding import contains, winding_numbers
@@ -231,3 +233,42 @@ def test_open_surface_gives_open_curves_and_empty_or_flat_meshes_give_nothing():
     for a, b in ((empty, plate), (plate, empty), (flat, plate), (flat, flat)):
         assert not surfaces_cross(a, b) and not surface_intersection(a, b).segments.size
         assert overlap_volume(a, b) == (0.0, None)
+
+
+@pytest.mark.parametrize("name", ["spheres", "torus and rod", "walls end to end", "face to face", "links"])
+def test_candidates_from_the_triangle_trees_give_the_same_intersection(name):
+    """``candidate_pairs`` with the meshes' trees leaves out only pairs that cannot matter: every pair that
+    crosses or shares a coplanar patch is among them, and the curves, patches and overlap verdict are the
+    sweep's exactly (here with B's tree moved along with it, as the push-out's tests move it)."""
+    a, b = {
+        "spheres": (fx.uv_sphere(1.0, 24, 48), fx.uv_sphere(0.8, 20, 40)),
+        "torus and rod": (fx.torus(2.0, 0.5, 32, 16), fx.rod(0.3, -2.0, 2.0)),
+        "walls end to end": (fx.box((0, 0, 0), (2, 0.2, 1)), fx.box((1.5, 0, 0), (3.5, 0.2, 1))),
+        "face to face": (fx.box((0, 0, 0), (1, 1, 1)), fx.box((1, 0.25, 0.25), (2, 0.75, 0.75))),
+        "links": (fx.chain_link(), fx.chain_link()),
+    }[name]
+    matrix = np.eye(4)
+    if name == "spheres":
+        matrix[:3, 3] = (1.1, 0.3, 0.05)
+    elif name == "torus and rod":
+        matrix[:3, 3] = (2.0, 0.1, 0.0)
+    elif name == "links":
+        matrix[:3, :3] = [[1, 0, 0], [0, 0, -1], [0, 1, 0]]  # a quarter turn about x, through the other's wire
+        matrix[:3, 3] = (0.2, 0.0, 0.0)
+    solid_a, moved_b = Solid(a), Solid(b).transformed(matrix)
+    trees = (solid_a.bvh, moved_b.bvh)
+    tolerance = default_tolerance(solid_a.mesh, moved_b.mesh, None)
+    swept = MeshPairs.build(solid_a.mesh, moved_b.mesh, tolerance)
+    treed = MeshPairs.build(solid_a.mesh, moved_b.mesh, tolerance, trees)
+    kept = {tuple(pair) for pair in treed.pairs.tolist()}
+    assert kept <= {tuple(pair) for pair in swept.pairs.tolist()}
+    assert {tuple(pair) for pair in swept.segment_pairs.tolist()} <= kept
+    assert {tuple(pair) for pair in swept.pairs[swept.coplanar[0]].tolist()} <= kept
+    plain = surface_intersection(solid_a.mesh, moved_b.mesh)
+    fast = surface_intersection(solid_a.mesh, moved_b.mesh, trees=trees)
+    assert len(plain.curves) == len(fast.curves) and len(plain.patches) == len(fast.patches)
+    for curve, same in zip(plain.curves, fast.curves):
+        np.testing.assert_array_equal(curve, same)
+    np.testing.assert_array_equal(plain.segments, fast.segments)
+    assert surfaces_overlap(solid_a.mesh, moved_b.mesh) == surfaces_overlap(solid_a.mesh, moved_b.mesh, trees=trees)
+    assert len(plain.segments) + len(plain.patches) > 0

@@ -109,11 +109,17 @@ def core_feature(shape: Shape, direction: np.ndarray, slab: float, samples: int 
 
 
 def _support_feature(shape: Shape, direction: np.ndarray, slab: float, samples: int) -> tuple[np.ndarray, float]:
-    """``core_feature`` and the height of the core's support plane along ``direction``."""
+    """``core_feature`` and the height of the core's support plane along ``direction``. A core too large for
+    the lockstep gets its heights from its local vertices (``p . L^T d + t . d``: one product instead of
+    mapping every vertex) and only its feature mapped to the world."""
     shape = _core(shape)
-    vertices = shape.world_vertices()
-    if vertices is None:
-        vertices = _sampled_support(shape, direction, samples)
+    local = shape.vertices()
+    if local is not None and len(local) > MAX_BATCH_VERTICES:
+        linear, offset = shape.affine
+        heights = local @ (linear.T @ direction) + float(offset @ direction)
+        top = heights.max()
+        return shape.world_vertices(np.flatnonzero(heights >= top - slab)), float(top)
+    vertices = shape.world_vertices() if local is not None else _sampled_support(shape, direction, samples)
     heights = _dot(vertices, direction[None])[:, 0]
     top = heights.max()
     return vertices[heights >= top - slab], float(top)
@@ -267,11 +273,11 @@ class _CoreTable:
         cores, margins, bounds = [], [], []
         for shape in shapes:
             if id(shape) not in rows:
-                vertices = _core(shape).world_vertices()
-                small = vertices is not None and len(vertices) <= MAX_BATCH_VERTICES
+                local = _core(shape).vertices()
+                small = local is not None and len(local) <= MAX_BATCH_VERTICES
                 rows[id(shape)] = len(cores) if small else -1
                 if small:
-                    cores.append(vertices)
+                    cores.append(_core(shape).world_vertices())
                     margins.append(shape.margin)
                     bounds.append(shape.bounds())
         self.rows = np.array([rows[id(shape)] for shape in shapes], dtype=np.intp)

@@ -77,11 +77,14 @@ class Shape:
         return None
 
     # -- shared ----------------------------------------------------------------------------------
-    def world_vertices(self) -> np.ndarray | None:
-        """``vertices()`` mapped to world space (N, 3); None when the body is not a polytope."""
+    def world_vertices(self, rows: np.ndarray | None = None) -> np.ndarray | None:
+        """``vertices()`` (or those at ``rows``) mapped to world space (N, 3); None when the body is not a
+        polytope."""
         local = self.vertices()
         if local is None:
             return None
+        if rows is not None:
+            local = local[rows]
         return (local if self._linear is None else local @ self._linear.T) + self._offset
 
     def support(self, d: Vec3) -> Vec3:

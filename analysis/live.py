@@ -67,10 +67,13 @@ def _determinant(matrix: np.ndarray) -> float:
 
 
 class SolidCache:
-    """Each source's prepared ``Solid``, read once and moved to wherever the source is now."""
+    """Each source's prepared ``Solid``, read once and moved to wherever the source is now, and each pair's
+    EPA warm start (``core.warm_epa``: the next update of an overlapping convex pair starts from its last
+    polytope, a step or two instead of dozens)."""
 
     def __init__(self) -> None:
         self._entries: dict[tuple, _Entry] = {}
+        self._warm: dict[tuple, object] = {}
 
     def solid(self, source: Source, depsgraph: bpy.types.Depsgraph, use_hull: bool) -> Solid:
         """The source's evaluated shape in world space: read the first time (and after ``forget``, or when its
@@ -99,9 +102,21 @@ class SolidCache:
         if pointers:
             self._entries = {key: entry for key, entry in self._entries.items()
                              if key[0] not in pointers and key[1] not in pointers}
+            self._warm = {pair: start for pair, start in self._warm.items()
+                          if not pointers.intersection(pair[0][:2] + pair[1][:2])}
+
+    def warm_starts(self, pairs: list[tuple[Source, Source]]) -> list:
+        """The warm start slot of each pair of sources (None where it has none yet)."""
+        return [self._warm.get((_key(a), _key(b))) for a, b in pairs]
+
+    def keep_warm_starts(self, pairs: list[tuple[Source, Source]], starts: list) -> None:
+        """Keep ``starts`` (``warm_starts``' slots, as measuring left them) for the next update."""
+        for (a, b), start in zip(pairs, starts):
+            self._warm[_key(a), _key(b)] = start
 
     def clear(self) -> None:
         self._entries.clear()
+        self._warm.clear()
 
 
 #: The shapes of the live update (dropped when it is switched, and with the handlers).
@@ -150,16 +165,20 @@ def stored_sources(depsgraph: bpy.types.Depsgraph, results, indices) -> dict[int
 
 
 def measure_pairs(pairs: list, shapes: list, modes: MeasureModes, options: dict, clearance: float,
-                  volumes: bool = True) -> list:
+                  volumes: bool = True, warm: list | None = None) -> list:
     """``[(SolidContact, note), ...]`` of ``(Solid, Solid)`` pairs, as the analysis measures them: in the
     plane or with their rigid-body ``shapes`` (``analysis.inspect.measure_in_mode``), the others together
-    (``core.mesh.collide_solid_pairs``, convex pairs' overlap volumes left out unless ``volumes``), with a
-    note on objects measured as their hull."""
+    (``core.mesh.collide_solid_pairs``, convex pairs' overlap volumes left out unless ``volumes``, EPA
+    started from and leaving its polytope in ``warm``'s slot per pair when given), with a note on objects
+    measured as their hull."""
     moded = [None if modes.default else measure_in_mode(a, b, shape, modes, options)
              for (a, b), shape in zip(pairs, shapes)]
     usual = [k for k, answer in enumerate(moded) if answer is None]
-    contacts = (collide_solid_pairs([pairs[k] for k in usual], clearance=clearance, volumes=volumes, **options)
-                if usual else ())
+    slots = None if warm is None else [warm[k] for k in usual]
+    contacts = (collide_solid_pairs([pairs[k] for k in usual], clearance=clearance, volumes=volumes, warm=slots,
+                                    **options) if usual else ())
+    for k, start in zip(usual, slots or ()):
+        warm[k] = start
     for k, contact in zip(usual, contacts):
         notes = (hull_note(solid) for solid in pairs[k]) if contact.method == HULL else ()
         moded[k] = (contact, "; ".join(filter(None, notes)))
@@ -184,7 +203,7 @@ def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, c
     except ValueError:
         return []
     cache.forget(set(reread or ()))
-    pairs, shapes, measured = [], [], []
+    pairs, shapes, measured, sides = [], [], [], []
     for index, sources in stored_sources(depsgraph, results, indices).items():
         try:
             solids = tuple(cache.solid(source, depsgraph, settings.use_hulls) for source in sources)
@@ -194,12 +213,15 @@ def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, c
         pairs.append(solids)
         shapes.append(rigid)
         measured.append(index)
+        sides.append(sources)
     if not measured:
         return []
     options = {"tolerance": settings.tolerance, "touch_tolerance": results[measured[0]].tolerance,
                "max_iterations": settings.max_iterations or None}
     updates = {}
-    answers = measure_pairs(pairs, shapes, modes, options, settings.clearance, volumes)
+    warm = cache.warm_starts(sides)
+    answers = measure_pairs(pairs, shapes, modes, options, settings.clearance, volumes, warm)
+    cache.keep_warm_starts(sides, warm)
     for index, (contact, note) in zip(measured, answers):
         result = results[index]
         status = _status(contact.signed_distance, contact.status, settings.clearance)

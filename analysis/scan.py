@@ -131,7 +131,7 @@ def _signed_distances(pairs: list, shapes: list, modes: MeasureModes, options: d
     overlapped = [k for k in convex if warm.get(keys[k]) is not None]
     batched = [k for k in convex if warm.get(keys[k]) is None]
     apart, contacts = screen_many([pairs[k][0].hull for k in batched], [pairs[k][1].hull for k in batched],
-                                  solve_overlapping=False, **options)
+                                  solve_all=False, **options)
     distances[np.asarray(batched, dtype=np.int64)[apart.index]] = apart.signed_distance
     far = set(apart.index.tolist())
     for row, (k, contact) in enumerate(zip(batched, contacts)):

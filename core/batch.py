@@ -304,7 +304,7 @@ class _Lockstep:
 
 def collide_many(shapes_a: ShapeSet | Sequence, shapes_b: ShapeSet | Sequence, *, matrices_a=None, matrices_b=None,
                  tolerance: float | None = None, touch_tolerance: float | None = None,
-                 max_iterations: int | None = None, solve_overlapping: bool = True) -> list[Contact | None]:
+                 max_iterations: int | None = None, solve_all: bool = True) -> list[Contact | None]:
     """``[collide(a, b, ...) for a, b in zip(shapes_a, shapes_b)]``, computed together.
 
     Each side is a ``ShapeSet`` or a sequence of prepared ``core`` shapes or (N, 3) point clouds.
@@ -312,12 +312,13 @@ def collide_many(shapes_a: ShapeSet | Sequence, shapes_b: ShapeSet | Sequence, *
     (as ``shape.transformed(matrix)`` would, without making P new shapes: with ``ShapeSet`` sides,
     the way to re-query moved objects). The keywords mean what they mean for ``collide``. Pairs that
     overlap, touch or come near the touch band are answered by ``collide`` itself; the others by GJK
-    run on all pairs in lockstep. With ``solve_overlapping=False`` the pairs that GJK found overlapping
-    come back as None instead, for a caller with a faster exact way to measure them.
+    run on all pairs in lockstep. With ``solve_all=False`` the pairs that GJK found overlapping, and those
+    with a shape too large for the lockstep (over ``MAX_PADDED_VERTICES``), come back as None instead, for a
+    caller with a faster exact way to measure them (SAT, EPA from a previous polytope).
     """
     apart, contacts = screen_many(shapes_a, shapes_b, matrices_a=matrices_a, matrices_b=matrices_b,
                                   tolerance=tolerance, touch_tolerance=touch_tolerance,
-                                  max_iterations=max_iterations, solve_overlapping=solve_overlapping)
+                                  max_iterations=max_iterations, solve_all=solve_all)
     for row, contact in zip(apart.index.tolist(), apart.contacts()):
         contacts[row] = contact
     return contacts
@@ -326,11 +327,11 @@ def collide_many(shapes_a: ShapeSet | Sequence, shapes_b: ShapeSet | Sequence, *
 def screen_many(shapes_a: ShapeSet | Sequence, shapes_b: ShapeSet | Sequence, *, matrices_a=None, matrices_b=None,
                 tolerance: float | None = None, touch_tolerance: float | None = None,
                 max_iterations: int | None = None,
-                solve_overlapping: bool = True) -> tuple[ApartPairs, list[Contact | None]]:
+                solve_all: bool = True) -> tuple[ApartPairs, list[Contact | None]]:
     """``collide_many``, with the pairs GJK found clearly apart as columns (``ApartPairs``: no Python
     object per pair, for callers that keep many separated pairs as numbers) and None at their places in
-    the list; the list holds every other pair's ``Contact`` (None for overlapping pairs when
-    ``solve_overlapping`` is False). Arguments as for ``collide_many``."""
+    the list; the list holds every other pair's ``Contact`` (None for the pairs left to the caller when
+    ``solve_all`` is False). Arguments as for ``collide_many``."""
     if len(shapes_a) != len(shapes_b):
         raise ValueError(f"shapes_a and shapes_b must have the same length, got {len(shapes_a)} and {len(shapes_b)}")
     as_length(tolerance, "tolerance", allow_none=True)
@@ -343,15 +344,16 @@ def screen_many(shapes_a: ShapeSet | Sequence, shapes_b: ShapeSet | Sequence, *,
     side_a = _Side(_prepared(shapes_a, "shapes_a"), _matrices(matrices_a, len(shapes_a), "matrices_a"))
     side_b = _Side(_prepared(shapes_b, "shapes_b"), _matrices(matrices_b, len(shapes_b), "matrices_b"))
     frames = _Frames(side_a, side_b, tolerance, touch_tolerance)
-    rows = np.flatnonzero(side_a.padded & side_b.padded)
-    apart, answered = ApartPairs.none(), np.zeros(len(shapes_a), dtype=bool)
+    screened = side_a.padded & side_b.padded
+    rows = np.flatnonzero(screened)
+    apart, answered = ApartPairs.none(), ~screened if not solve_all else np.zeros(len(shapes_a), dtype=bool)
     if rows.size:
         lockstep = _Lockstep(_subset(side_a, rows), _subset(side_b, rows), frames.first_direction(rows),
                              frames.tolerance[rows])
         lockstep.run(cap)
         apart = frames.apart(lockstep, rows)
         answered[apart.index] = True
-        if not solve_overlapping:
+        if not solve_all:
             answered[rows[lockstep.outcome == _OVERLAPPING]] = True
     return apart, [None if done else collide(side_a.placed(i), side_b.placed(i), tolerance=tolerance,
                                              touch_tolerance=touch_tolerance, max_iterations=max_iterations)

@@ -14,7 +14,7 @@ push-out; when the two differ by more than the tolerance, ``depth_is_estimate`` 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import NamedTuple
@@ -26,13 +26,14 @@ from ..collide import collide
 from ..contact import (PENETRATING, SEPARATED, TOUCHING, Contact, SignedDistanceMixin, classify,
                        frozen_instance)
 from ..region import ContactRegion, contact_region, contact_regions
+from ..warm_epa import WarmStart, collide_warm
 from .convex_volume import convex_overlap_volumes
 from .distance import mesh_distance, nearest_on_surface
 from .intersection import default_tolerance, surface_intersection, surfaces_overlap
 from .sat_pairs import sat_contacts, sat_ready
 from .solid import CONVEX, HULL, MESH, PARTS, Solid
 from .volume import overlap_volume
-from .winding import winding_numbers
+from .rays import crossing_windings
 
 #: Default touch band and solver accuracy, relative to the pair's size.
 DEFAULT_RELATIVE_TOLERANCE = 1e-9
@@ -42,8 +43,6 @@ PUSHOUT_STEPS = 12
 CONTAINMENT_SAMPLES = 16
 #: Vertices sampled per object for ball centres of the depth's lower bound.
 LOWER_BOUND_SAMPLES = 16
-#: A winding number above this is strictly inside (0.5 marks points on the surface).
-INSIDE_WINDING = 0.75
 
 AXES = np.vstack([np.eye(3), -np.eye(3)])
 
@@ -116,7 +115,8 @@ def collide_solids(a: Solid, b: Solid, *, tolerance: float | None = None, touch_
 
 def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: float | None = None,
                         touch_tolerance: float | None = None, max_iterations: int | None = None,
-                        clearance: float = 0.0, volumes: bool = True) -> list[SolidContact]:
+                        clearance: float = 0.0, volumes: bool = True,
+                        warm: MutableSequence[WarmStart | None] | None = None) -> list[SolidContact]:
     """``[collide_solids(a, b, ...) for a, b in pairs]``, with the convex pairs screened together.
 
     Convex (and hull) pairs go through GJK in lockstep (``core.batch``); those found apart by more than
@@ -124,9 +124,15 @@ def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
     treatment: EPA, contact region, overlap volume (unless ``volumes`` is False: then an overlapping convex
     pair's volume is left out, ``volume_pending``; it is the costly part for finely tessellated objects).
     Other pairs are measured one by one.
+
+    ``warm``, one slot per pair, serves pairs measured again and again as they move (live update): a convex
+    pair whose hulls overlap starts EPA from its slot's polytope when that still encloses the origin
+    (``core.warm_epa.collide_warm``: same certificate, depth the same to the tolerance) and leaves its final
+    polytope in the slot for the next query.
     """
     apart, answers = measure_solid_pairs(pairs, tolerance=tolerance, touch_tolerance=touch_tolerance,
-                                         max_iterations=max_iterations, clearance=clearance, volumes=volumes)
+                                         max_iterations=max_iterations, clearance=clearance, volumes=volumes,
+                                         warm=warm)
     for k, contact in zip(apart.index.tolist(), apart.contacts()):
         answers[k] = contact
     return answers
@@ -161,7 +167,8 @@ class ApartSolids(NamedTuple):
 
 def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: float | None = None,
                         touch_tolerance: float | None = None, max_iterations: int | None = None,
-                        clearance: float = 0.0, volumes: bool = True
+                        clearance: float = 0.0, volumes: bool = True,
+                        warm: MutableSequence[WarmStart | None] | None = None
                         ) -> tuple[ApartSolids, list[SolidContact | None]]:
     """``collide_solid_pairs``, with the pairs the batch found apart by more than ``clearance`` as columns
     (``ApartSolids``) and None at their places in the list: a clash check of hundreds of objects keeps tens
@@ -172,7 +179,10 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
     answers: list[SolidContact | None] = [None] * len(pairs)
     methods = [pair_method(a, b) for a, b in pairs]
     convex = [k for k, method in enumerate(methods) if method in (CONVEX, HULL)]
-    apart, screened = _screened([pairs[k] for k in convex], options)
+    starts = None if warm is None else [warm[k] for k in convex]
+    apart, screened = _screened([pairs[k] for k in convex], options, starts)
+    for k, start in zip(convex, starts or ()):
+        warm[k] = start
     signed = apart.signed_distance
     far = (signed > apart.touch_tolerance) & (signed >= clearance)  # separated (``classify``), beyond the clearance
     for row, contact in zip(apart.index[~far].tolist(), apart.take(~far).contacts()):
@@ -214,10 +224,12 @@ def _separated_answer(contact: Contact, method: str, has_volume: bool) -> SolidC
                            solver_status=contact.solver_status)
 
 
-def _screened(pairs: list[tuple[Solid, Solid]], options: dict) -> tuple[ApartPairs, list[Contact | None]]:
+def _screened(pairs: list[tuple[Solid, Solid]], options: dict, warm: list[WarmStart | None] | None = None
+              ) -> tuple[ApartPairs, list[Contact | None]]:
     """``collide(a.hull, b.hull)`` for every pair, in one batch (each distinct hull prepared once): the pairs
     GJK found clearly apart as columns (None in the list), the overlapping pairs of small convex objects
-    measured together by SAT (``sat_pairs``), the rest by ``collide``."""
+    measured together by SAT (``sat_pairs``), the rest by ``collide``, or from and into their ``warm`` slots
+    (one per pair) by ``collide_warm``."""
     rows: dict[int, int] = {}
     hulls = []
     for solid in (solid for pair in pairs for solid in pair):
@@ -225,7 +237,7 @@ def _screened(pairs: list[tuple[Solid, Solid]], options: dict) -> tuple[ApartPai
             hulls.append(solid.hull)
     prepared = ShapeSet(hulls)
     apart, contacts = screen_many(prepared.take([rows[id(a)] for a, _b in pairs]),
-                                  prepared.take([rows[id(b)] for _a, b in pairs]), solve_overlapping=False,
+                                  prepared.take([rows[id(b)] for _a, b in pairs]), solve_all=False,
                                   **options)
     is_apart = np.zeros(len(pairs), dtype=bool)
     is_apart[apart.index] = True
@@ -235,8 +247,14 @@ def _screened(pairs: list[tuple[Solid, Solid]], options: dict) -> tuple[ApartPai
                        touch_tolerance=options["touch_tolerance"])
     for k, contact in zip(ready, sat):
         contacts[k] = contact
-    return apart, [None if far else contact if contact is not None else collide(a.hull, b.hull, **options)
-                   for contact, far, (a, b) in zip(contacts, is_apart.tolist(), pairs)]
+    for k in np.flatnonzero(~is_apart).tolist():
+        if contacts[k] is None:
+            a, b = pairs[k]
+            if warm is None:
+                contacts[k] = collide(a.hull, b.hull, **options)
+            else:
+                contacts[k], warm[k] = collide_warm(a.hull, b.hull, warm[k], **options)
+    return apart, [None if far else contact for contact, far in zip(contacts, is_apart.tolist())]
 
 
 def _pair_size(a: Solid, b: Solid) -> float:
@@ -336,7 +354,7 @@ def _mesh_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
     touch, tolerance = options["touch_tolerance"], options["tolerance"]
     if _boxes_apart(a, b):  # no crossing, no shared face, neither inside the other: only the distance to find
         return _apart(a, b, (), tolerance, touch)
-    crossing = surface_intersection(a.mesh, b.mesh)
+    crossing = surface_intersection(a.mesh, b.mesh, trees=(a.bvh, b.bvh))
     curves = tuple(np.vstack([curve, curve[:1]]) if closed else curve
                    for curve, closed in zip(crossing.curves, crossing.closed))
 
@@ -389,9 +407,9 @@ def _overlapping(a: Solid, b: Solid, crossing=None) -> bool:
     """The objects share interior: surfaces cross, coplanar faces overlap with both solids on the same side,
     or one object lies inside the other. Surfaces that only touch are not overlapping."""
     if crossing is None:
-        shared = surfaces_overlap(a.mesh, b.mesh)
+        shared = surfaces_overlap(a.mesh, b.mesh, trees=(a.bvh, b.bvh))
     else:
-        shared = crossing.crossing or any(patch.same_orientation for patch in crossing.patches)
+        shared = crossing.shares_interior
     return shared or _contained(a, b)
 
 
@@ -407,10 +425,17 @@ def _sample(indices: np.ndarray, count: int) -> np.ndarray:
 
 
 def _inside(outer: Solid, points: np.ndarray) -> np.ndarray:
-    """Which points lie strictly inside ``outer`` (a closed object)."""
-    if not len(points):
-        return np.zeros(0, dtype=bool)
-    return winding_numbers(outer.mesh, points) > INSIDE_WINDING
+    """Which points ``outer`` (a closed object) winds around (``rays.crossing_windings``, exact; a point on its
+    surface as the perturbation moves it)."""
+    return crossing_windings(outer.mesh, points, bvh=outer.bvh) > 0
+
+
+def _strictly_inside(outer: Solid, points: np.ndarray) -> np.ndarray:
+    """Which points lie inside ``outer`` (a closed object) and off its surface."""
+    inside = _inside(outer, points)
+    if inside.any():
+        inside[inside] = nearest_on_surface(outer.mesh, points[inside], bvh=outer.bvh)[0] > 0.0
+    return inside
 
 
 def _contained(a: Solid, b: Solid) -> bool:
@@ -422,7 +447,7 @@ def _contained(a: Solid, b: Solid) -> bool:
         (low_in, high_in), (low_out, high_out) = inner.bounds, outer.bounds
         if outer.closed and (low_in >= low_out - margin).all() and (high_in <= high_out + margin).all():
             picked = _sample(_in_box(inner.mesh.vertices, outer.bounds), CONTAINMENT_SAMPLES)
-            if _inside(outer, inner.mesh.vertices[picked]).any():
+            if _strictly_inside(outer, inner.mesh.vertices[picked]).any():
                 return True
     return False
 
@@ -505,14 +530,19 @@ def _inward_centres(inner: Solid, outer: Solid) -> np.ndarray:
         return np.empty((0, 3))
     picked, points = picked[inside], points[inside]
     depth = nearest_on_surface(outer.mesh, points, bvh=outer.bvh)[0]
-    return points - 0.5 * depth[:, None] * _vertex_normals(inner.mesh)[picked]
+    return points - 0.5 * depth[:, None] * _vertex_normals(inner.mesh, picked)
 
 
-def _vertex_normals(mesh) -> np.ndarray:
-    """Unit outward vertex normals: the area-weighted sum of the adjacent triangles' normals."""
-    sums = np.zeros_like(mesh.vertices)
+def _vertex_normals(mesh, vertices: np.ndarray) -> np.ndarray:
+    """Unit outward normals of the ``vertices`` (indices): the area-weighted sum of the adjacent triangles'
+    normals."""
+    slot = np.full(len(mesh.vertices), -1, dtype=np.int64)
+    slot[vertices] = np.arange(len(vertices))
+    sums = np.zeros((len(vertices), 3))
     for corner in range(3):
-        np.add.at(sums, mesh.triangles[:, corner], mesh.area_normals)
+        rows = slot[mesh.triangles[:, corner]]
+        adjacent = np.flatnonzero(rows >= 0)
+        np.add.at(sums, rows[adjacent], mesh.area_normals[adjacent])
     length = np.linalg.norm(sums, axis=1, keepdims=True)
     return sums / np.where(length > 0.0, length, 1.0)
 

@@ -108,6 +108,21 @@ def test_block_in_an_l_brackets_inner_corner():
     assert_certified(bracket, block, contact)
 
 
+def test_a_block_flush_with_the_brackets_foot_and_sunk_into_it_penetrates():
+    """The block's footprint is the foot's top face and its corners lie on the bracket's surface: no surface
+    crosses the other beyond the tolerance and no vertex is strictly inside, but its end and side faces
+    share the foot's faces, facing the same way (within one patch that bends to the upright's face, which
+    faces the block's)."""
+    bracket = l_bracket(size=2.0, thickness=1.0)
+    block = box((1.0, 0.9, 0.0), (2.0, 1.9, 1.0))  # 0.1 into the foot, against the upright
+    contact = measure(bracket, block)
+    assert contact.status == "penetrating"
+    assert contact.overlap_volume == pytest.approx(manifold_overlap(bracket, block)[0], rel=1e-9)
+    assert contact.overlap_volume == pytest.approx(0.1, rel=1e-9)
+    assert contact.depth_lower_bound - EXACT <= 0.1 <= contact.depth + EXACT
+    assert_certified(bracket, block, contact)
+
+
 def test_loose_convex_parts_are_measured_part_by_part():
     pair = joined(box((-1.5, -0.5, -0.5), (-0.5, 0.5, 0.5)), box((0.5, -0.5, -0.5), (1.5, 0.5, 0.5)))
     ball = uv_sphere(0.4)
@@ -158,7 +173,8 @@ def test_objects_whose_boxes_are_apart_are_measured_by_distance_alone(monkeypatc
     (against coal) is the answer; boxes that meet still get the search (here: faces touching)."""
     searched = []
     search = contact_module.surface_intersection
-    monkeypatch.setattr(contact_module, "surface_intersection", lambda *args: searched.append(1) or search(*args))
+    monkeypatch.setattr(contact_module, "surface_intersection",
+                        lambda *args, **keywords: searched.append(1) or search(*args, **keywords))
     bracket = l_bracket()
     ring = transformed(torus(major=1.0, minor=0.3), offset=(4.0, 1.0, 0.5))
     assert_apart_like_coal(bracket, ring)

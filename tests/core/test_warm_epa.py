@@ -6,8 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from scipy.spatial import ConvexHull
+
 import core
+import core.warm_epa as warm_module
 from checks import BOUNDS_SLACK, VALUE_TOLERANCE, assert_conventions, assert_matches_reference
+from core.collide import solve_pair
+from core.mesh import Solid, TriangleMesh, collide_solid_pairs
 from core.warm_epa import WarmStart, collide_warm, signed_distance_warm, signed_distances_warm
 from generators import affine, box, cloud, random_rotation, rotation_about, sphere
 from reference import reference_contact
@@ -175,3 +180,37 @@ def test_far_scales(scale):
         slack = BOUNDS_SLACK * size
         assert contact.bounds[0] - slack <= cold.signed_distance <= contact.bounds[1] + slack
     assert contact.gjk_iterations == 0
+
+
+def test_solid_pairs_measured_again_continue_from_their_slots(monkeypatch):
+    """``collide_solid_pairs(warm=slots)``, as the live update calls it: overlapping convex pairs (here one of
+    hulls too large for the batch's lockstep, one small) leave their polytopes in their slots and the next
+    query after a small move resumes from them, with the cold answer's status and depth to the tolerance;
+    apart pairs keep no polytope."""
+    def ball(count: int, centre) -> Solid:
+        points = sphere(count, 1.0)
+        triangles = ConvexHull(points).simplices
+        corners = points[triangles]
+        inward = np.einsum("ij,ij->i", np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]),
+                           corners[:, 0]) < 0.0  # qhull leaves its triangles wound either way
+        triangles[inward] = triangles[inward][:, ::-1]
+        return Solid(TriangleMesh.from_arrays(points + centre, triangles))
+
+    pairs = [(ball(2000, (0.0, 0.0, 0.0)), ball(1500, (1.5, 0.0, 0.0))),
+             (ball(200, (10.0, 0.0, 0.0)), ball(150, (11.2, 0.3, 0.0))),
+             (ball(100, (20.0, 0.0, 0.0)), ball(100, (23.0, 0.0, 0.0)))]
+    slots = [None] * len(pairs)
+    first = collide_solid_pairs(pairs, warm=slots)
+    assert {solid.method for pair in pairs for solid in pair} == {"convex"}
+    assert [contact.status for contact in first] == ["penetrating", "penetrating", "separated"]
+    assert isinstance(slots[0], WarmStart) and isinstance(slots[1], WarmStart) and slots[2] is None
+    cold_starts = []
+    monkeypatch.setattr(warm_module, "solve_pair", lambda pair: cold_starts.append(pair) or solve_pair(pair))
+    step = np.eye(4)
+    step[:3, 3] = (0.002, -0.001, 0.003)
+    moved = [(a, b.transformed(step)) for a, b in pairs]
+    again = collide_solid_pairs(moved, warm=slots)
+    assert cold_starts == []  # both overlapping pairs resumed from their polytopes
+    for contact, cold in zip(again, collide_solid_pairs(moved)):
+        assert contact.status == cold.status
+        assert abs(contact.signed_distance - cold.signed_distance) <= 1e-9 * 3.0

@@ -26,6 +26,8 @@ RAY = np.array([0.8017837257372732, 0.4454354031873740, 0.3985498690165453])
 #: Boxes are widened by this fraction of the coordinates' scale before the ray is tested against them, far
 #: beyond the rounding of the test (a box wrongly kept costs one exact test; one wrongly dropped, a count).
 BOX_SLACK = 1e-9
+#: (point, triangle) box tests per block when there is no tree.
+CHUNK_TERMS = 1 << 20
 
 
 def crossing_windings(mesh: TriangleMesh, points: np.ndarray, points_move: bool = True,
@@ -86,10 +88,14 @@ def _tree_candidates(points: np.ndarray, bvh: TriangleBVH, slack: float) -> tupl
 
 
 def _box_candidates(points: np.ndarray, mesh: TriangleMesh, slack: float) -> tuple[np.ndarray, np.ndarray]:
-    """(point, triangle) pairs whose triangle box the point's ray meets, every triangle tested."""
-    owners = np.repeat(np.arange(len(points)), len(mesh.triangles))
-    triangles = np.tile(np.arange(len(mesh.triangles)), len(points))
-    return _meeting_triangles(points, mesh, owners, triangles, slack)
+    """(point, triangle) pairs whose triangle box the point's ray meets, every triangle tested (in blocks of
+    points of at most ``CHUNK_TERMS`` pairs)."""
+    count = len(mesh.triangles)
+    block = max(1, CHUNK_TERMS // count)
+    found = [_meeting_triangles(points, mesh, np.repeat(np.arange(start, min(start + block, len(points))), count),
+                                np.tile(np.arange(count), min(block, len(points) - start)), slack)
+             for start in range(0, len(points), block)]
+    return np.concatenate([owners for owners, _ in found]), np.concatenate([triangles for _, triangles in found])
 
 
 def _meeting_triangles(points: np.ndarray, mesh: TriangleMesh, owners: np.ndarray, triangles: np.ndarray,

@@ -4,6 +4,7 @@ checked against analytic insides, the solid-angle winding numbers, and itself wi
 import numpy as np
 import pytest
 
+import core.mesh.rays as rays
 import mesh_fixtures as fx
 from core.mesh import Solid
 from core.mesh.bvh import TriangleBVH
@@ -81,3 +82,13 @@ def test_a_moved_solids_tree_gives_the_same_windings():
     points = np.random.default_rng(5).uniform(-4, 4, size=(800, 3)) * [1, 1, 0.4]
     np.testing.assert_array_equal(crossing_windings(moved.mesh, points, bvh=moved.bvh),
                                   crossing_windings(moved.mesh, points))
+
+
+def test_points_are_tested_in_blocks_without_a_tree(monkeypatch):
+    """Without a tree the box tests go in blocks of points; blocks of one point give the same windings."""
+    torus = fx.torus(2.0, 0.5, 24, 12)
+    points = np.random.default_rng(6).uniform(-3, 3, size=(300, 3)) * [1, 1, 0.3]
+    whole = crossing_windings(torus, points)
+    monkeypatch.setattr(rays, "CHUNK_TERMS", len(torus.triangles))
+    np.testing.assert_array_equal(crossing_windings(torus, points), whole)
+    assert whole.sum() > 10

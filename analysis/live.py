@@ -27,6 +27,7 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from ..core.mesh import HULL, Solid, collide_solid_pairs
+from ..core.warm_epa import WarmStart
 from .clash import _status, clash_result, hull_note
 from .geometry import ObjectGeometryError
 from .inspect import MeasureModes, measure_in_mode, rigid_shape, stored_modes
@@ -73,7 +74,7 @@ class SolidCache:
 
     def __init__(self) -> None:
         self._entries: dict[tuple, _Entry] = {}
-        self._warm: dict[tuple, object] = {}
+        self._warm: dict[tuple, WarmStart | None] = {}
 
     def solid(self, source: Source, depsgraph: bpy.types.Depsgraph, use_hull: bool) -> Solid:
         """The source's evaluated shape in world space: read the first time (and after ``forget``, or when its
@@ -105,11 +106,11 @@ class SolidCache:
             self._warm = {pair: start for pair, start in self._warm.items()
                           if not pointers.intersection(pair[0][:2] + pair[1][:2])}
 
-    def warm_starts(self, pairs: list[tuple[Source, Source]]) -> list:
+    def warm_starts(self, pairs: list[tuple[Source, Source]]) -> list[WarmStart | None]:
         """The warm start slot of each pair of sources (None where it has none yet)."""
         return [self._warm.get((_key(a), _key(b))) for a, b in pairs]
 
-    def keep_warm_starts(self, pairs: list[tuple[Source, Source]], starts: list) -> None:
+    def keep_warm_starts(self, pairs: list[tuple[Source, Source]], starts: list[WarmStart | None]) -> None:
         """Keep ``starts`` (``warm_starts``' slots, as measuring left them) for the next update."""
         for (a, b), start in zip(pairs, starts):
             self._warm[_key(a), _key(b)] = start

@@ -241,12 +241,12 @@ def test_candidates_from_the_triangle_trees_give_the_same_intersection(name):
     crosses or shares a coplanar patch is among them, and the curves, patches and overlap verdict are the
     sweep's exactly (here with B's tree moved along with it, as the push-out's tests move it)."""
     a, b = {
-        "spheres": (fx.uv_sphere(1.0, 24, 48), fx.uv_sphere(0.8, 20, 40)),
-        "torus and rod": (fx.torus(2.0, 0.5, 32, 16), fx.rod(0.3, -2.0, 2.0)),
-        "walls end to end": (fx.box((0, 0, 0), (2, 0.2, 1)), fx.box((1.5, 0, 0), (3.5, 0.2, 1))),
-        "face to face": (fx.box((0, 0, 0), (1, 1, 1)), fx.box((1, 0.25, 0.25), (2, 0.75, 0.75))),
-        "links": (fx.chain_link(), fx.chain_link()),
-    }[name]
+        "spheres": lambda: (fx.uv_sphere(1.0, 24, 48), fx.uv_sphere(0.8, 20, 40)),
+        "torus and rod": lambda: (fx.torus(2.0, 0.5, 32, 16), fx.rod(0.3, -2.0, 2.0)),
+        "walls end to end": lambda: (fx.box((0, 0, 0), (2, 0.2, 1)), fx.box((1.5, 0, 0), (3.5, 0.2, 1))),
+        "face to face": lambda: (fx.box((0, 0, 0), (1, 1, 1)), fx.box((1, 0.25, 0.25), (2, 0.75, 0.75))),
+        "links": lambda: (fx.chain_link(), fx.chain_link()),
+    }[name]()
     matrix = np.eye(4)
     if name == "spheres":
         matrix[:3, 3] = (1.1, 0.3, 0.05)

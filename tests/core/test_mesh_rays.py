@@ -77,8 +77,6 @@ def test_a_moved_solids_tree_gives_the_same_windings():
     matrix[:3, :3] = fx.rotation_z(0.7) * 1.5
     matrix[:3, 3] = (0.3, -0.2, 0.1)
     moved = torus.transformed(matrix)
-    moved.bvh  # noqa: B018  (built from the source's tree, moved)
-    torus.bvh  # noqa: B018
     points = np.random.default_rng(5).uniform(-4, 4, size=(800, 3)) * [1, 1, 0.4]
     np.testing.assert_array_equal(crossing_windings(moved.mesh, points, bvh=moved.bvh),
                                   crossing_windings(moved.mesh, points))

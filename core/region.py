@@ -15,11 +15,11 @@ caps and straight edges of curved primitives (a cylinder's cap is returned as a 
 and a single point for strictly curved contacts. Margins (``Rounded``, sphere and capsule radii)
 shift each feature along the normal by the shape's margin.
 
-``contact_regions`` gives the same regions for many pairs at once: pairs of small polytopes (cores of at
-most ``MAX_BATCH_VERTICES`` vertices) go through every step above in lockstep over padded arrays --
-features as masks over their vertices, quickhull one split per chain edge and round, Sutherland-Hodgman
-one clipping edge per round -- with the per-pair steps' arithmetic, so the answers match to rounding;
-other pairs are measured one by one.
+``contact_regions`` gives the same regions for many pairs at once, every step above in lockstep over
+padded arrays -- quickhull one split per chain edge and round, Sutherland-Hodgman one clipping edge per
+round -- with the per-pair steps' arithmetic, so the answers match to rounding. The features of small
+polytopes (cores of at most ``MAX_BATCH_VERTICES`` vertices) are masks over their padded vertices; other
+shapes' features are found one by one, as for a single pair, and join the lockstep from there.
 """
 
 from __future__ import annotations
@@ -241,9 +241,10 @@ def contact_regions(shapes_a: Sequence, shapes_b: Sequence, contacts: Sequence[C
                     tolerance: float | None = None, samples: int = DEFAULT_SAMPLES) -> list[ContactRegion]:
     """``[contact_region(a, b, contact, ...) for a, b, contact in zip(shapes_a, shapes_b, contacts)]``.
 
-    The pairs whose cores are polytopes of at most ``MAX_BATCH_VERTICES`` vertices (boxes, small hulls,
-    spheres, rounded versions of those) are computed together, when there are at least ``MIN_BATCH_PAIRS``
-    of them; the others one by one.
+    From ``MIN_BATCH_PAIRS`` pairs on, every step after finding the features runs for all pairs at once.
+    The features of small polytopes (cores of at most ``MAX_BATCH_VERTICES`` vertices: boxes, small hulls,
+    spheres, rounded versions of those) are found together too; those of other shapes (big hulls, curved
+    primitives) one by one, as ``contact_region`` finds them.
     """
     if not len(shapes_a) == len(shapes_b) == len(contacts):
         raise ValueError(f"shapes_a, shapes_b and contacts differ in length: "
@@ -251,26 +252,18 @@ def contact_regions(shapes_a: Sequence, shapes_b: Sequence, contacts: Sequence[C
     samples = as_iteration_cap(samples, "samples")
     a = [as_shape(shape, "shapes_a") for shape in shapes_a]
     b = [as_shape(shape, "shapes_b") for shape in shapes_b]
-    table = _CoreTable(a + b)
-    rows_a, rows_b = table.rows[:len(a)], table.rows[len(a):]
-    batched = np.flatnonzero((rows_a >= 0) & (rows_b >= 0))
-    regions: list[ContactRegion | None] = [None] * len(a)
-    if len(batched) >= MIN_BATCH_PAIRS:
-        found = _lockstep_regions(table, rows_a[batched], rows_b[batched], [contacts[k] for k in batched], tolerance)
-        for k, region in zip(batched.tolist(), found):
-            regions[k] = region
-    return [region if region is not None else contact_region(a[k], b[k], contacts[k], tolerance=tolerance,
-                                                             samples=samples)
-            for k, region in enumerate(regions)]
+    if len(a) < MIN_BATCH_PAIRS:
+        return [contact_region(*pair, tolerance=tolerance, samples=samples) for pair in zip(a, b, contacts)]
+    return _lockstep_regions(a, b, list(contacts), tolerance, samples)
 
 
 class _CoreTable:
-    """The distinct shapes of a batch: their core vertices padded to one width (world space), validity
-    masks, margins and bounds; ``rows`` maps each shape to its row, -1 when its core is not a small polytope."""
+    """The distinct shapes of a batch whose cores are small polytopes: their core vertices padded to one width
+    (world space) and validity masks; ``rows`` maps each shape to its row, -1 when its core is not one."""
 
     def __init__(self, shapes: list[Shape]):
         rows: dict[int, int] = {}
-        cores, margins, bounds = [], [], []
+        cores = []
         for shape in shapes:
             if id(shape) not in rows:
                 local = _core(shape).vertices()
@@ -278,17 +271,12 @@ class _CoreTable:
                 rows[id(shape)] = len(cores) if small else -1
                 if small:
                     cores.append(_core(shape).world_vertices())
-                    margins.append(shape.margin)
-                    bounds.append(shape.bounds())
         self.rows = np.array([rows[id(shape)] for shape in shapes], dtype=np.intp)
         counts = np.array([len(vertices) for vertices in cores], dtype=np.intp)
         self.valid = np.arange(counts.max(initial=1)) < counts[:, None]
         self.vertices = np.zeros(self.valid.shape + (3,))
         if cores:
             self.vertices[self.valid] = np.concatenate(cores)
-        self.margins = np.array(margins, dtype=np.float64)
-        corners = np.array(bounds, dtype=np.float64).reshape(-1, 2, 3)
-        self.low, self.high = corners[:, 0], corners[:, 1]
 
 
 def _core(shape: Shape) -> Shape:
@@ -298,18 +286,23 @@ def _core(shape: Shape) -> Shape:
     return shape
 
 
-def _lockstep_regions(table: _CoreTable, rows_a: np.ndarray, rows_b: np.ndarray, contacts: list[Contact],
-                      tolerance: float | None) -> list[ContactRegion]:
-    """``contact_region`` of pairs of table rows, every step over all pairs at once."""
+def _lockstep_regions(shapes_a: list[Shape], shapes_b: list[Shape], contacts: list[Contact],
+                      tolerance: float | None, samples: int) -> list[ContactRegion]:
+    """``contact_region`` of every pair, every step after the features over all pairs at once."""
+    table = _CoreTable(shapes_a + shapes_b)
+    rows_a, rows_b = table.rows[:len(shapes_a)], table.rows[len(shapes_a):]
     normal = np.array([contact.normal for contact in contacts], dtype=np.float64)
     plane = np.array([contact.tangents for contact in contacts], dtype=np.float64)
-    size = (np.maximum(table.high[rows_a], table.high[rows_b]) - np.minimum(table.low[rows_a], table.low[rows_b]))
+    (low_a, high_a), (low_b, high_b) = _bounds(shapes_a), _bounds(shapes_b)
+    size = np.maximum(high_a, high_b) - np.minimum(low_a, low_b)
     relative = DEFAULT_RELATIVE_TOLERANCE * size.max(axis=1) if tolerance is None else float(tolerance)
     slab = np.maximum(relative, np.array([contact.tolerance for contact in contacts], dtype=np.float64))
-    feature_a, count_a, top_a = _lockstep_features(table.vertices[rows_a], table.valid[rows_a], normal, plane, slab)
-    feature_b, count_b, top_b = _lockstep_features(table.vertices[rows_b], table.valid[rows_b], -normal, plane, slab)
+    feature_a, count_a, top_a = _features(table, rows_a, shapes_a, normal, plane, slab, samples)
+    feature_b, count_b, top_b = _features(table, rows_b, shapes_b, -normal, plane, slab, samples)
     signed = np.array([contact.signed_distance for contact in contacts], dtype=np.float64)
-    middle = 0.5 * ((top_a + table.margins[rows_a]) - (top_b + table.margins[rows_b]))
+    margin_a, margin_b = (np.array([shape.margin for shape in shapes], dtype=np.float64)
+                          for shapes in (shapes_a, shapes_b))
+    middle = 0.5 * ((top_a + margin_a) - (top_b + margin_b))
     levels = np.stack([middle - 0.5 * signed, middle + 0.5 * signed], axis=1)  # A's and B's support planes
     witness = _dot(np.array([contact.point_a for contact in contacts], dtype=np.float64)[:, None], plane)[:, 0]
     regions: list[ContactRegion | None] = [None] * len(contacts)
@@ -324,6 +317,33 @@ def _lockstep_regions(table: _CoreTable, rows_a: np.ndarray, rows_b: np.ndarray,
         for k, region in zip(rows.tolist(), lifted):
             regions[k] = region
     return regions
+
+
+def _bounds(shapes: list[Shape]) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper corners of the shapes' boxes (N, 3) each."""
+    corners = np.array([shape.bounds() for shape in shapes], dtype=np.float64).reshape(-1, 2, 3)
+    return corners[:, 0], corners[:, 1]
+
+
+def _features(table: _CoreTable, rows: np.ndarray, shapes: list[Shape], direction: np.ndarray, plane: np.ndarray,
+              slab: np.ndarray, samples: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``core_feature`` of every pair's shape along its ``direction`` row, projected on its contact plane:
+    (N, K, 2) points packed first, their counts and the support heights. The table's shapes are done
+    together, the others one by one (``_support_feature``)."""
+    small = np.flatnonzero(rows >= 0)
+    found = _lockstep_features(table.vertices[rows[small]], table.valid[rows[small]], direction[small], plane[small],
+                               slab[small])
+    if len(small) == len(rows):
+        return found
+    others = np.flatnonzero(rows < 0).tolist()
+    alone = [_support_feature(shapes[k], direction[k], float(slab[k]), samples) for k in others]
+    projected = [_dot(feature, plane[k]) for (feature, _top), k in zip(alone, others)]
+    points = np.zeros((len(rows), max([found[0].shape[1]] + [len(p) for p in projected]), 2))
+    count, top = np.zeros(len(rows), dtype=np.intp), np.zeros(len(rows))
+    points[small, :found[0].shape[1]], count[small], top[small] = found
+    for k, feature, (_feature, height) in zip(others, projected, alone):
+        points[k, :len(feature)], count[k], top[k] = feature, len(feature), height
+    return points, count, top
 
 
 def _lockstep_features(vertices: np.ndarray, valid: np.ndarray, direction: np.ndarray, plane: np.ndarray,

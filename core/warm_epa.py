@@ -56,8 +56,19 @@ def collide_warm(shape_a: Shape, shape_b: Shape, warm: WarmStart | None = None, 
     gives it (same keywords, same certificate), EPA started from ``warm`` when that still encloses the
     origin. The warm start returned is None when the answer did not come from EPA (the shapes apart, or
     A - B flat)."""
-    pair = _Pair(shape_a, shape_b, tolerance, touch_tolerance, max_iterations)
-    return _solved(pair, warm, _placed_together([pair], [warm])[0])
+    contacts, warms = collide_warm_many([shape_a], [shape_b], [warm], tolerance=tolerance,
+                                        touch_tolerance=touch_tolerance, max_iterations=max_iterations)
+    return contacts[0], warms[0]
+
+
+def collide_warm_many(shapes_a: Sequence[Shape], shapes_b: Sequence[Shape], warms: Sequence[WarmStart | None], *,
+                      tolerance: float | None = None, touch_tolerance: float | None = None,
+                      max_iterations: int | None = None) -> tuple[list[Contact], list[WarmStart | None]]:
+    """``collide_warm`` of every pair ``(shapes_a[i], shapes_b[i])`` from ``warms[i]``: the contacts and the
+    warm starts for the next query, the warm polytopes placed and their planes computed together."""
+    pairs = [_Pair(a, b, tolerance, touch_tolerance, max_iterations) for a, b in zip(shapes_a, shapes_b)]
+    solved = [_solved(pair, warm, placed) for pair, warm, placed in zip(pairs, warms, _placed_together(pairs, warms))]
+    return [contact for contact, _warm in solved], [warm for _contact, warm in solved]
 
 
 def signed_distance_warm(shape_a: Shape, shape_b: Shape, warm: WarmStart | None = None, *,

@@ -26,7 +26,7 @@ from ..collide import collide
 from ..contact import (PENETRATING, SEPARATED, TOUCHING, Contact, SignedDistanceMixin, classify,
                        frozen_instance)
 from ..region import ContactRegion, contact_region, contact_regions
-from ..warm_epa import WarmStart, collide_warm
+from ..warm_epa import WarmStart, collide_warm_many
 from .convex_volume import convex_overlap_volumes
 from .distance import mesh_distance, nearest_on_surface
 from .intersection import default_tolerance, surface_intersection, surfaces_overlap
@@ -226,35 +226,56 @@ def _separated_answer(contact: Contact, method: str, has_volume: bool) -> SolidC
 
 def _screened(pairs: list[tuple[Solid, Solid]], options: dict, warm: list[WarmStart | None] | None = None
               ) -> tuple[ApartPairs, list[Contact | None]]:
-    """``collide(a.hull, b.hull)`` for every pair, in one batch (each distinct hull prepared once): the pairs
-    GJK found clearly apart as columns (None in the list), the overlapping pairs of small convex objects
-    measured together by SAT (``sat_pairs``), the rest by ``collide``, or from and into their ``warm`` slots
-    (one per pair) by ``collide_warm``."""
+    """``collide(a.hull, b.hull)`` for every pair: the pairs GJK found clearly apart as columns (None in the
+    list), the overlapping pairs of small convex objects measured together by SAT (``sat_pairs``), the rest
+    by ``collide``. With ``warm`` slots (one per pair), the overlapping pairs are solved by
+    ``collide_warm_many``, from and into their slots; pairs with a warm start go there first, without GJK (a
+    pair that has come apart since is solved cold there, and its slot emptied)."""
+    contacts: list[Contact | None] = [None] * len(pairs)
+    resumed = [] if warm is None else [k for k, start in enumerate(warm) if start is not None]
+    _solved_warm(pairs, resumed, warm, contacts, options)
+    fresh = np.setdiff1d(np.arange(len(pairs)), resumed)
+    apart, screened = _screened_together([pairs[k] for k in fresh.tolist()], options)
+    apart = apart._replace(index=fresh[apart.index])
+    for k, contact in zip(fresh.tolist(), screened):
+        contacts[k] = contact
+    is_apart = np.zeros(len(pairs), dtype=bool)
+    is_apart[apart.index] = True
+    ready = [k for k in fresh.tolist() if contacts[k] is None and not is_apart[k] and sat_ready(*pairs[k])]
+    sat = sat_contacts([pairs[k] for k in ready], tolerance=options["tolerance"],
+                       touch_tolerance=options["touch_tolerance"])
+    for k, contact in zip(ready, sat):
+        contacts[k] = contact
+    rest = [k for k in fresh.tolist() if contacts[k] is None and not is_apart[k]]
+    if warm is None:
+        for k in rest:
+            contacts[k] = collide(pairs[k][0].hull, pairs[k][1].hull, **options)
+    else:
+        _solved_warm(pairs, rest, warm, contacts, options)
+    return apart, contacts
+
+
+def _screened_together(pairs: list[tuple[Solid, Solid]], options: dict) -> tuple[ApartPairs, list[Contact | None]]:
+    """``screen_many`` of the pairs' hulls (each distinct hull prepared once), overlapping pairs left open."""
     rows: dict[int, int] = {}
     hulls = []
     for solid in (solid for pair in pairs for solid in pair):
         if rows.setdefault(id(solid), len(hulls)) == len(hulls):
             hulls.append(solid.hull)
     prepared = ShapeSet(hulls)
-    apart, contacts = screen_many(prepared.take([rows[id(a)] for a, _b in pairs]),
-                                  prepared.take([rows[id(b)] for _a, b in pairs]), solve_all=False,
-                                  **options)
-    is_apart = np.zeros(len(pairs), dtype=bool)
-    is_apart[apart.index] = True
-    ready = [k for k, contact in enumerate(contacts)
-             if contact is None and not is_apart[k] and sat_ready(*pairs[k])]
-    sat = sat_contacts([pairs[k] for k in ready], tolerance=options["tolerance"],
-                       touch_tolerance=options["touch_tolerance"])
-    for k, contact in zip(ready, sat):
-        contacts[k] = contact
-    for k in np.flatnonzero(~is_apart).tolist():
-        if contacts[k] is None:
-            a, b = pairs[k]
-            if warm is None:
-                contacts[k] = collide(a.hull, b.hull, **options)
-            else:
-                contacts[k], warm[k] = collide_warm(a.hull, b.hull, warm[k], **options)
-    return apart, [None if far else contact for contact, far in zip(contacts, is_apart.tolist())]
+    return screen_many(prepared.take([rows[id(a)] for a, _b in pairs]), prepared.take([rows[id(b)] for _a, b in pairs]),
+                       solve_all=False, **options)
+
+
+def _solved_warm(pairs: list[tuple[Solid, Solid]], chosen: list[int], warm: MutableSequence[WarmStart | None],
+                 contacts: list[Contact | None], options: dict) -> None:
+    """``collide_warm_many`` of the ``chosen`` pairs' hulls from their slots, into ``contacts`` and the slots."""
+    if not chosen:
+        return
+    solved, kept = collide_warm_many([pairs[k][0].hull for k in chosen], [pairs[k][1].hull for k in chosen],
+                                     [warm[k] for k in chosen], **options)
+    for k, contact, start in zip(chosen, solved, kept):
+        contacts[k], warm[k] = contact, start
 
 
 def _pair_size(a: Solid, b: Solid) -> float:

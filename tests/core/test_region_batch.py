@@ -56,8 +56,12 @@ def scenario(rng, kind: str, frame: np.ndarray):
     if kind == "thin":  # faces tilted by less and by more than the slab
         tilt = rotation_about([*rng.normal(size=2), 0.0], 10.0 ** rng.uniform(-13, -6))
         return stacked(rng, frame, half_a, half_b, tilt, gap)
-    if kind == "prism":  # tessellated cylinders standing or lying on a box: caps of up to 32 corners
-        segments = int(rng.integers(3, 33))
+    if kind == "big" and rng.random() < 0.5:  # hulls of more vertices than the table takes, overlapping
+        a = core.Polytope(sphere(int(rng.integers(65, 400)), rng.uniform(0.3, 0.6)), frame)
+        return a, core.Polytope(cloud(rng, int(rng.integers(65, 200))),
+                                frame @ affine(random_rotation(rng), rng.uniform(-0.5, 0.5, 3)))
+    if kind in ("prism", "big"):  # tessellated cylinders standing or lying on a box: caps of up to 32 corners
+        segments = int(rng.integers(3, 33) if kind == "prism" else rng.integers(33, 80))  # (big: more than a table)
         turn = spin if rng.random() < 0.5 else spin @ rotation_about([1, 0, 0], np.pi / 2)
         prism = cylinder(segments, 0.4, 0.6)
         lift = half_a[2] - (prism @ turn.T)[:, 2].min() + gap
@@ -88,8 +92,8 @@ def assert_same_region(batched, alone):
     assert batched.area == pytest.approx(alone.area, rel=0, abs=atol)
 
 
-@pytest.mark.parametrize("kind", ["face", "flush", "edge", "corner", "edge-edge", "thin", "prism", "hull", "flat",
-                                  "rounded"])
+@pytest.mark.parametrize("kind", ["face", "flush", "edge", "corner", "edge-edge", "thin", "prism", "big", "hull",
+                                  "flat", "rounded"])
 def test_batched_regions_are_the_pairwise_ones(kind):
     rng = np.random.default_rng(sum(map(ord, kind)))
     pairs = []
@@ -97,7 +101,7 @@ def test_batched_regions_are_the_pairwise_ones(kind):
         for _ in range(40):
             frame = affine(random_rotation(rng), rng.uniform(-1.0, 1.0, 3) * max(far, 1.0))
             pairs.append(scenario(rng, kind, frame))
-    if kind in ("hull", "flat"):
+    if kind in ("hull", "flat", "big"):
         pairs += [(b, a) for a, b in pairs[::2]]
     contacts = [core.collide(a, b) for a, b in pairs]
     batched = contact_regions([a for a, _b in pairs], [b for _a, b in pairs], contacts)
@@ -108,6 +112,7 @@ def test_batched_regions_are_the_pairwise_ones(kind):
     expected = {"face": {"polygon"}, "flush": {"point", "segment", "polygon"}, "edge": {"segment"},
                 "corner": {"point"}, "edge-edge": {"point"}, "thin": {"polygon", "segment"},
                 "prism": {"polygon", "segment"}, "hull": {"point"},
+                "big": {"point", "segment", "polygon"},
                 "flat": {"point", "segment", "polygon"}, "rounded": {"point", "polygon"}}[kind]
     assert expected <= kinds
 
@@ -165,7 +170,7 @@ def test_a_wider_slab_catches_nearly_parallel_faces():
         assert_same_region(region, contact_region(slab, tilted, contact, tolerance=tolerance))
 
 
-def test_curved_and_large_shapes_are_measured_one_by_one():
+def test_curved_and_large_shapes_join_the_batch_with_their_own_features():
     slab = core.Box([2.0, 2.0, 0.5])
     others = [Cylinder(0.4, 0.3, affine(np.eye(3), [0.1, 0.2, 0.79])),
               Capsule([-0.3, 0.0, 0.69], [0.3, 0.0, 0.69], 0.2),

@@ -9,11 +9,13 @@ import pytest
 from scipy.spatial import ConvexHull
 
 import core
+import core.mesh.contact as contact_module
 import core.warm_epa as warm_module
 from checks import BOUNDS_SLACK, VALUE_TOLERANCE, assert_conventions, assert_matches_reference
+from core.batch import screen_many
 from core.collide import solve_pair
 from core.mesh import Solid, TriangleMesh, collide_solid_pairs
-from core.warm_epa import WarmStart, collide_warm, signed_distance_warm, signed_distances_warm
+from core.warm_epa import WarmStart, collide_warm, collide_warm_many, signed_distance_warm, signed_distances_warm
 from generators import affine, box, cloud, random_rotation, rotation_about, sphere
 from reference import reference_contact
 
@@ -130,6 +132,30 @@ def test_many_pairs_at_once_with_warm_cold_and_stale_starts():
     assert kept[0] is warms[0]  # read off the moved warm polytope
 
 
+def test_many_contacts_at_once_are_the_pair_by_pair_ones():
+    """``collide_warm_many`` over warm, missing, foreign and stale starts: each contact and warm start is what
+    ``collide_warm`` gives that pair alone, and each contact matches the reference."""
+    rng = np.random.default_rng(22)
+    bodies = [(cloud(rng, 60), sphere(80, 0.4)) for _ in range(5)]
+    shapes = [(core.Polytope(a), core.Polytope(b)) for a, b in bodies]
+    _, warms = collide_warm_many([a for a, _ in shapes], [b for _, b in shapes], [None] * 5)
+    offsets = [(0.01, 0.0, 0.0), (0.0, 0.02, 0.0), (3.0, 0.0, 0.0), (0.0, 0.0, 0.01), (0.02, 0.01, 0.0)]
+    starts = [warms[0], None, warms[2], warms[0], warms[4]]
+    moved = [b.translated(offset) for (_, b), offset in zip(shapes, offsets)]
+    contacts, kept = collide_warm_many([a for a, _ in shapes], moved, starts)
+    for (a, _b), b, start, contact, start_kept, (body_a, body_b), offset in zip(shapes, moved, starts, contacts, kept,
+                                                                                bodies, offsets):
+        alone, alone_kept = collide_warm(a, b, start)
+        for name in ("status", "signed_distance", "normal", "point_a", "point_b", "bounds", "epa_iterations"):
+            assert np.array_equal(getattr(contact, name), getattr(alone, name)), name
+        assert (start_kept is None) == (alone_kept is None)
+        if start_kept is not None:
+            assert np.array_equal(start_kept.triangles, alone_kept.triangles)
+        assert_matches_reference(contact, reference_contact(body_a, body_b + offset), body_a, body_b + offset)
+    assert contacts[0].gjk_iterations == 0 and contacts[4].gjk_iterations == 0  # resumed, not started cold
+    assert kept[2] is None and contacts[2].status == "separated"
+
+
 def test_identical_placement_gives_the_cold_answer_in_one_step():
     rng = np.random.default_rng(3)
     shape_a, shape_b = core.Polytope(cloud(rng, 100)), core.Polytope(cloud(rng, 100), affine(np.eye(3), (0.1, 0, 0)))
@@ -204,13 +230,21 @@ def test_solid_pairs_measured_again_continue_from_their_slots(monkeypatch):
     assert {solid.method for pair in pairs for solid in pair} == {"convex"}
     assert [contact.status for contact in first] == ["penetrating", "penetrating", "separated"]
     assert isinstance(slots[0], WarmStart) and isinstance(slots[1], WarmStart) and slots[2] is None
-    cold_starts = []
+    cold_starts, screened = [], []
     monkeypatch.setattr(warm_module, "solve_pair", lambda pair: cold_starts.append(pair) or solve_pair(pair))
+    monkeypatch.setattr(contact_module, "screen_many",
+                        lambda a, b, **options: screened.append(len(a)) or screen_many(a, b, **options))
     step = np.eye(4)
     step[:3, 3] = (0.002, -0.001, 0.003)
     moved = [(a, b.transformed(step)) for a, b in pairs]
     again = collide_solid_pairs(moved, warm=slots)
     assert cold_starts == []  # both overlapping pairs resumed from their polytopes
+    assert screened == [1]  # without GJK: only the pair with no warm start was screened
     for contact, cold in zip(again, collide_solid_pairs(moved)):
         assert contact.status == cold.status
         assert abs(contact.signed_distance - cold.signed_distance) <= 1e-9 * 3.0
+    # The small pair pulled apart: its warm start no longer encloses the origin, it is solved cold and let go.
+    apart = [moved[0], (moved[1][0], moved[1][1].translated((3.0, 0.0, 0.0))), moved[2]]
+    statuses = [contact.status for contact in collide_solid_pairs(apart, warm=slots)]
+    assert statuses == ["penetrating", "separated", "separated"] and len(cold_starts) == 1
+    assert isinstance(slots[0], WarmStart) and slots[1] is None and slots[2] is None

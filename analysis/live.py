@@ -13,8 +13,11 @@ not of objects); a guard keeps it from re-entering anyway.
 
 While the interface runs, an update leaves out the overlap volumes of convex pairs (for finely tessellated
 objects most of the cost; ``volume_pending`` on the result) and measures them once no further update came
-for ``SETTLE_SECONDS``: a drag shows depth, normal and contact at every step, the volume when it stops. In
-background mode (scripts, tests, the command line) every update is complete at once.
+for ``SETTLE_SECONDS``: a drag shows depth, normal and contact at every step, the volume when it stops. A
+penetrating non-convex pair that is only translated is answered from its last full answer while its proven
+lower bound lasts (``core.mesh.translated_contact``: the push-out carried along, a bounded depth, volume and
+crossing curves pending), and measured in full once it stops. In background mode (scripts, tests, the
+command line) every update is complete at once.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from ..core.mesh import HULL, Solid, collide_solid_pairs
+from ..core.mesh.translated_contact import TranslationStart
 from ..core.warm_epa import WarmStart
 from .clash import _status, clash_result, hull_note
 from .geometry import ObjectGeometryError
@@ -69,12 +73,13 @@ def _determinant(matrix: np.ndarray) -> float:
 
 class SolidCache:
     """Each source's prepared ``Solid``, read once and moved to wherever the source is now, and each pair's
-    EPA warm start (``core.warm_epa``: the next update of an overlapping convex pair starts from its last
-    polytope, a step or two instead of dozens)."""
+    warm start: an overlapping convex pair's EPA polytope (``core.warm_epa``: its next update starts from there,
+    a step or two instead of dozens), or what a penetrating non-convex pair's last full answer proved
+    (``core.mesh.translated_contact``: while it is dragged, its depth follows without a triangle test)."""
 
     def __init__(self) -> None:
         self._entries: dict[tuple, _Entry] = {}
-        self._warm: dict[tuple, WarmStart | None] = {}
+        self._warm: dict[tuple, WarmStart | TranslationStart | None] = {}
 
     def solid(self, source: Source, depsgraph: bpy.types.Depsgraph, use_hull: bool) -> Solid:
         """The source's evaluated shape in world space: read the first time (and after ``forget``, or when its
@@ -106,11 +111,12 @@ class SolidCache:
             self._warm = {pair: start for pair, start in self._warm.items()
                           if not pointers.intersection(pair[0][:2] + pair[1][:2])}
 
-    def warm_starts(self, pairs: list[tuple[Source, Source]]) -> list[WarmStart | None]:
+    def warm_starts(self, pairs: list[tuple[Source, Source]]) -> list[WarmStart | TranslationStart | None]:
         """The warm start slot of each pair of sources (None where it has none yet)."""
         return [self._warm.get((_key(a), _key(b))) for a, b in pairs]
 
-    def keep_warm_starts(self, pairs: list[tuple[Source, Source]], starts: list[WarmStart | None]) -> None:
+    def keep_warm_starts(self, pairs: list[tuple[Source, Source]],
+                         starts: list[WarmStart | TranslationStart | None]) -> None:
         """Keep ``starts`` (``warm_starts``' slots, as measuring left them) for the next update."""
         for (a, b), start in zip(pairs, starts):
             self._warm[_key(a), _key(b)] = start
@@ -192,7 +198,8 @@ def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, c
     place; the indices measured.
 
     ``reread``: pointers of objects whose geometry changed (read again once, then moved like the others).
-    ``volumes`` False leaves convex pairs' overlap volumes out (``volume_pending``, see ``settle``).
+    ``volumes`` False leaves convex pairs' overlap volumes out (``volume_pending``, see ``settle``), and answers
+    dragged non-convex pairs from their last full answer (``core.mesh.translated_contact``).
     Thresholds are the scene's (tolerance, clearance, iterations) and the results' touch tolerance. Nothing
     is measured when the modes cannot be (a 'View' plane without a viewport): the results turn stale.
     Then the callback given to ``add_handlers`` (the overlay's refresh) is called.
@@ -282,7 +289,7 @@ def _settle_later() -> None:
 
 
 def settle() -> float | None:
-    """Measure in full the current scene's results whose overlap volume a live update left out (the timer's
+    """Measure in full the current scene's results a live update left pending (the timer's
     callback: None when done, so that it runs once; ``SETTLE_SECONDS`` to try again while a measurement or
     a scan is running)."""
     if _busy[0]:

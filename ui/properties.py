@@ -250,7 +250,8 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
     )
     volume_pending: BoolProperty(
         name="Volume Pending",
-        description="Measured by the live update while an object moved: the overlap volume follows once it stops",
+        description="Measured by the live update while an object moved: the overlap volume (and a non-convex "
+                    "pair's shortest push-out) follow once it stops",
     )
     # Interactive inspection (issue 11): directional depth of the pair.
     directional_axis: EnumProperty(

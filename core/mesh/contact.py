@@ -32,6 +32,7 @@ from .distance import mesh_distance, nearest_on_surface
 from .intersection import default_tolerance, surface_intersection, surfaces_overlap
 from .sat_pairs import sat_contacts, sat_ready
 from .solid import CONVEX, HULL, MESH, PARTS, Solid
+from .translated_contact import TranslatedDepth, TranslationStart, depth_after_translation, translation_start
 from .volume import overlap_volume
 from .rays import crossing_windings
 
@@ -99,24 +100,36 @@ def pair_method(a: Solid, b: Solid) -> str:
 def collide_solids(a: Solid, b: Solid, *, tolerance: float | None = None, touch_tolerance: float | None = None,
                    max_iterations: int | None = None) -> SolidContact:
     """Contact between two objects (see ``SolidContact``); tolerances in world units, default relative."""
+    return _solid_pair(a, b, _pair_options(a, b, tolerance, touch_tolerance, max_iterations))[0]
+
+
+def _pair_options(a: Solid, b: Solid, tolerance: float | None, touch_tolerance: float | None,
+                  max_iterations: int | None) -> dict:
+    """The solvers' keywords for the pair: tolerances in world units (default relative to its size)."""
     size = _pair_size(a, b)
     tolerance = DEFAULT_RELATIVE_TOLERANCE * size if tolerance is None else float(tolerance)
     touch = max(tolerance if touch_tolerance is None else float(touch_tolerance), tolerance)
     options = {"tolerance": tolerance, "touch_tolerance": touch}
     if max_iterations is not None:
         options["max_iterations"] = max_iterations
+    return options
+
+
+def _solid_pair(a: Solid, b: Solid, options: dict) -> tuple[SolidContact, TranslationStart | None]:
+    """``collide_solids`` with its keywords resolved, and what a penetrating mesh pair's answer proved for its
+    next answers after a translation (None for other pairs)."""
     method = pair_method(a, b)
     if method in (CONVEX, HULL):
-        return _convex_pair(a, b, options)
+        return _convex_pair(a, b, options), None
     if method == PARTS:
-        return _parts_pair(a, b, options)
+        return _parts_pair(a, b, options), None
     return _mesh_pair(a, b, options)
 
 
 def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: float | None = None,
                         touch_tolerance: float | None = None, max_iterations: int | None = None,
                         clearance: float = 0.0, volumes: bool = True,
-                        warm: MutableSequence[WarmStart | None] | None = None) -> list[SolidContact]:
+                        warm: MutableSequence[WarmStart | TranslationStart | None] | None = None) -> list[SolidContact]:
     """``[collide_solids(a, b, ...) for a, b in pairs]``, with the convex pairs screened together.
 
     Convex (and hull) pairs go through GJK in lockstep (``core.batch``); those found apart by more than
@@ -128,7 +141,10 @@ def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
     ``warm``, one slot per pair, serves pairs measured again and again as they move (live update): a convex
     pair whose hulls overlap starts EPA from its slot's polytope when that still encloses the origin
     (``core.warm_epa.collide_warm``: same certificate, depth the same to the tolerance) and leaves its final
-    polytope in the slot for the next query.
+    polytope in the slot for the next query. A penetrating mesh pair leaves what its answer proved
+    (``translated_contact.TranslationStart``); with ``volumes`` False, while only translations have moved
+    the objects since and its lower bound still proves the overlap, the pair is answered from that, without
+    a triangle test (its depth bounded, its volume and crossing curves pending), else measured in full.
     """
     apart, answers = measure_solid_pairs(pairs, tolerance=tolerance, touch_tolerance=touch_tolerance,
                                          max_iterations=max_iterations, clearance=clearance, volumes=volumes,
@@ -168,7 +184,7 @@ class ApartSolids(NamedTuple):
 def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: float | None = None,
                         touch_tolerance: float | None = None, max_iterations: int | None = None,
                         clearance: float = 0.0, volumes: bool = True,
-                        warm: MutableSequence[WarmStart | None] | None = None
+                        warm: MutableSequence[WarmStart | TranslationStart | None] | None = None
                         ) -> tuple[ApartSolids, list[SolidContact | None]]:
     """``collide_solid_pairs``, with the pairs the batch found apart by more than ``clearance`` as columns
     (``ApartSolids``) and None at their places in the list: a clash check of hundreds of objects keeps tens
@@ -179,7 +195,7 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
     answers: list[SolidContact | None] = [None] * len(pairs)
     methods = [pair_method(a, b) for a, b in pairs]
     convex = [k for k, method in enumerate(methods) if method in (CONVEX, HULL)]
-    starts = None if warm is None else [warm[k] for k in convex]
+    starts = None if warm is None else [warm[k] if isinstance(warm[k], WarmStart) else None for k in convex]
     apart, screened = _screened([pairs[k] for k in convex], options, starts)
     for k, start in zip(convex, starts or ()):
         warm[k] = start
@@ -206,9 +222,33 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
     index = np.asarray(convex, dtype=np.int64)[rows.index].tolist()
     columns = ApartSolids(rows._replace(index=np.asarray(index, dtype=np.int64)), [methods[k] for k in index],
                           np.array([_has_volume(*pairs[k], methods[k]) for k in index], dtype=bool))
-    in_columns = set(index)
-    return columns, [answer if answer is not None or k in in_columns else collide_solids(*pairs[k], **options)
-                     for k, answer in enumerate(answers)]
+    alone = [k for k in set(range(len(pairs))).difference(index) if answers[k] is None]
+    for k in sorted(alone):
+        answers[k], start = _one_by_one(*pairs[k], options, None if warm is None or volumes else warm[k])
+        if warm is not None and methods[k] not in (CONVEX, HULL):
+            warm[k] = start
+    return columns, answers
+
+
+def _one_by_one(a: Solid, b: Solid, options: dict, start: WarmStart | TranslationStart | None
+                ) -> tuple[SolidContact, TranslationStart | None]:
+    """A pair measured alone (its keywords resolved as ``collide_solids`` does), or answered from ``start`` when
+    that still proves the pair's overlap (``translated_contact``); with what to start its next answer from."""
+    if isinstance(start, TranslationStart):
+        moved = depth_after_translation(start, a, b)
+        if moved is not None:
+            return _translated_answer(moved, start), start
+    return _solid_pair(a, b, _pair_options(a, b, options["tolerance"], options["touch_tolerance"],
+                                           options.get("max_iterations")))
+
+
+def _translated_answer(moved: TranslatedDepth, start: TranslationStart) -> SolidContact:
+    """A mesh pair's answer after a translation: penetrating, the push-out carried along, volume pending."""
+    return SolidContact(
+        status=PENETRATING, signed_distance=-moved.depth, normal=moved.normal,
+        point_a=moved.point_b + moved.depth * moved.normal, point_b=moved.point_b, method=MESH,
+        tolerance=start.touch_tolerance, depth_lower_bound=moved.lower,
+        depth_is_estimate=moved.depth > moved.lower + start.tolerance, volume_pending=True)
 
 
 def _has_volume(a: Solid, b: Solid, method: str) -> bool:
@@ -370,11 +410,12 @@ def _parts_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
         overlap_centroid=centroid, solver_status=deepest.solver_status)
 
 
-def _mesh_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
-    """Non-convex objects, on their triangles."""
+def _mesh_pair(a: Solid, b: Solid, options: dict) -> tuple[SolidContact, TranslationStart | None]:
+    """Non-convex objects, on their triangles; a penetrating pair with what its answer proved
+    (``translated_contact``)."""
     touch, tolerance = options["touch_tolerance"], options["tolerance"]
     if _boxes_apart(a, b):  # no crossing, no shared face, neither inside the other: only the distance to find
-        return _apart(a, b, (), tolerance, touch)
+        return _apart(a, b, (), tolerance, touch), None
     crossing = surface_intersection(a.mesh, b.mesh, trees=(a.bvh, b.bvh))
     curves = tuple(np.vstack([curve, curve[:1]]) if closed else curve
                    for curve, closed in zip(crossing.curves, crossing.closed))
@@ -383,19 +424,21 @@ def _mesh_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
         return not _overlapping(a, b.translated(offset))
 
     if not _overlapping(a, b, crossing):
-        return _apart(a, b, curves, tolerance, touch)  # apart, or touching without overlap
+        return _apart(a, b, curves, tolerance, touch), None  # apart, or touching without overlap
 
     hull = collide(a.hull, b.hull, **options)
     candidates = [(hull.normal, hull.depth)] if hull.status == PENETRATING else []
     volume, centroid = _volume(a, b)
-    lower = _depth_lower_bound(a, b, centroid)
+    ball = _common_ball(a, b, centroid)
+    lower = 0.0 if ball is None else 2.0 * ball[1]
     depth, normal = certified_pushout(a, b, candidates, separated_after, lower, precision=tolerance)
     status = TOUCHING if depth <= touch else PENETRATING
     point_b = _deepest_point(crossing, centroid, b)
+    start = translation_start(a, b, point_b, depth * normal, ball, touch, tolerance) if status == PENETRATING else None
     return SolidContact(
         status=status, signed_distance=-depth, normal=normal, point_a=point_b + depth * normal, point_b=point_b,
         method=MESH, tolerance=touch, depth_lower_bound=min(lower, depth), depth_is_estimate=depth > lower + tolerance,
-        overlap_volume=volume, overlap_centroid=centroid, curves=curves)
+        overlap_volume=volume, overlap_centroid=centroid, curves=curves), start
 
 
 def _apart(a: Solid, b: Solid, curves: tuple, tolerance: float, touch: float) -> SolidContact:
@@ -518,26 +561,28 @@ def certified_pushout(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, flo
     return float(best_depth), best_normal
 
 
-def _depth_lower_bound(a: Solid, b: Solid, centroid: np.ndarray | None) -> float:
-    """2r for the largest ball of radius r found inside both objects (0 when none is found).
+def _common_ball(a: Solid, b: Solid, centroid: np.ndarray | None) -> tuple[np.ndarray, float] | None:
+    """``(centre, r)`` of the largest ball found inside both objects (None when none is found): 2r bounds the
+    depth from below.
 
     Any translation shorter than 2r leaves the two copies of that ball overlapping, so no shorter
     push-out can separate the objects. Ball centres tried: the overlap's centroid, and for sampled
     vertices of each object lying inside the other at depth d, the point d/2 inward from the vertex.
     """
     if not (a.closed and b.closed):
-        return 0.0
+        return None
     centres = [np.asarray(centroid, dtype=np.float64)[None, :]] if centroid is not None else []
     centres += [_inward_centres(b, a), _inward_centres(a, b)]
     centres = np.vstack(centres)
     inside = _inside(a, centres)
     inside[inside] = _inside(b, centres[inside])
     if not inside.any():
-        return 0.0
+        return None
     centres = centres[inside]
     radius = np.minimum(nearest_on_surface(a.mesh, centres, bvh=a.bvh)[0],
                         nearest_on_surface(b.mesh, centres, bvh=b.bvh)[0])
-    return 2.0 * float(radius.max())
+    best = int(radius.argmax())
+    return centres[best].copy(), float(radius[best])
 
 
 def _inward_centres(inner: Solid, outer: Solid) -> np.ndarray:

@@ -36,6 +36,9 @@ CONVEXITY_TOLERANCE = 1e-6
 SAT_MAX_VERTICES = 64
 EXACT_CONVEXITY = 1e-12
 
+_IDENTITY_4 = np.eye(4)
+_IDENTITY_4.flags.writeable = False
+
 
 @dataclass(frozen=True, eq=False)
 class Part:
@@ -174,6 +177,11 @@ class Solid:
         if self._placement is not None and "hull" in self.__dict__ and "raw_mesh" not in self.__dict__:
             return self.hull.bounds()
         return self.raw_mesh.vertices.min(axis=0), self.raw_mesh.vertices.max(axis=0)
+
+    @property
+    def placement(self) -> tuple:
+        """``(prepared source solid, 4x4 matrix)``: a moved copy's source and map, else this solid and the identity."""
+        return self._placement if self._placement is not None else (self, _IDENTITY_4)
 
     def translated(self, offset) -> "Solid":
         """The same object moved by ``offset`` (see ``transformed``)."""

@@ -171,6 +171,38 @@ def test_while_the_interface_runs_the_volume_follows_once_the_object_stops(live_
     assert not bpy.app.timers.is_registered(live.settle)
 
 
+def test_dragging_a_non_convex_pair_carries_its_pushout_along(live_pair, addon, monkeypatch):
+    """While the interface runs, a penetrating non-convex pair dragged (translated) is answered from its last full
+    answer: its push-out carried along (exact here: B sinks straight down) and a proven lower bound, the volume
+    pending; once the object stops, ``settle`` measures it in full again."""
+    live = importlib.import_module(addon.__name__ + ".analysis.live")
+    contact = importlib.import_module(addon.__name__ + ".core.mesh.contact")
+    full = []
+    measure = contact._mesh_pair
+    monkeypatch.setattr(contact, "_mesh_pair", lambda a, b, options: full.append(1) or measure(a, b, options))
+    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    bpy.data.objects["A"].data = l_shape("L")
+    b = bpy.data.objects["B"]
+    b.location = (1.0, 0.0, 0.7)  # in the notch, sunk 0.3 into the foot's top face
+    bpy.context.view_layer.update()
+    pair = result("A", "B")
+    assert pair.method == 'mesh' and len(full) == 1 and pair.overlap_volume == pytest.approx(0.3, abs=1e-6)
+    assert pair.depth_lower_bound - 1e-6 <= 0.3 <= pair.depth <= 0.3 + 1e-3  # a checked push-out, nearly the shortest
+    first = pair.depth
+    for z in (0.68, 0.66):  # two steps of a drag, deeper
+        b.location.z = z
+        bpy.context.view_layer.update()
+        pair = result("A", "B")
+        assert len(full) == 1 and pair.status == 'penetrating' and pair.volume_pending
+        assert pair.depth == pytest.approx(first + 0.7 - z, abs=1e-6)  # the push-out straight up, carried along
+        assert pair.depth_lower_bound <= 1.0 - z and pair.depth_is_estimate
+    assert live.settle() is None
+    pair = result("A", "B")
+    assert len(full) == 2 and not pair.volume_pending and pair.overlap_volume == pytest.approx(0.34, abs=1e-6)
+    assert pair.depth_lower_bound - 1e-6 <= 0.34 <= pair.depth <= 0.34 + 1e-3
+    bpy.app.timers.unregister(live.settle)
+
+
 def test_in_background_mode_every_update_is_complete(live_pair):
     bpy.data.objects["B"].location.x = 0.75
     bpy.context.view_layer.update()

@@ -1,0 +1,87 @@
+"""A penetrating mesh pair answered again after a pure translation, from what its last full answer proved.
+
+The full answer for two non-convex objects (``contact._mesh_pair``) proves two things about their placement:
+moving B by the push-out ``p`` leaves them touching or apart (checked on the triangles), and a ball of
+radius ``r`` at ``c`` lies inside both (its distance to both surfaces, and winding numbers). When A then
+moves by ``s`` and B by ``t`` without turning or scaling (a drag), with ``d = t - s``:
+
+- B moved by ``p - d`` is where the checked placement was, relative to A: still a push-out, so the depth
+  is at most ``|p - d|``;
+- the ball's copies in A and in B are ``|d|`` apart: a ball of radius ``r - |d| / 2`` lies inside both,
+  so the depth is at least ``2r - |d|``, and while that exceeds the touch band the pair certainly
+  penetrates.
+
+So while that lower bound holds, the pair is answered with no triangle test at all: penetrating, depth
+``|p - d|`` along its direction (``depth_is_estimate`` when above the bound), the overlap volume and the
+crossing curves left for the full measurement (``volume_pending``). Anything else (a rotation, a scale,
+another shape, the bound used up) needs the full measurement.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from .solid import Solid
+
+
+@dataclass(frozen=True)
+class TranslationStart:
+    """What a penetrating mesh pair's full answer proved, with where both objects were (``Solid.placement``):
+    the checked push-out of B (3,), a ball inside both (centre (3,), radius), the answer's ``point_b``, and its
+    touch band and solver tolerance."""
+
+    placement_a: tuple
+    placement_b: tuple
+    pushout: np.ndarray
+    ball_centre: np.ndarray
+    ball_radius: float
+    point_b: np.ndarray
+    touch_tolerance: float
+    tolerance: float
+
+
+def translation_start(a: Solid, b: Solid, point_b: np.ndarray, pushout: np.ndarray,
+                      ball: tuple[np.ndarray, float] | None, touch_tolerance: float,
+                      tolerance: float) -> TranslationStart | None:
+    """The start for the pair's next answers; None without a ball inside both (nothing certain to go on)."""
+    if ball is None:
+        return None
+    return TranslationStart(a.placement, b.placement, np.asarray(pushout, dtype=np.float64), ball[0], ball[1],
+                            np.asarray(point_b, dtype=np.float64), touch_tolerance, tolerance)
+
+
+class TranslatedDepth(NamedTuple):
+    """The depth bounds after the move: the push-out's length ``depth`` along the unit ``normal``, the proven
+    ``lower`` bound, and ``point_b`` (the last answer's, moved with B)."""
+
+    depth: float
+    normal: np.ndarray
+    lower: float
+    point_b: np.ndarray
+
+
+def depth_after_translation(start: TranslationStart, a: Solid, b: Solid) -> TranslatedDepth | None:
+    """The pair's depth from ``start`` (see the module docstring); None when A or B has turned, scaled or
+    changed shape since, or moved so far that the pair is no longer certainly penetrating."""
+    shift_a, shift_b = _translation(start.placement_a, a.placement), _translation(start.placement_b, b.placement)
+    if shift_a is None or shift_b is None:
+        return None
+    relative = shift_b - shift_a
+    lower = 2.0 * start.ball_radius - float(np.linalg.norm(relative))
+    pushout = start.pushout - relative
+    length = float(np.linalg.norm(pushout))
+    if not lower > start.touch_tolerance or length == 0.0:
+        return None
+    return TranslatedDepth(max(length, lower), pushout / length, lower, start.point_b + shift_b)
+
+
+def _translation(before: tuple, after: tuple) -> np.ndarray | None:
+    """How far an object moved between two placements ``(source, 4x4 matrix)`` of the same prepared source with
+    the same linear part (3,); None for another source or any other change."""
+    (source, matrix), (source_now, matrix_now) = before, after
+    if source is not source_now or not np.array_equal(matrix[:3, :3], matrix_now[:3, :3]):
+        return None
+    return matrix_now[:3, 3] - matrix[:3, 3]

@@ -1,0 +1,81 @@
+"""Penetrating mesh pairs answered again after a drag (``translated_contact``), as the live update asks while an
+object moves (``collide_solid_pairs(volumes=False, warm=slots)``): the push-out carried along still separates
+(manifold3d finds no shared volume), the lower bound's ball lies inside both objects (exact winding numbers and
+distances), and anything but a translation short of the ball measures the pair in full."""
+
+import numpy as np
+import pytest
+
+import core.mesh.contact as contact_module
+from core.mesh import Solid, collide_solid_pairs
+from core.mesh.distance import nearest_on_surface
+from core.mesh.rays import crossing_windings
+from core.mesh.translated_contact import TranslationStart
+from mesh_fixtures import l_bracket, manifold_overlap, torus, transformed
+
+
+def moved(solid: Solid, offset=(0.0, 0.0, 0.0), linear=np.eye(3)) -> Solid:
+    matrix = np.eye(4)
+    matrix[:3, :3], matrix[:3, 3] = linear, offset
+    return solid.transformed(matrix)
+
+
+@pytest.fixture
+def full_measurements(monkeypatch) -> list:
+    """The pairs ``_mesh_pair`` measured on their triangles."""
+    measured = []
+    original = contact_module._mesh_pair
+    monkeypatch.setattr(contact_module, "_mesh_pair", lambda a, b, options: measured.append(b) or original(a, b, options))
+    return measured
+
+
+def test_dragged_pairs_carry_their_pushout_and_ball_along(full_measurements):
+    bracket = Solid(l_bracket())  # an L of two 2 x 1 x 1 blocks
+    ring = Solid(torus(major=0.8, minor=0.3))  # sunk into the bracket's corner
+    pairs = [(moved(bracket), moved(ring, (0.6, 0.5, 0.5)))]
+    slots = [None]
+    [first] = collide_solid_pairs(pairs, warm=slots)
+    assert first.status == "penetrating" and isinstance(slots[0], TranslationStart)
+    start = slots[0]
+    for step, (shift_a, shift_b) in enumerate([((0.0, 0.0, 0.0), (0.02, -0.01, 0.0)),
+                                               ((0.01, 0.0, 0.0), (0.05, 0.03, -0.02)),
+                                               ((-0.03, 0.02, 0.01), (0.0, 0.0, 0.0))]):
+        a, b = moved(bracket, shift_a), moved(ring, np.add((0.6, 0.5, 0.5), shift_b))
+        [answer] = collide_solid_pairs([(a, b)], volumes=False, warm=slots)
+        assert len(full_measurements) == 1 and slots[0] is start  # answered from what the first answer proved
+        assert answer.status == "penetrating" and answer.volume_pending and answer.overlap_volume is None
+        relative = np.subtract(shift_b, shift_a)
+        assert answer.depth_lower_bound == pytest.approx(2.0 * start.ball_radius - np.linalg.norm(relative), abs=1e-12)
+        np.testing.assert_allclose(answer.depth * answer.normal, start.pushout - relative, atol=1e-12)
+        np.testing.assert_allclose(answer.point_a - answer.point_b, answer.depth * answer.normal, atol=1e-12)
+        # The push-out still separates: manifold3d finds no shared volume once B is moved by it (a hair further).
+        pushed = transformed(b.mesh, offset=(answer.depth + 1e-7) * answer.normal)
+        assert manifold_overlap(a.mesh, pushed)[0] <= 1e-9
+        # The lower bound's ball (radius r - |d| / 2, between the ball's two moved copies) lies inside both.
+        centre = start.ball_centre + 0.5 * (np.add(shift_a, shift_b))
+        radius = 0.5 * answer.depth_lower_bound
+        for solid in (a, b):
+            assert crossing_windings(solid.mesh, centre[None])[0] == 1
+            assert nearest_on_surface(solid.mesh, centre[None])[0][0] >= radius - 1e-12
+        assert answer.depth_lower_bound > 0.0 and answer.depth >= answer.depth_lower_bound
+    # Measured in full: a volume asked for, a turn, and a drag further than the ball allows.
+    full = collide_solid_pairs([(moved(bracket), moved(ring, (0.6, 0.5, 0.5)))], warm=slots)[0]
+    assert len(full_measurements) == 2 and full.overlap_volume > 0.0 and not full.volume_pending
+    turn = np.array([[np.cos(0.05), -np.sin(0.05), 0.0], [np.sin(0.05), np.cos(0.05), 0.0], [0.0, 0.0, 1.0]])
+    collide_solid_pairs([(moved(bracket), moved(ring, (0.6, 0.5, 0.5), turn))], volumes=False, warm=slots)
+    assert len(full_measurements) == 3
+    far = 2.0 * slots[0].ball_radius + 0.01
+    beyond = collide_solid_pairs([(moved(bracket), moved(ring, (0.6 + far, 0.5, 0.5)))], volumes=False, warm=slots)[0]
+    assert len(full_measurements) == 4 and not beyond.volume_pending
+
+
+def test_pairs_apart_or_open_keep_no_start():
+    ring = Solid(torus(major=0.8, minor=0.3))
+    whole = torus(major=0.8, minor=0.3)
+    cut = Solid(type(whole).from_arrays(whole.vertices, whole.triangles[6:]))  # open: no inside, so no ball
+    slots = [None, None]
+    answers = collide_solid_pairs([(moved(ring), moved(ring, (3.0, 0.0, 0.0))),
+                                   (Solid(l_bracket()), moved(cut, (0.6, 0.5, 0.5)))], warm=slots)
+    assert [answer.method for answer in answers] == ["mesh", "mesh"]
+    assert answers[0].status == "separated" and slots[0] is None
+    assert answers[1].status == "penetrating" and slots[1] is None

@@ -25,7 +25,8 @@ def full_measurements(monkeypatch) -> list:
     """The pairs ``_mesh_pair`` measured on their triangles."""
     measured = []
     original = contact_module._mesh_pair
-    monkeypatch.setattr(contact_module, "_mesh_pair", lambda a, b, options: measured.append(b) or original(a, b, options))
+    monkeypatch.setattr(contact_module, "_mesh_pair",
+                        lambda a, b, options: measured.append(b) or original(a, b, options))
     return measured
 
 

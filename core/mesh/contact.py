@@ -222,8 +222,8 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
     index = np.asarray(convex, dtype=np.int64)[rows.index].tolist()
     columns = ApartSolids(rows._replace(index=np.asarray(index, dtype=np.int64)), [methods[k] for k in index],
                           np.array([_has_volume(*pairs[k], methods[k]) for k in index], dtype=bool))
-    alone = [k for k in set(range(len(pairs))).difference(index) if answers[k] is None]
-    for k in sorted(alone):
+    in_columns = set(index)
+    for k in [k for k, answer in enumerate(answers) if answer is None and k not in in_columns]:
         answers[k], start = _one_by_one(*pairs[k], options, None if warm is None or volumes else warm[k])
         if warm is not None and methods[k] not in (CONVEX, HULL):
             warm[k] = start

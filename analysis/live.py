@@ -30,8 +30,7 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from ..core.mesh import HULL, Solid, collide_solid_pairs
-from ..core.mesh.translated_contact import TranslationStart
-from ..core.warm_epa import WarmStart
+from ..core.mesh.contact import PairStart
 from .clash import _status, clash_result, hull_note
 from .geometry import ObjectGeometryError
 from .inspect import MeasureModes, measure_in_mode, rigid_shape, stored_modes
@@ -74,12 +73,14 @@ def _determinant(matrix: np.ndarray) -> float:
 class SolidCache:
     """Each source's prepared ``Solid``, read once and moved to wherever the source is now, and each pair's
     warm start: an overlapping convex pair's EPA polytope (``core.warm_epa``: its next update starts from there,
-    a step or two instead of dozens), or what a penetrating non-convex pair's last full answer proved
-    (``core.mesh.translated_contact``: while it is dragged, its depth follows without a triangle test)."""
+    a step or two instead of dozens), or what a non-convex pair's last full answer proved: penetrating
+    (``core.mesh.translated_contact``: while it is dragged, its depth follows without a triangle test), or apart
+    (``core.mesh.translated_distance``: its exact distance is found among a few triangle pairs kept near the
+    closest ones)."""
 
     def __init__(self) -> None:
         self._entries: dict[tuple, _Entry] = {}
-        self._warm: dict[tuple, WarmStart | TranslationStart | None] = {}
+        self._warm: dict[tuple, PairStart | None] = {}
 
     def solid(self, source: Source, depsgraph: bpy.types.Depsgraph, use_hull: bool) -> Solid:
         """The source's evaluated shape in world space: read the first time (and after ``forget``, or when its
@@ -111,12 +112,12 @@ class SolidCache:
             self._warm = {pair: start for pair, start in self._warm.items()
                           if not pointers.intersection(pair[0][:2] + pair[1][:2])}
 
-    def warm_starts(self, pairs: list[tuple[Source, Source]]) -> list[WarmStart | TranslationStart | None]:
+    def warm_starts(self, pairs: list[tuple[Source, Source]]) -> list[PairStart | None]:
         """The warm start slot of each pair of sources (None where it has none yet)."""
         return [self._warm.get((_key(a), _key(b))) for a, b in pairs]
 
     def keep_warm_starts(self, pairs: list[tuple[Source, Source]],
-                         starts: list[WarmStart | TranslationStart | None]) -> None:
+                         starts: list[PairStart | None]) -> None:
         """Keep ``starts`` (``warm_starts``' slots, as measuring left them) for the next update."""
         for (a, b), start in zip(pairs, starts):
             self._warm[_key(a), _key(b)] = start

@@ -28,11 +28,12 @@ from ..contact import (PENETRATING, SEPARATED, TOUCHING, Contact, SignedDistance
 from ..region import ContactRegion, contact_region, contact_regions
 from ..warm_epa import WarmStart, collide_warm_many
 from .convex_volume import convex_overlap_volumes
-from .distance import mesh_distance, nearest_on_surface
+from .distance import MeshDistance, mesh_distance, nearest_on_surface
 from .intersection import default_tolerance, surface_intersection, surfaces_overlap
 from .sat_pairs import sat_contacts, sat_ready
 from .solid import CONVEX, HULL, MESH, PARTS, Solid
 from .translated_contact import TranslatedDepth, TranslationStart, depth_after_translation, translation_start
+from .translated_distance import SeparationStart, distances_after_translation, drag_since, separation_start
 from .volume import overlap_volume
 from .rays import crossing_windings
 
@@ -46,6 +47,9 @@ CONTAINMENT_SAMPLES = 16
 LOWER_BOUND_SAMPLES = 16
 
 AXES = np.vstack([np.eye(3), -np.eye(3)])
+
+#: What a pair's last answer left for its next one (``collide_solid_pairs``' ``warm`` slots).
+PairStart = WarmStart | TranslationStart | SeparationStart
 
 
 @dataclass(frozen=True)
@@ -129,7 +133,7 @@ def _solid_pair(a: Solid, b: Solid, options: dict) -> tuple[SolidContact, Transl
 def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: float | None = None,
                         touch_tolerance: float | None = None, max_iterations: int | None = None,
                         clearance: float = 0.0, volumes: bool = True,
-                        warm: MutableSequence[WarmStart | TranslationStart | None] | None = None) -> list[SolidContact]:
+                        warm: MutableSequence[PairStart | None] | None = None) -> list[SolidContact]:
     """``[collide_solids(a, b, ...) for a, b in pairs]``, with the convex pairs screened together.
 
     Convex (and hull) pairs go through GJK in lockstep (``core.batch``); those found apart by more than
@@ -144,7 +148,9 @@ def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
     polytope in the slot for the next query. A penetrating mesh pair leaves what its answer proved
     (``translated_contact.TranslationStart``); with ``volumes`` False, while only translations have moved
     the objects since and its lower bound still proves the overlap, the pair is answered from that, without
-    a triangle test (its depth bounded, its volume and crossing curves pending), else measured in full.
+    a triangle test (its depth bounded, its volume and crossing curves pending), else measured in full. A
+    separated mesh pair leaves its triangle pairs near the closest ones (``translated_distance.SeparationStart``):
+    while only translations have moved the objects since, its exact distance is found among them, in either mode.
     """
     apart, answers = measure_solid_pairs(pairs, tolerance=tolerance, touch_tolerance=touch_tolerance,
                                          max_iterations=max_iterations, clearance=clearance, volumes=volumes,
@@ -184,7 +190,7 @@ class ApartSolids(NamedTuple):
 def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: float | None = None,
                         touch_tolerance: float | None = None, max_iterations: int | None = None,
                         clearance: float = 0.0, volumes: bool = True,
-                        warm: MutableSequence[WarmStart | TranslationStart | None] | None = None
+                        warm: MutableSequence[PairStart | None] | None = None
                         ) -> tuple[ApartSolids, list[SolidContact | None]]:
     """``collide_solid_pairs``, with the pairs the batch found apart by more than ``clearance`` as columns
     (``ApartSolids``) and None at their places in the list: a clash check of hundreds of objects keeps tens
@@ -223,23 +229,46 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
     columns = ApartSolids(rows._replace(index=np.asarray(index, dtype=np.int64)), [methods[k] for k in index],
                           np.array([_has_volume(*pairs[k], methods[k]) for k in index], dtype=bool))
     in_columns = set(index)
-    for k in [k for k, answer in enumerate(answers) if answer is None and k not in in_columns]:
-        answers[k], start = _one_by_one(*pairs[k], options, None if warm is None or volumes else warm[k])
+    rest = [k for k, answer in enumerate(answers) if answer is None and k not in in_columns]
+    if warm is not None:
+        _separated_warm(pairs, [k for k in rest if isinstance(warm[k], SeparationStart)], warm, answers)
+    for k in [k for k in rest if answers[k] is None]:
+        answers[k], start = _one_by_one(*pairs[k], options, None if warm is None else warm[k], volumes=volumes,
+                                        keep=warm is not None)
         if warm is not None and methods[k] not in (CONVEX, HULL):
             warm[k] = start
     return columns, answers
 
 
-def _one_by_one(a: Solid, b: Solid, options: dict, start: WarmStart | TranslationStart | None
-                ) -> tuple[SolidContact, TranslationStart | None]:
+def _one_by_one(a: Solid, b: Solid, options: dict, start: PairStart | None, *, volumes: bool, keep: bool
+                ) -> tuple[SolidContact, TranslationStart | SeparationStart | None]:
     """A pair measured alone (its keywords resolved as ``collide_solids`` does), or answered from ``start`` when
-    that still proves the pair's overlap (``translated_contact``); with what to start its next answer from."""
-    if isinstance(start, TranslationStart):
+    that still proves a penetrating mesh pair's overlap and ``volumes`` is False (``translated_contact``). With
+    what to start its next answer from: a penetrating mesh pair's (it costs nothing), and when ``keep`` a
+    separated mesh pair's (``translated_distance``; a ``start`` that ran out tells how fast the pair moves)."""
+    if isinstance(start, TranslationStart) and not volumes:
         moved = depth_after_translation(start, a, b)
         if moved is not None:
             return _translated_answer(moved, start), start
-    return _solid_pair(a, b, _pair_options(a, b, options["tolerance"], options["touch_tolerance"],
-                                           options.get("max_iterations")))
+    options = _pair_options(a, b, options["tolerance"], options["touch_tolerance"], options.get("max_iterations"))
+    contact, proved = _solid_pair(a, b, options)
+    if keep and contact.method == MESH and contact.status == SEPARATED and not contact.curves:
+        found = MeshDistance(contact.distance, contact.point_a, contact.point_b, -1, -1)
+        drag = drag_since(start, a, b) if isinstance(start, SeparationStart) else 0.0
+        return contact, separation_start(a, b, found, _pair_size(a, b), contact.tolerance, contact.overlap_volume,
+                                         drag)
+    return contact, proved
+
+
+def _separated_warm(pairs: Sequence[tuple[Solid, Solid]], chosen: list[int], warm: Sequence[PairStart | None],
+                    answers: list[SolidContact | None]) -> None:
+    """Answer the ``chosen`` separated mesh pairs whose starts still prove their exact distance, all together
+    (``translated_distance.distances_after_translation``); the others are left None."""
+    found = distances_after_translation([warm[k] for k in chosen], [pairs[k] for k in chosen])
+    for k, distance in zip(chosen, found):
+        if distance is not None:
+            answers[k] = _apart_answer(distance, distance.point_b - distance.point_a, warm[k].touch_tolerance,
+                                       warm[k].overlap_volume)
 
 
 def _translated_answer(moved: TranslatedDepth, start: TranslationStart) -> SolidContact:
@@ -272,6 +301,8 @@ def _screened(pairs: list[tuple[Solid, Solid]], options: dict, warm: list[WarmSt
     ``collide_warm_many``, from and into their slots; pairs with a warm start go there first, without GJK (a
     pair that has come apart since is solved cold there, and its slot emptied)."""
     contacts: list[Contact | None] = [None] * len(pairs)
+    if not pairs:
+        return ApartPairs.none(), contacts
     resumed = [] if warm is None else [k for k, start in enumerate(warm) if start is not None]
     _solved_warm(pairs, resumed, warm, contacts, options)
     fresh = np.setdiff1d(np.arange(len(pairs)), resumed)
@@ -444,14 +475,21 @@ def _mesh_pair(a: Solid, b: Solid, options: dict) -> tuple[SolidContact, Transla
 def _apart(a: Solid, b: Solid, curves: tuple, tolerance: float, touch: float) -> SolidContact:
     """Surfaces that do not cross and neither object inside the other: the exact surface distance."""
     found = mesh_distance(a.mesh, b.mesh, bvh_a=a.bvh, bvh_b=b.bvh)
+    fallback = b.mesh.vertices.mean(axis=0) - a.mesh.vertices.mean(axis=0)
+    return _apart_answer(found, fallback, touch, 0.0 if a.closed and b.closed else None, curves)
+
+
+def _apart_answer(found: MeshDistance, fallback: np.ndarray, touch: float, volume: float | None,
+                  curves: tuple = ()) -> SolidContact:
+    """A mesh pair's answer from its exact surface distance (the normal along ``fallback`` when it is 0)."""
     gap = found.point_b - found.point_a
     length = float(np.linalg.norm(gap))
-    normal = gap / length if length > 0.0 else _unit(b.mesh.vertices.mean(axis=0) - a.mesh.vertices.mean(axis=0))
+    normal = gap / length if length > 0.0 else _unit(fallback)
     distance = float(found.distance)
     return SolidContact(
         status=classify(distance, touch), signed_distance=distance, normal=normal, point_a=found.point_a,
-        point_b=found.point_a + distance * normal, method=MESH, tolerance=touch,
-        overlap_volume=0.0 if a.closed and b.closed else None, curves=curves)
+        point_b=found.point_a + distance * normal, method=MESH, tolerance=touch, overlap_volume=volume,
+        curves=curves)
 
 
 def _boxes_apart(a: Solid, b: Solid) -> bool:

@@ -8,6 +8,7 @@ stopping as soon as no remaining box can beat the best distance found.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from .bvh import (
     close_point_leaves,
     leaf_pair_triangles,
     leaf_triangles,
+    near_leaf_pairs,
     point_box_distance_sq,
 )
 from .triangle_distance import point_triangle_closest, separation_lower_bound, triangle_pair_distance
@@ -98,6 +100,26 @@ def _closest_triangle_pair(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float)
         best = _better(best, triangles_a[batch], triangles_b[batch], mesh_a, mesh_b)
         start, size = stop, 2 * size
     return best
+
+
+class NearTrianglePairs(NamedTuple):
+    """Every pair of triangles of two meshes that may lie within ``horizon`` of each other: ``triangles_a``,
+    ``triangles_b`` with ``lower`` bounds on their distances, by increasing bound (any other pair of triangles is
+    further apart than ``horizon``)."""
+
+    triangles_a: np.ndarray
+    triangles_b: np.ndarray
+    lower: np.ndarray
+    horizon: float
+
+
+def near_triangle_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, horizon: float) -> NearTrianglePairs:
+    """The triangle pairs of the two trees' meshes that may lie within ``horizon`` (>= 0) of each other."""
+    leaves_a, leaves_b = near_leaf_pairs(bvh_a, bvh_b, horizon)
+    triangles_a, triangles_b = leaf_pair_triangles(bvh_a, leaves_a, bvh_b, leaves_b)
+    triangles_a, triangles_b, lower_sq = _separated_enough(bvh_a, triangles_a, bvh_b, triangles_b, horizon)
+    by_bound = np.argsort(lower_sq)
+    return NearTrianglePairs(triangles_a[by_bound], triangles_b[by_bound], np.sqrt(lower_sq[by_bound]), horizon)
 
 
 def _separated_enough(bvh_a: TriangleBVH, triangles_a: np.ndarray, bvh_b: TriangleBVH, triangles_b: np.ndarray,

@@ -66,9 +66,10 @@ class TranslatedDepth(NamedTuple):
 def depth_after_translation(start: TranslationStart, a: Solid, b: Solid) -> TranslatedDepth | None:
     """The pair's depth from ``start`` (see the module docstring); None when A or B has turned, scaled or
     changed shape since, or moved so far that the pair is no longer certainly penetrating."""
-    shift_a, shift_b = _translation(start.placement_a, a.placement), _translation(start.placement_b, b.placement)
-    if shift_a is None or shift_b is None:
+    shifts = pair_translations(start.placement_a, start.placement_b, a, b)
+    if shifts is None:
         return None
+    shift_a, shift_b = shifts
     relative = shift_b - shift_a
     lower = 2.0 * start.ball_radius - float(np.linalg.norm(relative))
     pushout = start.pushout - relative
@@ -76,6 +77,13 @@ def depth_after_translation(start: TranslationStart, a: Solid, b: Solid) -> Tran
     if not lower > start.touch_tolerance or length == 0.0:
         return None
     return TranslatedDepth(max(length, lower), pushout / length, lower, start.point_b + shift_b)
+
+
+def pair_translations(start_a: tuple, start_b: tuple, a: Solid, b: Solid) -> tuple[np.ndarray, np.ndarray] | None:
+    """How far A and B moved since the placements ``start_a``, ``start_b`` (``Solid.placement``): (3,) each; None
+    unless both only moved (the same prepared source, the same linear part)."""
+    shift_a, shift_b = _translation(start_a, a.placement), _translation(start_b, b.placement)
+    return None if shift_a is None or shift_b is None else (shift_a, shift_b)
 
 
 def _translation(before: tuple, after: tuple) -> np.ndarray | None:

@@ -148,12 +148,14 @@ def _swap(candidates):
     return distance_sq, on_a, on_b
 
 
-def triangle_pair_distance(tri_a: np.ndarray, tri_b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def triangle_pair_distance(tri_a: np.ndarray, tri_b: np.ndarray, *,
+                           apart: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Exact distance and closest points of K triangle pairs: (distance (K,), point_a (K, 3), point_b (K, 3)).
 
     ``tri_a``, ``tri_b``: (K, 3, 3) corner positions. The answer is the least of the 6 corner-face
     and 9 edge-edge cases; when an edge of one triangle passes through the other, the distance is 0
     and both points are that crossing point. ``point_b - point_a`` has length ``distance``.
+    ``apart``: the caller knows that no pair touches (a separating axis), so crossings are not looked for.
     """
     tri_a = np.asarray(tri_a, dtype=float).reshape(-1, 3, 3)
     tri_b = np.asarray(tri_b, dtype=float).reshape(-1, 3, 3)
@@ -161,8 +163,9 @@ def triangle_pair_distance(tri_a: np.ndarray, tri_b: np.ndarray) -> tuple[np.nda
         _vertex_candidates(tri_a, tri_b),
         _swap(_vertex_candidates(tri_b, tri_a)),
         _segment_candidates(tri_a, tri_b),
-        _crossing_candidates(tri_a, tri_b),
     ]
+    if not apart:
+        groups.append(_crossing_candidates(tri_a, tri_b))
     distance_sq, point_a, point_b = (np.concatenate(parts, axis=1) for parts in zip(*groups))
     distance_sq, point_a, point_b = _closest_of(distance_sq, point_a, point_b)
     return np.sqrt(distance_sq), point_a, point_b
@@ -215,3 +218,20 @@ def separation_lower_bound(tri_a: np.ndarray, tri_b: np.ndarray, normal_a: np.nd
     gap[near] = np.maximum(np.maximum(gap[near], _interval_gap(normal_a, near_a, near_b)),
                            _interval_gap(normal_b, near_a, near_b))
     return np.maximum(gap, 0.0)
+
+
+def separating_axes(tri_a: np.ndarray, tri_b: np.ndarray, normal_a: np.ndarray,
+                    normal_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Of ``separation_lower_bound``'s three axes, the one with the largest gap per pair, turned to point from A
+    toward B: (axes (K, 3), gaps (K,), negative where the projections overlap). Moving B by ``t`` moves its
+    projection by ``axes @ t`` and leaves A's: the pair's distance is then at least ``gaps + axes @ t``."""
+    centre_line = _unit(tri_b[:, 0] + tri_b[:, 1] + tri_b[:, 2] - tri_a[:, 0] - tri_a[:, 1] - tri_a[:, 2])
+    candidates = np.stack([centre_line, normal_a, normal_b])  # (3, K, 3)
+    along_a, along_b = _dot(tri_a[None], candidates[:, :, None]), _dot(tri_b[None], candidates[:, :, None])
+    forward = _smallest3(along_b) - _largest3(along_a)
+    backward = _smallest3(along_a) - _largest3(along_b)
+    signed = np.where(forward >= backward, 1.0, -1.0)
+    gaps = np.maximum(forward, backward)
+    best = np.argmax(gaps, axis=0)
+    pairs = np.arange(len(best))
+    return candidates[best, pairs] * signed[best, pairs][:, None], gaps[best, pairs]

@@ -203,6 +203,33 @@ def test_dragging_a_non_convex_pair_carries_its_pushout_along(live_pair, addon, 
     bpy.app.timers.unregister(live.settle)
 
 
+def test_dragging_a_non_convex_pair_apart_keeps_its_distance_exact(live_pair, addon, monkeypatch):
+    """A separated non-convex pair dragged (translated) is measured among the triangle pairs its last full answer
+    kept near the closest ones, in any mode: the exact distance, without a full measurement; a turn measures it in
+    full again."""
+    contact = importlib.import_module(addon.__name__ + ".core.mesh.contact")
+    full = []
+    measure = contact._mesh_pair
+    monkeypatch.setattr(contact, "_mesh_pair", lambda a, b, options: full.append(1) or measure(a, b, options))
+    bpy.data.objects["A"].data = l_shape("L")
+    b = bpy.data.objects["B"]
+    b.location = (1.25, 0.0, 1.2)  # in the notch: 0.25 from the upright's side, 0.2 above the foot
+    bpy.context.view_layer.update()
+    pair = result("A", "B")
+    assert pair.method == 'mesh' and pair.status == 'separated' and len(full) == 1
+    assert pair.distance == pytest.approx(0.2, abs=1e-6)
+    for location, distance in (((1.25, 0.0, 1.19), 0.19), ((1.24, 0.01, 1.18), 0.18), ((1.235, 0.0, 1.19), 0.19)):
+        b.location = location
+        bpy.context.view_layer.update()
+        pair = result("A", "B")
+        assert len(full) == 1 and pair.status == 'separated'
+        assert pair.distance == pytest.approx(distance, abs=1e-6)
+        assert pair.point_b[2] - pair.point_a[2] == pytest.approx(distance, abs=1e-6)  # straight down to the foot
+    b.rotation_euler.z = 0.05  # its corners still further from the upright than its bottom from the foot
+    bpy.context.view_layer.update()
+    assert len(full) == 2 and result("A", "B").distance == pytest.approx(0.19, abs=1e-6)
+
+
 def test_in_background_mode_every_update_is_complete(live_pair):
     bpy.data.objects["B"].location.x = 0.75
     bpy.context.view_layer.update()

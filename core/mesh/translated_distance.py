@@ -1,0 +1,157 @@
+"""A separated mesh pair measured again after a pure translation, exactly, from its last full answer.
+
+The full answer for two non-convex objects apart (``contact._mesh_pair``: exact surface distance ``d0``,
+closest points ``a0`` on A and ``b0`` on B) is extended once by every pair of triangles that may lie within
+a horizon ``h > d0`` of each other (``distance.near_triangle_pairs``; every other pair is further apart than
+``h``), each with a separating axis ``n`` and the gap ``g`` of the triangles' projections on it
+(``triangle_distance.separating_axes``). When A then moves by ``s`` and B by ``t`` without turning or
+scaling (a drag), with ``d = t - s``:
+
+- ``b0 + t`` and ``a0 + s`` are surface points ``U = |b0 - a0 + d|`` apart: the distance is at most ``U``;
+- each pair of triangles comes at most ``|d|`` closer: a pair outside the kept ones is now further apart
+  than ``h - |d|``, so while that is at least ``U`` none of them can be the closest;
+- a kept pair's projections on its axis are now ``g + n . d`` apart, a lower bound on its distance: only
+  the pairs where that is at most ``U`` can be the closest (a few, for a small drag in any direction);
+- so the exact distance is the least over those, measured with ``triangle_distance.triangle_pair_distance``
+  as the full search does.
+
+While ``|d| < d0`` the surfaces stayed apart along the straight move, so neither object can have entered the
+other; and a distance within the touch band is left to the full measurement (it finds the touching curves).
+The answer is exact, not an estimate: it is the full search over a set proven to hold the closest pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from .bvh import BOUND_SLACK
+from .distance import MeshDistance, near_triangle_pairs
+from .solid import Solid
+from .translated_contact import pair_translations
+from .triangle_distance import separating_axes, triangle_pair_distance
+
+#: How far past the distance the kept triangle pairs reach, as a fraction of the pair's size; with the drag seen
+#: when the last start ran out (``DRAG_REACH`` times it), up to ``MAX_HORIZON_FRACTION`` of the size.
+HORIZON_FRACTION = 0.01
+DRAG_REACH = 3.0
+MAX_HORIZON_FRACTION = 0.04
+
+
+@dataclass(frozen=True)
+class SeparationStart:
+    """What a separated mesh pair's full answer proved, with where both objects were (``Solid.placement``): the
+    distance and closest points, the triangle pairs within ``horizon`` (corners (K, 3, 3) each) with their
+    separating ``axes`` (K, 3) and ``gaps`` (K,), by increasing gap, a rounding margin for the bounds, the touch
+    band and the overlap volume answered (0 or None)."""
+
+    placement_a: tuple
+    placement_b: tuple
+    distance: float
+    point_a: np.ndarray
+    point_b: np.ndarray
+    corners_a: np.ndarray
+    corners_b: np.ndarray
+    axes: np.ndarray
+    gaps: np.ndarray
+    horizon: float
+    margin: float
+    touch_tolerance: float
+    overlap_volume: float | None
+
+
+def separation_start(a: Solid, b: Solid, found: MeshDistance, size: float, touch_tolerance: float,
+                     overlap_volume: float | None, drag: float = 0.0) -> SeparationStart:
+    """The start for a separated pair's next answers: its triangle pairs within the distance plus a reach of
+    ``HORIZON_FRACTION`` of the pair's ``size`` (more after a drag of ``drag`` outran the last start)."""
+    reach = min(max(HORIZON_FRACTION * size, DRAG_REACH * drag), MAX_HORIZON_FRACTION * size)
+    near = near_triangle_pairs(a.bvh, b.bvh, found.distance + reach)
+    corners_a, corners_b = a.mesh.corners_of(near.triangles_a), b.mesh.corners_of(near.triangles_b)
+    axes, gaps = separating_axes(corners_a, corners_b, a.bvh.normals[near.triangles_a],
+                                 b.bvh.normals[near.triangles_b])
+    by_gap = np.argsort(gaps)
+    corners_a, corners_b, axes, gaps = corners_a[by_gap], corners_b[by_gap], axes[by_gap], gaps[by_gap]
+    margin = 1e-13 * float(max(np.abs(a.mesh.vertices).max(), np.abs(b.mesh.vertices).max()))
+    return SeparationStart(a.placement, b.placement, found.distance, found.point_a, found.point_b, corners_a,
+                           corners_b, axes, gaps, near.horizon, margin, touch_tolerance, overlap_volume)
+
+
+def drag_since(start: SeparationStart, a: Solid, b: Solid) -> float:
+    """How far B has moved relative to A since ``start`` (0 when either has turned, scaled or changed shape)."""
+    shifts = pair_translations(start.placement_a, start.placement_b, a, b)
+    return 0.0 if shifts is None else float(np.linalg.norm(shifts[1] - shifts[0]))
+
+
+def distances_after_translation(starts: Sequence[SeparationStart], pairs: Sequence[tuple[Solid, Solid]]
+                                ) -> list[MeshDistance | None]:
+    """Each pair's exact surface distance and closest points now, from its start (see the module docstring),
+    the candidate triangle pairs of all of them measured together; None for a pair when A or B has turned,
+    scaled or changed shape since, moved beyond what its start proves, or the surfaces are now within the
+    touch band. (``triangle_a``, ``triangle_b`` are -1: not kept.)"""
+    found: list[MeshDistance | None] = [None] * len(pairs)
+    moved = [(k, _moved_pair(start, a, b)) for k, (start, (a, b)) in enumerate(zip(starts, pairs))]
+    moved = [(k, pair) for k, pair in moved if pair is not None]
+    distance, point_a, point_b = _closest_candidates([starts[k] for k, _ in moved], [pair for _, pair in moved])
+    for (k, pair), gap, on_a, on_b in zip(moved, distance.tolist(), point_a, point_b):
+        start = starts[k]
+        if not gap < pair.upper:  # the moved closest points are still closest
+            gap, on_a, on_b = pair.upper, start.point_a, start.point_b + pair.relative
+        if gap > start.touch_tolerance:
+            found[k] = MeshDistance(gap, on_a + pair.shift_a, on_b + pair.shift_a, -1, -1)
+    return found
+
+
+def _closest_candidates(starts: list[SeparationStart], moved: list[_MovedPair]):
+    """Per moved pair, the least distance over its candidate triangle pairs (inf for none) and its closest points,
+    with B where it is now relative to A; the candidates certainly apart (a separating axis) are measured without
+    looking for crossings."""
+    groups = np.repeat(np.arange(len(moved)), [len(pair.candidates) for pair in moved])
+    tri_a = np.concatenate([start.corners_a[pair.candidates] for start, pair in zip(starts, moved)]
+                           or [np.zeros((0, 3, 3))])
+    tri_b = np.concatenate([start.corners_b[pair.candidates] + pair.relative for start, pair in zip(starts, moved)]
+                           or [np.zeros((0, 3, 3))])
+    apart = np.concatenate([pair.separated for pair in moved] or [np.zeros(0, dtype=bool)])
+    distance, point_a, point_b = np.empty(len(groups)), np.empty((len(groups), 3)), np.empty((len(groups), 3))
+    for rows, known_apart in ((apart, True), (~apart, False)):
+        if rows.any():
+            distance[rows], point_a[rows], point_b[rows] = triangle_pair_distance(tri_a[rows], tri_b[rows],
+                                                                                  apart=known_apart)
+    order = np.lexsort((distance, groups))
+    first = order[np.r_[True, groups[order][1:] != groups[order][:-1]]] if len(order) else order
+    best_distance, best_a, best_b = np.full(len(moved), np.inf), np.zeros((len(moved), 3)), np.zeros((len(moved), 3))
+    best_distance[groups[first]], best_a[groups[first]], best_b[groups[first]] = (distance[first], point_a[first],
+                                                                                  point_b[first])
+    return best_distance, best_a, best_b
+
+
+class _MovedPair(NamedTuple):
+    """A pair moved within what its start proves: A's shift, B's relative to A, the distance's upper bound and
+    the kept triangle pairs (rows) that may still be closer, and which of those are certainly apart (their
+    projections on their axes are)."""
+
+    shift_a: np.ndarray
+    relative: np.ndarray
+    upper: float
+    candidates: np.ndarray
+    separated: np.ndarray
+
+
+def _moved_pair(start: SeparationStart, a: Solid, b: Solid) -> _MovedPair | None:
+    """How the pair moved since ``start``, and its candidates; None when the start no longer proves the answer."""
+    shifts = pair_translations(start.placement_a, start.placement_b, a, b)
+    if shifts is None:
+        return None
+    shift_a, shift_b = shifts
+    relative = shift_b - shift_a
+    drag = float(np.linalg.norm(relative))
+    upper = float(np.linalg.norm(start.point_b - start.point_a + relative))
+    if not (drag < start.distance and upper + drag <= start.horizon):
+        return None
+    limit = upper * (1.0 + BOUND_SLACK) + start.margin
+    reachable = int(np.searchsorted(start.gaps, limit + drag, side="right"))  # a bound falls by at most the drag
+    lower = start.gaps[:reachable] + start.axes[:reachable] @ relative
+    candidates = np.flatnonzero(lower <= limit)
+    return _MovedPair(shift_a, relative, upper, candidates, lower[candidates] > start.margin)

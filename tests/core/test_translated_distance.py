@@ -1,0 +1,153 @@
+"""Separated mesh pairs measured again after a drag (``translated_distance``), as the live update asks while an
+object moves (``collide_solid_pairs(warm=slots)``): the distance is coal's for the moved meshes and the closest
+points lie on both surfaces, with no tree search; anything the start cannot prove (a turn, a long drag, the touch
+band, a jump into the other object) is measured in full. Also the bounds it rests on: ``separating_axes`` after a
+translation and ``near_triangle_pairs``' horizon, against brute force."""
+
+import numpy as np
+import pytest
+
+import core.mesh.contact as contact_module
+import core.mesh.distance as distance_module
+from core.mesh import Solid, collide_solid_pairs
+from core.mesh.distance import near_triangle_pairs, nearest_on_surface
+from core.mesh.bvh import TriangleBVH
+from core.mesh.translated_distance import SeparationStart
+from core.mesh.triangle_distance import separating_axes, triangle_pair_distance, unit_normals
+from mesh_fixtures import coal_distance, cup, l_bracket, rotation_z, torus, uv_sphere
+
+
+def moved(solid: Solid, offset=(0.0, 0.0, 0.0), linear=np.eye(3)) -> Solid:
+    matrix = np.eye(4)
+    matrix[:3, :3], matrix[:3, 3] = linear, offset
+    return solid.transformed(matrix)
+
+
+@pytest.fixture
+def searches(monkeypatch) -> list:
+    """The tree searches for a closest pair (``mesh_distance``'s) and full mesh measurements, as they happen."""
+    seen = []
+    search, measure = distance_module.close_leaf_pairs, contact_module._mesh_pair
+    monkeypatch.setattr(distance_module, "close_leaf_pairs", lambda *args: seen.append("search") or search(*args))
+    monkeypatch.setattr(contact_module, "_mesh_pair",
+                        lambda a, b, options: seen.append("full") or measure(a, b, options))
+    return seen
+
+
+def on_surface(solid: Solid, point: np.ndarray) -> bool:
+    return nearest_on_surface(solid.mesh, point[None])[0][0] <= 1e-12
+
+
+def test_dragged_pairs_apart_keep_their_exact_distance(searches):
+    ring = Solid(torus(major=0.25, minor=0.1))
+    bracket = Solid(l_bracket())  # an L of two blocks in [0, 2] x [0, 2] x [0, 1]; the ring lies in its notch
+    slots = [None]
+    [first] = collide_solid_pairs([(moved(bracket), moved(ring, (1.5, 1.5, 0.5), rotation_z(0.3)))], warm=slots)
+    start = slots[0]
+    assert first.status == "separated" and isinstance(start, SeparationStart) and searches == ["full", "search"]
+    rng = np.random.default_rng(7)
+    offset_a, offset_b = np.zeros(3), np.array([1.5, 1.5, 0.5])
+    for step in range(12):
+        offset_b = offset_b + rng.normal(scale=0.0015, size=3)
+        if step % 3 == 2:
+            offset_a = offset_a + rng.normal(scale=0.001, size=3)
+        a, b = moved(bracket, offset_a), moved(ring, offset_b, rotation_z(0.3))
+        searches.clear()
+        [answer] = collide_solid_pairs([(a, b)], warm=slots)
+        assert not searches and slots[0] is start  # no tree search: answered from the start
+        assert answer.status == "separated" and answer.method == "mesh" and answer.overlap_volume == 0.0
+        assert answer.distance == pytest.approx(coal_distance(a.mesh, b.mesh), abs=1e-9)
+        fresh = collide_solid_pairs([(moved(bracket, offset_a), moved(ring, offset_b, rotation_z(0.3)))])[0]
+        assert answer.distance == pytest.approx(fresh.distance, abs=1e-12)
+        assert on_surface(a, answer.point_a) and on_surface(b, answer.point_b)
+        np.testing.assert_allclose(answer.point_b - answer.point_a, answer.distance * answer.normal, atol=1e-12)
+
+
+def test_what_the_start_cannot_prove_is_measured_in_full(searches):
+    ball = Solid(uv_sphere(0.3, rings=10, segments=14))
+    mug = Solid(cup())  # radius 1, height 1.5, walls 0.15: the ball hangs beside it
+    slots = [None]
+    place = np.array([1.5, 0.0, 0.75])
+    collide_solid_pairs([(moved(mug), moved(ball, place))], warm=slots)
+    start = slots[0]
+    assert isinstance(start, SeparationStart) and searches.count("full") == 1
+
+    def answer(offset, linear=np.eye(3)):
+        return collide_solid_pairs([(moved(mug), moved(ball, place + offset, linear))], warm=slots)[0]
+
+    assert answer((0.001, 0.0, 0.0)).status == "separated" and searches.count("full") == 1
+    turned = answer((0.0, 0.0, 0.0), rotation_z(0.2))  # a turn: measured in full, a new start
+    assert searches.count("full") == 2 and slots[0] is not start
+    start = slots[0]
+    beyond = np.array([start.horizon, 0.0, 0.0])  # further than the kept triangle pairs reach
+    far = answer(beyond, rotation_z(0.2))
+    assert searches.count("full") == 3 and far.distance > turned.distance + 0.9 * start.horizon
+    assert slots[0].horizon - slots[0].distance > start.horizon - start.distance  # it reaches further after a drag
+    # Into the touch band: measured in full (its touching curves are found there).
+    touching = answer(beyond - far.distance * far.normal, rotation_z(0.2))
+    assert touching.status == "touching" and searches.count("full") == 4
+    assert touching.distance == pytest.approx(0.0, abs=1e-12) and not isinstance(slots[0], SeparationStart)
+
+
+def test_a_jump_into_the_other_object_is_measured_in_full(searches):
+    bracket = Solid(l_bracket())  # its foot fills [0, 2] x [0, 1] x [0, 1]
+    bead = Solid(uv_sphere(0.002, rings=8, segments=12))  # far smaller than the reach of the kept triangle pairs
+    slots = [None]
+    collide_solid_pairs([(moved(bracket), moved(bead, (2.012, 0.5, 0.5)))], warm=slots)
+    start = slots[0]
+    assert isinstance(start, SeparationStart) and start.distance == pytest.approx(0.01, abs=1e-12)
+    # Jumped into the foot, within the kept pairs' reach: its surface is 0.0025 from the bracket's, but the bead
+    # lies within it. Only the straight move crossing the surface tells; it is measured in full.
+    jump = 0.0165
+    assert jump < start.distance + 0.5 * (start.horizon - start.distance)
+    [inside] = collide_solid_pairs([(moved(bracket), moved(bead, (2.012 - jump, 0.5, 0.5)))], warm=slots)
+    assert inside.status == "penetrating" and searches.count("full") == 2
+
+
+def test_many_pairs_at_once_are_the_pair_by_pair_answers():
+    shapes = [Solid(torus(major=0.8, minor=0.3)), Solid(l_bracket()), Solid(cup())]
+    places = [np.array([4.0 * k, 0.0, 0.0]) for k in range(3)]
+    pairs = [(moved(shapes[k], places[k]), moved(shapes[(k + 1) % 3], places[k] + (0.0, 3.4, 0.3))) for k in range(3)]
+    slots = [None] * 3
+    collide_solid_pairs(pairs, warm=slots)
+    assert all(isinstance(slot, SeparationStart) for slot in slots)
+    rng = np.random.default_rng(3)
+    steps = [rng.normal(scale=0.01, size=3) for _ in range(3)]
+    dragged = [(a, moved(shapes[(k + 1) % 3], places[k] + (0.0, 3.4, 0.3) + steps[k]))
+               for k, (a, _) in enumerate(pairs)]
+    kept = list(slots)
+    together = collide_solid_pairs(dragged, warm=slots)
+    assert all(now is before for now, before in zip(slots, kept))  # all answered from their starts
+    for (a, b), answer in zip(dragged, together):
+        alone = collide_solid_pairs([(a, b)])[0]
+        assert answer.distance == pytest.approx(alone.distance, abs=1e-12)
+
+
+def test_separating_axes_bound_the_distance_after_any_translation():
+    rng = np.random.default_rng(11)
+    tri_a = rng.normal(size=(400, 3, 3))
+    tri_b = rng.normal(size=(400, 3, 3)) + rng.normal(scale=2.0, size=(400, 1, 3))
+    axes, gaps = separating_axes(tri_a, tri_b, unit_normals(tri_a), unit_normals(tri_b))
+    np.testing.assert_allclose(np.linalg.norm(axes, axis=1), 1.0, atol=1e-12)
+    for shift in rng.normal(scale=0.5, size=(5, 3)):
+        exact = triangle_pair_distance(tri_a, tri_b + shift)[0]
+        assert (gaps + axes @ shift <= exact + 1e-12).all()
+    apart = gaps > 0.0
+    assert apart.sum() > 100
+    np.testing.assert_allclose(triangle_pair_distance(tri_a[apart], tri_b[apart], apart=True)[0],
+                               triangle_pair_distance(tri_a[apart], tri_b[apart])[0], atol=0.0)
+
+
+def test_near_triangle_pairs_hold_every_pair_within_the_horizon():
+    a = torus(major=0.8, minor=0.3, major_segments=16, minor_segments=8)
+    b = uv_sphere(0.4, rings=8, segments=10)
+    b = type(b).from_arrays(b.vertices + (1.35, 0.0, 0.1), b.triangles)
+    horizon = 0.3
+    near = near_triangle_pairs(TriangleBVH.build(a), TriangleBVH.build(b), horizon)
+    every_a, every_b = np.meshgrid(np.arange(len(a.triangles)), np.arange(len(b.triangles)), indexing="ij")
+    exact = triangle_pair_distance(a.corners_of(every_a.ravel()), b.corners_of(every_b.ravel()))[0]
+    within = set(np.flatnonzero(exact <= horizon).tolist())
+    kept = set((near.triangles_a * len(b.triangles) + near.triangles_b).tolist())
+    assert within and within <= kept
+    np.testing.assert_array_less(near.lower, exact[near.triangles_a * len(b.triangles) + near.triangles_b] + 1e-12)
+    assert (np.diff(near.lower) >= 0.0).all() and near.horizon == horizon

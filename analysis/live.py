@@ -98,6 +98,7 @@ class SolidCache:
         if entry is None or entry.use_hull != use_hull or entry.data != data or not invertible:
             solid = read_solid(source, depsgraph, use_hull)
             if invertible:
+                solid.expect_many_queries()  # its support tables built now, not in the middle of a drag
                 self._entries[key] = _Entry(matrix, np.linalg.inv(matrix), solid, use_hull, data, matrix, solid)
             return solid
         entry.last_matrix, entry.last_solid = matrix, entry.solid.transformed(matrix @ entry.inverse)

@@ -176,6 +176,13 @@ class Polytope(Shape):
             return tuple(self._points[self._index.argmax(d)].tolist())
         return tuple(self._points[self._points.dot(d).argmax()].tolist())  # .dot takes the tuple as is
 
+    def expect_many_queries(self) -> None:
+        """Build the support table now, when this cloud gets one, rather than after ``TABLE_AFTER_QUERIES``
+        queries: for a shape about to be queried over and over (live update), so that building it (tens of
+        milliseconds at 10k points) does not land in the middle of that work. Its moved copies share it."""
+        if self._table is not None:
+            self._table.build(self._points)
+
     _with_affine = Shape._moved_copy
 
 
@@ -192,8 +199,13 @@ class _LazyTable:
             self.scans += 1
             if self.scans < TABLE_AFTER_QUERIES:
                 return None
-            self.table = SupportTable(points)
+            self.build(points)
         return self.table.support(d)
+
+    def build(self, points: np.ndarray) -> None:
+        """The table over ``points``, unless built already."""
+        if self.table is None:
+            self.table = SupportTable(points)
 
 
 class Box(Shape):

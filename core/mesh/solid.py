@@ -210,6 +210,16 @@ class Solid:
             solid.__dict__["closed"], solid.__dict__["exactly_convex"] = self.closed, self.exactly_convex
         return solid
 
+    def expect_many_queries(self) -> None:
+        """Classify, prepare the hulls the method measures with, and build their support tables now
+        (``Polytope.expect_many_queries``): for an object measured again at every move (live update)."""
+        self._prepare()
+        if self.method in (CONVEX, HULL):
+            self.hull.expect_many_queries()
+        elif self.method == PARTS:
+            for part in self.parts:
+                part.polytope.expect_many_queries()
+
     def _prepare(self) -> None:
         """Classify, and prepare the hulls the method measures with (what ``transformed`` shares)."""
         if self.method in (CONVEX, HULL):

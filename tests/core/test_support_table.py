@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy.spatial import ConvexHull
 
 import core
 import core.shapes
+from core.mesh import Solid
+from core.mesh.trimesh import TriangleMesh
 from core.support_table import SupportTable
 from generators import affine, cloud, random_rotation, sphere, unit_vectors
 
@@ -76,3 +79,30 @@ def test_prepared_polytopes_switch_to_the_table_and_keep_their_answers(monkeypat
         for name in ("normal", "point_a", "point_b"):
             np.testing.assert_array_equal(getattr(fast, name), getattr(scanned, name))
     assert scan_a._table is None and table_a._table.table is not None and table_b._table.table is not None
+
+
+def test_a_shape_expecting_many_queries_builds_its_table_at_once():
+    points = sphere(3000, 0.5)
+    shape = core.Polytope(points)
+    moved = shape.transformed(affine(np.eye(3), [0.5, 0.0, 0.0]))  # made before: it shares the table all the same
+    assert shape._table.table is None  # lazy: after TABLE_AFTER_QUERIES scans
+    shape.expect_many_queries()
+    assert shape._table.table is not None and moved._table is shape._table
+    for direction in np.random.default_rng(9).normal(size=(50, 3)):
+        scanned = points[np.argmax(points @ direction)] + [0.5, 0.0, 0.0]
+        assert moved.support(tuple(direction.tolist())) == tuple(scanned.tolist())
+    few = core.Polytope(points[:100])  # below TABLE_POINTS: scans stay, nothing to build
+    few.expect_many_queries()
+    assert few._table is None
+
+
+def test_solids_expecting_many_queries_build_their_hulls_tables():
+    points = sphere(3000, 0.5)
+    triangles = ConvexHull(points).simplices
+    corners = points[triangles]
+    inward = np.einsum("ij,ij->i", np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]),
+                       corners[:, 0]) < 0.0
+    triangles[inward] = triangles[inward][:, ::-1]
+    convex = Solid(TriangleMesh.from_arrays(points, triangles))
+    convex.expect_many_queries()
+    assert convex.method == "convex" and convex.hull._table.table is not None

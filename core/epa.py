@@ -24,6 +24,8 @@ import heapq
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .gjk import SupportFn, Vertex
 from .simplex import EPSILON, closest_on_triangle, triangle_frame
 from .vec3 import Vec3, combine, cross, dot, norm, orthonormal_basis, scale, sub
@@ -407,12 +409,7 @@ def resume(polytope: EpaPolytope, support: SupportFn, *, tolerance: float, max_i
 def _finish(polytope: EpaPolytope, min_support: float, tightest: tuple, iterations: int, status: str,
             rounding: float, tolerance: float) -> EpaResult:
     """Answer from the closest face: normal from the best-conditioned face of its facet, witness
-    points from the face whose triangle holds the foot of the origin, and certain bounds.
-
-    On a polytope with sliver faces the closest face's plane can be off by more than the tolerance;
-    when its value misses the certain bounds, the face whose normal gave the smallest support value
-    (``tightest``, the lower bound itself) answers instead.
-    """
+    points from the face whose triangle holds the foot of the origin, and certain bounds."""
     best_id = polytope.closest_face()
     best_distance, (bx, by, bz) = polytope.faces[best_id][4], polytope.faces[best_id][3]
     # One pass: the closest face's facet, and the smallest face distance lowered by its error (while
@@ -426,32 +423,67 @@ def _finish(polytope: EpaPolytope, min_support: float, tightest: tuple, iteratio
             nx, ny, nz = face[3]
             if nx * bx + ny * by + nz * bz >= 1.0 - 1e-6:
                 facet.append(face)
+    return _answer(polytope.vertices, facet, tightest, certified, min_support, iterations, status, tolerance)
+
+
+def _answer(vertices, facet: list, tightest: list, certified: float, min_support: float, iterations: int,
+            status: str, tolerance: float) -> EpaResult:
+    """``_finish``'s answer from the closest face's ``facet`` (faces in the polytope's order), the face whose
+    normal gave the smallest support value (``tightest``), the smallest face distance lowered by its error
+    (``certified``) and that support value; ``vertices[index]`` is a vertex ``(w, a, b)``.
+
+    On a polytope with sliver faces the closest face's plane can be off by more than the tolerance;
+    when its value misses the certain bounds, the ``tightest`` face (the lower bound itself) answers instead.
+    """
     lower = -min_support
     normal, distance = min(facet, key=lambda f: f[5])[3:5]
     upper = -certified if certified > 0.0 else math.inf
     if not lower - tolerance <= -distance <= upper + tolerance:
         facet, (normal, distance) = [tightest], tightest[3:5]
     if distance < 0.0:  # the origin is outside: the answer is the facet's point nearest to it
-        point, point_a, point_b = _witnesses(polytope, facet, (0.0, 0.0, 0.0))
+        point, point_a, point_b = _witnesses(vertices, facet, (0.0, 0.0, 0.0))
         nearest = norm(point)
         if nearest > 0.0:
             return EpaResult(nearest, scale(point, -1.0 / nearest), point_a, point_b, lower, min(upper, nearest),
                              iterations, status)
-    point, point_a, point_b = _witnesses(polytope, facet, scale(normal, distance))
+    point, point_a, point_b = _witnesses(vertices, facet, scale(normal, distance))
     return EpaResult(-distance, normal, point_a, point_b, lower, min(upper, norm(point)), iterations, status)
 
 
-def _witnesses(polytope: EpaPolytope, facet: list, target: Vec3) -> tuple[Vec3, Vec3, Vec3]:
+def settled(vertices, normals: np.ndarray, distances: np.ndarray, errors: np.ndarray, triangles: np.ndarray,
+            support: SupportFn, *, tolerance: float, rounding: float) -> EpaResult | None:
+    """``resume``'s answer on a polytope given as arrays (face planes (F, 3), (F,), (F,) as ``_plane`` gives
+    them, triangles (F, 3) of ``vertices[index]``, a vertex ``(w, a, b)``) when its closest face already lies
+    on the boundary of A - B (the first support query converges), without building the polytope: the same
+    floats, in the same order. None when the polytope would have to grow."""
+    closest = int(np.argmin(distances))  # the heap's first: the smallest distance, then the lowest face id
+    normal, distance = tuple(normals[closest].tolist()), float(distances[closest])
+    point = support(normal)[0]
+    height = normal[0] * point[0] + normal[1] * point[1] + normal[2] * point[2]
+    if not height - distance <= tolerance:
+        return None
+    bx, by, bz = normal
+    aligned = (normals[:, 0] * bx + normals[:, 1] * by) + normals[:, 2] * bz >= 1.0 - 1e-6
+    in_facet = np.flatnonzero((distances - distance <= rounding) & aligned).tolist()
+    facet = [[*triangles[k].tolist(), tuple(normals[k].tolist()), float(distances[k]), float(errors[k])]
+             for k in in_facet]
+    tightest = [*triangles[closest].tolist(), normal, distance, float(errors[closest])]
+    certified = float((distances - errors).min())
+    return _answer(vertices, facet, tightest, certified, height, 1, "converged", tolerance)
+
+
+def _witnesses(vertices, facet: list, target: Vec3) -> tuple[Vec3, Vec3, Vec3]:
     """The point of the facet's triangles nearest ``target`` (a point of A - B, so its distance from
-    the origin bounds the signed distance from above) and its witness points on A and on B."""
+    the origin bounds the signed distance from above) and its witness points on A and on B
+    (``vertices[index]`` is a vertex ``(w, a, b)``)."""
     best = None
     for face in facet:
-        corners = [sub(polytope.vertices[index][0], target) for index in face[:3]]
+        corners = [sub(vertices[index][0], target) for index in face[:3]]
         offset, weights = closest_on_triangle(*corners)
         if best is None or dot(offset, offset) < best[0]:
             best = (dot(offset, offset), face, weights)
     _, face, weights = best
-    point = combine(weights, [polytope.vertices[index][0] for index in face[:3]])
-    point_a = combine(weights, [polytope.vertices[index][1] for index in face[:3]])
-    point_b = combine(weights, [polytope.vertices[index][2] for index in face[:3]])
+    point = combine(weights, [vertices[index][0] for index in face[:3]])
+    point_a = combine(weights, [vertices[index][1] for index in face[:3]])
+    point_b = combine(weights, [vertices[index][2] for index in face[:3]])
     return point, point_a, point_b

@@ -25,7 +25,7 @@ import numpy as np
 
 from .collide import _contact, _Pair, solve_pair
 from .contact import Contact
-from .epa import EpaPolytope, EpaResult, _sliver_plane, resume
+from .epa import EpaPolytope, EpaResult, _sliver_plane, resume, settled
 from .gjk import SupportFn, Vertex
 from .shapes import _IDENTITY, Shape
 from .simplex import EPSILON
@@ -110,7 +110,8 @@ def _solved(pair: _Pair, warm: WarmStart | None, placed: _Placed | None) -> tupl
         return contact, None if found is None else _kept(pair, found, found_along)
     contact, found = solved
     # The warm vertices come first in the polytope, in the warm start's order.
-    return contact, warm if found.polytope.grown == 0 else _kept(pair, found, found_along, warm)
+    grown = found.polytope is not None and found.polytope.grown > 0
+    return contact, _kept(pair, found, found_along, warm) if grown else warm
 
 
 def _logged(support: SupportFn, found_along: dict) -> SupportFn:
@@ -166,12 +167,16 @@ def _indices(shape: Shape, directions: np.ndarray, points: np.ndarray, shift: np
 
 
 def _resumed(pair: _Pair, placed: _Placed) -> tuple[Contact, EpaResult] | None:
-    """The pair solved by EPA from the placed warm polytope; None when the answer's bounds do not meet the
-    tolerance (then a cold start decides)."""
-    polytope = EpaPolytope.from_mesh(placed.vertices(), placed.warm.triangles.tolist(),
-                                     placed.warm.neighbours.tolist(), placed.planes())
-    found = resume(polytope, pair.support, tolerance=pair.local_solver_tolerance, max_iterations=pair.max_iterations,
-                   rounding=pair.local_rounding)
+    """The pair solved by EPA from the placed warm polytope (read off its arrays when its closest face already
+    lies on the boundary: ``epa.settled``; the result's ``polytope`` is then None, nothing grew); None when the
+    answer's bounds do not meet the tolerance (then a cold start decides)."""
+    found = settled(placed, placed.normals, placed.distances, placed.errors, placed.warm.triangles, pair.support,
+                    tolerance=pair.local_solver_tolerance, rounding=pair.local_rounding)
+    if found is None:
+        polytope = EpaPolytope.from_mesh(placed.vertices(), placed.warm.triangles.tolist(),
+                                         placed.warm.neighbours.tolist(), placed.planes())
+        found = resume(polytope, pair.support, tolerance=pair.local_solver_tolerance,
+                       max_iterations=pair.max_iterations, rounding=pair.local_rounding)
     tol = pair.local_tolerance
     bounds = (found.lower_bound - pair.local_support_rounding, found.upper_bound)
     if found.status != "converged" or bounds[1] - bounds[0] > tol or \
@@ -190,6 +195,11 @@ class _Placed:
                  planes: tuple[np.ndarray, np.ndarray, np.ndarray]):
         self.warm, self.side_a, self.side_b, self.points = warm, side_a, side_b, points
         self.normals, self.distances, self.errors = planes
+
+    def __getitem__(self, index: int) -> Vertex:
+        """``(w, a, b)`` of vertex ``index``, as ``vertices`` gives it."""
+        return (tuple(self.points[index].tolist()), tuple(self.side_a[index].tolist()),
+                tuple(self.side_b[index].tolist()))
 
     def vertices(self) -> list[Vertex]:
         """``(w, a, b)`` of every vertex, as EPA keeps them."""

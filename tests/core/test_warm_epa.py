@@ -248,3 +248,41 @@ def test_solid_pairs_measured_again_continue_from_their_slots(monkeypatch):
     statuses = [contact.status for contact in collide_solid_pairs(apart, warm=slots)]
     assert statuses == ["penetrating", "separated", "separated"] and len(cold_starts) == 1
     assert isinstance(slots[0], WarmStart) and slots[1] is None and slots[2] is None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_settled_warm_polytope_is_read_off_as_epa_would_answer(seed):
+    """``epa.settled`` (no polytope built) gives exactly ``resume``'s answer whenever EPA's first support query
+    converges, and None whenever it would grow: boxes with parallel faces, round and flat shapes."""
+    rng = np.random.default_rng(seed)
+    bodies = [(box([0.5, 0.4, 0.3]), box([0.3, 0.3, 0.3])), (sphere(300, 0.5), cloud(rng, 200)),
+              (sphere(400, 0.5) * [1.0, 1.0, 0.05], sphere(100, 0.3))]
+    read_off = grew = 0
+    for body_a, body_b in bodies:
+        shape_a, shape_b = core.Polytope(body_a), core.Polytope(body_b)
+        start = affine(random_rotation(rng), rng.uniform(-0.15, 0.15, 3))
+        _contact, warm = collide_warm(shape_a, shape_b.transformed(start), None)
+        for _ in range(6):
+            step = rng.normal(scale=rng.choice([1e-4, 3e-3, 3e-2]), size=3)
+            pair = warm_module._Pair(shape_a, shape_b.transformed(affine(start[:3, :3], start[:3, 3] + step)),
+                                     None, None, None)
+            [placed_polytope] = warm_module._placed_together([pair], [warm])
+            if placed_polytope is None:
+                continue
+            options = dict(tolerance=pair.local_solver_tolerance, rounding=pair.local_rounding)
+            fast = warm_module.settled(placed_polytope, placed_polytope.normals, placed_polytope.distances,
+                                       placed_polytope.errors, warm.triangles, pair.support, **options)
+            polytope = warm_module.EpaPolytope.from_mesh(placed_polytope.vertices(), warm.triangles.tolist(),
+                                                         warm.neighbours.tolist(), placed_polytope.planes())
+            full = warm_module.resume(polytope, pair.support, max_iterations=pair.max_iterations, **options)
+            if fast is None:
+                grew += 1
+                assert full.iterations > 1 or full.status != "converged"
+            else:
+                read_off += 1
+                assert full.iterations == 1 and polytope.grown == 0
+                assert (fast.signed_distance, fast.normal, fast.point_a, fast.point_b, fast.lower_bound,
+                        fast.upper_bound, fast.iterations, fast.status) == \
+                       (full.signed_distance, full.normal, full.point_a, full.point_b, full.lower_bound,
+                        full.upper_bound, full.iterations, full.status)
+    assert read_off >= 3 and grew >= 1

@@ -35,7 +35,7 @@ UNSCALED_SIZES = (2.0 ** -100, 2.0 ** 100)
 MIN_AUTOMATIC_ITERATIONS = 256
 
 
-class _Pair:
+class PreparedPair:
     """Two shapes in their shared local frame (centred, divided by ``unit``), with the tolerances
     that frame implies. Lengths named ``local_*`` are in that frame, the others in world units."""
 
@@ -125,15 +125,15 @@ def collide(points_a, points_b, *, tolerance: float | None = None, touch_toleran
     solver accuracy, never less); ``max_iterations`` caps GJK and EPA each (default None: a cap that
     grows with the shapes' vertex counts, so that default settings never stop at it).
     """
-    return _solve(_Pair(points_a, points_b, tolerance, touch_tolerance, max_iterations))
+    return _solve(PreparedPair(points_a, points_b, tolerance, touch_tolerance, max_iterations))
 
 
-def _solve(pair: _Pair) -> Contact:
+def _solve(pair: PreparedPair) -> Contact:
     """GJK, then (enclosed origin, or GJK stalled by rounding on a thin A - B) EPA from either side."""
     return solve_pair(pair)[0]
 
 
-def solve_pair(pair: _Pair) -> tuple[Contact, EpaResult | None]:
+def solve_pair(pair: PreparedPair) -> tuple[Contact, EpaResult | None]:
     """``_solve``'s answer, and EPA's (with its final polytope) when that is what the answer comes from."""
     tol, slack, aim = pair.local_tolerance, pair.local_support_rounding, pair.local_solver_tolerance
     result = gjk(pair.support, pair.first_direction(), tolerance=aim, max_iterations=pair.max_iterations)
@@ -149,8 +149,8 @@ def solve_pair(pair: _Pair) -> tuple[Contact, EpaResult | None]:
         normal = _unit(scale(point, -1.0)) if distance > tol else pair.orient(seed.flat_normal)
         # Flat and measured to the tolerance: 'degenerate'; otherwise rounding kept GJK from the answer.
         status = "degenerate" if seed.dimension < 3 and distance - lower <= tol else "stalled"
-        return _contact(pair, distance, normal, *_witnesses(simplex, weights), (lower, distance), result.iterations,
-                        0, status), None
+        return pair_contact(pair, distance, normal, *_witnesses(simplex, weights), (lower, distance),
+                            result.iterations, 0, status), None
     bounds = (max(found.lower_bound - slack, lower), min(found.upper_bound, result.distance))
     status = found.status
     if bounds[1] - bounds[0] > tol and status == "converged":
@@ -162,14 +162,14 @@ def solve_pair(pair: _Pair) -> tuple[Contact, EpaResult | None]:
         # EPA's face (of an unfinished, thin polytope) misses the certain bounds; GJK's point of A - B
         # is the upper bound itself, with witness points on the shapes.
         return _gjk_contact(pair, result, bounds, found.iterations, status), None
-    return _contact(pair, found.signed_distance, found.normal, found.point_a, found.point_b, bounds,
-                    result.iterations, found.iterations, status), found
+    return pair_contact(pair, found.signed_distance, found.normal, found.point_a, found.point_b, bounds,
+                        result.iterations, found.iterations, status), found
 
 
-def _gjk_contact(pair: _Pair, result: GjkResult, bounds, epa_iterations: int, status: str) -> Contact:
+def _gjk_contact(pair: PreparedPair, result: GjkResult, bounds, epa_iterations: int, status: str) -> Contact:
     """The answer from GJK's point of A - B nearest the origin (not enclosed): value |v|, normal -v."""
-    return _contact(pair, result.distance, _unit(scale(result.v, -1.0)), *_witnesses(result.simplex, result.weights),
-                    bounds, result.iterations, epa_iterations, status)
+    return pair_contact(pair, result.distance, _unit(scale(result.v, -1.0)),
+                        *_witnesses(result.simplex, result.weights), bounds, result.iterations, epa_iterations, status)
 
 
 def _nearest_point(result: GjkResult, seed: Blowup):
@@ -186,7 +186,7 @@ def intersect(points_a, points_b, *, tolerance: float | None = None, touch_toler
               max_iterations: int | None = None) -> bool:
     """Do the shapes touch or overlap? Same answer as ``collide(...).colliding``, found by GJK alone,
     which stops as soon as the bounds decide it."""
-    pair = _Pair(points_a, points_b, tolerance, touch_tolerance, max_iterations)
+    pair = PreparedPair(points_a, points_b, tolerance, touch_tolerance, max_iterations)
     threshold = (pair.touch_tolerance + pair.margin) / pair.unit
     result = gjk(pair.support, pair.first_direction(), tolerance=pair.local_solver_tolerance,
                  max_iterations=pair.max_iterations, overlap_below=threshold,
@@ -204,8 +204,8 @@ def _witnesses(simplex, weights) -> tuple[Vec3, Vec3]:
     return combine(weights, [v[1] for v in simplex]), combine(weights, [v[2] for v in simplex])
 
 
-def _contact(pair: _Pair, local_signed_distance: float, normal: Vec3, point_a: Vec3, point_b: Vec3,
-             local_bounds, gjk_iterations: int, epa_iterations: int, solver_status: str) -> Contact:
+def pair_contact(pair: PreparedPair, local_signed_distance: float, normal: Vec3, point_a: Vec3, point_b: Vec3,
+                 local_bounds, gjk_iterations: int, epa_iterations: int, solver_status: str) -> Contact:
     """Back to world units (exactly: ``unit`` is a power of two), add the margins, keep the value
     inside its bounds and make the witness points satisfy the convention exactly."""
     unit = pair.unit

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .collide import _Pair, collide
+from .collide import PreparedPair, collide
 from .contact import PENETRATING, TOUCHING
 from .gjk import SupportFn, closest_on_simplex
 from .simplex import closest_on_triangle
@@ -89,7 +89,7 @@ def directional_depth(shape_a, shape_b, direction, *, tolerance: float | None = 
     casts. Along the EPA normal of a penetrating pair the distance is the penetration depth.
     """
     d = _unit_direction(direction)
-    pair = _Pair(shape_a, shape_b, tolerance, touch_tolerance, max_iterations)
+    pair = PreparedPair(shape_a, shape_b, tolerance, touch_tolerance, max_iterations)
     ahead, behind = dot(d, pair.support(d)[0]), dot(d, pair.support(scale(d, -1.0))[0])
     beyond = ahead - behind + 2.0 * pair.margin + 2.0 * pair.tolerance  # M's width along d, and some
     cast = (pair.support, d, pair.margin, pair.tolerance, pair.max_iterations, pair.a.margin)

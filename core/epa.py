@@ -161,7 +161,7 @@ def _plane(a: Vec3, b: Vec3, c: Vec3):
 
     Crossing the two edges at corner a tilts the normal by at most 5 eps / sin(angle at i), which
     moves the distance by that times the corner's distance from the origin: cheap and exact enough
-    unless the angle is tiny (or near 180 degrees), where ``_sliver_plane`` takes over.
+    unless the angle is tiny (or near 180 degrees), where ``sliver_plane`` takes over.
     """
     ax, ay, az = a
     ux, uy, uz = b[0] - ax, b[1] - ay, b[2] - az
@@ -170,14 +170,14 @@ def _plane(a: Vec3, b: Vec3, c: Vec3):
     n2 = nx * nx + ny * ny + nz * nz
     spread2 = (ux * ux + uy * uy + uz * uz) * (vx * vx + vy * vy + vz * vz)  # n2 / sin(angle)^2
     if n2 <= 1e-4 * spread2:
-        return _sliver_plane(a, b, c)
+        return sliver_plane(a, b, c)
     length = math.sqrt(n2)
     nx, ny, nz = nx / length, ny / length, nz / length
     error = 8.0 * EPSILON * (1.0 + math.sqrt(spread2 / n2)) * (abs(ax) + abs(ay) + abs(az))
     return (nx, ny, nz), nx * ax + ny * ay + nz * az, error
 
 
-def _sliver_plane(p: Vec3, q: Vec3, r: Vec3):
+def sliver_plane(p: Vec3, q: Vec3, r: Vec3):
     """``_plane`` of a sliver: the normal is ``edge x perpendicular`` from the longest edge (see
     ``triangle_frame``, inlined here): it can only tilt about that edge, by about eps |edge| / height,
     which moves the plane at the triangle by eps |edge| and the distance by the tilt times the origin's

@@ -37,8 +37,9 @@ TABLE_AFTER_QUERIES = 64
 #: Prepared clouds at least this large drop the points strictly inside their hull (never supports).
 PRUNE_MIN_POINTS = 1000
 
-_IDENTITY = np.eye(3)
-_IDENTITY.flags.writeable = False
+#: The linear part ``Shape.affine`` gives an unturned shape (one read-only object: ``is`` tells it apart).
+IDENTITY = np.eye(3)
+IDENTITY.flags.writeable = False
 
 
 class Shape:
@@ -47,7 +48,7 @@ class Shape:
     margin: float = 0.0
 
     def __init__(self, linear: np.ndarray | None, offset: np.ndarray):
-        self._linear = None if linear is None or (linear == _IDENTITY).all() else linear
+        self._linear = None if linear is None or (linear == IDENTITY).all() else linear
         self._offset = np.asarray(offset, dtype=np.float64)
         self._rows = None if self._linear is None else tuple(map(tuple, self._linear.tolist()))
         self._t = tuple(self._offset.tolist())
@@ -103,7 +104,7 @@ class Shape:
     @property
     def affine(self) -> tuple[np.ndarray, np.ndarray]:
         """The local-to-world map as (3x3 linear part, translation)."""
-        return (_IDENTITY if self._linear is None else self._linear), self._offset
+        return (IDENTITY if self._linear is None else self._linear), self._offset
 
     def moved_to(self, linear: np.ndarray, offset: np.ndarray) -> "Shape":
         """This shape's body under the affine map ``x -> linear x + offset`` (replacing its current
@@ -113,7 +114,7 @@ class Shape:
     def transformed(self, matrix) -> "Shape":
         """This shape moved by the 4x4 affine ``matrix`` (applied after its current transform)."""
         linear, offset = as_affine(matrix, "matrix")
-        current = _IDENTITY if self._linear is None else self._linear
+        current = IDENTITY if self._linear is None else self._linear
         return self._with_affine(linear @ current, linear @ self._offset + offset)
 
     def translated(self, offset) -> "Shape":

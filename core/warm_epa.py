@@ -23,11 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .collide import _contact, _Pair, solve_pair
+from .collide import PreparedPair, pair_contact, solve_pair
 from .contact import Contact
-from .epa import EpaPolytope, EpaResult, _sliver_plane, resume, settled
+from .epa import EpaPolytope, EpaResult, sliver_plane, resume, settled
 from .gjk import SupportFn, Vertex
-from .shapes import _IDENTITY, Shape
+from .shapes import IDENTITY, Shape
 from .simplex import EPSILON
 
 
@@ -66,7 +66,7 @@ def collide_warm_many(shapes_a: Sequence[Shape], shapes_b: Sequence[Shape], warm
                       max_iterations: int | None = None) -> tuple[list[Contact], list[WarmStart | None]]:
     """``collide_warm`` of every pair ``(shapes_a[i], shapes_b[i])`` from ``warms[i]``: the contacts and the
     warm starts for the next query, the warm polytopes placed and their planes computed together."""
-    pairs = [_Pair(a, b, tolerance, touch_tolerance, max_iterations) for a, b in zip(shapes_a, shapes_b)]
+    pairs = [PreparedPair(a, b, tolerance, touch_tolerance, max_iterations) for a, b in zip(shapes_a, shapes_b)]
     solved = [_solved(pair, warm, placed) for pair, warm, placed in zip(pairs, warms, _placed_together(pairs, warms))]
     return [contact for contact, _warm in solved], [warm for _contact, warm in solved]
 
@@ -87,7 +87,7 @@ def signed_distances_warm(shapes_a: Sequence[Shape], shapes_b: Sequence[Shape], 
                           max_iterations: int | None = None) -> tuple[list[float], list[WarmStart | None]]:
     """``signed_distance_warm`` of every pair ``(shapes_a[i], shapes_b[i])`` from ``warms[i]``: the warm
     polytopes are placed and their planes computed together."""
-    pairs = [_Pair(a, b, tolerance, touch_tolerance, max_iterations) for a, b in zip(shapes_a, shapes_b)]
+    pairs = [PreparedPair(a, b, tolerance, touch_tolerance, max_iterations) for a, b in zip(shapes_a, shapes_b)]
     values, kept = [], []
     for pair, warm, placed in zip(pairs, warms, _placed_together(pairs, warms)):
         value = None if placed is None else placed.settled(pair)
@@ -100,7 +100,7 @@ def signed_distances_warm(shapes_a: Sequence[Shape], shapes_b: Sequence[Shape], 
     return values, kept
 
 
-def _solved(pair: _Pair, warm: WarmStart | None, placed: _Placed | None) -> tuple[Contact, WarmStart | None]:
+def _solved(pair: PreparedPair, warm: WarmStart | None, placed: _Placed | None) -> tuple[Contact, WarmStart | None]:
     """``collide_warm`` on a prepared pair: from the ``placed`` warm polytope when it serves, else cold."""
     found_along: dict[tuple, tuple] = {}
     pair.support = _logged(pair.support, found_along)
@@ -123,7 +123,7 @@ def _logged(support: SupportFn, found_along: dict) -> SupportFn:
     return remembering
 
 
-def _kept(pair: _Pair, found: EpaResult, found_along: dict, warm: WarmStart | None = None) -> WarmStart:
+def _kept(pair: PreparedPair, found: EpaResult, found_along: dict, warm: WarmStart | None = None) -> WarmStart:
     """The warm start of EPA's final polytope: its faces renumbered from 0, its used vertices too, each named
     by its points' indices on A and on B (the polytope's first vertices are ``warm``'s, when it grew from that;
     the others are found from the direction that found them)."""
@@ -166,7 +166,7 @@ def _indices(shape: Shape, directions: np.ndarray, points: np.ndarray, shift: np
     return indices
 
 
-def _resumed(pair: _Pair, placed: _Placed) -> tuple[Contact, EpaResult] | None:
+def _resumed(pair: PreparedPair, placed: _Placed) -> tuple[Contact, EpaResult] | None:
     """The pair solved by EPA from the placed warm polytope (read off its arrays when its closest face already
     lies on the boundary: ``epa.settled``; the result's ``polytope`` is then None, nothing grew); None when the
     answer's bounds do not meet the tolerance (then a cold start decides)."""
@@ -182,7 +182,7 @@ def _resumed(pair: _Pair, placed: _Placed) -> tuple[Contact, EpaResult] | None:
     if found.status != "converged" or bounds[1] - bounds[0] > tol or \
             not bounds[0] - tol <= found.signed_distance <= bounds[1] + tol:
         return None
-    return _contact(pair, found.signed_distance, found.normal, found.point_a, found.point_b, bounds, 0,
+    return pair_contact(pair, found.signed_distance, found.normal, found.point_a, found.point_b, bounds, 0,
                     found.iterations, "converged"), found
 
 
@@ -210,7 +210,7 @@ class _Placed:
         """``(normal, distance, error)`` of every face, as EPA keeps them."""
         return list(zip(map(tuple, self.normals.tolist()), self.distances.tolist(), self.errors.tolist()))
 
-    def settled(self, pair: _Pair) -> float | None:
+    def settled(self, pair: PreparedPair) -> float | None:
         """The pair's signed distance (world units) when the closest face lies on the boundary of A - B to
         the tolerance: certainly between minus the support value along its normal (less the support rounding)
         and minus the smallest face distance lowered by its error (see ``epa.resume``); None when those bounds
@@ -226,7 +226,7 @@ class _Placed:
         return value * pair.unit - pair.margin + 0.0
 
 
-def _placed_together(pairs: list[_Pair], warms: Sequence[WarmStart | None]) -> list[_Placed | None]:
+def _placed_together(pairs: list[PreparedPair], warms: Sequence[WarmStart | None]) -> list[_Placed | None]:
     """Each pair's warm start placed where its shapes are now, the planes of all of them computed at once;
     None for a pair without a warm start, with shapes of other vertex counts than its warm start's, or whose
     placed polytope does not certainly enclose the origin (every face's distance, lowered by its error,
@@ -266,7 +266,7 @@ def _planes(points: np.ndarray, triangles: np.ndarray) -> tuple[np.ndarray, np.n
         errors = 8.0 * EPSILON * (1.0 + np.sqrt(spread2 / n2)) * np.abs(a).sum(axis=1)
     distances = (normals * a).sum(axis=1)
     for row in np.flatnonzero(n2 <= 1e-4 * spread2).tolist():
-        plane = _sliver_plane(*(tuple(corner) for corner in (a[row].tolist(), b[row].tolist(), c[row].tolist())))
+        plane = sliver_plane(*(tuple(corner) for corner in (a[row].tolist(), b[row].tolist(), c[row].tolist())))
         normals[row], distances[row], errors[row] = plane if plane is not None else ((np.nan,) * 3, np.nan, np.nan)
     return normals, distances, errors
 
@@ -278,7 +278,7 @@ def _placed(shape: Shape, indices: np.ndarray, shift: np.ndarray, inverse: float
     linear, offset = shape.affine
     chosen = shape.vertices()[indices]
     t = offset + shift
-    if linear is _IDENTITY:
+    if linear is IDENTITY:
         placed = chosen + t
     else:
         x, y, z = chosen[:, 0:1], chosen[:, 1:2], chosen[:, 2:3]

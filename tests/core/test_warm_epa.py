@@ -264,7 +264,7 @@ def test_a_settled_warm_polytope_is_read_off_as_epa_would_answer(seed):
         _contact, warm = collide_warm(shape_a, shape_b.transformed(start), None)
         for _ in range(6):
             step = rng.normal(scale=rng.choice([1e-4, 3e-3, 3e-2]), size=3)
-            pair = warm_module._Pair(shape_a, shape_b.transformed(affine(start[:3, :3], start[:3, 3] + step)),
+            pair = warm_module.PreparedPair(shape_a, shape_b.transformed(affine(start[:3, :3], start[:3, 3] + step)),
                                      None, None, None)
             [placed_polytope] = warm_module._placed_together([pair], [warm])
             if placed_polytope is None:

@@ -7,13 +7,17 @@ picture (``--shot``):
 * ``overlay`` (docs/overlay.png): the demo scene (``scripts/demo.py``) analysed;
 * ``inspect`` (docs/inspect.png): a sphere dropped into a block and lifted out again, scanned over its
   animation, shown at its deepest frame with the scan's depth-over-time plot and the Inspect panel open
-  (directional depth along Z), the viewport maximised so that the sidebar has room for both.
+  (directional depth along Z), the viewport maximised so that the sidebar has room for both;
+* ``drag`` (docs/drag.png): a ball sunk into a ring, live update on, dragged deeper in a few steps and
+  captured while it moves, before the update that measures it in full once it stops (``SETTLE_SECONDS``):
+  the depth followed from its last full answer, the overlap volume pending.
 
 1. ``blender --background --python scripts/screenshot_ui.py -- --shot SHOT --save-scene SCENE.blend``
    builds the shot's scene, analyses or scans it and saves it;
 2. ``blender SCENE.blend --python scripts/screenshot_ui.py -- --shot SHOT --capture docs/SHOT.png``
-   opens it with the full interface, frames the objects, opens the sidebar on the Collision tab and,
-   once the window has drawn, captures the screen with ``import -window root`` and quits.
+   opens it with the full interface, frames the objects, opens the sidebar on the Collision tab, plays the
+   shot's action (the drag), and once the window has drawn, captures the screen with ``import -window root``
+   and quits.
 
 The add-on is loaded from the repository (``scripts/addon_loader.py``), not from an installed zip.
 """
@@ -23,7 +27,9 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import bpy
 from mathutils import Vector
@@ -45,6 +51,14 @@ DEEPEST_FRAME = 30
 #: Where the scan shot looks from and at.
 SCAN_VIEW_FROM = Vector((3.2, -4.4, 2.6))
 SCAN_VIEW_AT = Vector((0.3, 0.0, 0.55))
+#: The drag shot: where the ball starts (sunk into the ring's tube), each step of the drag, their count and the
+#: seconds between them (the last step is captured well before the live update's settle time, 0.2 s).
+DRAG_START = Vector((1.0, 0.0, 0.55))
+DRAG_STEP = Vector((0.0, 0.0, -0.02))
+DRAG_STEPS = 6
+DRAG_INTERVAL = 0.1
+DRAG_VIEW_FROM = Vector((3.6, -3.6, 2.4))
+DRAG_VIEW_AT = Vector((0.5, 0.0, 0.1))
 
 
 def analysed_demo_scene() -> None:
@@ -87,16 +101,61 @@ def scanned_drop_scene() -> None:
         raise SystemExit(f"directional_depth returned {result}")
 
 
-#: Each shot: how its scene is made, where the viewport looks from and at, and the sidebar panels to open.
+def ball_in_ring_scene() -> None:
+    """A ball (UV sphere, radius 0.45) sunk into a ring (torus, radius 1, tube 0.35): a non-convex pair,
+    analysed, live update on, the pair active."""
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    mesh = bpy.ops.mesh
+    add_shape("Ring", (0.55, 0.65, 0.8), mesh.primitive_torus_add, major_radius=1.0, minor_radius=0.35,
+              major_segments=64, minor_segments=24)
+    add_shape("Ball", (0.8, 0.7, 0.5), mesh.primitive_uv_sphere_add, radius=0.45, segments=48, ring_count=24,
+              location=DRAG_START)
+    settings = bpy.context.scene.collision_inspector
+    settings.scope = 'ALL'
+    result = bpy.ops.collision_inspector.analyze()
+    if result != {'FINISHED'}:
+        raise SystemExit(f"analyze returned {result}")
+    settings.live_update, settings.active_result_index = True, 0
+
+
+def drag_ball(then: Callable[[], None]) -> None:
+    """Move the ball ``DRAG_STEPS`` times by ``DRAG_STEP``, an update each (as a drag with the mouse sends), then
+    call ``then`` while the last update's answer is on screen."""
+    ball, steps = bpy.data.objects["Ball"], iter(range(DRAG_STEPS))
+
+    def step() -> float | None:
+        if next(steps, None) is None:
+            then()
+            return None
+        ball.location += DRAG_STEP
+        bpy.context.view_layer.update()
+        return DRAG_INTERVAL
+
+    bpy.app.timers.register(step, first_interval=DRAG_INTERVAL)
+
+
+class Shot(NamedTuple):
+    """How a shot's scene is made, where the viewport looks from and at, the sidebar panels to open, and what
+    happens in the interface before the capture (given the capture to call)."""
+
+    build: Callable[[], None]
+    eye: Vector
+    target: Vector
+    panels: tuple = ()
+    action: Callable[[Callable[[], None]], None] | None = None
+
+
 SHOTS = {
-    'overlay': (analysed_demo_scene, CAMERA_LOCATION, CAMERA_TARGET, ()),
-    'inspect': (scanned_drop_scene, SCAN_VIEW_FROM, SCAN_VIEW_AT, ("COLLISION_INSPECTOR_PT_inspect",)),
+    'overlay': Shot(analysed_demo_scene, CAMERA_LOCATION, CAMERA_TARGET),
+    'inspect': Shot(scanned_drop_scene, SCAN_VIEW_FROM, SCAN_VIEW_AT, ("COLLISION_INSPECTOR_PT_inspect",)),
+    'drag': Shot(ball_in_ring_scene, DRAG_VIEW_FROM, DRAG_VIEW_AT, action=drag_ball),
 }
 
 
 def save_scene(path: Path, shot: str) -> None:
     """Build the shot's scene, deselect everything (clearer picture) and save it."""
-    SHOTS[shot][0]()
+    SHOTS[shot].build()
     for obj in bpy.context.selected_objects:
         obj.select_set(False)
     bpy.ops.wm.save_as_mainfile(filepath=str(path))
@@ -149,7 +208,7 @@ def scroll_to_end(window: bpy.types.Window, area: bpy.types.Area, region: bpy.ty
 
 def capture(path: Path, shot: str) -> None:
     """Open the Collision tab, wait for the redraw, capture the screen, quit."""
-    _build, eye, target, panels = SHOTS[shot]
+    _build, eye, target, panels, action = SHOTS[shot]
     open_panels(panels)
     window = bpy.context.window
     area, sidebar = viewport()
@@ -172,12 +231,18 @@ def capture(path: Path, shot: str) -> None:
                 bpy.ops.wm.quit_blender()
                 return None
             return TAB_RETRY_SECONDS
-        bpy.app.timers.register(scroll if panels else grab, first_interval=SECONDS_BEFORE_CAPTURE)
+        bpy.app.timers.register(scroll if panels else finish, first_interval=SECONDS_BEFORE_CAPTURE)
         return None
 
     def scroll() -> None:
         scroll_to_end(window, area, sidebar)
-        bpy.app.timers.register(grab, first_interval=SECONDS_BEFORE_CAPTURE)
+        bpy.app.timers.register(finish, first_interval=SECONDS_BEFORE_CAPTURE)
+
+    def finish() -> None:
+        if action is None:
+            grab()
+        else:
+            action(grab)
 
     def grab() -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

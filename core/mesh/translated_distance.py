@@ -39,6 +39,9 @@ from .triangle_distance import separating_axes, triangle_pair_distance
 HORIZON_FRACTION = 0.01
 DRAG_REACH = 3.0
 MAX_HORIZON_FRACTION = 0.04
+#: Triangle pairs kept at most (those of the smallest gaps; the horizon shrinks to the first one left out):
+#: about 3 MB per pair of objects.
+MAX_KEPT_PAIRS = 16384
 
 
 @dataclass(frozen=True)
@@ -66,17 +69,22 @@ class SeparationStart:
 def separation_start(a: Solid, b: Solid, found: MeshDistance, size: float, touch_tolerance: float,
                      overlap_volume: float | None, drag: float = 0.0) -> SeparationStart:
     """The start for a separated pair's next answers: its triangle pairs within the distance plus a reach of
-    ``HORIZON_FRACTION`` of the pair's ``size`` (more after a drag of ``drag`` outran the last start)."""
+    ``HORIZON_FRACTION`` of the pair's ``size`` (more after a drag of ``drag`` outran the last start), at most
+    ``MAX_KEPT_PAIRS`` of them."""
     reach = min(max(HORIZON_FRACTION * size, DRAG_REACH * drag), MAX_HORIZON_FRACTION * size)
     near = near_triangle_pairs(a.bvh, b.bvh, found.distance + reach)
     corners_a, corners_b = a.mesh.corners_of(near.triangles_a), b.mesh.corners_of(near.triangles_b)
     axes, gaps = separating_axes(corners_a, corners_b, a.bvh.normals[near.triangles_a],
                                  b.bvh.normals[near.triangles_b])
-    by_gap = np.argsort(gaps)
-    corners_a, corners_b, axes, gaps = corners_a[by_gap], corners_b[by_gap], axes[by_gap], gaps[by_gap]
     margin = 1e-13 * float(max(np.abs(a.mesh.vertices).max(), np.abs(b.mesh.vertices).max()))
-    return SeparationStart(a.placement, b.placement, found.distance, found.point_a, found.point_b, corners_a,
-                           corners_b, axes, gaps, near.horizon, margin, touch_tolerance, overlap_volume)
+    by_gap = np.argsort(gaps)
+    horizon = near.horizon
+    if len(by_gap) > MAX_KEPT_PAIRS:  # those left out are at least their gaps apart
+        horizon = min(horizon, float(gaps[by_gap[MAX_KEPT_PAIRS]]) - margin)
+        by_gap = by_gap[:MAX_KEPT_PAIRS]
+    return SeparationStart(a.placement, b.placement, found.distance, found.point_a, found.point_b,
+                           corners_a[by_gap], corners_b[by_gap], axes[by_gap], gaps[by_gap], horizon, margin,
+                           touch_tolerance, overlap_volume)
 
 
 def drag_since(start: SeparationStart, a: Solid, b: Solid) -> float:

@@ -12,6 +12,7 @@ import core.mesh.distance as distance_module
 from core.mesh import Solid, collide_solid_pairs
 from core.mesh.distance import near_triangle_pairs, nearest_on_surface
 from core.mesh.bvh import TriangleBVH
+from core.mesh import translated_distance
 from core.mesh.translated_distance import SeparationStart
 from core.mesh.triangle_distance import separating_axes, triangle_pair_distance, unit_normals
 from mesh_fixtures import coal_distance, cup, l_bracket, rotation_z, torus, uv_sphere
@@ -151,3 +152,18 @@ def test_near_triangle_pairs_hold_every_pair_within_the_horizon():
     assert within and within <= kept
     np.testing.assert_array_less(near.lower, exact[near.triangles_a * len(b.triangles) + near.triangles_b] + 1e-12)
     assert (np.diff(near.lower) >= 0.0).all() and near.horizon == horizon
+
+
+def test_a_start_keeps_at_most_its_budget_of_triangle_pairs(monkeypatch, searches):
+    monkeypatch.setattr(translated_distance, "MAX_KEPT_PAIRS", 40)
+    ring = Solid(torus(major=0.25, minor=0.1))
+    bracket = Solid(l_bracket())
+    slots = [None]
+    collide_solid_pairs([(moved(bracket), moved(ring, (1.5, 1.5, 0.5), rotation_z(0.3)))], warm=slots)
+    start = slots[0]
+    assert len(start.gaps) == 40 and start.distance < start.horizon < start.distance + 0.02
+    for step in (0.0005, 0.001, 0.05):  # the last one further than the shrunken horizon reaches
+        a, b = moved(bracket), moved(ring, (1.5 + step, 1.5 - step, 0.5), rotation_z(0.3))
+        [answer] = collide_solid_pairs([(a, b)], warm=slots)
+        assert answer.distance == pytest.approx(coal_distance(a.mesh, b.mesh), abs=1e-9)
+    assert searches.count("full") == 2  # the first answer and the long step

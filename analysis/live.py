@@ -16,12 +16,15 @@ objects most of the cost; ``volume_pending`` on the result) and measures them on
 for ``SETTLE_SECONDS``: a drag shows depth, normal and contact at every step, the volume when it stops. A
 penetrating non-convex pair that is only translated is answered from its last full answer while its proven
 lower bound lasts (``core.mesh.translated_contact``: the push-out carried along, a bounded depth, volume and
-crossing curves pending), and measured in full once it stops. In background mode (scripts, tests, the
-command line) every update is complete at once.
+crossing curves pending), and measured in full once it stops. That runs a pair at a time, for at most
+``SETTLE_BUDGET_SECONDS`` per timer call, so the interface keeps drawing and answering while a drag of many
+large objects is measured in full. In background mode (scripts, tests, the command line) every update is
+complete at once.
 """
 
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -42,6 +45,10 @@ from . import tracking
 SINGULAR = 1e-12
 #: Seconds without a further live update after which the overlap volumes left out are measured.
 SETTLE_SECONDS = 0.2
+#: Seconds a ``settle`` call may go on measuring pending pairs before it lets the interface draw and take input
+#: (it measures at least one; the rest follow at its next call, ``SETTLE_STEP_SECONDS`` later).
+SETTLE_BUDGET_SECONDS = 0.05
+SETTLE_STEP_SECONDS = 0.01
 
 
 @dataclass
@@ -285,30 +292,45 @@ def measures_volumes_later() -> bool:
 
 def _settle_later() -> None:
     """(Re)start the countdown to ``settle``: it runs once no update came for ``SETTLE_SECONDS``."""
+    _settle_queue.clear()
     if bpy.app.timers.is_registered(settle):
         bpy.app.timers.unregister(settle)
     bpy.app.timers.register(settle, first_interval=SETTLE_SECONDS, persistent=True)
 
 
+#: The pending results ``settle`` has yet to measure in this round (indices; empty when a round starts).
+_settle_queue: list[int] = []
+
+
 def settle() -> float | None:
-    """Measure in full the current scene's results a live update left pending (the timer's
-    callback: None when done, so that it runs once; ``SETTLE_SECONDS`` to try again while a measurement or
-    a scan is running)."""
+    """Measure in full the current scene's results a live update left pending, a pair at a time, for at most
+    ``SETTLE_BUDGET_SECONDS`` (at least one pair). The timer's callback: None once the round has measured
+    every result pending when it started, ``SETTLE_STEP_SECONDS`` to go on with the rest, ``SETTLE_SECONDS``
+    to try again while a measurement or a scan is running."""
     if _busy[0]:
         return SETTLE_SECONDS
     scene = bpy.context.scene
     settings = getattr(scene, "collision_inspector", None)
     if settings is None or not len(settings.results):
+        _settle_queue.clear()
         return None
     pending = np.zeros(len(settings.results), dtype=bool)
     settings.results.foreach_get("volume_pending", pending)
-    if pending.any():
-        _busy[0] = True
-        try:
-            remeasure(scene, bpy.context.evaluated_depsgraph_get(), np.flatnonzero(pending).tolist(), _cache)
-        finally:
-            _busy[0] = False
-    return None
+    if not _settle_queue:
+        _settle_queue.extend(np.flatnonzero(pending).tolist())
+    started = time.perf_counter()
+    _busy[0] = True
+    try:
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+        while _settle_queue:
+            index = _settle_queue.pop(0)
+            if index < len(pending) and pending[index]:  # still pending (the results may have changed since)
+                remeasure(scene, depsgraph, [index], _cache)
+                if time.perf_counter() - started >= SETTLE_BUDGET_SECONDS:
+                    break
+    finally:
+        _busy[0] = False
+    return SETTLE_STEP_SECONDS if _settle_queue else None
 
 
 def switched(settings) -> None:

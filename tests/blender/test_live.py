@@ -171,6 +171,33 @@ def test_while_the_interface_runs_the_volume_follows_once_the_object_stops(live_
     assert not bpy.app.timers.is_registered(live.settle)
 
 
+def test_settling_many_pairs_goes_a_pair_at_a_time_within_its_budget(empty_scene, addon, monkeypatch):
+    """Once a drag of many objects stops, ``settle`` measures the pending pairs one after another, giving the
+    interface back after its time budget (here none: one pair per call) until every pair is measured in full."""
+    live = importlib.import_module(addon.__name__ + ".analysis.live")
+    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    monkeypatch.setattr(live, "SETTLE_BUDGET_SECONDS", 0.0)
+    for k in range(3):
+        add_cube(f"A{k}", 10.0 * k)
+        add_cube(f"B{k}", 10.0 * k + 0.9)
+    assert [status for _a, _b, status in analyse('ALL')] == ['penetrating'] * 3
+    empty_scene.collision_inspector.live_update = True
+    for k in range(3):
+        bpy.data.objects[f"B{k}"].location.x = 10.0 * k + 0.75
+    bpy.context.view_layer.update()  # one update moving all three: three pairs pending
+
+    def pending() -> int:
+        return sum(r.volume_pending for r in empty_scene.collision_inspector.results)
+
+    assert pending() == 3
+    assert live.settle() == live.SETTLE_STEP_SECONDS and pending() == 2
+    assert live.settle() == live.SETTLE_STEP_SECONDS and pending() == 1
+    assert live.settle() is None and pending() == 0
+    for k in range(3):
+        assert result(f"A{k}", f"B{k}").overlap_volume == pytest.approx(0.25, abs=1e-9)
+    bpy.app.timers.unregister(live.settle)
+
+
 def test_dragging_a_non_convex_pair_carries_its_pushout_along(live_pair, addon, monkeypatch):
     """While the interface runs, a penetrating non-convex pair dragged (translated) is answered from its last full
     answer: its push-out carried along (exact here: B sinks straight down) and a proven lower bound, the volume

@@ -469,7 +469,8 @@ def settled(vertices, normals: np.ndarray, distances: np.ndarray, errors: np.nda
              for k in in_facet]
     tightest = [*triangles[closest].tolist(), normal, distance, float(errors[closest])]
     certified = float((distances - errors).min())
-    return _answer(vertices, facet, tightest, certified, height, 1, "converged", tolerance)
+    used = {index: vertices[index] for face in facet + [tightest] for index in face[:3]}  # each read once
+    return _answer(used, facet, tightest, certified, height, 1, "converged", tolerance)
 
 
 def _witnesses(vertices, facet: list, target: Vec3) -> tuple[Vec3, Vec3, Vec3]:

@@ -33,7 +33,7 @@ from .intersection import default_tolerance, surface_intersection, surfaces_over
 from .sat_pairs import sat_contacts, sat_ready
 from .solid import CONVEX, HULL, MESH, PARTS, Solid
 from .translated_contact import TranslatedDepth, TranslationStart, depth_after_translation, translation_start
-from .translated_distance import SeparationStart, distances_after_translation, drag_since, separation_start
+from .translated_distance import SeparationStart, distances_after_translation, separation_start
 from .volume import overlap_volume
 from .rays import crossing_windings
 
@@ -245,7 +245,8 @@ def _one_by_one(a: Solid, b: Solid, options: dict, start: PairStart | None, *, v
     """A pair measured alone (its keywords resolved as ``collide_solids`` does), or answered from ``start`` when
     that still proves a penetrating mesh pair's overlap and ``volumes`` is False (``translated_contact``). With
     what to start its next answer from: a penetrating mesh pair's (it costs nothing), and when ``keep`` a
-    separated mesh pair's (``translated_distance``; a ``start`` that ran out tells how fast the pair moves)."""
+    separated mesh pair's (``translated_distance``; a ``start`` that ran out tells whether the drag is slow enough
+    for a start to serve)."""
     if isinstance(start, TranslationStart) and not volumes:
         moved = depth_after_translation(start, a, b)
         if moved is not None:
@@ -254,9 +255,9 @@ def _one_by_one(a: Solid, b: Solid, options: dict, start: PairStart | None, *, v
     contact, proved = _solid_pair(a, b, options)
     if keep and contact.method == MESH and contact.status == SEPARATED and not contact.curves:
         found = MeshDistance(contact.distance, contact.point_a, contact.point_b, -1, -1)
-        drag = drag_since(start, a, b) if isinstance(start, SeparationStart) else 0.0
+        previous = start if isinstance(start, SeparationStart) else None
         return contact, separation_start(a, b, found, _pair_size(a, b), contact.tolerance, contact.overlap_volume,
-                                         drag)
+                                         previous)
     return contact, proved
 
 

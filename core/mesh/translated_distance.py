@@ -34,22 +34,20 @@ from .solid import Solid
 from .translated_contact import pair_translations
 from .triangle_distance import separating_axes, triangle_pair_distance
 
-#: How far past the distance the kept triangle pairs reach, as a fraction of the pair's size; with the drag seen
-#: when the last start ran out (``DRAG_REACH`` times it), up to ``MAX_HORIZON_FRACTION`` of the size.
-HORIZON_FRACTION = 0.01
-DRAG_REACH = 3.0
-MAX_HORIZON_FRACTION = 0.04
+#: How far past the distance the kept triangle pairs reach, as a fraction of the pair's size: a start serves a
+#: drag of up to about half that (B relative to A) before the pair is measured in full again.
+HORIZON_FRACTION = 0.005
 #: Triangle pairs kept at most (those of the smallest gaps; the horizon shrinks to the first one left out):
 #: about 3 MB per pair of objects.
 MAX_KEPT_PAIRS = 16384
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class SeparationStart:
     """What a separated mesh pair's full answer proved, with where both objects were (``Solid.placement``): the
     distance and closest points, the triangle pairs within ``horizon`` (corners (K, 3, 3) each) with their
     separating ``axes`` (K, 3) and ``gaps`` (K,), by increasing gap, a rounding margin for the bounds, the touch
-    band and the overlap volume answered (0 or None)."""
+    band and the overlap volume answered (0 or None); and how many answers it has given since."""
 
     placement_a: tuple
     placement_b: tuple
@@ -64,15 +62,24 @@ class SeparationStart:
     margin: float
     touch_tolerance: float
     overlap_volume: float | None
+    answered: int = 0
 
 
 def separation_start(a: Solid, b: Solid, found: MeshDistance, size: float, touch_tolerance: float,
-                     overlap_volume: float | None, drag: float = 0.0) -> SeparationStart:
+                     overlap_volume: float | None, previous: SeparationStart | None = None) -> SeparationStart:
     """The start for a separated pair's next answers: its triangle pairs within the distance plus a reach of
-    ``HORIZON_FRACTION`` of the pair's ``size`` (more after a drag of ``drag`` outran the last start), at most
-    ``MAX_KEPT_PAIRS`` of them."""
-    reach = min(max(HORIZON_FRACTION * size, DRAG_REACH * drag), MAX_HORIZON_FRACTION * size)
-    near = near_triangle_pairs(a.bvh, b.bvh, found.distance + reach)
+    ``HORIZON_FRACTION`` of the pair's ``size``, at most ``MAX_KEPT_PAIRS`` of them. When the ``previous`` start
+    gave no answer and B has moved more than half the reach since (a drag too fast for a start to serve), none
+    are kept (a start that only tells where the pair was: the next full measurement looks at the pace again)."""
+    reach = HORIZON_FRACTION * size
+    if previous is not None and previous.answered == 0 and drag_since(previous, a, b) > 0.5 * reach:
+        reach = 0.0
+    near = near_triangle_pairs(a.bvh, b.bvh, found.distance + reach) if reach > 0.0 else None
+    if near is None:
+        empty = np.zeros((0, 3))
+        return SeparationStart(a.placement, b.placement, found.distance, found.point_a, found.point_b,
+                               np.zeros((0, 3, 3)), np.zeros((0, 3, 3)), empty, np.zeros(0), found.distance, 0.0,
+                               touch_tolerance, overlap_volume)
     corners_a, corners_b = a.mesh.corners_of(near.triangles_a), b.mesh.corners_of(near.triangles_b)
     axes, gaps = separating_axes(corners_a, corners_b, a.bvh.normals[near.triangles_a],
                                  b.bvh.normals[near.triangles_b])
@@ -88,9 +95,9 @@ def separation_start(a: Solid, b: Solid, found: MeshDistance, size: float, touch
 
 
 def drag_since(start: SeparationStart, a: Solid, b: Solid) -> float:
-    """How far B has moved relative to A since ``start`` (0 when either has turned, scaled or changed shape)."""
+    """How far B has moved relative to A since ``start`` (inf when either has turned, scaled or changed shape)."""
     shifts = pair_translations(start.placement_a, start.placement_b, a, b)
-    return 0.0 if shifts is None else float(np.linalg.norm(shifts[1] - shifts[0]))
+    return np.inf if shifts is None else float(np.linalg.norm(shifts[1] - shifts[0]))
 
 
 def distances_after_translation(starts: Sequence[SeparationStart], pairs: Sequence[tuple[Solid, Solid]]
@@ -98,7 +105,7 @@ def distances_after_translation(starts: Sequence[SeparationStart], pairs: Sequen
     """Each pair's exact surface distance and closest points now, from its start (see the module docstring),
     the candidate triangle pairs of all of them measured together; None for a pair when A or B has turned,
     scaled or changed shape since, moved beyond what its start proves, or the surfaces are now within the
-    touch band. (``triangle_a``, ``triangle_b`` are -1: not kept.)"""
+    touch band. (``triangle_a``, ``triangle_b`` are -1: not kept.) Each start that answers counts it."""
     found: list[MeshDistance | None] = [None] * len(pairs)
     moved = [(k, _moved_pair(start, a, b)) for k, (start, (a, b)) in enumerate(zip(starts, pairs))]
     moved = [(k, pair) for k, pair in moved if pair is not None]
@@ -109,6 +116,7 @@ def distances_after_translation(starts: Sequence[SeparationStart], pairs: Sequen
             gap, on_a, on_b = pair.upper, start.point_a, start.point_b + pair.relative
         if gap > start.touch_tolerance:
             found[k] = MeshDistance(gap, on_a + pair.shift_a, on_b + pair.shift_a, -1, -1)
+            start.answered += 1
     return found
 
 

@@ -18,8 +18,9 @@ penetrating non-convex pair that is only translated is answered from its last fu
 lower bound lasts (``core.mesh.translated_contact``: the push-out carried along, a bounded depth, volume and
 crossing curves pending), and measured in full once it stops. That runs a pair at a time, for at most
 ``SETTLE_BUDGET_SECONDS`` per timer call, so the interface keeps drawing and answering while a drag of many
-large objects is measured in full. In background mode (scripts, tests, the command line) every update is
-complete at once.
+large objects is measured in full; then the support tables of the shapes read meanwhile are built, one at a
+time (``core.shapes.Polytope.defer_support_table``: built by the core after 64 queries, they would land in the
+middle of a drag). In background mode (scripts, tests, the command line) every update is complete at once.
 """
 
 from __future__ import annotations
@@ -88,6 +89,7 @@ class SolidCache:
     def __init__(self) -> None:
         self._entries: dict[tuple, _Entry] = {}
         self._warm: dict[tuple, PairStart | None] = {}
+        self._unbuilt: list = []  # prepared polytopes whose support tables wait for ``build_support_tables``
 
     def solid(self, source: Source, depsgraph: bpy.types.Depsgraph, use_hull: bool) -> Solid:
         """The source's evaluated shape in world space: read the first time (and after ``forget``, or when its
@@ -105,7 +107,11 @@ class SolidCache:
         if entry is None or entry.use_hull != use_hull or entry.data != data or not invertible:
             solid = read_solid(source, depsgraph, use_hull)
             if invertible:
-                solid.expect_many_queries()  # its support tables built now, not in the middle of a drag
+                if measures_volumes_later():  # its support tables built when idle, not in the middle of a drag
+                    for polytope in solid.prepared_polytopes():
+                        polytope.defer_support_table()
+                        if polytope.support_table_pending:
+                            self._unbuilt.append(polytope)
                 self._entries[key] = _Entry(matrix, np.linalg.inv(matrix), solid, use_hull, data, matrix, solid)
             return solid
         entry.last_matrix, entry.last_solid = matrix, entry.solid.transformed(matrix @ entry.inverse)
@@ -130,9 +136,25 @@ class SolidCache:
         for (a, b), start in zip(pairs, starts):
             self._warm[_key(a), _key(b)] = start
 
+    @property
+    def support_tables_pending(self) -> bool:
+        """Some shape read while the interface runs still waits for its support table."""
+        return any(polytope.support_table_pending for polytope in self._unbuilt)
+
+    def build_support_tables(self, deadline: float) -> None:
+        """Build the deferred support tables of the shapes read while the interface runs
+        (``Polytope.defer_support_table``), at least one, until ``time.perf_counter()`` passes ``deadline``."""
+        while self._unbuilt:
+            polytope = self._unbuilt.pop()
+            if polytope.support_table_pending:
+                polytope.build_support_table()
+                if time.perf_counter() >= deadline:
+                    return
+
     def clear(self) -> None:
         self._entries.clear()
         self._warm.clear()
+        self._unbuilt.clear()
 
 
 #: The shapes of the live update (dropped when it is switched, and with the handlers).
@@ -303,34 +325,38 @@ _settle_queue: list[int] = []
 
 
 def settle() -> float | None:
-    """Measure in full the current scene's results a live update left pending, a pair at a time, for at most
-    ``SETTLE_BUDGET_SECONDS`` (at least one pair). The timer's callback: None once the round has measured
-    every result pending when it started, ``SETTLE_STEP_SECONDS`` to go on with the rest, ``SETTLE_SECONDS``
-    to try again while a measurement or a scan is running."""
+    """Measure in full the current scene's results a live update left pending, a pair at a time, then build the
+    support tables the shapes read meanwhile wait for (``SolidCache.build_support_tables``), for at most
+    ``SETTLE_BUDGET_SECONDS`` per call (at least one pair or table). The timer's callback: None once the round
+    has measured every result pending when it started and built every table, ``SETTLE_STEP_SECONDS`` to go on
+    with the rest, ``SETTLE_SECONDS`` to try again while a measurement or a scan is running."""
     if _busy[0]:
         return SETTLE_SECONDS
     scene = bpy.context.scene
     settings = getattr(scene, "collision_inspector", None)
-    if settings is None or not len(settings.results):
-        _settle_queue.clear()
-        return None
-    pending = np.zeros(len(settings.results), dtype=bool)
-    settings.results.foreach_get("volume_pending", pending)
+    count = len(settings.results) if settings is not None else 0
+    pending = np.zeros(count, dtype=bool)
+    if count:
+        settings.results.foreach_get("volume_pending", pending)
     if not _settle_queue:
         _settle_queue.extend(np.flatnonzero(pending).tolist())
-    started = time.perf_counter()
+    deadline = time.perf_counter() + SETTLE_BUDGET_SECONDS
     _busy[0] = True
     try:
         depsgraph = bpy.context.evaluated_depsgraph_get()
+        measured = False
         while _settle_queue:
             index = _settle_queue.pop(0)
             if index < len(pending) and pending[index]:  # still pending (the results may have changed since)
                 remeasure(scene, depsgraph, [index], _cache)
-                if time.perf_counter() - started >= SETTLE_BUDGET_SECONDS:
+                measured = True
+                if time.perf_counter() >= deadline:
                     break
+        if not _settle_queue and (not measured or time.perf_counter() < deadline):
+            _cache.build_support_tables(deadline)
     finally:
         _busy[0] = False
-    return SETTLE_STEP_SECONDS if _settle_queue else None
+    return SETTLE_STEP_SECONDS if _settle_queue or _cache.support_tables_pending else None
 
 
 def switched(settings) -> None:
@@ -344,6 +370,8 @@ def switched(settings) -> None:
         remeasure(scene, bpy.context.evaluated_depsgraph_get(), range(len(settings.results)), _cache)
     finally:
         _busy[0] = False
+    if measures_volumes_later():
+        _settle_later()  # the shapes just read build their support tables once idle
 
 
 @persistent

@@ -177,10 +177,21 @@ class Polytope(Shape):
             return tuple(self._points[self._index.argmax(d)].tolist())
         return tuple(self._points[self._points.dot(d).argmax()].tolist())  # .dot takes the tuple as is
 
-    def expect_many_queries(self) -> None:
-        """Build the support table now, when this cloud gets one, rather than after ``TABLE_AFTER_QUERIES``
-        queries: for a shape about to be queried over and over (live update), so that building it (tens of
-        milliseconds at 10k points) does not land in the middle of that work. Its moved copies share it."""
+    @property
+    def support_table_pending(self) -> bool:
+        """This cloud gets a support table (``TABLE_POINTS``) and it is not built yet."""
+        return self._table is not None and self._table.table is None
+
+    def defer_support_table(self) -> None:
+        """Leave building the support table to ``build_support_table`` (queries scan until then) instead of
+        building it after ``TABLE_AFTER_QUERIES`` queries: for a shape queried over and over while the user
+        waits (live update), whose owner builds the table (tens of milliseconds at 10k points) when idle rather
+        than in the middle of that work. Its moved copies share the table and the choice."""
+        if self._table is not None:
+            self._table.deferred = True
+
+    def build_support_table(self) -> None:
+        """Build the support table now (when this cloud gets one and it is not built yet)."""
         if self._table is not None:
             self._table.build(self._points)
 
@@ -189,16 +200,16 @@ class Polytope(Shape):
 
 class _LazyTable:
     """A ``SupportTable`` built on first need, shared by a polytope's moved copies (which share its
-    points): after ``TABLE_AFTER_QUERIES`` queries answered by full scans."""
+    points): after ``TABLE_AFTER_QUERIES`` queries answered by full scans, or only when asked (``deferred``)."""
 
     def __init__(self):
-        self.table, self.scans = None, 0
+        self.table, self.scans, self.deferred = None, 0, False
 
     def support(self, points: np.ndarray, d: Vec3) -> Vec3 | None:
         """The table's answer, or None while the caller should scan (or for a zero direction)."""
         if self.table is None:
             self.scans += 1
-            if self.scans < TABLE_AFTER_QUERIES:
+            if self.deferred or self.scans < TABLE_AFTER_QUERIES:
                 return None
             self.build(points)
         return self.table.support(d)

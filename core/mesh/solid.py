@@ -199,7 +199,7 @@ class Solid:
         the source's, moved (``TriangleBVH.moved``), when first needed.
         This solid is classified and its hulls prepared first, once, so that every moved copy shares them.
         """
-        self._prepare()
+        self.prepared_polytopes()
         matrix = np.asarray(matrix, dtype=np.float64)
         solid = Solid.__new__(Solid)
         solid.name, solid.use_hull, solid._placement = self.name, self.use_hull, (self, matrix)
@@ -210,23 +210,14 @@ class Solid:
             solid.__dict__["closed"], solid.__dict__["exactly_convex"] = self.closed, self.exactly_convex
         return solid
 
-    def expect_many_queries(self) -> None:
-        """Classify, prepare the hulls the method measures with, and build their support tables now
-        (``Polytope.expect_many_queries``): for an object measured again at every move (live update)."""
-        self._prepare()
+    def prepared_polytopes(self) -> list[Polytope]:
+        """Classify, and prepare the hulls the method measures with (what ``transformed`` shares): the hull for
+        'convex' and 'hull', each part's for 'parts', none for 'mesh'."""
         if self.method in (CONVEX, HULL):
-            self.hull.expect_many_queries()
-        elif self.method == PARTS:
-            for part in self.parts:
-                part.polytope.expect_many_queries()
-
-    def _prepare(self) -> None:
-        """Classify, and prepare the hulls the method measures with (what ``transformed`` shares)."""
-        if self.method in (CONVEX, HULL):
-            self.hull  # noqa: B018  (cached property)
-        elif self.method == PARTS:
-            for part in self.parts:
-                part.polytope  # noqa: B018  (cached property)
+            return [self.hull]
+        if self.method == PARTS:
+            return [part.polytope for part in self.parts]
+        return []
 
 
 def _moved_mesh(mesh: TriangleMesh, matrix: np.ndarray, name: str) -> TriangleMesh:

@@ -198,6 +198,30 @@ def test_settling_many_pairs_goes_a_pair_at_a_time_within_its_budget(empty_scene
     bpy.app.timers.unregister(live.settle)
 
 
+def test_support_tables_are_built_once_idle_not_in_the_middle_of_a_drag(empty_scene, addon, monkeypatch):
+    """While the interface runs, the large convex shapes the live update reads scan for their supports until
+    ``settle`` (idle) builds their support tables; a long drag does not build them."""
+    live = importlib.import_module(addon.__name__ + ".analysis.live")
+    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    for name, x in (("A", 0.0), ("B", 1.8)):
+        bpy.ops.mesh.primitive_ico_sphere_add(subdivisions=5, radius=1.0, location=(x, 0.0, 0.0))  # 2,562 vertices
+        bpy.context.active_object.name = name
+    analyse('ALL')
+    empty_scene.collision_inspector.live_update = True  # reads both shapes
+    assert live._cache.support_tables_pending
+    b = bpy.data.objects["B"]
+    for k in range(40):  # far past the 64 queries after which a shape builds its table on its own
+        b.location.y = 0.001 * (k % 2)
+        bpy.context.view_layer.update()
+    assert live._cache.support_tables_pending and result("A", "B").status == 'penetrating'
+    depth = result("A", "B").depth
+    while live.settle() is not None:
+        pass
+    assert not live._cache.support_tables_pending and not result("A", "B").volume_pending
+    assert result("A", "B").depth == pytest.approx(depth, abs=1e-9)
+    bpy.app.timers.unregister(live.settle)
+
+
 def test_dragging_a_non_convex_pair_carries_its_pushout_along(live_pair, addon, monkeypatch):
     """While the interface runs, a penetrating non-convex pair dragged (translated) is answered from its last full
     answer: its push-out carried along (exact here: B sinks straight down) and a proven lower bound, the volume

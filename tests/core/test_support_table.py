@@ -81,22 +81,29 @@ def test_prepared_polytopes_switch_to_the_table_and_keep_their_answers(monkeypat
     assert scan_a._table is None and table_a._table.table is not None and table_b._table.table is not None
 
 
-def test_a_shape_expecting_many_queries_builds_its_table_at_once():
+def test_a_deferred_table_waits_for_its_owner_and_answers_as_the_scan_does(monkeypatch):
+    monkeypatch.setattr(core.shapes, "TABLE_AFTER_QUERIES", 2)
     points = sphere(3000, 0.5)
     shape = core.Polytope(points)
-    moved = shape.transformed(affine(np.eye(3), [0.5, 0.0, 0.0]))  # made before: it shares the table all the same
-    assert shape._table.table is None  # lazy: after TABLE_AFTER_QUERIES scans
-    shape.expect_many_queries()
-    assert shape._table.table is not None and moved._table is shape._table
-    for direction in np.random.default_rng(9).normal(size=(50, 3)):
+    moved = shape.transformed(affine(np.eye(3), [0.5, 0.0, 0.0]))  # made before: it shares the choice and table
+    shape.defer_support_table()
+    directions = np.random.default_rng(9).normal(size=(50, 3))
+    for direction in directions:  # far past TABLE_AFTER_QUERIES: still scans
+        scanned = points[np.argmax(points @ direction)] + [0.5, 0.0, 0.0]
+        assert moved.support(tuple(direction.tolist())) == tuple(scanned.tolist())
+    assert shape.support_table_pending and moved.support_table_pending
+    moved.build_support_table()
+    assert not shape.support_table_pending and shape._table.table is not None
+    for direction in directions:
         scanned = points[np.argmax(points @ direction)] + [0.5, 0.0, 0.0]
         assert moved.support(tuple(direction.tolist())) == tuple(scanned.tolist())
     few = core.Polytope(points[:100])  # below TABLE_POINTS: scans stay, nothing to build
-    few.expect_many_queries()
-    assert few._table is None
+    few.defer_support_table()
+    few.build_support_table()
+    assert few._table is None and not few.support_table_pending
 
 
-def test_solids_expecting_many_queries_build_their_hulls_tables():
+def test_solids_name_the_polytopes_they_measure_with():
     points = sphere(3000, 0.5)
     triangles = ConvexHull(points).simplices
     corners = points[triangles]
@@ -104,5 +111,8 @@ def test_solids_expecting_many_queries_build_their_hulls_tables():
                        corners[:, 0]) < 0.0
     triangles[inward] = triangles[inward][:, ::-1]
     convex = Solid(TriangleMesh.from_arrays(points, triangles))
-    convex.expect_many_queries()
-    assert convex.method == "convex" and convex.hull._table.table is not None
+    [hull] = convex.prepared_polytopes()
+    assert convex.method == "convex" and hull is convex.hull and hull.support_table_pending
+    parts = Solid(TriangleMesh.from_arrays(np.vstack([points, points + 2.0]),
+                                           np.vstack([triangles, triangles + len(points)])))
+    assert parts.method == "parts" and parts.prepared_polytopes() == [part.polytope for part in parts.parts]

@@ -35,6 +35,7 @@ from bpy.app.handlers import persistent
 
 from ..core.mesh import HULL, Solid, collide_solid_pairs
 from ..core.mesh.contact import PairStart
+from ..core.shapes import Polytope
 from .clash import _status, clash_result, hull_note
 from .geometry import ObjectGeometryError
 from .inspect import MeasureModes, measure_in_mode, rigid_shape, stored_modes
@@ -89,7 +90,8 @@ class SolidCache:
     def __init__(self) -> None:
         self._entries: dict[tuple, _Entry] = {}
         self._warm: dict[tuple, PairStart | None] = {}
-        self._unbuilt: list = []  # prepared polytopes whose support tables wait for ``build_support_tables``
+        #: ``(key, polytope)``: the prepared polytopes whose support tables wait for ``build_support_tables``
+        self._unbuilt: list[tuple[tuple, Polytope]] = []
 
     def solid(self, source: Source, depsgraph: bpy.types.Depsgraph, use_hull: bool) -> Solid:
         """The source's evaluated shape in world space: read the first time (and after ``forget``, or when its
@@ -111,7 +113,7 @@ class SolidCache:
                     for polytope in solid.prepared_polytopes():
                         polytope.defer_support_table()
                         if polytope.support_table_pending:
-                            self._unbuilt.append(polytope)
+                            self._unbuilt.append((key, polytope))
                 self._entries[key] = _Entry(matrix, np.linalg.inv(matrix), solid, use_hull, data, matrix, solid)
             return solid
         entry.last_matrix, entry.last_solid = matrix, entry.solid.transformed(matrix @ entry.inverse)
@@ -125,6 +127,8 @@ class SolidCache:
                              if key[0] not in pointers and key[1] not in pointers}
             self._warm = {pair: start for pair, start in self._warm.items()
                           if not pointers.intersection(pair[0][:2] + pair[1][:2])}
+            self._unbuilt = [(key, polytope) for key, polytope in self._unbuilt
+                             if key[0] not in pointers and key[1] not in pointers]
 
     def warm_starts(self, pairs: list[tuple[Source, Source]]) -> list[PairStart | None]:
         """The warm start slot of each pair of sources (None where it has none yet)."""
@@ -139,13 +143,13 @@ class SolidCache:
     @property
     def support_tables_pending(self) -> bool:
         """Some shape read while the interface runs still waits for its support table."""
-        return any(polytope.support_table_pending for polytope in self._unbuilt)
+        return any(polytope.support_table_pending for _, polytope in self._unbuilt)
 
     def build_support_tables(self, deadline: float) -> None:
         """Build the deferred support tables of the shapes read while the interface runs
         (``Polytope.defer_support_table``), at least one, until ``time.perf_counter()`` passes ``deadline``."""
         while self._unbuilt:
-            polytope = self._unbuilt.pop()
+            _, polytope = self._unbuilt.pop()
             if polytope.support_table_pending:
                 polytope.build_support_table()
                 if time.perf_counter() >= deadline:

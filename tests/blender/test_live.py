@@ -208,8 +208,12 @@ def test_support_tables_are_built_once_idle_not_in_the_middle_of_a_drag(empty_sc
         bpy.context.active_object.name = name
     analyse('ALL')
     empty_scene.collision_inspector.live_update = True  # reads both shapes
-    assert live._cache.support_tables_pending
+    assert live._cache.support_tables_pending and len(live._cache._unbuilt) == 2
     b = bpy.data.objects["B"]
+    b.data.vertices[0].co.z += 1e-4  # edited: read again, its old shape's table no longer wanted
+    b.data.update()
+    bpy.context.view_layer.update()
+    assert len(live._cache._unbuilt) == 2
     for k in range(40):  # far past the 64 queries after which a shape builds its table on its own
         b.location.y = 0.001 * (k % 2)
         bpy.context.view_layer.update()

@@ -68,11 +68,12 @@ class SeparationStart:
 def separation_start(a: Solid, b: Solid, found: MeshDistance, size: float, touch_tolerance: float,
                      overlap_volume: float | None, previous: SeparationStart | None = None) -> SeparationStart:
     """The start for a separated pair's next answers: its triangle pairs within the distance plus a reach of
-    ``HORIZON_FRACTION`` of the pair's ``size``, at most ``MAX_KEPT_PAIRS`` of them. When the ``previous`` start
-    gave no answer and B has moved more than half the reach since (a drag too fast for a start to serve), none
-    are kept (a start that only tells where the pair was: the next full measurement looks at the pace again)."""
+    ``HORIZON_FRACTION`` of the pair's ``size``, at most ``MAX_KEPT_PAIRS`` of them, once the pair is seen moving
+    slowly: its ``previous`` start answered, or B has moved less than half the reach since it. Otherwise (a first
+    measurement, or a drag too fast for a start to serve) none are kept: the start only tells where the pair was,
+    and the next full measurement looks at the pace."""
     reach = HORIZON_FRACTION * size
-    if previous is not None and previous.answered == 0 and drag_since(previous, a, b) > 0.5 * reach:
+    if previous is None or (previous.answered == 0 and drag_since(previous, a, b) > 0.5 * reach):
         reach = 0.0
     near = near_triangle_pairs(a.bvh, b.bvh, found.distance + reach) if reach > 0.0 else None
     if near is None:

@@ -273,16 +273,19 @@ def test_dragging_a_non_convex_pair_apart_keeps_its_distance_exact(live_pair, ad
     pair = result("A", "B")
     assert pair.method == 'mesh' and pair.status == 'separated' and len(full) == 1
     assert pair.distance == pytest.approx(0.2, abs=1e-6)
+    b.location.y = 0.005  # a slow move sideways: measured in full, the triangle pairs near the closest ones kept
+    bpy.context.view_layer.update()
+    assert len(full) == 2
     for location, distance in (((1.25, 0.0, 1.19), 0.19), ((1.24, 0.01, 1.18), 0.18), ((1.235, 0.0, 1.19), 0.19)):
         b.location = location
         bpy.context.view_layer.update()
         pair = result("A", "B")
-        assert len(full) == 1 and pair.status == 'separated'
+        assert len(full) == 2 and pair.status == 'separated'
         assert pair.distance == pytest.approx(distance, abs=1e-6)
         assert pair.point_b[2] - pair.point_a[2] == pytest.approx(distance, abs=1e-6)  # straight down to the foot
     b.rotation_euler.z = 0.05  # its corners still further from the upright than its bottom from the foot
     bpy.context.view_layer.update()
-    assert len(full) == 2 and result("A", "B").distance == pytest.approx(0.19, abs=1e-6)
+    assert len(full) == 3 and result("A", "B").distance == pytest.approx(0.19, abs=1e-6)
 
 
 def test_in_background_mode_every_update_is_complete(live_pair):

@@ -110,8 +110,9 @@ def main(live, vertices: int, convex: bool) -> None:
 
     own = live.measures_volumes_later
     for live_on, later in ((False, False), (True, False), (True, True)):
-        settings.live_update = live_on
+        settings.live_update = False  # switched on again below: the shapes are read as this mode reads them
         live.measures_volumes_later = (lambda: True) if later else (lambda: False)
+        settings.live_update = live_on
         label = ("live update off" if not live_on else
                  "live update on, while the interface runs" if later else "live update on, complete")
         for state, gap in (("apart (gap 0.5)", 0.5), ("penetrating (0.3)", -0.3)):

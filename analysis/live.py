@@ -35,6 +35,7 @@ from bpy.app.handlers import persistent
 
 from ..core.mesh import HULL, Solid, collide_solid_pairs
 from ..core.mesh.contact import PairStart
+from ..core.mesh.translated_distance import SeparationStart, without_pairs
 from ..core.shapes import Polytope
 from .clash import _status, clash_result, hull_note
 from .geometry import ObjectGeometryError
@@ -154,6 +155,13 @@ class SolidCache:
                 polytope.build_support_table()
                 if time.perf_counter() >= deadline:
                     return
+
+    def release_kept_pairs(self) -> None:
+        """Drop the triangle pairs that separated non-convex pairs keep while dragged
+        (``translated_distance.without_pairs``): up to a few MB per pair, needed again only by the next drag."""
+        for pair, start in self._warm.items():
+            if isinstance(start, SeparationStart) and len(start.gaps):
+                self._warm[pair] = without_pairs(start)
 
     def clear(self) -> None:
         self._entries.clear()
@@ -329,8 +337,9 @@ _settle_queue: list[int] = []
 
 
 def settle() -> float | None:
-    """Measure in full the current scene's results a live update left pending, a pair at a time, then build the
-    support tables the shapes read meanwhile wait for (``SolidCache.build_support_tables``), for at most
+    """Measure in full the current scene's results a live update left pending, a pair at a time, then drop the
+    triangle pairs kept for dragged pairs (``SolidCache.release_kept_pairs``) and build the support tables the
+    shapes read meanwhile wait for (``SolidCache.build_support_tables``), for at most
     ``SETTLE_BUDGET_SECONDS`` per call (at least one pair or table). The timer's callback: None once the round
     has measured every result pending when it started and built every table, ``SETTLE_STEP_SECONDS`` to go on
     with the rest, ``SETTLE_SECONDS`` to try again while a measurement or a scan is running."""
@@ -356,8 +365,10 @@ def settle() -> float | None:
                 measured = True
                 if time.perf_counter() >= deadline:
                     break
-        if not _settle_queue and (not measured or time.perf_counter() < deadline):
-            _cache.build_support_tables(deadline)
+        if not _settle_queue:
+            _cache.release_kept_pairs()
+            if not measured or time.perf_counter() < deadline:
+                _cache.build_support_tables(deadline)
     finally:
         _busy[0] = False
     return SETTLE_STEP_SECONDS if _settle_queue or _cache.support_tables_pending else None

@@ -75,12 +75,9 @@ def separation_start(a: Solid, b: Solid, found: MeshDistance, size: float, touch
     reach = HORIZON_FRACTION * size
     if previous is None or (previous.answered == 0 and drag_since(previous, a, b) > 0.5 * reach):
         reach = 0.0
-    near = near_triangle_pairs(a.bvh, b.bvh, found.distance + reach) if reach > 0.0 else None
-    if near is None:
-        empty = np.zeros((0, 3))
-        return SeparationStart(a.placement, b.placement, found.distance, found.point_a, found.point_b,
-                               np.zeros((0, 3, 3)), np.zeros((0, 3, 3)), empty, np.zeros(0), found.distance, 0.0,
-                               touch_tolerance, overlap_volume)
+    if reach == 0.0:
+        return _placement_only(a.placement, b.placement, found, touch_tolerance, overlap_volume)
+    near = near_triangle_pairs(a.bvh, b.bvh, found.distance + reach)
     corners_a, corners_b = a.mesh.corners_of(near.triangles_a), b.mesh.corners_of(near.triangles_b)
     axes, gaps = separating_axes(corners_a, corners_b, a.bvh.normals[near.triangles_a],
                                  b.bvh.normals[near.triangles_b])
@@ -93,6 +90,22 @@ def separation_start(a: Solid, b: Solid, found: MeshDistance, size: float, touch
     return SeparationStart(a.placement, b.placement, found.distance, found.point_a, found.point_b,
                            corners_a[by_gap], corners_b[by_gap], axes[by_gap], gaps[by_gap], horizon, margin,
                            touch_tolerance, overlap_volume)
+
+
+def _placement_only(placement_a: tuple, placement_b: tuple, found: MeshDistance, touch_tolerance: float,
+                    overlap_volume: float | None) -> SeparationStart:
+    """A start that keeps no triangle pairs: where the pair was and its answer (it still answers a move straight
+    toward the other object, and tells the next full measurement how far the pair has moved since)."""
+    return SeparationStart(placement_a, placement_b, found.distance, found.point_a, found.point_b, np.zeros((0, 3, 3)),
+                           np.zeros((0, 3, 3)), np.zeros((0, 3)), np.zeros(0), found.distance, 0.0, touch_tolerance,
+                           overlap_volume)
+
+
+def without_pairs(start: SeparationStart) -> SeparationStart:
+    """``start`` without its triangle pairs (and its count of answers): what to keep of it once the pair stops
+    moving, so that pairs dragged earlier do not hold memory; the next slow move keeps them again."""
+    found = MeshDistance(start.distance, start.point_a, start.point_b, -1, -1)
+    return _placement_only(start.placement_a, start.placement_b, found, start.touch_tolerance, start.overlap_volume)
 
 
 def drag_since(start: SeparationStart, a: Solid, b: Solid) -> float:

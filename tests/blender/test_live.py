@@ -288,6 +288,32 @@ def test_dragging_a_non_convex_pair_apart_keeps_its_distance_exact(live_pair, ad
     assert len(full) == 3 and result("A", "B").distance == pytest.approx(0.19, abs=1e-6)
 
 
+def test_settling_drops_the_triangle_pairs_kept_while_dragging(live_pair, addon, monkeypatch):
+    """Once a drag stops, the triangle pairs a separated non-convex pair kept are dropped (memory); the answer
+    stays, and the next slow move keeps them again."""
+    live = importlib.import_module(addon.__name__ + ".analysis.live")
+    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    bpy.data.objects["A"].data = l_shape("L")
+    b = bpy.data.objects["B"]
+    b.location = (1.25, 0.0, 1.2)
+    bpy.context.view_layer.update()
+    b.location.y = 0.005  # a slow move: the triangle pairs near the closest ones kept
+
+    def kept() -> int:
+        [start] = [slot for slot in live._cache._warm.values() if slot is not None]
+        return len(start.gaps)
+
+    bpy.context.view_layer.update()
+    assert kept() > 0
+    while live.settle() is not None:
+        pass
+    assert kept() == 0 and result("A", "B").distance == pytest.approx(0.2, abs=1e-6)
+    b.location.y = 0.0
+    bpy.context.view_layer.update()
+    assert kept() > 0 and result("A", "B").distance == pytest.approx(0.2, abs=1e-6)
+    bpy.app.timers.unregister(live.settle)
+
+
 def test_in_background_mode_every_update_is_complete(live_pair):
     bpy.data.objects["B"].location.x = 0.75
     bpy.context.view_layer.update()

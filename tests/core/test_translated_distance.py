@@ -52,6 +52,8 @@ def test_dragged_pairs_apart_keep_their_exact_distance(searches):
     collide_solid_pairs([(moved(bracket), moved(ring, offset_b, rotation_z(0.3)))], warm=slots)
     start = slots[0]
     assert len(start.gaps) and searches.count("full") == 2
+    released = translated_distance.without_pairs(start)  # once the pair stops: only where it was and its answer
+    assert len(released.gaps) == 0 and released.answered == 0 and released.distance == start.distance
     rng = np.random.default_rng(7)
     for step in range(12):
         offset_b = offset_b + rng.normal(scale=0.0005, size=3)

@@ -10,6 +10,7 @@ import coal
 import manifold3d
 import numpy as np
 
+from core.mesh.solid import Solid
 from core.mesh.trimesh import TriangleMesh
 
 
@@ -180,6 +181,13 @@ def transformed(shape: TriangleMesh, linear=np.eye(3), offset=(0.0, 0.0, 0.0)) -
     linear = np.asarray(linear, dtype=float)
     triangles = shape.triangles if np.linalg.det(linear) > 0 else shape.triangles[:, ::-1]
     return mesh(shape.vertices @ linear.T + np.asarray(offset, dtype=float), triangles)
+
+
+def moved(solid: Solid, offset=(0.0, 0.0, 0.0), linear=np.eye(3)) -> Solid:
+    """A moved copy of ``solid`` (``Solid.transformed``): ``linear`` then ``offset``."""
+    matrix = np.eye(4)
+    matrix[:3, :3], matrix[:3, 3] = linear, offset
+    return solid.transformed(matrix)
 
 
 def joined(*shapes: TriangleMesh) -> TriangleMesh:

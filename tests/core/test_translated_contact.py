@@ -11,13 +11,7 @@ from core.mesh import Solid, collide_solid_pairs
 from core.mesh.distance import nearest_on_surface
 from core.mesh.rays import crossing_windings
 from core.mesh.translated_contact import TranslationStart
-from mesh_fixtures import l_bracket, manifold_overlap, torus, transformed
-
-
-def moved(solid: Solid, offset=(0.0, 0.0, 0.0), linear=np.eye(3)) -> Solid:
-    matrix = np.eye(4)
-    matrix[:3, :3], matrix[:3, 3] = linear, offset
-    return solid.transformed(matrix)
+from mesh_fixtures import l_bracket, manifold_overlap, moved, torus, transformed
 
 
 @pytest.fixture

@@ -14,13 +14,7 @@ from core.mesh.bvh import TriangleBVH
 from core.mesh.distance import near_triangle_pairs, nearest_on_surface
 from core.mesh.translated_distance import SeparationStart
 from core.mesh.triangle_distance import separating_axes, triangle_pair_distance, unit_normals
-from mesh_fixtures import coal_distance, cup, l_bracket, rotation_z, torus, uv_sphere
-
-
-def moved(solid: Solid, offset=(0.0, 0.0, 0.0), linear=np.eye(3)) -> Solid:
-    matrix = np.eye(4)
-    matrix[:3, :3], matrix[:3, 3] = linear, offset
-    return solid.transformed(matrix)
+from mesh_fixtures import coal_distance, cup, l_bracket, moved, rotation_z, torus, uv_sphere
 
 
 @pytest.fixture

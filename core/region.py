@@ -33,7 +33,7 @@ import numpy as np
 from .contact import Contact, frozen_instance
 from .hull import convex_polygon
 from .primitives import Rounded
-from .shapes import Shape, as_shape
+from .shapes import Polytope, Shape, as_shape
 from .validation import as_iteration_cap
 from .vec3 import orthonormal_basis
 
@@ -109,20 +109,37 @@ def core_feature(shape: Shape, direction: np.ndarray, slab: float, samples: int 
 
 
 def _support_feature(shape: Shape, direction: np.ndarray, slab: float, samples: int) -> tuple[np.ndarray, float]:
-    """``core_feature`` and the height of the core's support plane along ``direction``. A core too large for
-    the lockstep gets its heights from its local vertices (``p . L^T d + t . d``: one product instead of
-    mapping every vertex) and only its feature mapped to the world."""
+    """``core_feature`` and the height of the core's support plane along ``direction``."""
     shape = _core(shape)
     local = shape.vertices()
-    if local is not None and len(local) > MAX_BATCH_VERTICES:
-        linear, offset = shape.affine
-        heights = local @ (linear.T @ direction) + float(offset @ direction)
-        top = heights.max()
-        return shape.world_vertices(np.flatnonzero(heights >= top - slab)), float(top)
+    if isinstance(shape, Polytope) and len(local) > MAX_BATCH_VERTICES:
+        points, count, top = _polytope_features([shape], direction[None], np.array([slab]))
+        return points[0, :count[0]], float(top[0])
     vertices = shape.world_vertices() if local is not None else _sampled_support(shape, direction, samples)
     heights = _dot(vertices, direction[None])[:, 0]
     top = heights.max()
     return vertices[heights >= top - slab], float(top)
+
+
+def _polytope_features(shapes: list[Polytope], direction: np.ndarray, slab: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``core_feature`` of large polytopes along the rows of ``direction`` (M, 3), all at once, found among
+    their support candidates (``Polytope.support_candidates``: no pass over all vertices while the direction
+    stays near one asked before): world points (M, K, 3) packed first, their counts, and the support heights.
+    Heights come from local points (``p . L^T d``, then ``+ t . d``), so only the features are mapped."""
+    linear = np.array([shape.affine[0] for shape in shapes], dtype=np.float64)
+    offset = np.array([shape.affine[1] for shape in shapes], dtype=np.float64)
+    local_direction = _dot(np.swapaxes(linear, 1, 2), direction[:, None])[..., 0]
+    rows = [shape.support_candidates(w, width) for shape, w, width in zip(shapes, local_direction, slab.tolist())]
+    count = np.array([len(found) for found in rows], dtype=np.intp)
+    valid = np.arange(count.max()) < count[:, None]
+    local = np.zeros(valid.shape + (3,))
+    local[valid] = np.concatenate([shape.vertices()[found] for shape, found in zip(shapes, rows)])
+    heights = np.where(valid, _dot(local, local_direction[:, None])[..., 0], -np.inf)
+    top = heights.max(axis=1)
+    points, count = _packed(local, heights >= (top - slab)[:, None])
+    world = _dot(points, linear) + offset[:, None]
+    return world, count, top + _dot(offset[:, None], direction[:, None])[:, 0, 0]
 
 
 def _dot(points: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -329,20 +346,25 @@ def _features(table: _CoreTable, rows: np.ndarray, shapes: list[Shape], directio
               slab: np.ndarray, samples: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``core_feature`` of every pair's shape along its ``direction`` row, projected on its contact plane:
     (N, K, 2) points packed first, their counts and the support heights. The table's shapes are done
-    together, the others one by one (``_support_feature``)."""
+    together, large polytopes together (``_polytope_features``), other shapes one by one."""
     small = np.flatnonzero(rows >= 0)
-    found = _lockstep_features(table.vertices[rows[small]], table.valid[rows[small]], direction[small], plane[small],
-                               slab[small])
-    if len(small) == len(rows):
-        return found
-    others = np.flatnonzero(rows < 0).tolist()
-    alone = [_support_feature(shapes[k], direction[k], float(slab[k]), samples) for k in others]
-    projected = [_dot(feature, plane[k]) for (feature, _top), k in zip(alone, others)]
-    points = np.zeros((len(rows), max([found[0].shape[1]] + [len(p) for p in projected]), 2))
+    parts = [] if not len(small) else [(small, _lockstep_features(
+        table.vertices[rows[small]], table.valid[rows[small]], direction[small], plane[small], slab[small]))]
+    large = np.array([k for k in np.flatnonzero(rows < 0).tolist() if isinstance(_core(shapes[k]), Polytope)],
+                     dtype=np.intp)
+    if len(large):
+        points, count, top = _polytope_features([_core(shapes[k]) for k in large.tolist()], direction[large],
+                                                slab[large])
+        parts.append((large, (_dot(points, plane[large]), count, top)))
+    for k in np.setdiff1d(np.flatnonzero(rows < 0), large).tolist():
+        feature, top = _support_feature(shapes[k], direction[k], float(slab[k]), samples)
+        parts.append((np.array([k]), (_dot(feature, plane[k])[None], np.array([len(feature)]), np.array([top]))))
+    if len(parts) == 1:
+        return parts[0][1]
+    points = np.zeros((len(rows), max(found[0].shape[1] for _rows, found in parts), 2))
     count, top = np.zeros(len(rows), dtype=np.intp), np.zeros(len(rows))
-    points[small, :found[0].shape[1]], count[small], top[small] = found
-    for k, feature, (_feature, height) in zip(others, projected, alone):
-        points[k, :len(feature)], count[k], top[k] = feature, len(feature), height
+    for at, (found_points, found_count, found_top) in parts:
+        points[at, :found_points.shape[1]], count[at], top[at] = found_points, found_count, found_top
     return points, count, top
 
 

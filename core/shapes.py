@@ -17,6 +17,7 @@ import itertools
 import numpy as np
 
 from .hull_prune import interior_points
+from .support_caps import SupportCaps
 from .support_index import SupportIndex
 from .support_table import SupportTable
 from .validation import as_affine, as_length, as_points, as_vector3
@@ -148,6 +149,7 @@ class Polytope(Shape):
         use_table = index and TABLE_POINTS[0] <= len(cloud) <= TABLE_POINTS[1]
         self._table = _LazyTable() if use_table else None
         self._box = (cloud.min(axis=0), cloud.max(axis=0))
+        self._caps = SupportCaps(self._points)
         super().__init__(linear, offset)
 
     @property
@@ -168,11 +170,21 @@ class Polytope(Shape):
     def vertices(self) -> np.ndarray:
         return self._points
 
+    def support_candidates(self, direction: np.ndarray, slab: float) -> np.ndarray:
+        """Rows of ``vertices()`` (ascending) holding every point within ``slab`` of the highest along the local
+        ``direction``: a few percent of a round cloud, kept for nearby directions (``support_caps``, shared by
+        the moved copies)."""
+        return self._caps.candidates(direction, slab)
+
     def _local_support(self, d: Vec3) -> Vec3:
         if self._table is not None:
             point = self._table.support(self._points, d)
             if point is not None:
                 return point
+        rows = self._caps.kept(d, 0.0)  # a contact region's cap holds the support along nearby directions
+        if rows is not None:
+            points = self._points[rows]
+            return tuple(points[points.dot(d).argmax()].tolist())
         if self._index is not None:
             return tuple(self._points[self._index.argmax(d)].tolist())
         return tuple(self._points[self._points.dot(d).argmax()].tolist())  # .dot takes the tuple as is

@@ -70,3 +70,20 @@ def random_shape(rng: np.random.Generator, family: str) -> np.ndarray:
     else:
         points = cylinder(int(rng.integers(6, 48)), rng.uniform(0.1, 0.5), rng.uniform(0.1, 1.0))
     return points @ random_rotation(rng).T
+
+
+def awkward_clouds() -> dict[str, np.ndarray]:
+    """Clouds of thousands of points that are hard on support structures: far from the origin, exact ties,
+    flat, needle-thin, duplicated."""
+    rng = np.random.default_rng(41)
+    grid = np.stack(np.meshgrid(*[np.linspace(-1, 1, 15)] * 3), axis=-1).reshape(-1, 3)  # many exact ties
+    return {
+        "sphere surface": sphere(6000, 0.5) @ random_rotation(rng).T + [300.0, -1.0, 2.0],
+        "solid blob": cloud(rng, 6000),
+        "cube grid": grid,
+        "flat disc": np.column_stack([rng.uniform(-1, 1, (3000, 2)), np.zeros(3000)]),
+        "needle": np.outer(rng.uniform(-1, 1, 2000), [1.0, 2.0, -0.5]) + 1e-9 * rng.normal(size=(2000, 3)),
+        "thin slab": rng.normal(size=(3000, 3)) * [1.0, 1e-6, 3.0],
+        "duplicates": np.repeat(cloud(rng, 700), 3, axis=0),
+        "two points": np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]] * 1000),
+    }

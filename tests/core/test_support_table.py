@@ -12,25 +12,10 @@ import core.shapes
 from core.mesh import Solid
 from core.mesh.trimesh import TriangleMesh
 from core.support_table import SupportTable
-from generators import affine, cloud, random_rotation, sphere, unit_vectors
+from generators import affine, awkward_clouds, cloud, random_rotation, sphere, unit_vectors
 
 
-def clouds():
-    rng = np.random.default_rng(41)
-    grid = np.stack(np.meshgrid(*[np.linspace(-1, 1, 15)] * 3), axis=-1).reshape(-1, 3)  # many exact ties
-    return {
-        "sphere surface": sphere(6000, 0.5) @ random_rotation(rng).T + [300.0, -1.0, 2.0],
-        "solid blob": cloud(rng, 6000),
-        "cube grid": grid,
-        "flat disc": np.column_stack([rng.uniform(-1, 1, (3000, 2)), np.zeros(3000)]),
-        "needle": np.outer(rng.uniform(-1, 1, 2000), [1.0, 2.0, -0.5]) + 1e-9 * rng.normal(size=(2000, 3)),
-        "thin slab": rng.normal(size=(3000, 3)) * [1.0, 1e-6, 3.0],
-        "duplicates": np.repeat(cloud(rng, 700), 3, axis=0),
-        "two points": np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]] * 1000),
-    }
-
-
-CLOUDS = clouds()
+CLOUDS = awkward_clouds()
 
 
 def directions(rng: np.random.Generator) -> list:

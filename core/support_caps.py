@@ -1,0 +1,88 @@
+"""Support features of large point clouds along nearby directions, without a full scan.
+
+A contact region needs the points of a shape within a slab of its support plane (``region``). For a
+cloud of thousands of points that is a pass over all of them per query, and a live update asks again
+for every pair at every step, each time along a direction close to the last one. So each full pass
+also keeps a *cap*: the rows within ``reach`` of the top along that unit direction ``u0``.
+
+Why a cap answers a nearby direction: let ``R`` bound ``|p - c|`` over the cloud (``c`` its box centre),
+``q`` the top along ``u0`` and ``p`` a point outside the cap (``p.u0 < q.u0 - reach``). For a unit ``u``
+with ``|u - u0| = delta``, ``p.u - q.u = (p - q).u0 + (p - q).(u - u0) < -reach + 2 R delta``. So when
+``reach - 2 R delta`` is at least the slab (along ``u``) plus a rounding guard, ``p`` lies below the
+slab under the top along ``u``: the top and every point of the feature are in the cap. The guard covers
+the rounding of heights computed as sums of three products (in any order), so the feature found among the
+cap's points is the one a pass over all points finds.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cached_property
+from typing import NamedTuple
+
+import numpy as np
+
+#: A cap keeps the points within this fraction of the cloud's radius of its top: about 1% of a round
+#: cloud's points, and it serves directions up to half that (radians) away.
+CAP_REACH = 0.02
+#: Caps kept per cloud (a shape in several pairs is asked along several directions).
+MAX_CAPS = 8
+#: Rounding of a 3-term product relative to the coordinates' size (computed heights err by less).
+_GUARD = 16.0 * 2.0 ** -52
+
+
+class _Cap(NamedTuple):
+    direction: tuple[float, float, float]  # unit
+    reach: float  # along ``direction``: every point within it of the top is in ``rows``
+    rows: np.ndarray  # ascending
+
+
+class SupportCaps:
+    """The caps of one cloud of local points (shared by a shape's moved copies, which share the points)."""
+
+    def __init__(self, points: np.ndarray):
+        self._points = points
+        self._caps: list[_Cap] = []
+
+    @cached_property
+    def _extent(self) -> tuple[float, float]:
+        """``(R, guard)``: the largest distance of a point from the box centre, and the rounding guard of
+        heights along a unit direction (relative to the coordinates' size, not just ``R``)."""
+        low, high = self._points.min(axis=0), self._points.max(axis=0)
+        centre = 0.5 * (low + high)
+        radius = float(np.sqrt(((self._points - centre) ** 2).sum(axis=1).max()))
+        return radius, _GUARD * (radius + float(np.abs(centre).sum()))
+
+    def candidates(self, direction: np.ndarray, slab: float) -> np.ndarray:
+        """Rows (ascending) that hold every point whose height ``p . direction`` is within ``slab`` of the
+        highest (``direction`` need not be unit): a kept cap that serves the direction, else a new one (a pass
+        over all points)."""
+        rows = self.kept(direction, slab)
+        if rows is not None:
+            return rows
+        w = tuple(direction.tolist())
+        length = math.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2])
+        if not length > 0.0:
+            return np.arange(len(self._points))
+        radius, guard = self._extent
+        reach = CAP_REACH * radius + slab / length + guard
+        heights = self._points @ direction
+        rows = np.flatnonzero(heights >= heights.max() - length * (reach + guard))
+        self._caps = [_Cap((w[0] / length, w[1] / length, w[2] / length), reach, rows)] + self._caps[:MAX_CAPS - 1]
+        return rows
+
+    def kept(self, direction, slab: float) -> np.ndarray | None:
+        """``candidates`` from a kept cap (``direction``: 3 numbers), or None when no cap serves the direction."""
+        if not self._caps:
+            return None
+        x, y, z = direction if isinstance(direction, tuple) else direction.tolist()
+        length = math.sqrt(x * x + y * y + z * z)
+        if not length > 0.0:
+            return None
+        u = (x / length, y / length, z / length)
+        radius, guard = self._extent
+        needed = slab / length + guard
+        for cap in self._caps:
+            if cap.reach - 2.0 * radius * math.dist(u, cap.direction) >= needed:
+                return cap.rows
+        return None

@@ -4,12 +4,12 @@
     blender --background --python benchmarks/bench_live.py -- [VERTICES ...]            # real Blender
 
 20 pairs of spheres (about VERTICES vertices each, default 10,000 then 1,000): convex ico spheres (GJK/EPA),
-then UV spheres (measured on their triangles, as non-convex objects are), side by side,
-analysed, live update on. Each figure is the median wall time of ``obj.location = ...;
+then UV spheres (measured on their triangles, as non-convex objects are), side by side, each turned (as most
+objects in a scene are: an unturned one's moves cost less), analysed, live update on. Each figure is the median wall time of ``obj.location = ...;
 view_layer.update()`` (the depsgraph evaluation plus the handler), against the same update with live
 update off (the depsgraph alone):
-* one object moved (by 1 mm, and by 5 cm: a fast drag's step), its pair apart (GJK only) or penetrating (EPA,
-  contact region, overlap volume);
+* one object moved (by 1 mm, and by 5 cm: a fast drag's step) or turned (by 1 degree), its pair apart (GJK
+  only) or penetrating (EPA, contact region, overlap volume);
 * all 20 B objects moved at once (20 pairs re-measured), apart and penetrating (a drag of 40 updates while the
   interface runs, 3 complete ones), and by 5 cm (9 updates, 3 complete ones);
 * one object's mesh edited (its shape is read and prepared again).
@@ -37,6 +37,8 @@ from addon_loader import load_registered_addon  # noqa: E402  (needs the path ab
 PAIRS = 20
 REPEATS = 15
 SPACING = 8.0
+#: Every A object's and every B object's rotation (radians, XYZ Euler).
+TURNS = ((0.3, 0.2, 0.1), (0.1, 0.5, 0.2))
 
 
 def sphere(name: str, x: float, vertices: int, convex: bool = True) -> bpy.types.Object:
@@ -72,6 +74,9 @@ def main(live, vertices: int, convex: bool) -> None:
     scene = bpy.context.scene
     pairs = [(sphere(f"A{k:02d}", k * SPACING, vertices, convex), sphere(f"B{k:02d}", k * SPACING + 2.5, vertices,
                                                                           convex)) for k in range(PAIRS)]
+    for turned in pairs:
+        for obj, turn in zip(turned, TURNS):
+            obj.rotation_euler = turn
     settings = scene.collision_inspector
     settings.scope = 'ALL'
     settings.clearance = 1.0  # the pairs 0.5 apart are listed as clearance results
@@ -88,6 +93,13 @@ def main(live, vertices: int, convex: bool) -> None:
         def step(_k):
             for b in objects:
                 b.location.y = 0.0 if b.location.y else distance
+            view_layer.update()
+        return step
+
+    def turn(obj):
+        """A step turning ``obj`` about its z axis by a degree, or back."""
+        def step(_k):
+            obj.rotation_euler.z = TURNS[1][2] if obj.rotation_euler.z != TURNS[1][2] else TURNS[1][2] + 0.0175
             view_layer.update()
         return step
 
@@ -120,6 +132,7 @@ def main(live, vertices: int, convex: bool) -> None:
             settle_all()
             one = median_ms(move([pairs[7][1]]))
             fast = median_ms(move([pairs[7][1]], 0.05))
+            turned = median_ms(turn(pairs[7][1]))
             settle_one = median_ms(lambda k: (move([pairs[7][1]])(k), settle_all()), repeats=3) if later else ""
             every = median_ms(move([b for _a, b in pairs]), repeats=40 if later else 3)
             every_fast = median_ms(move([b for _a, b in pairs], 0.05), repeats=9 if later else 3)
@@ -127,8 +140,8 @@ def main(live, vertices: int, convex: bool) -> None:
             settle_every = median_ms(lambda k: (move([b for _a, b in pairs])(k), settle_all()), repeats=3) \
                 if later else ""
             longest = f" (the interface waiting {1e3 * max(pauses, default=0.0):.0f} ms at most)"
-            print(f"{label}: {state}: one object moved {one} (by 5 cm: {fast}), all 20 B moved {every} "
-                  f"(by 5 cm: {every_fast}) per update")
+            print(f"{label}: {state}: one object moved {one} (by 5 cm: {fast}; turned: {turned}), all 20 B moved "
+                  f"{every} (by 5 cm: {every_fast}) per update")
             if later:
                 print(f"    update and the volumes once it stops: one object {settle_one}, all 20 {settle_every}"
                       f"{longest}")

@@ -150,6 +150,7 @@ class Polytope(Shape):
         self._table = _LazyTable() if use_table else None
         self._box = (cloud.min(axis=0), cloud.max(axis=0))
         self._caps = SupportCaps(self._points)
+        self._turned_boxes = _TurnedBoxes()
         super().__init__(linear, offset)
 
     @property
@@ -158,14 +159,15 @@ class Polytope(Shape):
         return self._points
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """World box: the local box moved when the transform is a translation, else one pass over the
-        points (six support queries when an index makes those cheap)."""
+        """World box: the local box moved when the transform is a translation, else the box of the turned
+        points, moved (one pass per linear part, kept: a turned shape dragged about keeps its linear part;
+        six support queries when an index makes those cheap)."""
         if self._linear is None:
             return self._box[0] + self._offset, self._box[1] + self._offset
         if self._index is not None:
             return super().bounds()
-        world = self._points @ self._linear.T
-        return world.min(axis=0) + self._offset, world.max(axis=0) + self._offset
+        low, high = self._turned_boxes.box(self._points, self._linear)
+        return low + self._offset, high + self._offset
 
     def vertices(self) -> np.ndarray:
         return self._points
@@ -230,6 +232,27 @@ class _LazyTable:
         """The table over ``points``, unless built already."""
         if self.table is None:
             self.table = SupportTable(points)
+
+
+class _TurnedBoxes:
+    """The boxes of a cloud's points under the last few linear maps (``points @ L.T``, per axis least and
+    largest), shared by a polytope's moved copies."""
+
+    KEPT = 4
+
+    def __init__(self):
+        self._boxes: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+
+    def box(self, points: np.ndarray, linear: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        key = linear.tobytes()
+        found = self._boxes.get(key)
+        if found is None:
+            turned = points @ linear.T
+            found = turned.min(axis=0), turned.max(axis=0)
+            if len(self._boxes) >= self.KEPT:
+                del self._boxes[next(iter(self._boxes))]
+            self._boxes[key] = found
+        return found
 
 
 class Box(Shape):

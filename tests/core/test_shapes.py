@@ -112,6 +112,22 @@ def test_transformed_polytope_equals_transformed_points(name, count, index_from_
     assert expected.signed_distance == pytest.approx(ref.signed_distance, abs=TOL)
 
 
+def test_turned_polytope_bounds_are_its_points_box_after_every_move():
+    """A turned shape dragged about (its linear part kept, the offset changing, as in a live update) and
+    turned to other maps in between: its box is always the box of its points where they are."""
+    rng = np.random.default_rng(8)
+    local = sphere(3000, 0.5) * [1.0, 0.7, 0.4]
+    polytope = core.Polytope(local)
+    turns = [random_rotation(rng) * rng.uniform(0.5, 2.0) for _ in range(7)]
+    for step in range(60):
+        linear = turns[step % 3] if step < 40 else turns[3 + step % 4]
+        matrix = affine(linear, rng.normal(size=3) * 10.0)
+        low, high = polytope.transformed(matrix).bounds()
+        world = polytope.points @ linear.T
+        assert (low == world.min(axis=0) + matrix[:3, 3]).all() and (high == world.max(axis=0) + matrix[:3, 3]).all()
+        np.testing.assert_allclose(low, moved(local, matrix).min(axis=0), atol=1e-12)
+
+
 def test_transformed_composes():
     first, second = MATRICES["negative non-uniform"], MATRICES["rotation+translation"]
     local = cloud(np.random.default_rng(2), 60)

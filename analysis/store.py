@@ -304,14 +304,15 @@ def update_results(settings, updates: dict[int, ClashResult]) -> None:
     results = settings.results
     for index, clash in updates.items():
         result = results[index]
-        result.status, result.signed_distance = clash.status, clash.signed_distance  # depth, distance follow
-        result.normal, result.point_a, result.point_b = clash.normal, clash.point_a, clash.point_b
+        result.status = clash.status
+        result.write_exact({"signed_distance": clash.signed_distance, "normal": clash.normal,  # depth, distance follow
+                            "point_a": clash.point_a, "point_b": clash.point_b,
+                            "overlap_volume": clash.overlap_volume or 0.0,
+                            "depth_lower_bound": clash.depth_lower_bound, "region_area": clash.region_area})
         result.solver_status, result.method = clash.solver_status, clash.method
-        result.overlap_volume = clash.overlap_volume or 0.0
         result.has_volume = clash.overlap_volume is not None or clash.volume_pending
         result.volume_pending = clash.volume_pending
-        result.depth_lower_bound, result.depth_is_estimate = clash.depth_lower_bound, clash.depth_is_estimate
-        result.region_area = clash.region_area
+        result.depth_is_estimate = clash.depth_is_estimate
         result.hull_note = clash.note
         result.stale = False
     _replace_contact_geometry(settings, updates)

@@ -130,13 +130,21 @@ class ExactNumber:
         return picked[0] if self.size == 1 else picked
 
     def __set__(self, result, value) -> None:
-        values = list(result.get("exact", [0.0] * EXACT_SIZE))
-        numbers = [float(value)] if self.size == 1 else [float(v) for v in value]
-        values[self.start:self.start + self.size] = numbers
-        result["exact"] = values
-        view = VIEW_COPIES.get(self.name)
+        write_exact(result, {self.name: value})
+
+
+def write_exact(result, numbers: dict) -> None:
+    """Write exact numbers (``{name in EXACT_LAYOUT: value}``) with one read and one write of the result's
+    ``exact`` ID property, and their single-precision copies (a live update rewrites them all per pair)."""
+    values = list(result.get("exact", [0.0] * EXACT_SIZE))
+    for name, value in numbers.items():
+        start, size = EXACT_LAYOUT[name]
+        written = [float(value)] if size == 1 else [float(v) for v in value]
+        values[start:start + size] = written
+        view = VIEW_COPIES.get(name)
         if view is not None:
-            setattr(result, view, numbers[0] if self.size == 1 else numbers)
+            setattr(result, view, written[0] if size == 1 else written)
+    result["exact"] = values
 
 
 #: Directions of the directional depth (issue 11): world axes, the view direction or the result's normal.
@@ -275,6 +283,10 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
     overlap_volume = ExactNumber("overlap_volume", "Volume enclosed by both objects (0 when they do not overlap)")
     depth_lower_bound = ExactNumber("depth_lower_bound", "No push-out shorter than this can separate the pair")
     region_area = ExactNumber("region_area", "Area of the contact region (0 for a point or an edge)")
+
+    def write_exact(self, numbers: dict) -> None:
+        """Set several of the exact numbers above at once (``{name: value}``; see ``write_exact``)."""
+        write_exact(self, numbers)
 
     @property
     def depth(self) -> float:

@@ -457,20 +457,29 @@ def settled(vertices, normals: np.ndarray, distances: np.ndarray, errors: np.nda
     on the boundary of A - B (the first support query converges), without building the polytope: the same
     floats, in the same order. None when the polytope would have to grow."""
     closest = int(np.argmin(distances))  # the heap's first: the smallest distance, then the lowest face id
+    bx, by, bz = normals[closest].tolist()
+    aligned = (normals[:, 0] * bx + normals[:, 1] * by) + normals[:, 2] * bz >= 1.0 - 1e-6
+    facet = np.flatnonzero((distances - distances[closest] <= rounding) & aligned).tolist()
+    return settled_on(vertices, normals, distances, errors, triangles, closest, facet,
+                      float((distances - errors).min()), support, tolerance=tolerance)
+
+
+def settled_on(vertices, normals: np.ndarray, distances: np.ndarray, errors: np.ndarray, triangles: np.ndarray,
+               closest: int, facet: list[int], certified: float, support: SupportFn, *, tolerance: float
+               ) -> EpaResult | None:
+    """``settled`` given what it finds first: the closest face, the faces of its facet (within the rounding of
+    its distance and aligned with it) and the smallest face distance lowered by its error (a caller with many
+    polytopes finds those for all of them at once)."""
     normal, distance = tuple(normals[closest].tolist()), float(distances[closest])
     point = support(normal)[0]
     height = normal[0] * point[0] + normal[1] * point[1] + normal[2] * point[2]
     if not height - distance <= tolerance:
         return None
-    bx, by, bz = normal
-    aligned = (normals[:, 0] * bx + normals[:, 1] * by) + normals[:, 2] * bz >= 1.0 - 1e-6
-    in_facet = np.flatnonzero((distances - distance <= rounding) & aligned).tolist()
-    facet = [[*triangles[k].tolist(), tuple(normals[k].tolist()), float(distances[k]), float(errors[k])]
-             for k in in_facet]
+    faces = [[*triangles[k].tolist(), tuple(normals[k].tolist()), float(distances[k]), float(errors[k])]
+             for k in facet]
     tightest = [*triangles[closest].tolist(), normal, distance, float(errors[closest])]
-    certified = float((distances - errors).min())
-    used = {index: vertices[index] for face in facet + [tightest] for index in face[:3]}  # each read once
-    return _answer(used, facet, tightest, certified, height, 1, "converged", tolerance)
+    used = {index: vertices[index] for face in faces + [tightest] for index in face[:3]}  # each read once
+    return _answer(used, faces, tightest, certified, height, 1, "converged", tolerance)
 
 
 def _witnesses(vertices, facet: list, target: Vec3) -> tuple[Vec3, Vec3, Vec3]:

@@ -25,7 +25,7 @@ import numpy as np
 
 from .collide import PreparedPair, pair_contact, solve_pair
 from .contact import Contact
-from .epa import EpaPolytope, EpaResult, sliver_plane, resume, settled
+from .epa import EpaPolytope, EpaResult, sliver_plane, resume, settled_on
 from .gjk import SupportFn, Vertex
 from .shapes import IDENTITY, Shape
 from .simplex import EPSILON
@@ -168,10 +168,10 @@ def _indices(shape: Shape, directions: np.ndarray, points: np.ndarray, shift: np
 
 def _resumed(pair: PreparedPair, placed: _Placed) -> tuple[Contact, EpaResult] | None:
     """The pair solved by EPA from the placed warm polytope (read off its arrays when its closest face already
-    lies on the boundary: ``epa.settled``; the result's ``polytope`` is then None, nothing grew); None when the
+    lies on the boundary: ``epa.settled_on``; the result's ``polytope`` is then None, nothing grew); None when the
     answer's bounds do not meet the tolerance (then a cold start decides)."""
-    found = settled(placed, placed.normals, placed.distances, placed.errors, placed.warm.triangles, pair.support,
-                    tolerance=pair.local_solver_tolerance, rounding=pair.local_rounding)
+    found = settled_on(placed, placed.normals, placed.distances, placed.errors, placed.warm.triangles, placed.closest,
+                       placed.facet, placed.certified, pair.support, tolerance=pair.local_solver_tolerance)
     if found is None:
         polytope = EpaPolytope.from_mesh(placed.vertices(), placed.warm.triangles.tolist(),
                                          placed.warm.neighbours.tolist(), placed.planes())
@@ -188,13 +188,15 @@ def _resumed(pair: PreparedPair, placed: _Placed) -> tuple[Contact, EpaResult] |
 
 class _Placed:
     """A warm start laid over the shapes where they are now, in the pair's frame: its points on A, on B and
-    of A - B (V, 3) each, and its faces' planes (``epa._plane`` of each, see ``_planes``): unit normals
-    (F, 3), distances and errors (F,)."""
+    of A - B (V, 3) each, its faces' planes (``epa._plane`` of each, see ``_planes``): unit normals (F, 3),
+    distances and errors (F,), and ``epa.settled``'s first findings: the closest face, its facet and the
+    smallest distance lowered by its error."""
 
     def __init__(self, warm: WarmStart, side_a: np.ndarray, side_b: np.ndarray, points: np.ndarray,
-                 planes: tuple[np.ndarray, np.ndarray, np.ndarray]):
+                 planes: tuple[np.ndarray, np.ndarray, np.ndarray], closest_facet: tuple[int, list[int], float]):
         self.warm, self.side_a, self.side_b, self.points = warm, side_a, side_b, points
         self.normals, self.distances, self.errors = planes
+        self.closest, self.facet, self.certified = closest_facet
 
     def __getitem__(self, index: int) -> Vertex:
         """``(w, a, b)`` of vertex ``index``, as ``vertices`` gives it."""
@@ -215,42 +217,70 @@ class _Placed:
         the tolerance: certainly between minus the support value along its normal (less the support rounding)
         and minus the smallest face distance lowered by its error (see ``epa.resume``); None when those bounds
         are further apart than the tolerance."""
-        closest = int(self.distances.argmin())
-        normal = tuple(self.normals[closest].tolist())
+        normal = tuple(self.normals[self.closest].tolist())
         point = pair.support(normal)[0]
         lower = -(normal[0] * point[0] + normal[1] * point[1] + normal[2] * point[2]) - pair.local_support_rounding
-        upper = -float((self.distances - self.errors).min())
+        upper = -self.certified
         if upper - lower > pair.local_tolerance:
             return None
-        value = min(max(-float(self.distances[closest]), lower), upper)
+        value = min(max(-float(self.distances[self.closest]), lower), upper)
         return value * pair.unit - pair.margin + 0.0
 
 
 def _placed_together(pairs: list[PreparedPair], warms: Sequence[WarmStart | None]) -> list[_Placed | None]:
-    """Each pair's warm start placed where its shapes are now, the planes of all of them computed at once;
+    """Each pair's warm start placed where its shapes are now, the planes of all of them computed at once, and
+    what ``epa.settled_on`` needs of each: its closest face, that face's facet and its certified distance;
     None for a pair without a warm start, with shapes of other vertex counts than its warm start's, or whose
     placed polytope does not certainly enclose the origin (every face's distance, lowered by its error,
     positive) or has a face with no area."""
-    sides = [None if warm is None or warm.counts != (len(pair.a.vertices()), len(pair.b.vertices())) else
-             (_placed(pair.a, warm.vertices_a, -pair.center, 1.0 / pair.unit),
-              _placed(pair.b, warm.vertices_b, -pair.center, 1.0 / pair.unit))
-             for pair, warm in zip(pairs, warms)]
-    ready = [k for k, side in enumerate(sides) if side is not None]
+    ready = [k for k, (pair, warm) in enumerate(zip(pairs, warms))
+             if warm is not None and warm.counts == (len(pair.a.vertices()), len(pair.b.vertices()))]
     if not ready:
         return [None] * len(pairs)
-    points = np.concatenate([sides[k][0] for k in ready]) - np.concatenate([sides[k][1] for k in ready])
-    first_vertex = np.cumsum([0] + [len(sides[k][0]) for k in ready])
-    first_face = np.cumsum([0] + [len(warms[k].triangles) for k in ready])
+    shifts = np.array([pairs[k].center for k in ready])
+    inverses = np.array([1.0 / pairs[k].unit for k in ready])
+    side_a = _placed_many([pairs[k].a for k in ready], [warms[k].vertices_a for k in ready], -shifts, inverses)
+    side_b = _placed_many([pairs[k].b for k in ready], [warms[k].vertices_b for k in ready], -shifts, inverses)
+    points = side_a - side_b
+    first_vertex = np.cumsum([0] + [len(warms[k].vertices_a) for k in ready])
+    face_counts = [len(warms[k].triangles) for k in ready]
+    first_face = np.cumsum([0] + face_counts)
     normals, distances, errors = _planes(points, np.concatenate([warms[k].triangles + first_vertex[row]
                                                                  for row, k in enumerate(ready)]))
-    certain = np.minimum.reduceat(distances - errors, first_face[:-1]) > 0.0  # False for NaN: no plane
+    certified = np.minimum.reduceat(distances - errors, first_face[:-1])
+    certain = certified > 0.0  # False for NaN: no plane
+    closest, facets = _closest_facets(normals, distances, first_face, certain,
+                                      np.array([pairs[k].local_rounding for k in ready]))
     placed: list[_Placed | None] = [None] * len(pairs)
     for row, k in enumerate(ready):
         if certain[row]:
-            faces = slice(first_face[row], first_face[row + 1])
-            placed[k] = _Placed(warms[k], *sides[k], points[first_vertex[row]:first_vertex[row + 1]],
-                                (normals[faces], distances[faces], errors[faces]))
+            faces, vertices = slice(first_face[row], first_face[row + 1]), slice(first_vertex[row], first_vertex[row + 1])
+            placed[k] = _Placed(warms[k], side_a[vertices], side_b[vertices], points[vertices],
+                                (normals[faces], distances[faces], errors[faces]),
+                                (closest[row], facets[row], float(certified[row])))
     return placed
+
+
+def _closest_facets(normals: np.ndarray, distances: np.ndarray, first_face: np.ndarray, certain: np.ndarray,
+                    rounding: np.ndarray) -> tuple[list[int], list[list[int]]]:
+    """Per polytope (faces ``first_face[i]:first_face[i + 1]``) whose planes are ``certain``: its closest face
+    (the first of smallest distance, as ``np.argmin`` picks it) and that face's facet, the faces within
+    ``rounding`` of its distance and aligned with it (``epa.settled``'s test, term by term), as indices
+    within the polytope; the other polytopes get 0 and no facet."""
+    if not certain.any():
+        return [0] * len(certain), [[] for _ in range(len(certain))]
+    owner = np.repeat(np.arange(len(certain)), np.diff(first_face))
+    lowest = np.minimum.reduceat(distances, first_face[:-1])
+    at_lowest = np.flatnonzero(distances == lowest[owner])
+    closest = at_lowest[np.minimum(np.searchsorted(at_lowest, first_face[:-1]), len(at_lowest) - 1)]
+    closest = np.where(certain, closest, first_face[:-1])
+    normal, distance = normals[closest][owner], distances[closest][owner]
+    aligned = (normals[:, 0] * normal[:, 0] + normals[:, 1] * normal[:, 1]) + normals[:, 2] * normal[:, 2] >= 1.0 - 1e-6
+    rows = np.flatnonzero((distances - distance <= rounding[owner]) & aligned & certain[owner])
+    ends = np.searchsorted(rows, first_face)
+    local = (rows - first_face[owner[rows]]).tolist()
+    facets = [local[ends[k]:ends[k + 1]] for k in range(len(certain))]
+    return (closest - first_face[:-1]).tolist(), facets
 
 
 def _planes(points: np.ndarray, triangles: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -269,6 +299,26 @@ def _planes(points: np.ndarray, triangles: np.ndarray) -> tuple[np.ndarray, np.n
         plane = sliver_plane(*(tuple(corner) for corner in (a[row].tolist(), b[row].tolist(), c[row].tolist())))
         normals[row], distances[row], errors[row] = plane if plane is not None else ((np.nan,) * 3, np.nan, np.nan)
     return normals, distances, errors
+
+
+def _placed_many(shapes: list[Shape], indices: list[np.ndarray], shifts: np.ndarray, inverses: np.ndarray
+                 ) -> np.ndarray:
+    """``_placed`` of every shape (its vertices at ``indices[i]``, ``shifts[i]``, ``inverses[i]``), stacked
+    (sum of V, 3): each shape's vertices gathered, then every map applied at once, term by term as ``_placed``
+    applies it (so the same floats)."""
+    counts = [len(rows) for rows in indices]
+    chosen = np.concatenate([shape.vertices()[rows] for shape, rows in zip(shapes, indices)])
+    t = np.repeat(np.array([shape.affine[1] for shape in shapes]) + shifts, counts, axis=0)
+    turned = np.repeat([shape.affine[0] is not IDENTITY for shape in shapes], counts)
+    placed = chosen + t
+    if turned.any():
+        linear = np.repeat(np.array([shape.affine[0] for shape in shapes]), counts, axis=0)[turned]
+        x, y, z = (chosen[turned, axis:axis + 1] for axis in range(3))
+        placed[turned] = linear[:, :, 0] * x + linear[:, :, 1] * y + linear[:, :, 2] * z + t[turned]
+    inverse = np.repeat(inverses, counts)
+    scaled = inverse != 1.0
+    placed[scaled] *= inverse[scaled, None]
+    return placed
 
 
 def _placed(shape: Shape, indices: np.ndarray, shift: np.ndarray, inverse: float) -> np.ndarray:

@@ -9,6 +9,7 @@ import pytest
 from scipy.spatial import ConvexHull
 
 import core
+from core import epa
 import core.mesh.contact as contact_module
 import core.warm_epa as warm_module
 from checks import BOUNDS_SLACK, VALUE_TOLERANCE, assert_conventions, assert_matches_reference
@@ -253,36 +254,61 @@ def test_solid_pairs_measured_again_continue_from_their_slots(monkeypatch):
 @pytest.mark.parametrize("seed", range(4))
 def test_a_settled_warm_polytope_is_read_off_as_epa_would_answer(seed):
     """``epa.settled`` (no polytope built) gives exactly ``resume``'s answer whenever EPA's first support query
-    converges, and None whenever it would grow: boxes with parallel faces, round and flat shapes."""
+    converges, and None whenever it would grow: boxes with parallel faces, round and flat shapes. Many warm
+    polytopes placed together find the same closest faces and facets (``settled_on``) as each alone."""
     rng = np.random.default_rng(seed)
     bodies = [(box([0.5, 0.4, 0.3]), box([0.3, 0.3, 0.3])), (sphere(300, 0.5), cloud(rng, 200)),
               (sphere(400, 0.5) * [1.0, 1.0, 0.05], sphere(100, 0.3))]
-    read_off = grew = 0
+    pairs, warms = [], []
     for body_a, body_b in bodies:
         shape_a, shape_b = core.Polytope(body_a), core.Polytope(body_b)
         start = affine(random_rotation(rng), rng.uniform(-0.15, 0.15, 3))
         _contact, warm = collide_warm(shape_a, shape_b.transformed(start), None)
         for _ in range(6):
             step = rng.normal(scale=rng.choice([1e-4, 3e-3, 3e-2]), size=3)
-            pair = warm_module.PreparedPair(shape_a, shape_b.transformed(affine(start[:3, :3], start[:3, 3] + step)),
-                                     None, None, None)
-            [placed_polytope] = warm_module._placed_together([pair], [warm])
-            if placed_polytope is None:
-                continue
-            options = dict(tolerance=pair.local_solver_tolerance, rounding=pair.local_rounding)
-            fast = warm_module.settled(placed_polytope, placed_polytope.normals, placed_polytope.distances,
-                                       placed_polytope.errors, warm.triangles, pair.support, **options)
-            polytope = warm_module.EpaPolytope.from_mesh(placed_polytope.vertices(), warm.triangles.tolist(),
-                                                         warm.neighbours.tolist(), placed_polytope.planes())
-            full = warm_module.resume(polytope, pair.support, max_iterations=pair.max_iterations, **options)
-            if fast is None:
-                grew += 1
-                assert full.iterations > 1 or full.status != "converged"
-            else:
-                read_off += 1
-                assert full.iterations == 1 and polytope.grown == 0
-                assert (fast.signed_distance, fast.normal, fast.point_a, fast.point_b, fast.lower_bound,
-                        fast.upper_bound, fast.iterations, fast.status) == \
+            pairs.append(warm_module.PreparedPair(
+                shape_a, shape_b.transformed(affine(start[:3, :3], start[:3, 3] + step)), None, None, None))
+            warms.append(warm)
+    read_off = grew = 0
+    for pair, warm, placed_polytope in zip(pairs, warms, warm_module._placed_together(pairs, warms)):
+        if placed_polytope is None:
+            continue
+        options = dict(tolerance=pair.local_solver_tolerance, rounding=pair.local_rounding)
+        fast = epa.settled(placed_polytope, placed_polytope.normals, placed_polytope.distances,
+                           placed_polytope.errors, warm.triangles, pair.support, **options)
+        together = epa.settled_on(placed_polytope, placed_polytope.normals, placed_polytope.distances,
+                                  placed_polytope.errors, warm.triangles, placed_polytope.closest,
+                                  placed_polytope.facet, placed_polytope.certified, pair.support,
+                                  tolerance=pair.local_solver_tolerance)
+        polytope = warm_module.EpaPolytope.from_mesh(placed_polytope.vertices(), warm.triangles.tolist(),
+                                                     warm.neighbours.tolist(), placed_polytope.planes())
+        full = warm_module.resume(polytope, pair.support, max_iterations=pair.max_iterations, **options)
+        assert (fast is None) == (together is None)
+        if fast is None:
+            grew += 1
+            assert full.iterations > 1 or full.status != "converged"
+        else:
+            read_off += 1
+            assert full.iterations == 1 and polytope.grown == 0
+            for answer in (fast, together):
+                assert (answer.signed_distance, answer.normal, answer.point_a, answer.point_b, answer.lower_bound,
+                        answer.upper_bound, answer.iterations, answer.status) == \
                        (full.signed_distance, full.normal, full.point_a, full.point_b, full.lower_bound,
                         full.upper_bound, full.iterations, full.status)
     assert read_off >= 3 and grew >= 1
+
+
+def test_warm_vertices_placed_together_are_placed_as_one_by_one():
+    """``_placed_many`` (every pair's warm vertices mapped at once) gives ``_placed``'s floats for each shape:
+    unturned, turned and scaled, in frames divided by a power of two."""
+    rng = np.random.default_rng(9)
+    shapes = [core.Polytope(cloud(rng, 50)).transformed(affine(np.eye(3), rng.normal(size=3))),
+              core.Polytope(sphere(80, 0.4)).transformed(affine(random_rotation(rng) * 1.7, rng.normal(size=3))),
+              core.Polytope(cloud(rng, 30)),
+              core.Polytope(sphere(60, 0.2)).transformed(affine(random_rotation(rng), 1e3 * rng.normal(size=3)))]
+    indices = [rng.integers(0, len(shape.vertices()), size=int(rng.integers(1, 20))) for shape in shapes]
+    shifts, inverses = rng.normal(size=(len(shapes), 3)), np.array([1.0, 0.5, 2.0 ** -40, 1.0])
+    together = warm_module._placed_many(shapes, indices, shifts, inverses)
+    alone = np.concatenate([warm_module._placed(shape, rows, shift, inverse)
+                            for shape, rows, shift, inverse in zip(shapes, indices, shifts, inverses.tolist())])
+    assert (together == alone).all()

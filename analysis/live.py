@@ -52,6 +52,10 @@ SETTLE_SECONDS = 0.2
 #: (it measures at least one; the rest follow at its next call, ``SETTLE_STEP_SECONDS`` later).
 SETTLE_BUDGET_SECONDS = 0.05
 SETTLE_STEP_SECONDS = 0.01
+#: Seconds an update while the interface runs may spend before it starts no further full measurement of a pair
+#: (non-convex pairs their last answers no longer prove): those left wait, stale, for the next update or
+#: ``settle``, so that a drag of many such pairs never freezes the interface.
+UPDATE_BUDGET_SECONDS = 0.012
 
 
 @dataclass
@@ -91,6 +95,10 @@ class SolidCache:
     def __init__(self) -> None:
         self._entries: dict[tuple, _Entry] = {}
         self._warm: dict[tuple, PairStart | None] = {}
+        #: When each pair was last measured (a count of measurements): an update short of time starts with the
+        #: pairs that waited longest.
+        self._measured: dict[tuple, int] = {}
+        self._measurements = 0
         #: ``(key, polytope)``: the prepared polytopes whose support tables wait for ``build_support_tables``
         self._unbuilt: list[tuple[tuple, Polytope]] = []
 
@@ -128,6 +136,8 @@ class SolidCache:
                              if key[0] not in pointers and key[1] not in pointers}
             self._warm = {pair: start for pair, start in self._warm.items()
                           if not pointers.intersection(pair[0][:2] + pair[1][:2])}
+            self._measured = {pair: when for pair, when in self._measured.items()
+                              if not pointers.intersection(pair[0][:2] + pair[1][:2])}
             self._unbuilt = [(key, polytope) for key, polytope in self._unbuilt
                              if key[0] not in pointers and key[1] not in pointers]
 
@@ -140,6 +150,17 @@ class SolidCache:
         """Keep ``starts`` (``warm_starts``' slots, as measuring left them) for the next update."""
         for (a, b), start in zip(pairs, starts):
             self._warm[_key(a), _key(b)] = start
+
+    def waited_longest_first(self, pairs: list[tuple[Source, Source]]) -> list[int]:
+        """Positions of ``pairs`` ordered from the one measured longest ago (never measured first)."""
+        last = [self._measured.get((_key(a), _key(b)), -1) for a, b in pairs]
+        return sorted(range(len(pairs)), key=last.__getitem__)
+
+    def measured(self, pairs: list[tuple[Source, Source]]) -> None:
+        """Note that ``pairs`` were just measured."""
+        self._measurements += 1
+        for a, b in pairs:
+            self._measured[_key(a), _key(b)] = self._measurements
 
     @property
     def support_tables_pending(self) -> bool:
@@ -166,6 +187,7 @@ class SolidCache:
     def clear(self) -> None:
         self._entries.clear()
         self._warm.clear()
+        self._measured.clear()
         self._unbuilt.clear()
 
 
@@ -215,21 +237,23 @@ def stored_sources(depsgraph: bpy.types.Depsgraph, results, indices) -> dict[int
 
 
 def measure_pairs(pairs: list, shapes: list, modes: MeasureModes, options: dict, clearance: float,
-                  volumes: bool = True, warm: list | None = None) -> list:
+                  volumes: bool = True, warm: list | None = None, deadline: float | None = None) -> list:
     """``[(SolidContact, note), ...]`` of ``(Solid, Solid)`` pairs, as the analysis measures them: in the
     plane or with their rigid-body ``shapes`` (``analysis.inspect.measure_in_mode``), the others together
     (``core.mesh.collide_solid_pairs``, convex pairs' overlap volumes left out unless ``volumes``, EPA
-    started from and leaving its polytope in ``warm``'s slot per pair when given), with a note on objects
-    measured as their hull."""
+    started from and leaving its polytope in ``warm``'s slot per pair when given, no full measurement of a
+    pair started after ``deadline``: None for those), with a note on objects measured as their hull."""
     moded = [None if modes.default else measure_in_mode(a, b, shape, modes, options)
              for (a, b), shape in zip(pairs, shapes)]
     usual = [k for k, answer in enumerate(moded) if answer is None]
     slots = None if warm is None else [warm[k] for k in usual]
     contacts = (collide_solid_pairs([pairs[k] for k in usual], clearance=clearance, volumes=volumes, warm=slots,
-                                    **options) if usual else ())
+                                    deadline=deadline, **options) if usual else ())
     for k, start in zip(usual, slots or ()):
         warm[k] = start
     for k, contact in zip(usual, contacts):
+        if contact is None:
+            continue
         notes = (hull_note(solid) for solid in pairs[k]) if contact.method == HULL else ()
         moded[k] = (contact, "; ".join(filter(None, notes)))
     return moded
@@ -241,12 +265,15 @@ def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, c
     place; the indices measured.
 
     ``reread``: pointers of objects whose geometry changed (read again once, then moved like the others).
-    ``volumes`` False leaves convex pairs' overlap volumes out (``volume_pending``, see ``settle``), and answers
-    dragged non-convex pairs from their last full answer (``core.mesh.translated_contact``).
+    ``volumes`` False leaves convex pairs' overlap volumes out (``volume_pending``, see ``settle``), answers
+    dragged non-convex pairs from their last full answer (``core.mesh.translated_contact``), and starts no full
+    measurement of a pair after ``UPDATE_BUDGET_SECONDS`` (the pairs that waited longest go first): those left
+    stay stale, ``volume_pending``, for the next update or ``settle``.
     Thresholds are the scene's (tolerance, clearance, iterations) and the results' touch tolerance. Nothing
     is measured when the modes cannot be (a 'View' plane without a viewport): the results turn stale.
     Then the callback given to ``add_handlers`` (the overlay's refresh) is called.
     """
+    deadline = None if volumes else time.perf_counter() + UPDATE_BUDGET_SECONDS
     settings = scene.collision_inspector
     results = settings.results
     try:
@@ -255,7 +282,8 @@ def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, c
         return []
     cache.forget(set(reread or ()))
     pairs, shapes, measured, sides = [], [], [], []
-    for index, sources in stored_sources(depsgraph, results, indices).items():
+    found = list(stored_sources(depsgraph, results, indices).items())
+    for index, sources in (found[k] for k in cache.waited_longest_first([sources for _index, sources in found])):
         try:
             solids = tuple(cache.solid(source, depsgraph, settings.use_hulls) for source in sources)
             rigid = tuple(rigid_shape(source, depsgraph) if modes.rigid_bodies else None for source in sources)
@@ -271,16 +299,21 @@ def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, c
                "max_iterations": settings.max_iterations or None}
     updates = {}
     warm = cache.warm_starts(sides)
-    answers = measure_pairs(pairs, shapes, modes, options, settings.clearance, volumes, warm)
+    answers = measure_pairs(pairs, shapes, modes, options, settings.clearance, volumes, warm, deadline)
     cache.keep_warm_starts(sides, warm)
-    for index, (contact, note) in zip(measured, answers):
+    cache.measured([pair for pair, answer in zip(sides, answers) if answer is not None])
+    for index, answer in zip(measured, answers):
         result = results[index]
+        if answer is None:  # left for later: stale (the objects moved) and pending
+            result.stale = result.volume_pending = True
+            continue
+        contact, note = answer
         status = _status(contact.signed_distance, contact.status, settings.clearance)
         updates[index] = clash_result(result.name_a, result.name_b, status, contact, note)
     update_results(settings, updates)
     for refresh in _on_results_changed:
         refresh()
-    return measured
+    return [index for index in measured if index in updates]
 
 
 def changed_objects(depsgraph: bpy.types.Depsgraph) -> tuple[set, set]:

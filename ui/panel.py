@@ -196,8 +196,9 @@ class COLLISION_INSPECTOR_PT_results(_SidebarPanel, bpy.types.Panel):
             return
         if any_stale(settings.results):
             stale = layout.row()
-            stale.alert = True
-            stale.label(text="Stale: objects moved or changed; re-analyse", icon='TIME')
+            stale.alert = not settings.live_update
+            stale.label(text="Waiting: measured once the objects stop" if settings.live_update else
+                        "Stale: objects moved or changed; re-analyse", icon='TIME')
         draw_list_settings(layout, settings)
         layout.template_list(
             "COLLISION_INSPECTOR_UL_results", "", settings, "results", settings, "active_result_index", rows=3
@@ -254,7 +255,10 @@ def pair_summary(result, scene: bpy.types.Scene) -> str:
     """"A ↔ B: penetrating, depth 12.4 mm", the whole of what a narrow row may cut off (its tooltip)."""
     value = row_value(result, scene)
     text = f"{result.label}: {result.status}" + (f", {value}" if value != result.status else "")
-    return text + (" (stale: re-analyse)" if result.stale else "")
+    if not result.stale:
+        return text
+    return text + (" (waiting: measured once the objects stop)" if scene.collision_inspector.live_update
+                   else " (stale: re-analyse)")
 
 
 def depth_details(result, scene: bpy.types.Scene) -> list:

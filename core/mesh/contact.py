@@ -14,6 +14,7 @@ push-out; when the two differ by more than the tolerance, ``depth_is_estimate`` 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -133,7 +134,8 @@ def _solid_pair(a: Solid, b: Solid, options: dict) -> tuple[SolidContact, Transl
 def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: float | None = None,
                         touch_tolerance: float | None = None, max_iterations: int | None = None,
                         clearance: float = 0.0, volumes: bool = True,
-                        warm: MutableSequence[PairStart | None] | None = None) -> list[SolidContact]:
+                        warm: MutableSequence[PairStart | None] | None = None,
+                        deadline: float | None = None) -> list[SolidContact | None]:
     """``[collide_solids(a, b, ...) for a, b in pairs]``, with the convex pairs screened together.
 
     Convex (and hull) pairs go through GJK in lockstep (``core.batch``); those found apart by more than
@@ -151,10 +153,14 @@ def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
     a triangle test (its depth bounded, its volume and crossing curves pending), else measured in full. A
     separated mesh pair leaves its triangle pairs near the closest ones (``translated_distance.SeparationStart``):
     while only translations have moved the objects since, its exact distance is found among them, in either mode.
+
+    ``deadline`` (a ``time.perf_counter()`` value) bounds the time spent on pairs measured in full one by one
+    (non-convex pairs their starts do not answer, in the order given): none is started after it, and those
+    left are None (for a caller that must answer in time, such as an update while the user drags).
     """
     apart, answers = measure_solid_pairs(pairs, tolerance=tolerance, touch_tolerance=touch_tolerance,
                                          max_iterations=max_iterations, clearance=clearance, volumes=volumes,
-                                         warm=warm)
+                                         warm=warm, deadline=deadline)
     for k, contact in zip(apart.index.tolist(), apart.contacts()):
         answers[k] = contact
     return answers
@@ -190,11 +196,12 @@ class ApartSolids(NamedTuple):
 def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: float | None = None,
                         touch_tolerance: float | None = None, max_iterations: int | None = None,
                         clearance: float = 0.0, volumes: bool = True,
-                        warm: MutableSequence[PairStart | None] | None = None
+                        warm: MutableSequence[PairStart | None] | None = None, deadline: float | None = None
                         ) -> tuple[ApartSolids, list[SolidContact | None]]:
     """``collide_solid_pairs``, with the pairs the batch found apart by more than ``clearance`` as columns
     (``ApartSolids``) and None at their places in the list: a clash check of hundreds of objects keeps tens
-    of thousands of separated pairs as numbers. Arguments as for ``collide_solid_pairs``."""
+    of thousands of separated pairs as numbers. Arguments as for ``collide_solid_pairs``; pairs the
+    ``deadline`` left unmeasured are None in the list too, and not in the columns."""
     options = {"tolerance": tolerance, "touch_tolerance": touch_tolerance}
     if max_iterations is not None:
         options["max_iterations"] = max_iterations
@@ -232,7 +239,11 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
     rest = [k for k, answer in enumerate(answers) if answer is None and k not in in_columns]
     if warm is not None:
         _separated_warm(pairs, [k for k in rest if isinstance(warm[k], SeparationStart)], warm, answers)
+        if not volumes:
+            _translated_warm(pairs, [k for k in rest if isinstance(warm[k], TranslationStart)], warm, answers)
     for k in [k for k in rest if answers[k] is None]:
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
         answers[k], start = _one_by_one(*pairs[k], options, None if warm is None else warm[k], volumes=volumes,
                                         keep=warm is not None)
         if warm is not None and methods[k] not in (CONVEX, HULL):
@@ -242,15 +253,10 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
 
 def _one_by_one(a: Solid, b: Solid, options: dict, start: PairStart | None, *, volumes: bool, keep: bool
                 ) -> tuple[SolidContact, TranslationStart | SeparationStart | None]:
-    """A pair measured alone (its keywords resolved as ``collide_solids`` does), or answered from ``start`` when
-    that still proves a penetrating mesh pair's overlap and ``volumes`` is False (``translated_contact``). With
-    what to start its next answer from: a penetrating mesh pair's (it costs nothing), and when ``keep`` a
-    separated mesh pair's (``translated_distance``; a ``start`` that ran out tells whether the drag is slow enough
-    for a start to serve)."""
-    if isinstance(start, TranslationStart) and not volumes:
-        moved = depth_after_translation(start, a, b)
-        if moved is not None:
-            return _translated_answer(moved, start), start
+    """A pair measured alone (its keywords resolved as ``collide_solids`` does). With what to start its next
+    answer from: a penetrating mesh pair's (it costs nothing), and when ``keep`` a separated mesh pair's
+    (``translated_distance``; a ``start`` that ran out tells whether the drag is slow enough for a start to
+    serve)."""
     options = _pair_options(a, b, options["tolerance"], options["touch_tolerance"], options.get("max_iterations"))
     contact, proved = _solid_pair(a, b, options)
     if keep and contact.method == MESH and contact.status == SEPARATED and not contact.curves:
@@ -270,6 +276,16 @@ def _separated_warm(pairs: Sequence[tuple[Solid, Solid]], chosen: list[int], war
         if distance is not None:
             answers[k] = _apart_answer(distance, distance.point_b - distance.point_a, warm[k].touch_tolerance,
                                        warm[k].overlap_volume)
+
+
+def _translated_warm(pairs: Sequence[tuple[Solid, Solid]], chosen: list[int], warm: Sequence[PairStart | None],
+                     answers: list[SolidContact | None]) -> None:
+    """Answer the ``chosen`` penetrating mesh pairs whose starts still prove their overlap
+    (``translated_contact.depth_after_translation``); the others are left None."""
+    for k in chosen:
+        moved = depth_after_translation(warm[k], *pairs[k])
+        if moved is not None:
+            answers[k] = _translated_answer(moved, warm[k])
 
 
 def _translated_answer(moved: TranslatedDepth, start: TranslationStart) -> SolidContact:

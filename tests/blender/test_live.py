@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib
 import math
+import time
+from types import SimpleNamespace
 
 import bpy
 import pytest
@@ -255,6 +257,54 @@ def test_dragging_a_non_convex_pair_carries_its_pushout_along(live_pair, addon, 
     pair = result("A", "B")
     assert len(full) == 2 and not pair.volume_pending and pair.overlap_volume == pytest.approx(0.34, abs=1e-6)
     assert pair.depth_lower_bound - 1e-6 <= 0.34 <= pair.depth <= 0.34 + 1e-3
+    bpy.app.timers.unregister(live.settle)
+
+
+def test_an_update_short_of_time_leaves_full_measurements_waiting_longest_first(empty_scene, addon, monkeypatch):
+    """While the interface runs, an update starts no full measurement of a pair once its budget is spent (here
+    the first spends it): the pairs left stay stale and pending; the next update starts with the pair
+    that waited longest, and ``settle`` measures the rest once the objects stop, as a complete update would."""
+    live = importlib.import_module(addon.__name__ + ".analysis.live")
+    contact = importlib.import_module(addon.__name__ + ".core.mesh.contact")
+    measure, full = contact._mesh_pair, []
+
+    def one_full_measurement_spends_the_budget(a, b, options):
+        full.append(b.name)
+        return measure(a, b, options)
+
+    # a budget of ten minutes, and the core's clock an hour later once the update has made a full measurement
+    monkeypatch.setattr(live, "UPDATE_BUDGET_SECONDS", 600.0)
+    monkeypatch.setattr(contact, "time", SimpleNamespace(perf_counter=lambda: time.perf_counter() + 3600.0 * len(full)))
+    monkeypatch.setattr(contact, "_mesh_pair", one_full_measurement_spends_the_budget)
+    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    for k in range(3):
+        add_cube(f"A{k}", 10.0 * k).data = l_shape(f"L{k}")
+        add_cube(f"B{k}", 10.0 * k + 1.0).location.z = 1.0  # in the notch, touching
+    bpy.context.view_layer.update()
+    assert [status for _a, _b, status in analyse('ALL')] == ['touching'] * 3
+    settings = empty_scene.collision_inspector
+    settings.live_update = True
+    measured = []
+    for step, z in enumerate((0.8, 0.7)):  # two updates rotating the three B objects: no start serves a turn
+        full.clear()
+        for k in range(3):
+            bpy.data.objects[f"B{k}"].location.z = z
+            bpy.data.objects[f"B{k}"].rotation_euler.z = 0.01 * (step + 1)
+        bpy.context.view_layer.update()
+        assert len(full) == 1  # one full measurement, then the budget was spent
+        measured += full
+        waiting = [r for r in settings.results if r.stale]
+        assert len(waiting) == 2 and all(r.volume_pending for r in waiting)
+        assert not result(f"A{int(full[0][1])}", full[0]).stale
+    assert measured[1] != measured[0]  # the second update started with a pair the first left waiting
+    while live.settle() is not None:
+        pass
+    complete = [(r.status, r.signed_distance, tuple(r.normal)) for r in settings.results]
+    assert not any(r.stale or r.volume_pending for r in settings.results)
+    monkeypatch.setattr(live, "measures_volumes_later", lambda: False)
+    live.switched(settings)  # measured again from scratch, complete
+    assert [(r.status, r.signed_distance, tuple(r.normal)) for r in settings.results] == complete
+    assert {r.status for r in settings.results} == {'penetrating'}
     bpy.app.timers.unregister(live.settle)
 
 

@@ -5,11 +5,13 @@ is checked independently: after moving B by ``depth * normal`` (a hair further),
 shared volume. Analytic answers where the construction gives one.
 """
 
+import time
+
 import numpy as np
 import pytest
 
 import core.mesh.contact as contact_module
-from core.mesh import Solid, collide_solids
+from core.mesh import Solid, collide_solid_pairs, collide_solids
 from mesh_fixtures import (block_with_hole, box, chain_link, coal_distance, cup, joined, l_bracket, manifold_overlap,
                            rod, torus, transformed, uv_sphere, wall_with_door)
 
@@ -182,3 +184,18 @@ def test_objects_whose_boxes_are_apart_are_measured_by_distance_alone(monkeypatc
     block = box((2.0, 0.0, 0.0), (3.0, 1.0, 1.0))  # resting against the bracket's end face at x = 2
     contact = measure(bracket, block)
     assert contact.status == "touching" and searched == [1]
+
+
+def test_a_deadline_leaves_full_measurements_undone_and_the_rest_answered():
+    """``collide_solid_pairs(deadline=...)``: no pair is measured in full one by one once the deadline has
+    passed (those come back None); convex pairs, screened together, are answered whatever the time."""
+    pairs = [(Solid(box()), Solid(transformed(box(), offset=(0.5, 0.2, 0.1)))),
+             (Solid(l_bracket()), Solid(transformed(box(), offset=(1.2, 0.2, 0.8)))),
+             (Solid(cup()), Solid(transformed(box(low=(-0.2, -0.2, -0.2), high=(0.2, 0.2, 0.2)), offset=(3.0, 0, 0))))]
+    complete = collide_solid_pairs(pairs)
+    assert [contact.method for contact in complete] == ["convex", "mesh", "mesh"]
+    late = collide_solid_pairs(pairs, deadline=time.perf_counter() - 1.0)
+    assert late[1] is None and late[2] is None
+    assert late[0].signed_distance == complete[0].signed_distance
+    on_time = collide_solid_pairs(pairs, deadline=time.perf_counter() + 3600.0)
+    assert [contact.signed_distance for contact in on_time] == [contact.signed_distance for contact in complete]

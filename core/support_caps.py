@@ -25,6 +25,10 @@ import numpy as np
 #: A cap keeps the points within this fraction of the cloud's radius of its top: about 1% of a round
 #: cloud's points, and it serves directions up to half that (radians) away.
 CAP_REACH = 0.02
+#: A cap made when the direction has drifted ``delta`` from the nearest kept one also reaches ``4 delta`` further
+#: (it serves two more steps of a fast drag, turning the direction by ``delta`` per step), up to this fraction
+#: of the radius (about 4% of a round cloud's points).
+MAX_CAP_REACH = 0.08
 #: Caps kept per cloud (a shape in several pairs is asked along several directions).
 MAX_CAPS = 8
 #: Rounding of a 3-term product relative to the coordinates' size (computed heights err by less).
@@ -65,10 +69,12 @@ class SupportCaps:
         if not length > 0.0:
             return np.arange(len(self._points))
         radius, guard = self._extent
-        reach = CAP_REACH * radius + slab / length + guard
+        u = (w[0] / length, w[1] / length, w[2] / length)
+        drift = min((math.dist(u, cap.direction) for cap in self._caps), default=0.0)
+        reach = min(CAP_REACH + 4.0 * drift, MAX_CAP_REACH) * radius + slab / length + guard
         heights = self._points @ direction
         rows = np.flatnonzero(heights >= heights.max() - length * (reach + guard))
-        self._caps = [_Cap((w[0] / length, w[1] / length, w[2] / length), reach, rows)] + self._caps[:MAX_CAPS - 1]
+        self._caps = [_Cap(u, reach, rows)] + self._caps[:MAX_CAPS - 1]
         return rows
 
     def kept(self, direction, slab: float) -> np.ndarray | None:

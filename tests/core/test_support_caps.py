@@ -63,6 +63,27 @@ def test_a_cap_serves_directions_within_its_reach_without_a_pass():
     assert caps.candidates(first, 0.2) is not rows  # a slab beyond the cap's reach needs a pass
 
 
+def test_a_fast_drag_gets_caps_wide_enough_for_its_next_steps():
+    """Directions turning by more than a cap serves at every step: once the drift is seen, the next cap reaches
+    far enough for the following steps, and every answer still holds the feature."""
+    points = CLOUDS["sphere surface"]
+    rng = np.random.default_rng(6)
+    caps = SupportCaps(points)
+    first, side = unit_vectors(rng, 2)
+    side -= (side @ first) * first
+    side /= np.linalg.norm(side)
+    answers = []
+    for step in range(12):
+        angle = 0.75 * CAP_REACH * step  # 1.5 times what a first cap serves, at every step
+        direction = np.cos(angle) * first + np.sin(angle) * side
+        rows = caps.candidates(direction, 1e-5)
+        assert feature_rows(points, direction, 1e-5)[0] <= set(rows.tolist())
+        answers.append(rows)
+    passes = sum(rows is not previous for rows, previous in zip(answers[1:], answers[:-1])) + 1
+    assert passes <= 5  # a pass at every step without the drift's reach
+    assert max(len(rows) for rows in answers) < 0.06 * len(points)
+
+
 @pytest.mark.parametrize("name", ["sphere surface", "cube grid", "flat disc", "duplicates"])
 def test_large_polytope_features_are_a_full_pass_s_while_the_direction_drifts(name):
     rng = np.random.default_rng(11)

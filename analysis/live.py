@@ -84,6 +84,18 @@ def _determinant(matrix: np.ndarray) -> float:
     return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
 
 
+def _move(read: np.ndarray, inverse: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """The 4x4 map from where an object was read (``read``, its ``inverse``) to ``matrix``: an exact translation
+    when the linear part is unchanged (a turned object only moved: ``matrix @ inverse`` would leave a linear part
+    an ulp off the identity, which makes every later query on the shape pay for a turn and keeps a drag from
+    being recognised as one)."""
+    if (matrix[:3, :3] == read[:3, :3]).all():
+        move = np.eye(4)
+        move[:3, 3] = matrix[:3, 3] - read[:3, 3]
+        return move
+    return matrix @ inverse
+
+
 class SolidCache:
     """Each source's prepared ``Solid``, read once and moved to wherever the source is now, and each pair's
     warm start: an overlapping convex pair's EPA polytope (``core.warm_epa``: its next update starts from there,
@@ -125,7 +137,8 @@ class SolidCache:
                             self._unbuilt.append((key, polytope))
                 self._entries[key] = _Entry(matrix, np.linalg.inv(matrix), solid, use_hull, data, matrix, solid)
             return solid
-        entry.last_matrix, entry.last_solid = matrix, entry.solid.transformed(matrix @ entry.inverse)
+        entry.last_matrix = matrix
+        entry.last_solid = entry.solid.transformed(_move(entry.matrix, entry.inverse, matrix))
         return entry.last_solid
 
     def forget(self, pointers: set) -> None:

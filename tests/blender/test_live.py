@@ -9,6 +9,8 @@ import time
 from types import SimpleNamespace
 
 import bpy
+import mathutils
+import numpy as np
 import pytest
 
 from test_browser import add_cube, analyse, select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
@@ -257,6 +259,37 @@ def test_dragging_a_non_convex_pair_carries_its_pushout_along(live_pair, addon, 
     pair = result("A", "B")
     assert len(full) == 2 and not pair.volume_pending and pair.overlap_volume == pytest.approx(0.34, abs=1e-6)
     assert pair.depth_lower_bound - 1e-6 <= 0.34 <= pair.depth <= 0.34 + 1e-3
+    bpy.app.timers.unregister(live.settle)
+
+
+def test_a_turned_object_dragged_is_moved_by_an_exact_translation(live_pair, addon, monkeypatch):
+    """A turned object that only moves is moved by a pure translation (its prepared shape keeps an exact identity
+    linear part), so a penetrating non-convex pair dragged right after live update is switched on is answered
+    from its last full answer, and the convex hull's queries never pay for a turn."""
+    live = importlib.import_module(addon.__name__ + ".analysis.live")
+    contact = importlib.import_module(addon.__name__ + ".core.mesh.contact")
+    full = []
+    measure = contact._mesh_pair
+    monkeypatch.setattr(contact, "_mesh_pair", lambda a, b, options: full.append(1) or measure(a, b, options))
+    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    settings = live_pair.collision_inspector
+    a, b = bpy.data.objects["A"], bpy.data.objects["B"]
+    a.data = l_shape("L")
+    for obj in (a, b):
+        obj.rotation_euler = (0.3, 0.2, 0.1)
+    b.location = a.matrix_world @ mathutils.Vector((1.0, 0.0, 0.7))  # in the notch, sunk 0.3 into the foot
+    settings.live_update = False
+    settings.live_update = True  # read afresh, turned: measured in full once
+    assert len(full) == 1 and result("A", "B").status == 'penetrating'
+    for step in range(1, 4):
+        b.location.z -= 0.01
+        bpy.context.view_layer.update()
+        assert len(full) == 1, step  # answered from the start: the moves are translations
+        assert result("A", "B").status == 'penetrating' and result("A", "B").volume_pending
+    key = next(key for key in live._cache._entries if key[1] == b.as_pointer())
+    assert live._cache._entries[key].last_solid.placement[1][:3, :3].tolist() == np.eye(3).tolist()
+    assert live._cache._entries[key].last_solid.hull._linear is None
+    assert live.settle() is None
     bpy.app.timers.unregister(live.settle)
 
 

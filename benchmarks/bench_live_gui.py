@@ -1,0 +1,85 @@
+"""Time a drag in Blender's interface: 20 pairs of turned, penetrating 10k-vertex spheres, live update on.
+
+    BLENDER_XVFB=1 blender --python benchmarks/bench_live_gui.py -- [STEP_M] [convex|uv]
+
+A timer carries the 20 B objects STEP_M (default 0.001 m) further at every step, 40 steps 30 ms apart, as a
+drag of all of them does; each step's ``view_layer.update()`` (depsgraph and live update) is timed. Once the
+drag stops, a second timer watches ``settle`` measure the volumes and build the support tables a drag leaves,
+and prints how long that took and the longest the interface waited between two of its calls. Then Blender quits.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import bpy
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(REPO / "benchmarks"))
+from addon_loader import load_registered_addon  # noqa: E402  (needs the path above)
+import bench_live  # noqa: E402
+
+STEPS = 40
+INTERVAL = 0.03
+WATCH_INTERVAL = 0.02
+
+
+def main(step_m: float, convex: bool) -> None:
+    addon = load_registered_addon()
+    live = sys.modules[addon.__name__ + ".analysis.live"]
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    pairs = [(bench_live.sphere(f"A{k:02d}", k * bench_live.SPACING, 10000, convex),
+              bench_live.sphere(f"B{k:02d}", k * bench_live.SPACING + 1.7, 10000, convex))
+             for k in range(bench_live.PAIRS)]
+    for turned in pairs:
+        for obj, turn in zip(turned, bench_live.TURNS):
+            obj.rotation_euler = turn
+    settings = bpy.context.scene.collision_inspector
+    settings.scope = 'ALL'
+    start = time.perf_counter()
+    bpy.ops.collision_inspector.analyze()
+    print(f"analyse {time.perf_counter() - start:.2f} s")
+    start = time.perf_counter()
+    settings.live_update = True
+    print(f"live update switched on {time.perf_counter() - start:.2f} s")
+    updates, gaps, steps = [], [], iter(range(STEPS))
+    last = [0.0]
+
+    def drag() -> float | None:
+        k = next(steps, None)
+        if k is None:
+            print(f"{len(updates)} updates carrying 20 B objects {step_m} m further each: median "
+                  f"{1e3 * statistics.median(updates):.1f} ms, {1e3 * min(updates):.0f}-{1e3 * max(updates):.0f} ms")
+            last[0] = time.perf_counter()
+            bpy.app.timers.register(watch, first_interval=WATCH_INTERVAL)
+            return None
+        for _a, b in pairs:
+            b.location.y = step_m * k
+        start = time.perf_counter()
+        bpy.context.view_layer.update()
+        updates.append(time.perf_counter() - start)
+        return INTERVAL
+
+    def watch() -> float | None:
+        now = time.perf_counter()
+        gaps.append(now - last[0])
+        last[0] = now
+        pending = sum(result.volume_pending for result in settings.results)
+        if (pending == 0 and not live._cache.support_tables_pending) or len(gaps) > 2000:
+            print(f"settled after {sum(gaps):.2f} s, the interface waiting {1e3 * max(gaps):.0f} ms at most "
+                  f"({pending} pairs still pending)")
+            bpy.ops.wm.quit_blender()
+            return None
+        return WATCH_INTERVAL
+
+    bpy.app.timers.register(drag, first_interval=0.5)
+
+
+if __name__ == "__main__":
+    args = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
+    main(float(args[0]) if args else 0.001, (args[1] if len(args) > 1 else "convex") == "convex")

@@ -115,6 +115,8 @@ class Shape:
     def transformed(self, matrix) -> "Shape":
         """This shape moved by the 4x4 affine ``matrix`` (applied after its current transform)."""
         linear, offset = as_affine(matrix, "matrix")
+        if (linear == IDENTITY).all():  # a move: the linear part stays as it is (the same floats, for less)
+            return self.translated(offset)
         current = IDENTITY if self._linear is None else self._linear
         return self._with_affine(linear @ current, linear @ self._offset + offset)
 

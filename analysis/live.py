@@ -421,18 +421,22 @@ def settle() -> float | None:
 
 
 def switched(settings) -> None:
-    """The live update was switched: forget the prepared shapes; switched on, measure every pair now."""
+    """The live update was switched: forget the prepared shapes; switched on, measure every pair now (while the
+    interface runs, as an update does: what an update leaves, such as convex pairs' overlap volumes, follows from
+    ``settle``, a pair at a time, so that ticking the box does not hold the interface for all of it)."""
     _cache.clear()
     if not settings.live_update or not len(settings.results) or _busy[0]:
         return
     scene = settings.id_data
+    later = measures_volumes_later()
     _busy[0] = True
     try:
-        remeasure(scene, bpy.context.evaluated_depsgraph_get(), range(len(settings.results)), _cache)
+        remeasure(scene, bpy.context.evaluated_depsgraph_get(), range(len(settings.results)), _cache,
+                  volumes=not later)
     finally:
         _busy[0] = False
-    if measures_volumes_later():
-        _settle_later()  # the shapes just read build their support tables once idle
+    if later:
+        _settle_later()  # the volumes, and the support tables of the shapes just read, once idle
 
 
 @persistent

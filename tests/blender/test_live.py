@@ -402,3 +402,20 @@ def test_in_background_mode_every_update_is_complete(live_pair):
     bpy.context.view_layer.update()
     pair = result("A", "B")
     assert not pair.volume_pending and pair.overlap_volume == pytest.approx(0.25, abs=1e-9)
+
+
+def test_switching_on_while_the_interface_runs_leaves_the_volumes_to_settle(live_pair, addon, monkeypatch):
+    """Ticking Live Update while the interface runs measures every pair as an update does: status and depth at
+    once, the overlap volume pending until ``settle`` (the box does not hold the interface for all volumes)."""
+    live = importlib.import_module(addon.__name__ + ".analysis.live")
+    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    settings = live_pair.collision_inspector
+    settings.live_update = False
+    bpy.data.objects["B"].location.x = 0.75
+    bpy.context.view_layer.update()
+    settings.live_update = True
+    pair = result("A", "B")
+    assert pair.status == 'penetrating' and pair.depth == pytest.approx(0.25, abs=1e-6) and pair.volume_pending
+    assert live.settle() is None
+    assert not pair.volume_pending and pair.overlap_volume == pytest.approx(0.25, abs=1e-9)
+    bpy.app.timers.unregister(live.settle)

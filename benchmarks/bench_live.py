@@ -5,11 +5,11 @@
 
 20 pairs of spheres (about VERTICES vertices each, default 10,000 then 1,000): convex ico spheres (GJK/EPA),
 then UV spheres (measured on their triangles, as non-convex objects are), side by side, each turned (as most
-objects in a scene are: an unturned one's moves cost less), analysed, live update on. Each figure is the median wall time of ``obj.location = ...;
-view_layer.update()`` (the depsgraph evaluation plus the handler), against the same update with live
-update off (the depsgraph alone):
-* one object moved (by 1 mm back and forth, and 5 cm further at every step: a fast drag) or turned (by 1
-  degree), its pair apart (GJK only) or penetrating (EPA, contact region, overlap volume);
+objects in a scene are: an unturned one's moves cost less), analysed, live update on. Each figure is the median
+wall time of ``obj.location = ...; view_layer.update()`` (the depsgraph evaluation plus the handler), against
+the same update with live update off (the depsgraph alone):
+* one object dragged (carried 1 mm further at every step, and 5 cm: a fast drag) or turned (by 1 degree), its
+  pair apart (GJK only) or penetrating (EPA, contact region, overlap volume);
 * all 20 B objects moved at once (20 pairs re-measured), apart and penetrating (a drag of 40 updates while the
   interface runs, 3 complete ones), and dragged fast (9 updates, 3 complete ones);
 * one object's mesh edited (its shape is read and prepared again).
@@ -87,21 +87,13 @@ def main(live, vertices: int, convex: bool) -> None:
           f"vertices each, measured as '{settings.results[0].method}'")
     view_layer = bpy.context.view_layer
 
-    def move(objects, distance: float = 0.001):
-        """A step nudging each of ``objects`` sideways by ``distance``, or back (every step moves them all; the
-        pairs keep their status)."""
-        def step(_k):
-            for b in objects:
-                b.location.y = 0.0 if b.location.y else distance
-            view_layer.update()
-        return step
-
-    def drag(objects, distance: float = 0.05):
-        """A step of a fast drag: ``objects`` carried sideways ``distance`` further at every step (their pairs'
-        normals turn at every step), back to the start after ten steps."""
+    def drag(objects, distance: float = 0.001, steps: int = 40):
+        """A step of a drag: ``objects`` carried sideways ``distance`` further at every step, back to the start
+        after ``steps`` steps (the pairs keep their status; their normals turn at every step, as in a real drag:
+        toggling between two places would let warm starts learn both)."""
         def step(k):
             for b in objects:
-                b.location.y = distance * (k % 10)
+                b.location.y = distance * (k % steps)
             view_layer.update()
         return step
 
@@ -139,14 +131,14 @@ def main(live, vertices: int, convex: bool) -> None:
         for state, gap in (("apart (gap 0.5)", 0.5), ("penetrating (0.3)", -0.3)):
             place(pairs, gap)
             settle_all()
-            one = median_ms(move([pairs[7][1]]))
-            fast = median_ms(drag([pairs[7][1]]))
+            one = median_ms(drag([pairs[7][1]]))
+            fast = median_ms(drag([pairs[7][1]], 0.05, 10))
             turned = median_ms(turn(pairs[7][1]))
-            settle_one = median_ms(lambda k: (move([pairs[7][1]])(k), settle_all()), repeats=3) if later else ""
-            every = median_ms(move([b for _a, b in pairs]), repeats=40 if later else 3)
-            every_fast = median_ms(drag([b for _a, b in pairs]), repeats=9 if later else 3)
+            settle_one = median_ms(lambda k: (drag([pairs[7][1]])(k), settle_all()), repeats=3) if later else ""
+            every = median_ms(drag([b for _a, b in pairs]), repeats=40 if later else 3)
+            every_fast = median_ms(drag([b for _a, b in pairs], 0.05, 10), repeats=9 if later else 3)
             pauses.clear()
-            settle_every = median_ms(lambda k: (move([b for _a, b in pairs])(k), settle_all()), repeats=3) \
+            settle_every = median_ms(lambda k: (drag([b for _a, b in pairs])(k), settle_all()), repeats=3) \
                 if later else ""
             longest = f" (the interface waiting {1e3 * max(pauses, default=0.0):.0f} ms at most)"
             print(f"{label}: {state}: one object moved {one} (by 5 cm: {fast}; turned: {turned}), all 20 B moved "

@@ -3,7 +3,9 @@
 A contact region needs the points of a shape within a slab of its support plane (``region``). For a
 cloud of thousands of points that is a pass over all of them per query, and a live update asks again
 for every pair at every step, each time along a direction close to the last one. So each full pass
-also keeps a *cap*: the rows within ``reach`` of the top along that unit direction ``u0``.
+also keeps a *cap*: the rows within ``reach`` of the top along that unit direction ``u0``. The same caps
+answer support queries along nearby directions (``Polytope``, while no support table serves it), and a
+cap made after the direction drifted from the nearest kept one reaches further, for a fast drag's next steps.
 
 Why a cap answers a nearby direction: let ``R`` bound ``|p - c|`` over the cloud (``c`` its box centre),
 ``q`` the top along ``u0`` and ``p`` a point outside the cap (``p.u0 < q.u0 - reach``). For a unit ``u``

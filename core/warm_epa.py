@@ -254,7 +254,8 @@ def _placed_together(pairs: list[PreparedPair], warms: Sequence[WarmStart | None
     placed: list[_Placed | None] = [None] * len(pairs)
     for row, k in enumerate(ready):
         if certain[row]:
-            faces, vertices = slice(first_face[row], first_face[row + 1]), slice(first_vertex[row], first_vertex[row + 1])
+            faces = slice(first_face[row], first_face[row + 1])
+            vertices = slice(first_vertex[row], first_vertex[row + 1])
             placed[k] = _Placed(warms[k], side_a[vertices], side_b[vertices], points[vertices],
                                 (normals[faces], distances[faces], errors[faces]),
                                 (closest[row], facets[row], float(certified[row])))

@@ -273,20 +273,20 @@ def measure_pairs(pairs: list, shapes: list, modes: MeasureModes, options: dict,
 
 
 def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, cache: SolidCache,
-              reread: set | None = None, volumes: bool = True) -> list[int]:
+              reread: set | None = None, volumes: bool = True, budget: float | None = None) -> list[int]:
     """Measure the stored results at ``indices`` again, in the modes they were analysed in, and write them in
     place; the indices measured.
 
     ``reread``: pointers of objects whose geometry changed (read again once, then moved like the others).
-    ``volumes`` False leaves convex pairs' overlap volumes out (``volume_pending``, see ``settle``), answers
-    dragged non-convex pairs from their last full answer (``core.mesh.translated_contact``), and starts no full
-    measurement of a pair after ``UPDATE_BUDGET_SECONDS`` (the pairs that waited longest go first): those left
+    ``volumes`` False leaves convex pairs' overlap volumes out (``volume_pending``, see ``settle``) and answers
+    dragged non-convex pairs from their last full answer (``core.mesh.translated_contact``). With a ``budget``
+    (seconds) no full measurement of a pair starts after it (the pairs that waited longest go first): those left
     stay stale, ``volume_pending``, for the next update or ``settle``.
     Thresholds are the scene's (tolerance, clearance, iterations) and the results' touch tolerance. Nothing
     is measured when the modes cannot be (a 'View' plane without a viewport): the results turn stale.
     Then the callback given to ``add_handlers`` (the overlay's refresh) is called.
     """
-    deadline = None if volumes else time.perf_counter() + UPDATE_BUDGET_SECONDS
+    deadline = None if budget is None else time.perf_counter() + budget
     settings = scene.collision_inspector
     results = settings.results
     try:
@@ -357,7 +357,8 @@ def on_depsgraph_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) 
     later = measures_volumes_later()
     _busy[0] = True
     try:
-        remeasure(scene, depsgraph, indices, _cache, reshaped, volumes=not later)
+        remeasure(scene, depsgraph, indices, _cache, reshaped, volumes=not later,
+                  budget=UPDATE_BUDGET_SECONDS if later else None)
     finally:
         _busy[0] = False
     if later:
@@ -422,8 +423,9 @@ def settle() -> float | None:
 
 def switched(settings) -> None:
     """The live update was switched: forget the prepared shapes; switched on, measure every pair now (while the
-    interface runs, as an update does: what an update leaves, such as convex pairs' overlap volumes, follows from
-    ``settle``, a pair at a time, so that ticking the box does not hold the interface for all of it)."""
+    interface runs, convex pairs' overlap volumes follow from ``settle``, a pair at a time, so that ticking the
+    box does not hold the interface for all of them; non-convex pairs are measured in full, which prepares
+    their triangle trees before the first drag)."""
     _cache.clear()
     if not settings.live_update or not len(settings.results) or _busy[0]:
         return

@@ -158,9 +158,9 @@ def _indices(shape: Shape, directions: np.ndarray, points: np.ndarray, shift: np
     linear, _offset = shape.affine
     local = shape.vertices()
     indices = np.argmax(local @ (directions @ linear).T, axis=0)
-    wrong = np.flatnonzero((_placed(shape, indices, shift, inverse) != points).any(axis=1))
+    wrong = np.flatnonzero((_placed([shape], [indices], shift[None], np.array([inverse])) != points).any(axis=1))
     if wrong.size:
-        every = _placed(shape, np.arange(len(local)), shift, inverse)
+        every = _placed([shape], [np.arange(len(local))], shift[None], np.array([inverse]))
         gaps = ((every[None, :, :] - points[wrong, None, :]) ** 2).sum(axis=2)
         indices[wrong] = gaps.argmin(axis=1)
     return indices
@@ -239,8 +239,8 @@ def _placed_together(pairs: list[PreparedPair], warms: Sequence[WarmStart | None
         return [None] * len(pairs)
     shifts = np.array([pairs[k].center for k in ready])
     inverses = np.array([1.0 / pairs[k].unit for k in ready])
-    side_a = _placed_many([pairs[k].a for k in ready], [warms[k].vertices_a for k in ready], -shifts, inverses)
-    side_b = _placed_many([pairs[k].b for k in ready], [warms[k].vertices_b for k in ready], -shifts, inverses)
+    side_a = _placed([pairs[k].a for k in ready], [warms[k].vertices_a for k in ready], -shifts, inverses)
+    side_b = _placed([pairs[k].b for k in ready], [warms[k].vertices_b for k in ready], -shifts, inverses)
     points = side_a - side_b
     first_vertex = np.cumsum([0] + [len(warms[k].vertices_a) for k in ready])
     face_counts = [len(warms[k].triangles) for k in ready]
@@ -302,11 +302,11 @@ def _planes(points: np.ndarray, triangles: np.ndarray) -> tuple[np.ndarray, np.n
     return normals, distances, errors
 
 
-def _placed_many(shapes: list[Shape], indices: list[np.ndarray], shifts: np.ndarray, inverses: np.ndarray
-                 ) -> np.ndarray:
-    """``_placed`` of every shape (its vertices at ``indices[i]``, ``shifts[i]``, ``inverses[i]``), stacked
-    (sum of V, 3): each shape's vertices gathered, then every map applied at once, term by term as ``_placed``
-    applies it (so the same floats)."""
+def _placed(shapes: list[Shape], indices: list[np.ndarray], shifts: np.ndarray, inverses: np.ndarray) -> np.ndarray:
+    """The vertices of every shape at ``indices[i]`` mapped by ``L p + t``, shifted by ``shifts[i]`` and scaled by
+    ``inverses[i]`` (a power of two), stacked (sum of V, 3): ``Shape.support``'s arithmetic, term by term in the
+    same order (then ``gjk.minkowski_support``'s), so the same floats; each shape's vertices are gathered, then
+    every map applied at once."""
     counts = [len(rows) for rows in indices]
     chosen = np.concatenate([shape.vertices()[rows] for shape, rows in zip(shapes, indices)])
     t = np.repeat(np.array([shape.affine[1] for shape in shapes]) + shifts, counts, axis=0)
@@ -320,18 +320,3 @@ def _placed_many(shapes: list[Shape], indices: list[np.ndarray], shifts: np.ndar
     scaled = inverse != 1.0
     placed[scaled] *= inverse[scaled, None]
     return placed
-
-
-def _placed(shape: Shape, indices: np.ndarray, shift: np.ndarray, inverse: float) -> np.ndarray:
-    """(V, 3) ``shape``'s local vertices at ``indices`` mapped by ``L p + t``, shifted by ``shift`` and
-    scaled by ``inverse`` (a power of two): ``Shape.support``'s arithmetic, term by term in the same
-    order (then ``gjk.minkowski_support``'s), so the same floats."""
-    linear, offset = shape.affine
-    chosen = shape.vertices()[indices]
-    t = offset + shift
-    if linear is IDENTITY:
-        placed = chosen + t
-    else:
-        x, y, z = chosen[:, 0:1], chosen[:, 1:2], chosen[:, 2:3]
-        placed = linear[:, 0] * x + linear[:, 1] * y + linear[:, 2] * z + t
-    return placed if inverse == 1.0 else placed * inverse

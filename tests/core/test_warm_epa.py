@@ -16,6 +16,7 @@ from checks import BOUNDS_SLACK, VALUE_TOLERANCE, assert_conventions, assert_mat
 from core.batch import screen_many
 from core.collide import solve_pair
 from core.mesh import Solid, TriangleMesh, collide_solid_pairs
+from core.shapes import IDENTITY
 from core.warm_epa import WarmStart, collide_warm, collide_warm_many, signed_distance_warm, signed_distances_warm
 from generators import affine, box, cloud, random_rotation, rotation_about, sphere
 from reference import reference_contact
@@ -298,9 +299,24 @@ def test_a_settled_warm_polytope_is_read_off_as_epa_would_answer(seed):
     assert read_off >= 3 and grew >= 1
 
 
-def test_warm_vertices_placed_together_are_placed_as_one_by_one():
-    """``_placed_many`` (every pair's warm vertices mapped at once) gives ``_placed``'s floats for each shape:
-    unturned, turned and scaled, in frames divided by a power of two."""
+def supported(shape, index: int, shift: np.ndarray, inverse: float) -> list:
+    """Where ``Shape.support`` (then ``gjk.minkowski_support``) puts vertex ``index`` of ``shape`` in a pair's frame
+    shifted by ``shift`` and scaled by ``inverse``: their arithmetic, in Python floats."""
+    moved = shape.translated(shift)
+    linear, offset = moved.affine
+    px, py, pz = moved.vertices()[index].tolist()
+    tx, ty, tz = offset.tolist()
+    if linear is IDENTITY:
+        point = [px + tx, py + ty, pz + tz]
+    else:
+        (a, b, c), (e, f, g), (h, i, j) = linear.tolist()
+        point = [a * px + b * py + c * pz + tx, e * px + f * py + g * pz + ty, h * px + i * py + j * pz + tz]
+    return point if inverse == 1.0 else [coordinate * inverse for coordinate in point]
+
+
+def test_warm_vertices_are_placed_where_the_support_function_puts_them():
+    """``_placed`` (every pair's warm vertices mapped at once) gives the floats the support function gives each
+    vertex: unturned, turned and scaled shapes, in frames divided by a power of two."""
     rng = np.random.default_rng(9)
     shapes = [core.Polytope(cloud(rng, 50)).transformed(affine(np.eye(3), rng.normal(size=3))),
               core.Polytope(sphere(80, 0.4)).transformed(affine(random_rotation(rng) * 1.7, rng.normal(size=3))),
@@ -308,7 +324,7 @@ def test_warm_vertices_placed_together_are_placed_as_one_by_one():
               core.Polytope(sphere(60, 0.2)).transformed(affine(random_rotation(rng), 1e3 * rng.normal(size=3)))]
     indices = [rng.integers(0, len(shape.vertices()), size=int(rng.integers(1, 20))) for shape in shapes]
     shifts, inverses = rng.normal(size=(len(shapes), 3)), np.array([1.0, 0.5, 2.0 ** -40, 1.0])
-    together = warm_module._placed_many(shapes, indices, shifts, inverses)
-    alone = np.concatenate([warm_module._placed(shape, rows, shift, inverse)
-                            for shape, rows, shift, inverse in zip(shapes, indices, shifts, inverses.tolist())])
-    assert (together == alone).all()
+    together = warm_module._placed(shapes, indices, shifts, inverses)
+    expected = [supported(shape, index, shift, inverse) for shape, rows, shift, inverse
+                in zip(shapes, indices, shifts, inverses.tolist()) for index in rows.tolist()]
+    assert together.tolist() == expected

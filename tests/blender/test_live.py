@@ -107,6 +107,14 @@ def l_shape(name: str) -> bpy.types.Mesh:
     return mesh
 
 
+def counted_full_measurements(addon, monkeypatch) -> list:
+    """A list that grows by one whenever the core measures a non-convex pair in full (``_mesh_pair``)."""
+    contact = importlib.import_module(addon.__name__ + ".core.mesh.contact")
+    full, measure = [], contact._mesh_pair
+    monkeypatch.setattr(contact, "_mesh_pair", lambda a, b, options: full.append(1) or measure(a, b, options))
+    return full
+
+
 def test_non_convex_pairs_update_too(live_pair):
     """B in the L's notch: the pair is measured on the triangles, and follows B."""
     a = bpy.data.objects["A"]
@@ -235,10 +243,7 @@ def test_dragging_a_non_convex_pair_carries_its_pushout_along(live_pair, addon, 
     answer: its push-out carried along (exact here: B sinks straight down) and a proven lower bound, the volume
     pending; once the object stops, ``settle`` measures it in full again."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
-    contact = importlib.import_module(addon.__name__ + ".core.mesh.contact")
-    full = []
-    measure = contact._mesh_pair
-    monkeypatch.setattr(contact, "_mesh_pair", lambda a, b, options: full.append(1) or measure(a, b, options))
+    full = counted_full_measurements(addon, monkeypatch)
     monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
     bpy.data.objects["A"].data = l_shape("L")
     b = bpy.data.objects["B"]
@@ -267,10 +272,7 @@ def test_a_turned_object_dragged_is_moved_by_an_exact_translation(live_pair, add
     linear part), so a penetrating non-convex pair dragged right after live update is switched on is answered
     from its last full answer, and the convex hull's queries never pay for a turn."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
-    contact = importlib.import_module(addon.__name__ + ".core.mesh.contact")
-    full = []
-    measure = contact._mesh_pair
-    monkeypatch.setattr(contact, "_mesh_pair", lambda a, b, options: full.append(1) or measure(a, b, options))
+    full = counted_full_measurements(addon, monkeypatch)
     monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
     settings = live_pair.collision_inspector
     a, b = bpy.data.objects["A"], bpy.data.objects["B"]
@@ -345,10 +347,7 @@ def test_dragging_a_non_convex_pair_apart_keeps_its_distance_exact(live_pair, ad
     """A separated non-convex pair dragged (translated) is measured among the triangle pairs its last full answer
     kept near the closest ones, in any mode: the exact distance, without a full measurement; a turn measures it in
     full again."""
-    contact = importlib.import_module(addon.__name__ + ".core.mesh.contact")
-    full = []
-    measure = contact._mesh_pair
-    monkeypatch.setattr(contact, "_mesh_pair", lambda a, b, options: full.append(1) or measure(a, b, options))
+    full = counted_full_measurements(addon, monkeypatch)
     bpy.data.objects["A"].data = l_shape("L")
     b = bpy.data.objects["B"]
     b.location = (1.25, 0.0, 1.2)  # in the notch: 0.25 from the upright's side, 0.2 above the foot

@@ -20,7 +20,9 @@ crossing curves pending), and measured in full once it stops. That runs a pair a
 ``SETTLE_BUDGET_SECONDS`` per timer call, so the interface keeps drawing and answering while a drag of many
 large objects is measured in full; then the support tables of the shapes read meanwhile are built, one at a
 time (``core.shapes.Polytope.defer_support_table``: built by the core after 64 queries, they would land in the
-middle of a drag). In background mode (scripts, tests, the command line) every update is complete at once.
+middle of a drag). An update while the interface runs starts no full measurement of a pair after
+``UPDATE_BUDGET_SECONDS``: the pairs that waited longest go first, the rest stay stale and pending for the next
+update or ``settle``. In background mode (scripts, tests, the command line) every update is complete at once.
 """
 
 from __future__ import annotations

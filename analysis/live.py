@@ -36,7 +36,7 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from ..core.mesh import HULL, Solid, collide_solid_pairs
-from ..core.mesh.contact import PairStart
+from ..core.mesh.contact import PairStart, start_for_next_drag
 from ..core.mesh.translated_distance import SeparationStart, without_pairs
 from ..core.shapes import Polytope
 from .clash import _status, clash_result, hull_note
@@ -58,6 +58,10 @@ SETTLE_STEP_SECONDS = 0.01
 #: (non-convex pairs their last answers no longer prove): those left wait, stale, for the next update or
 #: ``settle``, so that a drag of many such pairs never freezes the interface.
 UPDATE_BUDGET_SECONDS = 0.012
+#: Bytes of triangle pairs the separated non-convex pairs' starts keep while nothing moves, ready for the next drag
+#: (``SolidCache.prepare_separation_starts``; about 1 MB per pair of 10k-vertex objects): the most recently
+#: measured pairs keep theirs, the others drop them.
+KEPT_PAIRS_BUDGET_BYTES = 64 * 2 ** 20
 
 
 @dataclass
@@ -71,6 +75,11 @@ class _Entry:
     data: int
     last_matrix: np.ndarray
     last_solid: Solid
+
+
+def _kept_bytes(start: SeparationStart) -> int:
+    """Memory held by a start's triangle pairs."""
+    return start.corners_a.nbytes + start.corners_b.nbytes + start.axes.nbytes + start.gaps.nbytes
 
 
 def _key(source: Source) -> tuple:
@@ -115,6 +124,9 @@ class SolidCache:
         self._measurements = 0
         #: ``(key, polytope)``: the prepared polytopes whose support tables wait for ``build_support_tables``
         self._unbuilt: list[tuple[tuple, Polytope]] = []
+        #: Per pair, the separation start ``prepare_separation_starts`` left as it is (it could not ready it, or
+        #: the budget was spent): not tried again.
+        self._left: dict[tuple, SeparationStart] = {}
 
     def solid(self, source: Source, depsgraph: bpy.types.Depsgraph, use_hull: bool) -> Solid:
         """The source's evaluated shape in world space: read the first time (and after ``forget``, or when its
@@ -149,10 +161,9 @@ class SolidCache:
         if pointers:
             self._entries = {key: entry for key, entry in self._entries.items()
                              if key[0] not in pointers and key[1] not in pointers}
-            self._warm = {pair: start for pair, start in self._warm.items()
-                          if not pointers.intersection(pair[0][:2] + pair[1][:2])}
-            self._measured = {pair: when for pair, when in self._measured.items()
-                              if not pointers.intersection(pair[0][:2] + pair[1][:2])}
+            self._warm, self._measured, self._left = (
+                {pair: value for pair, value in per_pair.items() if not pointers.intersection(pair[0][:2] + pair[1][:2])}
+                for per_pair in (self._warm, self._measured, self._left))
             self._unbuilt = [(key, polytope) for key, polytope in self._unbuilt
                              if key[0] not in pointers and key[1] not in pointers]
 
@@ -192,18 +203,51 @@ class SolidCache:
                 if time.perf_counter() >= deadline:
                     return
 
-    def release_kept_pairs(self) -> None:
-        """Drop the triangle pairs that separated non-convex pairs keep while dragged
-        (``translated_distance.without_pairs``): up to a few MB per pair, needed again only by the next drag."""
-        for pair, start in self._warm.items():
-            if isinstance(start, SeparationStart) and len(start.gaps):
-                self._warm[pair] = without_pairs(start)
+    def prepare_separation_starts(self, deadline: float) -> None:
+        """Ready the separated non-convex pairs' starts for the next drag while nothing moves
+        (``core.mesh.contact.start_for_next_drag``: the triangle pairs near their closest ones where they are now,
+        so that a drag's first updates search no tree), most recently measured first, until ``time.perf_counter()``
+        passes ``deadline`` (at least one). Starts beyond ``KEPT_PAIRS_BUDGET_BYTES`` of triangle pairs drop theirs
+        (``translated_distance.without_pairs``)."""
+        order = sorted((pair for pair, start in self._warm.items() if isinstance(start, SeparationStart)),
+                       key=lambda pair: -self._measured.get(pair, -1))
+        used = 0
+        for pair in order:
+            start = self._warm[pair]
+            if used < KEPT_PAIRS_BUDGET_BYTES and self._waits(pair, start):
+                if time.perf_counter() >= deadline:
+                    return
+                start = self._ready(pair, start)
+            if used >= KEPT_PAIRS_BUDGET_BYTES:
+                start = self._left[pair] = without_pairs(start) if len(start.gaps) else start
+            self._warm[pair] = start
+            used += _kept_bytes(start)
+
+    @property
+    def separation_starts_pending(self) -> bool:
+        """Some separated non-convex pair's start still waits for ``prepare_separation_starts``."""
+        return any(isinstance(start, SeparationStart) and self._waits(pair, start) for pair, start in self._warm.items())
+
+    def _waits(self, pair: tuple, start: SeparationStart) -> bool:
+        """``start`` keeps no triangle pairs and was not left as it is (see ``_left``)."""
+        return not len(start.gaps) and self._left.get(pair) is not start
+
+    def _ready(self, pair: tuple, start: SeparationStart) -> SeparationStart:
+        """``start_for_next_drag`` of ``pair`` where its solids were last handed out; ``start`` itself, left as it
+        is, when it cannot give one (or a solid is gone)."""
+        a, b = self._entries.get(pair[0]), self._entries.get(pair[1])
+        ready = None if a is None or b is None else start_for_next_drag(start, a.last_solid, b.last_solid)
+        if ready is None:
+            self._left[pair] = start
+            return start
+        return ready
 
     def clear(self) -> None:
         self._entries.clear()
         self._warm.clear()
         self._measured.clear()
         self._unbuilt.clear()
+        self._left.clear()
 
 
 #: The shapes of the live update (dropped when it is switched, and with the handlers).
@@ -386,12 +430,12 @@ _settle_queue: list[int] = []
 
 
 def settle() -> float | None:
-    """Measure in full the current scene's results a live update left pending, a pair at a time, then drop the
-    triangle pairs kept for dragged pairs (``SolidCache.release_kept_pairs``) and build the support tables the
-    shapes read meanwhile wait for (``SolidCache.build_support_tables``), for at most
-    ``SETTLE_BUDGET_SECONDS`` per call (at least one pair or table). The timer's callback: None once the round
-    has measured every result pending when it started and built every table, ``SETTLE_STEP_SECONDS`` to go on
-    with the rest, ``SETTLE_SECONDS`` to try again while a measurement or a scan is running."""
+    """Measure in full the current scene's results a live update left pending, a pair at a time, then ready the
+    separated non-convex pairs' starts for the next drag (``SolidCache.prepare_separation_starts``) and build the
+    support tables the shapes read meanwhile wait for (``SolidCache.build_support_tables``), for at most
+    ``SETTLE_BUDGET_SECONDS`` per call (at least one pair, start or table). The timer's callback: None once the
+    round has measured every result pending when it started, readied every start and built every table,
+    ``SETTLE_STEP_SECONDS`` to go on with the rest, ``SETTLE_SECONDS`` to try again while a measurement or a scan is running."""
     if _busy[0]:
         return SETTLE_SECONDS
     scene = bpy.context.scene
@@ -414,13 +458,14 @@ def settle() -> float | None:
                 measured = True
                 if time.perf_counter() >= deadline:
                     break
-        if not _settle_queue:
-            _cache.release_kept_pairs()
-            if not measured or time.perf_counter() < deadline:
+        if not _settle_queue and (not measured or time.perf_counter() < deadline):
+            _cache.prepare_separation_starts(deadline)
+            if not _cache.separation_starts_pending and time.perf_counter() < deadline:
                 _cache.build_support_tables(deadline)
     finally:
         _busy[0] = False
-    return SETTLE_STEP_SECONDS if _settle_queue or _cache.support_tables_pending else None
+    more = _settle_queue or _cache.separation_starts_pending or _cache.support_tables_pending
+    return SETTLE_STEP_SECONDS if more else None
 
 
 def switched(settings) -> None:

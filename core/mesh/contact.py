@@ -34,7 +34,12 @@ from .intersection import default_tolerance, surface_intersection, surfaces_over
 from .sat_pairs import sat_contacts, sat_ready
 from .solid import CONVEX, HULL, MESH, PARTS, Solid
 from .translated_contact import TranslatedDepth, TranslationStart, depth_after_translation, translation_start
-from .translated_distance import SeparationStart, distances_after_translation, separation_start
+from .translated_distance import (
+    SeparationStart,
+    distances_after_translation,
+    separation_start,
+    start_after_translation,
+)
 from .volume import overlap_volume
 from .rays import crossing_windings
 
@@ -256,7 +261,13 @@ def _one_by_one(a: Solid, b: Solid, options: dict, start: PairStart | None, *, v
     """A pair measured alone (its keywords resolved as ``collide_solids`` does). With what to start its next
     answer from: a penetrating mesh pair's (it costs nothing), and when ``keep`` a separated mesh pair's
     (``translated_distance``; a ``start`` that ran out tells whether the drag is slow enough for a start to
-    serve)."""
+    serve, and a pair only moved by less than its distance since is measured from it, without a full
+    measurement: ``translated_distance.start_after_translation``)."""
+    if keep and isinstance(start, SeparationStart):
+        moved = start_after_translation(start, a, b, _pair_size(a, b))
+        if moved is not None:
+            return _apart_answer(MeshDistance(moved.distance, moved.point_a, moved.point_b, -1, -1),
+                                 moved.point_b - moved.point_a, moved.touch_tolerance, moved.overlap_volume), moved
     options = _pair_options(a, b, options["tolerance"], options["touch_tolerance"], options.get("max_iterations"))
     contact, proved = _solid_pair(a, b, options)
     if keep and contact.method == MESH and contact.status == SEPARATED and not contact.curves:
@@ -265,6 +276,14 @@ def _one_by_one(a: Solid, b: Solid, options: dict, start: PairStart | None, *, v
         return contact, separation_start(a, b, found, _pair_size(a, b), contact.tolerance, contact.overlap_volume,
                                          previous)
     return contact, proved
+
+
+def start_for_next_drag(start: SeparationStart, a: Solid, b: Solid) -> SeparationStart | None:
+    """A separated mesh pair's ``start`` made ready, while nothing moves, for the pair's next drag: with the triangle
+    pairs near its closest ones where the pair is now (``translated_distance.start_after_translation`` at rest), so
+    that the drag's first updates need no tree search. None when ``start`` cannot give one (the pair turned since,
+    or moved as far as its distance): the next update measures it in full."""
+    return start_after_translation(start, a, b, _pair_size(a, b), at_rest=True)
 
 
 def _separated_warm(pairs: Sequence[tuple[Solid, Solid]], chosen: list[int], warm: Sequence[PairStart | None],

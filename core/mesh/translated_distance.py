@@ -7,7 +7,9 @@ a horizon ``h > d0`` of each other (``distance.near_triangle_pairs``; every othe
 (``triangle_distance.separating_axes``). When A then moves by ``s`` and B by ``t`` without turning or
 scaling (a drag), with ``d = t - s``:
 
-- ``b0 + t`` and ``a0 + s`` are surface points ``U = |b0 - a0 + d|`` apart: the distance is at most ``U``;
+- ``b0 + t`` and ``a0 + s`` are surface points ``U = |b0 - a0 + d|`` apart: the distance is at most ``U``
+  (after the first answer, ``a0`` and ``b0`` are the last answer's closest points taken back to where the start
+  has the objects: the bound stays tight while the drag goes on);
 - each pair of triangles comes at most ``|d|`` closer: a pair outside the kept ones is now further apart
   than ``h - |d|``, so while that is at least ``U`` none of them can be the closest;
 - a kept pair's projections on its axis are now ``g + n . d`` apart, a lower bound on its distance: only
@@ -18,6 +20,11 @@ scaling (a drag), with ``d = t - s``:
 While ``|d| < d0`` the surfaces stayed apart along the straight move, so neither object can have entered the
 other; and a distance within the touch band is left to the full measurement (it finds the touching curves).
 The answer is exact, not an estimate: it is the full search over a set proven to hold the closest pair.
+
+A drag that outruns the kept pairs but not the distance (``|d| < d0``) needs no full measurement either
+(``start_after_translation``): the pair is still apart with neither inside the other, so a new start, with the
+triangle pairs within ``U`` plus the reach where the pair is now, holds its exact distance; each start proves the
+next. ``contact.start_for_next_drag`` makes one while nothing moves, for the next drag.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .bvh import BOUND_SLACK
-from .distance import MeshDistance, near_triangle_pairs
+from .distance import MeshDistance, mesh_distance, near_triangle_pairs
 from .solid import Solid
 from .translated_contact import pair_translations
 from .triangle_distance import separating_axes, triangle_pair_distance
@@ -47,7 +54,10 @@ class SeparationStart:
     """What a separated mesh pair's full answer proved, with where both objects were (``Solid.placement``): the
     distance and closest points, the triangle pairs within ``horizon`` (corners (K, 3, 3) each) with their
     separating ``axes`` (K, 3) and ``gaps`` (K,), by increasing gap, a rounding margin for the bounds, the touch
-    band and the overlap volume answered (0 or None); and how many answers it has given since."""
+    band and the overlap volume answered (0 or None); how many answers it has given since, and the last one's
+    closest points with both objects where the start has them (``witness_a``, ``witness_b``: at first the start's
+    own; surface points, so their distance with B moved bounds the next one, tightly while the drag goes on) and
+    how far B had moved relative to A then (``witness_shift``)."""
 
     placement_a: tuple
     placement_b: tuple
@@ -63,21 +73,106 @@ class SeparationStart:
     touch_tolerance: float
     overlap_volume: float | None
     answered: int = 0
+    witness_a: np.ndarray | None = None
+    witness_b: np.ndarray | None = None
+    witness_shift: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.witness_a is None:
+            self.witness_a, self.witness_b, self.witness_shift = self.point_a, self.point_b, np.zeros(3)
 
 
 def separation_start(a: Solid, b: Solid, found: MeshDistance, size: float, touch_tolerance: float,
                      overlap_volume: float | None, previous: SeparationStart | None = None) -> SeparationStart:
-    """The start for a separated pair's next answers: its triangle pairs within the distance plus a reach of
-    ``HORIZON_FRACTION`` of the pair's ``size``, at most ``MAX_KEPT_PAIRS`` of them, once the pair is seen moving
-    slowly: its ``previous`` start answered, or B has moved less than half the reach since it. Otherwise (a first
-    measurement, or a drag too fast for a start to serve) none are kept: the start only tells where the pair was,
-    and the next full measurement looks at the pace."""
-    reach = HORIZON_FRACTION * size
-    if previous is None or (previous.answered == 0 and drag_since(previous, a, b) > 0.5 * reach):
-        reach = 0.0
+    """The start for a separated pair's next answers: its triangle pairs within the distance plus the reach
+    (``_reach``; none for a first measurement or a drag too fast for a start to serve: the start then only tells
+    where the pair was, and the next measurement looks at the pace)."""
+    reach = 0.0 if previous is None else _reach(previous, drag_since(previous, a, b), size)
+    return _start_at(a, b, found, reach, touch_tolerance, overlap_volume)
+
+
+def start_after_translation(previous: SeparationStart, a: Solid, b: Solid, size: float, *,
+                            at_rest: bool = False) -> SeparationStart | None:
+    """A new start, with its exact distance and closest points, for a pair that moved beyond what ``previous`` keeps
+    but only by a translation shorter than its distance: the surfaces stayed apart along the straight move, so
+    neither object entered the other and only the distance is left to find, without looking for crossings.
+
+    At a slow pace (``_reach``), after a move of at most the reach since the last answer, the distance is the least
+    over the triangle pairs within the witnesses' distance ``U`` plus the reach, which the new start keeps (one
+    tree search instead of two; ``U`` exceeds the distance by at most twice that move, so they stay few). Else the
+    trees are searched for the closest pair within ``U`` (``mesh_distance(upper_bound=)``), then, at a slow pace,
+    for the triangle pairs to keep. ``at_rest``: nothing moves now (the start is made for the next drag): triangle
+    pairs are kept whatever the last pace. None when the pair turned, scaled or changed shape, moved as far as its
+    distance, or came within the touch band (a full measurement decides)."""
+    shifts = pair_translations(previous.placement_a, previous.placement_b, a, b)
+    if shifts is None:
+        return None
+    relative = shifts[1] - shifts[0]
+    drag = float(np.linalg.norm(relative))
+    if not drag < previous.distance:
+        return None
+    point_a, point_b = previous.witness_a + shifts[0], previous.witness_b + shifts[1]
+    upper = float(np.linalg.norm(point_b - point_a))  # surface points: the distance is at most this
+    reach = HORIZON_FRACTION * size if at_rest else _reach(previous, drag, size)
+    touch, volume = previous.touch_tolerance, previous.overlap_volume
+    start = None
+    if reach > 0.0 and float(np.linalg.norm(relative - previous.witness_shift)) <= reach:
+        kept = _kept_pairs(a, b, upper + reach)
+        if kept.horizon >= upper:
+            start = _closest_kept(SeparationStart(a.placement, b.placement, upper, point_a, point_b, *kept, touch,
+                                                  volume))
+        else:  # too few kept pairs to hold the closest one: the trees searched, none kept
+            reach = 0.0
+    if start is None:
+        found = mesh_distance(a.mesh, b.mesh, bvh_a=a.bvh, bvh_b=b.bvh, upper_bound=upper)
+        start = _start_at(a, b, found, reach, touch, volume)
+    return start if start.distance > touch else None
+
+
+def _start_at(a: Solid, b: Solid, found: MeshDistance, reach: float, touch_tolerance: float,
+              overlap_volume: float | None) -> SeparationStart:
+    """The start where the pair is now, its distance ``found``: keeping the triangle pairs within the distance plus
+    ``reach`` (none for 0)."""
     if reach == 0.0:
         return _placement_only(a.placement, b.placement, found, touch_tolerance, overlap_volume)
-    near = near_triangle_pairs(a.bvh, b.bvh, found.distance + reach)
+    return SeparationStart(a.placement, b.placement, found.distance, found.point_a, found.point_b,
+                           *_kept_pairs(a, b, found.distance + reach), touch_tolerance, overlap_volume)
+
+
+def _closest_kept(start: SeparationStart) -> SeparationStart:
+    """``start``, whose distance and points are surface points ``U`` apart and whose kept pairs hold every pair within
+    ``U``, with its exact distance and closest points: the least over those pairs."""
+    here = _MovedPair(np.zeros(3), np.zeros(3), start.distance, *_candidates(start, np.zeros(3), start.distance, 0.0))
+    distance, on_a, on_b = _closest_candidates([start], [here])
+    if distance[0] < start.distance:
+        start.distance, start.point_a, start.point_b = float(distance[0]), on_a[0], on_b[0]
+        start.witness_a, start.witness_b = start.point_a, start.point_b
+    return start
+
+
+def _reach(previous: SeparationStart, drag: float, size: float) -> float:
+    """How far past the distance a new start keeps triangle pairs: ``HORIZON_FRACTION`` of the pair's ``size`` once
+    the pair is seen moving slowly (its ``previous`` start answered, or B has moved less than half that since it);
+    0 for a drag too fast for a start to serve."""
+    reach = HORIZON_FRACTION * size
+    return 0.0 if previous.answered == 0 and drag > 0.5 * reach else reach
+
+
+class _KeptPairs(NamedTuple):
+    """A start's triangle pairs (its fields of those names)."""
+
+    corners_a: np.ndarray
+    corners_b: np.ndarray
+    axes: np.ndarray
+    gaps: np.ndarray
+    horizon: float
+    margin: float
+
+
+def _kept_pairs(a: Solid, b: Solid, horizon: float) -> _KeptPairs:
+    """The triangle pairs a start keeps: those within ``horizon``, by increasing gap, at most ``MAX_KEPT_PAIRS`` (of
+    the smallest gaps: the horizon shrinks to the first one left out)."""
+    near = near_triangle_pairs(a.bvh, b.bvh, horizon)
     corners_a, corners_b = a.mesh.corners_of(near.triangles_a), b.mesh.corners_of(near.triangles_b)
     axes, gaps = separating_axes(corners_a, corners_b, a.bvh.normals[near.triangles_a],
                                  b.bvh.normals[near.triangles_b])
@@ -87,9 +182,7 @@ def separation_start(a: Solid, b: Solid, found: MeshDistance, size: float, touch
     if len(by_gap) > MAX_KEPT_PAIRS:  # those left out are at least their gaps apart
         horizon = min(horizon, float(gaps[by_gap[MAX_KEPT_PAIRS]]) - margin)
         by_gap = by_gap[:MAX_KEPT_PAIRS]
-    return SeparationStart(a.placement, b.placement, found.distance, found.point_a, found.point_b,
-                           corners_a[by_gap], corners_b[by_gap], axes[by_gap], gaps[by_gap], horizon, margin,
-                           touch_tolerance, overlap_volume)
+    return _KeptPairs(corners_a[by_gap], corners_b[by_gap], axes[by_gap], gaps[by_gap], horizon, margin)
 
 
 def _placement_only(placement_a: tuple, placement_b: tuple, found: MeshDistance, touch_tolerance: float,
@@ -127,10 +220,11 @@ def distances_after_translation(starts: Sequence[SeparationStart], pairs: Sequen
     for (k, pair), gap, on_a, on_b in zip(moved, distance.tolist(), point_a, point_b):
         start = starts[k]
         if not gap < pair.upper:  # the moved closest points are still closest
-            gap, on_a, on_b = pair.upper, start.point_a, start.point_b + pair.relative
+            gap, on_a, on_b = pair.upper, start.witness_a, start.witness_b + pair.relative
         if gap > start.touch_tolerance:
             found[k] = MeshDistance(gap, on_a + pair.shift_a, on_b + pair.shift_a, -1, -1)
             start.answered += 1
+            start.witness_a, start.witness_b, start.witness_shift = on_a, on_b - pair.relative, pair.relative
     return found
 
 
@@ -177,11 +271,17 @@ def _moved_pair(start: SeparationStart, a: Solid, b: Solid) -> _MovedPair | None
     shift_a, shift_b = shifts
     relative = shift_b - shift_a
     drag = float(np.linalg.norm(relative))
-    upper = float(np.linalg.norm(start.point_b - start.point_a + relative))
+    upper = float(np.linalg.norm(start.witness_b - start.witness_a + relative))
     if not (drag < start.distance and upper + drag <= start.horizon):
         return None
+    return _MovedPair(shift_a, relative, upper, *_candidates(start, relative, upper, drag))
+
+
+def _candidates(start: SeparationStart, relative: np.ndarray, upper: float, drag: float) -> tuple:
+    """The kept triangle pairs (rows) whose lower bounds, with B moved by ``relative`` (of length ``drag``) from
+    where the start has it, do not exceed ``upper``, and which of those are certainly apart."""
     limit = upper * (1.0 + BOUND_SLACK) + start.margin
     reachable = int(np.searchsorted(start.gaps, limit + drag, side="right"))  # a bound falls by at most the drag
     lower = start.gaps[:reachable] + start.axes[:reachable] @ relative
     candidates = np.flatnonzero(lower <= limit)
-    return _MovedPair(shift_a, relative, upper, candidates, lower[candidates] > start.margin)
+    return candidates, lower[candidates] > start.margin

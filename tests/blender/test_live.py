@@ -344,9 +344,9 @@ def test_an_update_short_of_time_leaves_full_measurements_waiting_longest_first(
 
 
 def test_dragging_a_non_convex_pair_apart_keeps_its_distance_exact(live_pair, addon, monkeypatch):
-    """A separated non-convex pair dragged (translated) is measured among the triangle pairs its last full answer
-    kept near the closest ones, in any mode: the exact distance, without a full measurement; a turn measures it in
-    full again."""
+    """A separated non-convex pair dragged (translated) is measured among the triangle pairs its start keeps near
+    the closest ones, in any mode: the exact distance, without a full measurement; a turn measures it in full
+    again."""
     full = counted_full_measurements(addon, monkeypatch)
     bpy.data.objects["A"].data = l_shape("L")
     b = bpy.data.objects["B"]
@@ -355,44 +355,56 @@ def test_dragging_a_non_convex_pair_apart_keeps_its_distance_exact(live_pair, ad
     pair = result("A", "B")
     assert pair.method == 'mesh' and pair.status == 'separated' and len(full) == 1
     assert pair.distance == pytest.approx(0.2, abs=1e-6)
-    b.location.y = 0.005  # a slow move sideways: measured in full, the triangle pairs near the closest ones kept
-    bpy.context.view_layer.update()
-    assert len(full) == 2
+    b.location.y = 0.005  # a slow move sideways, shorter than the distance: the triangle pairs near the closest
+    bpy.context.view_layer.update()  # ones kept, no full measurement (the objects stayed apart along the move)
+    assert len(full) == 1 and result("A", "B").distance == pytest.approx(0.2, abs=1e-6)
     for location, distance in (((1.25, 0.0, 1.19), 0.19), ((1.24, 0.01, 1.18), 0.18), ((1.235, 0.0, 1.19), 0.19)):
         b.location = location
         bpy.context.view_layer.update()
         pair = result("A", "B")
-        assert len(full) == 2 and pair.status == 'separated'
+        assert len(full) == 1 and pair.status == 'separated'
         assert pair.distance == pytest.approx(distance, abs=1e-6)
         assert pair.point_b[2] - pair.point_a[2] == pytest.approx(distance, abs=1e-6)  # straight down to the foot
     b.rotation_euler.z = 0.05  # its corners still further from the upright than its bottom from the foot
     bpy.context.view_layer.update()
-    assert len(full) == 3 and result("A", "B").distance == pytest.approx(0.19, abs=1e-6)
+    assert len(full) == 2 and result("A", "B").distance == pytest.approx(0.19, abs=1e-6)
 
 
-def test_settling_drops_the_triangle_pairs_kept_while_dragging(live_pair, addon, monkeypatch):
-    """Once a drag stops, the triangle pairs a separated non-convex pair kept are dropped (memory); the answer
-    stays, and the next slow move keeps them again."""
+def test_settling_readies_separated_non_convex_pairs_for_the_next_drag(live_pair, addon, monkeypatch):
+    """Once the objects stop, a separated non-convex pair's start keeps the triangle pairs near its closest ones
+    where the pair is now, so the next drag's first update searches no tree; beyond the memory budget for them,
+    they are dropped and the answer stays."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
+    translated = importlib.import_module(addon.__name__ + ".core.mesh.translated_distance")
     monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    full = counted_full_measurements(addon, monkeypatch)
+    searches = []
+    for name in ("near_triangle_pairs", "mesh_distance"):
+        search = getattr(translated, name)
+        monkeypatch.setattr(translated, name, lambda *args, search=search, **kw: searches.append(1) or search(*args, **kw))
     bpy.data.objects["A"].data = l_shape("L")
     b = bpy.data.objects["B"]
-    b.location = (1.25, 0.0, 1.2)
+    b.location = (1.25, 0.0, 1.2)  # 0.2 above the L's foot
     bpy.context.view_layer.update()
-    b.location.y = 0.005  # a slow move: the triangle pairs near the closest ones kept
 
     def kept() -> int:
         [start] = [slot for slot in live._cache._warm.values() if slot is not None]
         return len(start.gaps)
 
+    b.location.y = 0.3  # a fast move: no triangle pairs kept while dragging
     bpy.context.view_layer.update()
+    assert kept() == 0 and result("A", "B").distance == pytest.approx(0.2, abs=1e-6)
+    while live.settle() is not None:
+        pass
     assert kept() > 0
+    full.clear(), searches.clear()
+    b.location.y = 0.301  # the next drag
+    bpy.context.view_layer.update()
+    assert not full and not searches and result("A", "B").distance == pytest.approx(0.2, abs=1e-6)
+    monkeypatch.setattr(live, "KEPT_PAIRS_BUDGET_BYTES", 0)
     while live.settle() is not None:
         pass
     assert kept() == 0 and result("A", "B").distance == pytest.approx(0.2, abs=1e-6)
-    b.location.y = 0.0
-    bpy.context.view_layer.update()
-    assert kept() > 0 and result("A", "B").distance == pytest.approx(0.2, abs=1e-6)
     bpy.app.timers.unregister(live.settle)
 
 

@@ -43,9 +43,12 @@ def test_dragged_pairs_apart_keep_their_exact_distance(searches):
     assert first.status == "separated" and isinstance(slots[0], SeparationStart) and searches == ["full", "search"]
     assert len(slots[0].gaps) == 0  # first measured: no triangle pairs kept until the pair is seen moving slowly
     offset_a, offset_b = np.zeros(3), np.array([1.5, 1.5, 0.5]) + NUDGE
-    collide_solid_pairs([(moved(bracket), moved(ring, offset_b, rotation_z(0.3)))], warm=slots)
+    [second] = collide_solid_pairs([(moved(bracket), moved(ring, offset_b, rotation_z(0.3)))], warm=slots)
     start = slots[0]
-    assert len(start.gaps) and searches.count("full") == 2
+    # A slow move since, shorter than the distance: triangle pairs kept, no full measurement, no closest-pair search
+    assert len(start.gaps) and searches == ["full", "search"]
+    assert second.distance == start.distance == pytest.approx(
+        coal_distance(moved(bracket).mesh, moved(ring, offset_b, rotation_z(0.3)).mesh), abs=1e-9)
     released = translated_distance.without_pairs(start)  # once the pair stops: only where it was and its answer
     assert len(released.gaps) == 0 and released.answered == 0 and released.distance == start.distance
     rng = np.random.default_rng(7)
@@ -63,6 +66,9 @@ def test_dragged_pairs_apart_keep_their_exact_distance(searches):
         assert answer.distance == pytest.approx(fresh.distance, abs=1e-12)
         assert on_surface(a, answer.point_a) and on_surface(b, answer.point_b)
         np.testing.assert_allclose(answer.point_b - answer.point_a, answer.distance * answer.normal, atol=1e-12)
+        # The answer's closest points, kept where the start has the objects, bound the next distance.
+        relative = offset_b - offset_a - (np.array([1.5, 1.5, 0.5]) + NUDGE)
+        assert np.linalg.norm(start.witness_b - start.witness_a + relative) == pytest.approx(answer.distance, abs=1e-12)
 
 
 def test_what_the_start_cannot_prove_is_measured_in_full(searches):
@@ -73,27 +79,28 @@ def test_what_the_start_cannot_prove_is_measured_in_full(searches):
     collide_solid_pairs([(moved(mug), moved(ball, place - NUDGE))], warm=slots)
     collide_solid_pairs([(moved(mug), moved(ball, place))], warm=slots)  # a slow move: triangle pairs kept
     start = slots[0]
-    assert isinstance(start, SeparationStart) and len(start.gaps) and searches.count("full") == 2
+    assert isinstance(start, SeparationStart) and len(start.gaps) and searches.count("full") == 1
 
     def answer(offset, linear=np.eye(3)):
         return collide_solid_pairs([(moved(mug), moved(ball, place + offset, linear))], warm=slots)[0]
 
-    assert answer((0.001, 0.0, 0.0)).status == "separated" and searches.count("full") == 2
+    assert answer((0.001, 0.0, 0.0)).status == "separated" and searches.count("full") == 1
     turned = answer((0.0, 0.0, 0.0), rotation_z(0.2))  # a turn: measured in full, a new start
-    assert searches.count("full") == 3 and slots[0] is not start
+    assert searches.count("full") == 2 and slots[0] is not start
     start = slots[0]
     assert len(start.gaps) and start.answered == 0
-    beyond = np.array([start.horizon, 0.0, 0.0])  # further than the kept triangle pairs reach
+    beyond = np.array([start.horizon, 0.0, 0.0])  # further than the kept triangle pairs reach, and the distance
     far = answer(beyond, rotation_z(0.2))
-    assert searches.count("full") == 4 and far.distance > turned.distance + 0.9 * start.horizon
+    assert searches.count("full") == 3 and far.distance > turned.distance + 0.9 * start.horizon
     # Outrun at its first move: too fast a drag for a start to serve; the next keeps no triangle pairs ...
     assert len(slots[0].gaps) == 0 and slots[0].horizon == far.distance
+    searches.clear()
     slow = answer(beyond + (0.001, 0.0, 0.0), rotation_z(0.2))
-    assert searches.count("full") == 5 and slow.distance == pytest.approx(far.distance + 0.001, abs=1e-6)
-    assert len(slots[0].gaps)  # ... until the drag slows down
+    assert not searches and slow.distance == pytest.approx(far.distance + 0.001, abs=1e-6)
+    assert len(slots[0].gaps)  # ... until the drag slows down (shorter than the distance: no full measurement)
     # Into the touch band: measured in full (its touching curves are found there).
     touching = answer(beyond - far.distance * far.normal, rotation_z(0.2))
-    assert touching.status == "touching" and searches.count("full") == 6
+    assert touching.status == "touching" and searches.count("full") == 1
     assert touching.distance == pytest.approx(0.0, abs=1e-12) and not isinstance(slots[0], SeparationStart)
 
 
@@ -110,7 +117,7 @@ def test_a_jump_into_the_other_object_is_measured_in_full(searches):
     jump = 0.008
     assert jump < start.distance + 0.5 * (start.horizon - start.distance)
     [inside] = collide_solid_pairs([(moved(bracket), moved(bead, (2.006 - jump, 0.5, 0.5)))], warm=slots)
-    assert inside.status == "penetrating" and searches.count("full") == 3
+    assert inside.status == "penetrating" and searches.count("full") == 2
 
 
 def test_many_pairs_at_once_are_the_pair_by_pair_answers():
@@ -177,4 +184,72 @@ def test_a_start_keeps_at_most_its_budget_of_triangle_pairs(monkeypatch, searche
         a, b = moved(bracket), moved(ring, (1.5 + step, 1.5 - step, 0.5), rotation_z(0.3))
         [answer] = collide_solid_pairs([(a, b)], warm=slots)
         assert answer.distance == pytest.approx(coal_distance(a.mesh, b.mesh), abs=1e-9)
-    assert searches.count("full") == 3  # the first two answers and the long step
+        assert len(slots[0].gaps) <= 40
+    assert searches.count("full") == 1 and slots[0] is not start  # the long step: shorter than the distance
+
+
+def test_too_few_kept_pairs_to_hold_the_closest_one_search_the_trees(monkeypatch, searches):
+    """A start after a translation whose budget of triangle pairs ends short of the moved closest points' distance
+    cannot prove the closest pair among them: the trees are searched within that distance, none kept."""
+    monkeypatch.setattr(translated_distance, "MAX_KEPT_PAIRS", 1)
+    ring, bracket = Solid(torus(major=0.25, minor=0.1)), Solid(l_bracket())
+    slots = [None]
+    collide_solid_pairs([(moved(bracket), moved(ring, (1.5, 1.5, 0.5) - NUDGE, rotation_z(0.3)))], warm=slots)
+    assert searches == ["full", "search"]
+    a, b = moved(bracket), moved(ring, (1.5, 1.5, 0.5), rotation_z(0.3))
+    [answer] = collide_solid_pairs([(a, b)], warm=slots)
+    assert searches == ["full", "search", "search"] and len(slots[0].gaps) == 0
+    assert answer.distance == slots[0].distance == pytest.approx(coal_distance(a.mesh, b.mesh), abs=1e-9)
+
+
+def test_a_long_drag_is_measured_from_each_start_without_a_full_measurement(searches):
+    """A drag much longer than any start's reach, each update's step shorter than the distance: each start that runs
+    out gives the next one (the pair stayed apart along the move), the distance always the full measurement's."""
+    mug, ball = Solid(cup()), Solid(uv_sphere(0.3, rings=10, segments=14))  # the ball beside the mug, 0.3 away
+
+    def pair_at(place):
+        return moved(mug), moved(ball, place, rotation_z(0.4))
+
+    slots = [None]
+    place = np.array([1.6, 0.0, 0.75])
+    collide_solid_pairs([pair_at(place - NUDGE)], warm=slots)
+    collide_solid_pairs([pair_at(place)], warm=slots)
+    assert len(slots[0].gaps) and searches.count("full") == 1
+    for pace, steps in ((0.002, 40), (0.03, 8)):  # slow: starts keep triangle pairs; fast: they keep none
+        starts, tree_searches = set(), 0
+        for _ in range(steps):
+            place = place + pace * np.array([0.6, 0.8, 0.0])
+            searches.clear()
+            [answer] = collide_solid_pairs([pair_at(place)], warm=slots)
+            assert "full" not in searches
+            tree_searches += searches.count("search")
+            starts.add(id(slots[0]))
+            [fresh] = collide_solid_pairs([pair_at(place)])
+            assert answer.status == fresh.status == "separated"
+            assert answer.distance == pytest.approx(fresh.distance, abs=1e-12)
+            assert answer.distance == pytest.approx(coal_distance(*(solid.mesh for solid in pair_at(place))),
+                                                    abs=1e-9)
+        if pace == 0.002:
+            assert len(starts) > 3 and tree_searches == 0 and len(slots[0].gaps)
+        else:  # the first fast step may still keep triangle pairs (if the previous start had answered: a slow pace)
+            assert tree_searches >= steps - 1 and len(slots[0].gaps) == 0
+
+
+def test_a_jump_after_a_slow_drag_searches_the_trees_before_keeping_triangle_pairs(searches):
+    """After a slow drag, a jump longer than the reach (a pair that waited while others were measured) leaves the
+    moved closest points far from the closest ones: the distance is found by a tree search bounded by them, then the
+    triangle pairs kept reach only the reach past it (not past that loose bound)."""
+    mug, ball = Solid(cup()), Solid(uv_sphere(0.3, rings=10, segments=14))
+    slots = [None]
+    place = np.array([1.6, 0.0, 0.75])
+    for step in range(3):  # slow: triangle pairs kept, answers given
+        collide_solid_pairs([(moved(mug), moved(ball, place + (0.0, 0.001 * step, 0.0)))], warm=slots)
+    assert slots[0].answered > 0
+    reach = translated_distance.HORIZON_FRACTION * contact_module._pair_size(moved(mug), moved(ball, place))
+    searches.clear()
+    a, b = moved(mug), moved(ball, place + (0.0, 0.25, 0.0))  # sideways along the mug, less than the distance
+    [answer] = collide_solid_pairs([(a, b)], warm=slots)
+    start = slots[0]
+    assert searches == ["search"] and len(start.gaps)
+    assert start.distance + reach <= start.horizon <= start.distance + reach + 1e-9
+    assert answer.distance == start.distance == pytest.approx(coal_distance(a.mesh, b.mesh), abs=1e-9)

@@ -22,7 +22,8 @@ large objects is measured in full; then the support tables of the shapes read me
 time (``core.shapes.Polytope.defer_support_table``: built by the core after 64 queries, they would land in the
 middle of a drag). An update while the interface runs starts no full measurement of a pair after
 ``UPDATE_BUDGET_SECONDS``: the pairs that waited longest go first, the rest stay stale and pending for the next
-update or ``settle``. In background mode (scripts, tests, the command line) every update is complete at once.
+update or ``settle``. Switching the live update on measures every pair in idle time too (``switched``). In
+background mode (scripts, tests, the command line) every update, and switching on, is complete at once.
 """
 
 from __future__ import annotations
@@ -203,25 +204,26 @@ class SolidCache:
                 if time.perf_counter() >= deadline:
                     return
 
-    def prepare_separation_starts(self, deadline: float) -> None:
+    def prepare_separation_starts(self, deadline: float) -> bool:
         """Ready the separated non-convex pairs' starts for the next drag while nothing moves
         (``core.mesh.contact.start_for_next_drag``: the triangle pairs near their closest ones where they are now,
         so that a drag's first updates search no tree), most recently measured first, until ``time.perf_counter()``
         passes ``deadline`` (at least one). Starts beyond ``KEPT_PAIRS_BUDGET_BYTES`` of triangle pairs drop theirs
-        (``translated_distance.without_pairs``)."""
+        (``translated_distance.without_pairs``). Whether any was readied."""
         order = sorted((pair for pair, start in self._warm.items() if isinstance(start, SeparationStart)),
                        key=lambda pair: -self._measured.get(pair, -1))
-        used = 0
+        used, readied = 0, False
         for pair in order:
             start = self._warm[pair]
             if used < KEPT_PAIRS_BUDGET_BYTES and self._waits(pair, start):
-                if time.perf_counter() >= deadline:
-                    return
-                start = self._ready(pair, start)
+                if readied and time.perf_counter() >= deadline:
+                    return readied
+                start, readied = self._ready(pair, start), True
             if used >= KEPT_PAIRS_BUDGET_BYTES:
                 start = self._left[pair] = without_pairs(start) if len(start.gaps) else start
             self._warm[pair] = start
             used += _kept_bytes(start)
+        return readied
 
     @property
     def separation_starts_pending(self) -> bool:
@@ -370,6 +372,8 @@ def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, c
         status = _status(contact.signed_distance, contact.status, settings.clearance)
         updates[index] = clash_result(result.name_a, result.name_b, status, contact, note)
     update_results(settings, updates)
+    if _unprimed:  # measured: nothing left to prepare for them
+        _unprimed[:] = [index for index in _unprimed if index not in updates]
     for refresh in _on_results_changed:
         refresh()
     return [index for index in measured if index in updates]
@@ -427,15 +431,18 @@ def _settle_later() -> None:
 
 #: The pending results ``settle`` has yet to measure in this round (indices; empty when a round starts).
 _settle_queue: list[int] = []
+#: The results ``settle`` has yet to measure since the live update was switched on while the interface runs.
+_unprimed: list[int] = []
 
 
 def settle() -> float | None:
-    """Measure in full the current scene's results a live update left pending, a pair at a time, then ready the
-    separated non-convex pairs' starts for the next drag (``SolidCache.prepare_separation_starts``) and build the
-    support tables the shapes read meanwhile wait for (``SolidCache.build_support_tables``), for at most
-    ``SETTLE_BUDGET_SECONDS`` per call (at least one pair, start or table). The timer's callback: None once the
-    round has measured every result pending when it started, readied every start and built every table,
-    ``SETTLE_STEP_SECONDS`` to go on with the rest, ``SETTLE_SECONDS`` to try again while a measurement or a scan is running."""
+    """Measure in full the current scene's results a live update left pending, and those not measured since the live
+    update was switched on (``switched``), a pair at a time, then ready the separated non-convex pairs' starts for
+    the next drag (``SolidCache.prepare_separation_starts``) and build the support tables the shapes read meanwhile
+    wait for (``SolidCache.build_support_tables``), for at most ``SETTLE_BUDGET_SECONDS`` per call (at least one
+    pair, start or table). The timer's callback: None once the round has measured every result pending when it
+    started and every one switching on left, readied every start and built every table, ``SETTLE_STEP_SECONDS`` to
+    go on with the rest, ``SETTLE_SECONDS`` to try again while a measurement or a scan is running."""
     if _busy[0]:
         return SETTLE_SECONDS
     scene = bpy.context.scene
@@ -451,41 +458,42 @@ def settle() -> float | None:
     try:
         depsgraph = bpy.context.evaluated_depsgraph_get()
         measured = False
-        while _settle_queue:
-            index = _settle_queue.pop(0)
-            if index < len(pending) and pending[index]:  # still pending (the results may have changed since)
-                remeasure(scene, depsgraph, [index], _cache)
-                measured = True
-                if time.perf_counter() >= deadline:
-                    break
-        if not _settle_queue and (not measured or time.perf_counter() < deadline):
-            _cache.prepare_separation_starts(deadline)
-            if not _cache.separation_starts_pending and time.perf_counter() < deadline:
+        for queue, only_pending in ((_settle_queue, True), (_unprimed, False)):
+            while queue and not (measured and time.perf_counter() >= deadline):
+                index = queue.pop(0)
+                if index < count and (pending[index] or not only_pending):  # the results may have changed since
+                    remeasure(scene, depsgraph, [index], _cache)
+                    measured = True
+        if not _settle_queue and not _unprimed and not (measured and time.perf_counter() >= deadline):
+            readied = _cache.prepare_separation_starts(deadline)
+            if not _cache.separation_starts_pending and not ((measured or readied) and time.perf_counter() >= deadline):
                 _cache.build_support_tables(deadline)
     finally:
         _busy[0] = False
-    more = _settle_queue or _cache.separation_starts_pending or _cache.support_tables_pending
+    more = _settle_queue or _unprimed or _cache.separation_starts_pending or _cache.support_tables_pending
     return SETTLE_STEP_SECONDS if more else None
 
 
 def switched(settings) -> None:
-    """The live update was switched: forget the prepared shapes; switched on, measure every pair now (while the
-    interface runs, convex pairs' overlap volumes follow from ``settle``, a pair at a time, so that ticking the
-    box does not hold the interface for all of them; non-convex pairs are measured in full, which prepares
-    their triangle trees before the first drag)."""
+    """The live update was switched: forget the prepared shapes; switched on, measure every pair (which reads and
+    prepares the objects' shapes, and non-convex pairs' triangle trees, before the first drag): at once in
+    background mode; while the interface runs, by ``settle`` in idle time, the stale results first, a pair at a
+    time, so that ticking the box does not hold the interface while every object is read and prepared."""
     _cache.clear()
+    _unprimed.clear()
     if not settings.live_update or not len(settings.results) or _busy[0]:
         return
-    scene = settings.id_data
-    later = measures_volumes_later()
+    if measures_volumes_later():
+        stale = np.zeros(len(settings.results), dtype=bool)
+        settings.results.foreach_get("stale", stale)
+        _unprimed.extend(np.argsort(~stale, kind="stable").tolist())
+        _settle_later()
+        return
     _busy[0] = True
     try:
-        remeasure(scene, bpy.context.evaluated_depsgraph_get(), range(len(settings.results)), _cache,
-                  volumes=not later)
+        remeasure(settings.id_data, bpy.context.evaluated_depsgraph_get(), range(len(settings.results)), _cache)
     finally:
         _busy[0] = False
-    if later:
-        _settle_later()  # the volumes, and the support tables of the shapes just read, once idle
 
 
 @persistent
@@ -493,6 +501,7 @@ def on_data_replaced(*_args) -> None:
     """File loaded, undo or redo: objects are new data, their prepared shapes go; volumes still pending in
     what came back are measured soon."""
     _cache.clear()
+    _unprimed.clear()
     if measures_volumes_later():
         _settle_later()
 
@@ -525,3 +534,4 @@ def remove_handlers() -> None:
         bpy.app.timers.unregister(settle)
     _on_results_changed.clear()
     _cache.clear()
+    _unprimed.clear()

@@ -219,7 +219,9 @@ def test_support_tables_are_built_once_idle_not_in_the_middle_of_a_drag(empty_sc
         bpy.ops.mesh.primitive_ico_sphere_add(subdivisions=5, radius=1.0, location=(x, 0.0, 0.0))  # 2,562 vertices
         bpy.context.active_object.name = name
     analyse('ALL')
-    empty_scene.collision_inspector.live_update = True  # reads both shapes
+    empty_scene.collision_inspector.live_update = True
+    monkeypatch.setattr(live, "SETTLE_BUDGET_SECONDS", 0.0)
+    assert live.settle() == live.SETTLE_STEP_SECONDS  # in idle time: both shapes read, the pair measured
     assert live._cache.support_tables_pending and len(live._cache._unbuilt) == 2
     b = bpy.data.objects["B"]
     b.data.vertices[0].co.z += 1e-4  # edited: read again, its old shape's table no longer wanted
@@ -281,7 +283,8 @@ def test_a_turned_object_dragged_is_moved_by_an_exact_translation(live_pair, add
         obj.rotation_euler = (0.3, 0.2, 0.1)
     b.location = a.matrix_world @ mathutils.Vector((1.0, 0.0, 0.7))  # in the notch, sunk 0.3 into the foot
     settings.live_update = False
-    settings.live_update = True  # read afresh, turned: measured in full once
+    settings.live_update = True
+    live.settle()  # in idle time: read afresh, turned, measured in full once
     assert len(full) == 1 and result("A", "B").status == 'penetrating'
     for step in range(1, 4):
         b.location.z -= 0.01
@@ -334,11 +337,13 @@ def test_an_update_short_of_time_leaves_full_measurements_waiting_longest_first(
     assert measured[1] != measured[0]  # the second update started with a pair the first left waiting
     while live.settle() is not None:
         pass
-    complete = [(r.status, r.signed_distance, tuple(r.normal)) for r in settings.results]
+    complete = [(r.status, r.signed_distance, *r.normal) for r in settings.results]
     assert not any(r.stale or r.volume_pending for r in settings.results)
     monkeypatch.setattr(live, "measures_volumes_later", lambda: False)
-    live.switched(settings)  # measured again from scratch, complete
-    assert [(r.status, r.signed_distance, tuple(r.normal)) for r in settings.results] == complete
+    live.switched(settings)  # measured again from scratch (read where the objects are now), complete
+    again = [(r.status, r.signed_distance, *r.normal) for r in settings.results]
+    assert [row[0] for row in again] == [row[0] for row in complete]
+    assert [row[1:] for row in again] == [pytest.approx(row[1:], abs=1e-12) for row in complete]
     assert {r.status for r in settings.results} == {'penetrating'}
     bpy.app.timers.unregister(live.settle)
 
@@ -415,18 +420,34 @@ def test_in_background_mode_every_update_is_complete(live_pair):
     assert not pair.volume_pending and pair.overlap_volume == pytest.approx(0.25, abs=1e-9)
 
 
-def test_switching_on_while_the_interface_runs_leaves_the_volumes_to_settle(live_pair, addon, monkeypatch):
-    """Ticking Live Update while the interface runs measures every pair as an update does: status and depth at
-    once, the overlap volume pending until ``settle`` (the box does not hold the interface for all volumes)."""
+def test_switching_on_while_the_interface_runs_measures_in_idle_time(live_pair, addon, monkeypatch):
+    """Ticking Live Update while the interface runs measures nothing at once (the box does not hold the interface
+    while every object is read and prepared): ``settle`` measures every pair in full, the stale ones first, a pair
+    at a time within its budget; then a drag finds the shapes prepared."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
     monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    monkeypatch.setattr(live, "SETTLE_BUDGET_SECONDS", 0.0)  # a pair per call
     settings = live_pair.collision_inspector
+    add_cube("C", 6.0)
+    select_only(*(bpy.data.objects[name] for name in "ABC"))
+    analyse('SELECTED')
+    assert [(r.name_a, r.name_b) for r in settings.results] == [("A", "B"), ("A", "C"), ("B", "C")]
     settings.live_update = False
-    bpy.data.objects["B"].location.x = 0.75
+    bpy.data.objects["C"].location.x = 3.75  # B-C now penetrate: stale until measured
     bpy.context.view_layer.update()
+    reads = []
+    read = live.read_solid
+    monkeypatch.setattr(live, "read_solid", lambda *args: reads.append(args[0].name) or read(*args))
     settings.live_update = True
-    pair = result("A", "B")
-    assert pair.status == 'penetrating' and pair.depth == pytest.approx(0.25, abs=1e-6) and pair.volume_pending
-    assert live.settle() is None
-    assert not pair.volume_pending and pair.overlap_volume == pytest.approx(0.25, abs=1e-9)
+    assert not reads and result("B", "C").stale and result("B", "C").status == 'separated'
+    assert live.settle() == live.SETTLE_STEP_SECONDS  # the stale pairs first (C moved: A-C and B-C)
+    assert sorted(reads) == ["A", "C"] and not result("A", "C").stale and result("B", "C").stale
+    assert live.settle() == live.SETTLE_STEP_SECONDS and sorted(reads) == ["A", "B", "C"]
+    pair = result("B", "C")
+    assert pair.status == 'penetrating' and not pair.stale and not pair.volume_pending
+    assert pair.overlap_volume == pytest.approx(0.25, abs=1e-9)
+    assert live.settle() is None and len(reads) == 3  # A-B, from the shapes already prepared
+    bpy.data.objects["C"].location.x = 3.7
+    bpy.context.view_layer.update()
+    assert len(reads) == 3 and result("B", "C").depth == pytest.approx(0.3, abs=1e-6)
     bpy.app.timers.unregister(live.settle)

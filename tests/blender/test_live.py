@@ -440,12 +440,16 @@ def test_switching_on_while_the_interface_runs_measures_in_idle_time(live_pair, 
     monkeypatch.setattr(live, "read_solid", lambda *args: reads.append(args[0].name) or read(*args))
     settings.live_update = True
     assert not reads and result("B", "C").stale and result("B", "C").status == 'separated'
+    panel = importlib.import_module(addon.__name__ + ".ui.panel")
+    assert panel.pair_summary(result("B", "C"), live_pair).endswith("(waiting: measured once nothing moves)")
     assert live.settle() == live.SETTLE_STEP_SECONDS  # the stale pairs first (C moved: A-C and B-C)
     assert sorted(reads) == ["A", "C"] and not result("A", "C").stale and result("B", "C").stale
     assert live.settle() == live.SETTLE_STEP_SECONDS and sorted(reads) == ["A", "B", "C"]
     pair = result("B", "C")
     assert pair.status == 'penetrating' and not pair.stale and not pair.volume_pending
     assert pair.overlap_volume == pytest.approx(0.25, abs=1e-9)
+    assert panel.pair_summary(pair, live_pair).startswith("B ↔ C: penetrating, depth") and "waiting" not in \
+        panel.pair_summary(pair, live_pair)
     assert live.settle() is None and len(reads) == 3  # A-B, from the shapes already prepared
     bpy.data.objects["C"].location.x = 3.7
     bpy.context.view_layer.update()

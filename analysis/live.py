@@ -22,7 +22,8 @@ large objects is measured in full; then the support tables of the shapes read me
 time (``core.shapes.Polytope.defer_support_table``: built by the core after 64 queries, they would land in the
 middle of a drag). An update while the interface runs starts no full measurement of a pair after
 ``UPDATE_BUDGET_SECONDS``: the pairs that waited longest go first, the rest stay stale and pending for the next
-update or ``settle``. Switching the live update on measures every pair in idle time too (``switched``). In
+update or ``settle``, and an object whose edit took longer than that to measure is left to ``settle`` while
+it goes on being edited. Switching the live update on measures every pair in idle time too (``switched``). In
 background mode (scripts, tests, the command line) every update, and switching on, is complete at once.
 """
 
@@ -363,14 +364,13 @@ def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, c
     answers = measure_pairs(pairs, shapes, modes, options, settings.clearance, volumes, warm, deadline)
     cache.keep_warm_starts(sides, warm)
     cache.measured([pair for pair, answer in zip(sides, answers) if answer is not None])
+    _wait(results, [index for index, answer in zip(measured, answers) if answer is None])
     for index, answer in zip(measured, answers):
-        result = results[index]
-        if answer is None:  # left for later: stale (the objects moved) and pending
-            result.stale = result.volume_pending = True
+        if answer is None:
             continue
         contact, note = answer
         status = _status(contact.signed_distance, contact.status, settings.clearance)
-        updates[index] = clash_result(result.name_a, result.name_b, status, contact, note)
+        updates[index] = clash_result(results[index].name_a, results[index].name_b, status, contact, note)
     update_results(settings, updates)
     if _unprimed:  # measured: nothing left to prepare for them
         _unprimed[:] = [index for index in _unprimed if index not in updates]
@@ -405,14 +405,29 @@ def on_depsgraph_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) 
     if not indices:
         return
     later = measures_volumes_later()
+    deferred = reshaped & _slow_edits if later else set()
+    if deferred:  # still being edited, too slow to measure at every update: its pairs wait for ``settle``
+        _cache.forget(deferred)
+        waiting = set(tracking.results_of_changed(scene, settings.results, deferred))
+        _wait(settings.results, waiting)
+        indices = [index for index in indices if index not in waiting]
+    started = time.perf_counter()
     _busy[0] = True
     try:
-        remeasure(scene, depsgraph, indices, _cache, reshaped, volumes=not later,
+        remeasure(scene, depsgraph, indices, _cache, reshaped - deferred, volumes=not later,
                   budget=UPDATE_BUDGET_SECONDS if later else None)
     finally:
         _busy[0] = False
     if later:
+        if reshaped - deferred and time.perf_counter() - started > UPDATE_BUDGET_SECONDS:
+            _slow_edits.update(reshaped - deferred)
         _settle_later()
+
+
+def _wait(results, indices) -> None:
+    """Leave the results at ``indices`` for later: stale (their objects changed) and pending for ``settle``."""
+    for index in indices:
+        results[index].stale = results[index].volume_pending = True
 
 
 def measures_volumes_later() -> bool:
@@ -433,6 +448,9 @@ def _settle_later() -> None:
 _settle_queue: list[int] = []
 #: The results ``settle`` has yet to measure since the live update was switched on while the interface runs.
 _unprimed: list[int] = []
+#: Pointers of objects whose geometry changed and whose pairs then took longer than ``UPDATE_BUDGET_SECONDS`` to
+#: measure: while they go on being edited (until ``settle`` runs), their pairs wait for it.
+_slow_edits: set[int] = set()
 
 
 def settle() -> float | None:
@@ -445,6 +463,7 @@ def settle() -> float | None:
     go on with the rest, ``SETTLE_SECONDS`` to try again while a measurement or a scan is running."""
     if _busy[0]:
         return SETTLE_SECONDS
+    _slow_edits.clear()  # the edit paused: the next one is measured at once again (and timed)
     scene = bpy.context.scene
     settings = getattr(scene, "collision_inspector", None)
     count = len(settings.results) if settings is not None else 0
@@ -481,6 +500,7 @@ def switched(settings) -> None:
     time, so that ticking the box does not hold the interface while every object is read and prepared."""
     _cache.clear()
     _unprimed.clear()
+    _slow_edits.clear()
     if not settings.live_update or not len(settings.results) or _busy[0]:
         return
     if measures_volumes_later():
@@ -502,6 +522,7 @@ def on_data_replaced(*_args) -> None:
     what came back are measured soon."""
     _cache.clear()
     _unprimed.clear()
+    _slow_edits.clear()
     if measures_volumes_later():
         _settle_later()
 
@@ -535,3 +556,4 @@ def remove_handlers() -> None:
     _on_results_changed.clear()
     _cache.clear()
     _unprimed.clear()
+    _slow_edits.clear()

@@ -455,3 +455,37 @@ def test_switching_on_while_the_interface_runs_measures_in_idle_time(live_pair, 
     bpy.context.view_layer.update()
     assert len(reads) == 3 and result("B", "C").depth == pytest.approx(0.3, abs=1e-6)
     bpy.app.timers.unregister(live.settle)
+
+
+def test_editing_a_mesh_slow_to_measure_leaves_its_pairs_to_settle(live_pair, addon, monkeypatch):
+    """While the interface runs, an object whose edit took longer than the update budget to measure is not read
+    again at every further edit (a 10k-vertex mesh takes 0.25-0.4 s): its pairs wait, stale and pending, and
+    ``settle`` reads it once the edit pauses; the next edit is measured at once again."""
+    live = importlib.import_module(addon.__name__ + ".analysis.live")
+    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    monkeypatch.setattr(live, "UPDATE_BUDGET_SECONDS", 0.0)  # every edit "slow"
+    reads = []
+    read = live.read_solid
+    monkeypatch.setattr(live, "read_solid", lambda *args: reads.append(args[0].name) or read(*args))
+    mesh = bpy.data.objects["B"].data  # the cube at x = 3, 2 from A
+
+    def pull_left_face(x: float) -> None:
+        for vertex in mesh.vertices:
+            if vertex.co.x < 0.0:
+                vertex.co.x = x
+        mesh.update()
+        bpy.context.view_layer.update()
+
+    pull_left_face(-1.0)  # the first edit: read and measured at once (and found slow)
+    assert reads == ["B"] and result("A", "B").distance == pytest.approx(1.5, abs=1e-6)
+    assert not result("A", "B").stale
+    pull_left_face(-1.5)  # the edit goes on: its pair waits
+    assert reads == ["B"] and result("A", "B").stale and result("A", "B").volume_pending
+    assert result("A", "B").distance == pytest.approx(1.5, abs=1e-6)
+    while live.settle() is not None:
+        pass
+    assert reads == ["B", "B"] and not result("A", "B").stale and not result("A", "B").volume_pending
+    assert result("A", "B").distance == pytest.approx(1.0, abs=1e-6)
+    pull_left_face(-2.0)  # a new edit after the pause: measured at once
+    assert reads == ["B", "B", "B"] and result("A", "B").distance == pytest.approx(0.5, abs=1e-6)
+    bpy.app.timers.unregister(live.settle)

@@ -78,6 +78,10 @@ class Shape:
         value along any direction is this shape's support; None when the body is not a polytope."""
         return None
 
+    def support_rows(self, directions: np.ndarray) -> np.ndarray:
+        """Rows of ``vertices()`` with the largest value along each of the local ``directions`` (K, 3)."""
+        return np.argmax(self.vertices() @ directions.T, axis=0)
+
     # -- shared ----------------------------------------------------------------------------------
     def world_vertices(self, rows: np.ndarray | None = None) -> np.ndarray | None:
         """``vertices()`` (or those at ``rows``) mapped to world space (N, 3); None when the body is not a
@@ -185,13 +189,26 @@ class Polytope(Shape):
             point = self._table.support(self._points, d)
             if point is not None:
                 return point
+        return tuple(self._points[self._untabled_row(d)].tolist())
+
+    def _untabled_row(self, d: Vec3) -> int:
+        """The row of the support along ``d`` found without the support table."""
         rows = self._caps.kept(d, 0.0)  # a contact region's cap holds the support along nearby directions
         if rows is not None:
-            points = self._points[rows]
-            return tuple(points[points.dot(d).argmax()].tolist())
+            return rows[self._points[rows].dot(d).argmax()]
         if self._index is not None:
-            return tuple(self._points[self._index.argmax(d)].tolist())
-        return tuple(self._points[self._points.dot(d).argmax()].tolist())  # .dot takes the tuple as is
+            return self._index.argmax(d)
+        return self._points.dot(d).argmax()  # .dot takes the tuple as is
+
+    def support_rows(self, directions: np.ndarray) -> np.ndarray:
+        """Rows of ``vertices()`` at the supports along the local ``directions`` (K, 3), as ``_local_support``
+        finds them (a built support table, a cap, the index, a scan) but without counting towards a table."""
+        table = None if self._table is None else self._table.table
+        rows = []
+        for d in map(tuple, directions.tolist()):
+            row = None if table is None else table.support_row(d)
+            rows.append(self._untabled_row(d) if row is None else row)
+        return np.array(rows, dtype=np.int64)
 
     @property
     def support_table_pending(self) -> bool:

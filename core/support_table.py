@@ -98,10 +98,24 @@ class SupportTable:
         # np.nonzero lists each cell's points in the cloud's order: a tie goes to the first point, as in a full scan.
         splits = np.searchsorted(cell, np.arange(1, len(centres)))
         self._candidates = np.split(points[row], splits)
+        self._rows = np.split(row, splits)
 
     def support(self, d) -> tuple | None:
         """The support point along ``d`` (a 3-tuple) as a 3-tuple, or None for a zero, tiny, huge or
         non-finite ``d`` (whose products round differently; the caller scans all points then)."""
+        cell = self._cell(d)
+        if cell is None:
+            return None
+        candidates = self._candidates[cell]
+        return tuple(candidates[candidates.dot(d).argmax()].tolist())
+
+    def support_row(self, d) -> int | None:
+        """The row of ``points`` that ``support`` answers along ``d``, or None where it answers None."""
+        cell = self._cell(d)
+        return None if cell is None else int(self._rows[cell][self._candidates[cell].dot(d).argmax()])
+
+    def _cell(self, d) -> int | None:
+        """The cube-map cell of the direction ``d`` (None out of range)."""
         dx, dy, dz = d
         ax, ay, az = abs(dx), abs(dy), abs(dz)
         if not 1e-150 < ax + ay + az < 1e150:  # far out of range: the full scan decides
@@ -115,5 +129,4 @@ class SupportTable:
         resolution, half = self.resolution, self._half
         i = min(int((u / m + 1.0) * half), resolution - 1)
         j = min(int((v / m + 1.0) * half), resolution - 1)
-        candidates = self._candidates[(face * resolution + i) * resolution + j]
-        return tuple(candidates[candidates.dot(d).argmax()].tolist())
+        return (face * resolution + i) * resolution + j

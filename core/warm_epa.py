@@ -156,11 +156,10 @@ def _indices(shape: Shape, directions: np.ndarray, points: np.ndarray, shift: np
     direction, as ``Shape.support`` picks it, else (a tie broken another way, or no direction) the vertex
     placed nearest to it."""
     linear, _offset = shape.affine
-    local = shape.vertices()
-    indices = np.argmax(local @ (directions @ linear).T, axis=0)
+    indices = shape.support_rows(directions @ linear)
     wrong = np.flatnonzero((_placed([shape], [indices], shift[None], np.array([inverse])) != points).any(axis=1))
     if wrong.size:
-        every = _placed([shape], [np.arange(len(local))], shift[None], np.array([inverse]))
+        every = _placed([shape], [np.arange(len(shape.vertices()))], shift[None], np.array([inverse]))
         gaps = ((every[None, :, :] - points[wrong, None, :]) ** 2).sum(axis=2)
         indices[wrong] = gaps.argmin(axis=1)
     return indices

@@ -33,6 +33,31 @@ def test_table_returns_the_first_maximum_of_a_full_scan(name, resolution):
     table = SupportTable(points, resolution)
     for d in directions(np.random.default_rng(len(points))):
         assert table.support(d) == tuple(points[points.dot(d).argmax()].tolist())
+        row = table.support_row(d)
+        assert (row is None) == (table.support(d) is None)
+        assert row is None or row == points.dot(d).argmax()
+
+
+@pytest.mark.parametrize("name", ["sphere surface", "flat disc", "cube grid", "duplicates"])
+def test_support_rows_are_the_rows_of_the_support_points(name):
+    """``support_rows`` (how warm EPA names its vertices) gives the rows of what ``support`` answers, before the
+    table is built (caps, index, scan), with it, and for a non-polytope body's vertices (the plain scan)."""
+    rng = np.random.default_rng(5)
+    polytope = core.shapes.Polytope(CLOUDS[name], affine(random_rotation(rng), (1.0, -2.0, 0.5)))
+    polytope.defer_support_table()
+    local = np.array(directions(rng)[:200])
+    local = local / np.linalg.norm(local, axis=1)[:, None]
+    world = local @ np.linalg.inv(polytope.affine[0])  # world directions whose local ones are ``local``
+    polytope.support_candidates(local[0], 0.05)  # a cap, which answers directions near it
+    for built in (False, True):
+        if built:
+            polytope.build_support_table()
+        rows = polytope.support_rows(local)
+        placed = polytope.vertices()[rows] @ polytope.affine[0].T + polytope.affine[1]
+        expected = np.array([polytope.support(tuple(d)) for d in world.tolist()])
+        np.testing.assert_allclose(placed, expected, rtol=0, atol=1e-12)
+    box = core.Box((0.5, 1.0, 2.0))
+    assert (box.vertices()[box.support_rows(local)] * local > -1e-12).all()
 
 
 def test_table_reads_few_points_per_query_on_a_sphere():

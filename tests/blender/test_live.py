@@ -8,6 +8,7 @@ import math
 import time
 from types import SimpleNamespace
 
+import bmesh
 import bpy
 import mathutils
 import numpy as np
@@ -489,3 +490,22 @@ def test_editing_a_mesh_slow_to_measure_leaves_its_pairs_to_settle(live_pair, ad
     pull_left_face(-2.0)  # a new edit after the pause: measured at once
     assert reads == ["B", "B", "B"] and result("A", "B").distance == pytest.approx(0.5, abs=1e-6)
     bpy.app.timers.unregister(live.settle)
+
+
+def test_editing_in_edit_mode_measures_the_pair_again(live_pair):
+    """Vertices moved in edit mode (the edit mesh, as the tools change it) are read from the evaluated mesh."""
+    b = bpy.data.objects["B"]
+    select_only(b)
+    bpy.context.view_layer.objects.active = b
+    bpy.ops.object.mode_set(mode='EDIT')
+    try:
+        edited = bmesh.from_edit_mesh(b.data)
+        for vertex in edited.verts:
+            if vertex.co.x < 0.0:
+                vertex.co.x = -1.0  # B's left face 0.5 closer to A
+        bmesh.update_edit_mesh(b.data)
+        bpy.context.view_layer.update()
+        pair = result("A", "B")
+        assert not pair.stale and pair.distance == pytest.approx(1.5, abs=1e-6)
+    finally:
+        bpy.ops.object.mode_set(mode='OBJECT')

@@ -81,7 +81,8 @@ class _Entry:
 
 def _kept_bytes(start: SeparationStart) -> int:
     """Memory held by a start's triangle pairs."""
-    return start.corners_a.nbytes + start.corners_b.nbytes + start.axes.nbytes + start.gaps.nbytes
+    return sum(array.nbytes for array in (start.corners_a, start.corners_b, start.axes, start.gaps,
+                                          start.measured_axes, start.measured_gaps))
 
 
 def _key(source: Source) -> tuple:

@@ -253,3 +253,38 @@ def test_a_jump_after_a_slow_drag_searches_the_trees_before_keeping_triangle_pai
     assert searches == ["search"] and len(start.gaps)
     assert start.distance + reach <= start.horizon <= start.distance + reach + 1e-9
     assert answer.distance == start.distance == pytest.approx(coal_distance(a.mesh, b.mesh), abs=1e-9)
+
+
+def test_measured_triangle_pairs_keep_their_closest_direction_as_a_tighter_axis(monkeypatch):
+    """A kept pair measured once is then bounded along its closest direction too (its distance plus how far B has
+    moved along it): in a drag across that direction fewer pairs need measuring than with the kept axes alone (a
+    third fewer here; at 10k vertices, 11.5 -> 4.8 ms per update of 20 dragged pairs), and the distance stays the
+    full measurement's."""
+    measured = []
+    measure = translated_distance.triangle_pair_distance
+    monkeypatch.setattr(translated_distance, "triangle_pair_distance",
+                        lambda a, b, **kw: measured.append(len(a)) or measure(a, b, **kw))
+    ring = Solid(torus(major=0.8, minor=0.3, major_segments=48, minor_segments=24))
+    ball = Solid(uv_sphere(0.3, rings=24, segments=32))
+    place = np.array([1.45, 0.0, 0.0])  # beside the ring's outer side, 0.05 away
+
+    def drag() -> list[int]:
+        """Triangle pairs measured at each update of a drag along the ring's side (across the closest direction)."""
+        slots = [None]
+        collide_solid_pairs([(moved(ring), moved(ball, place - NUDGE))], warm=slots)
+        collide_solid_pairs([(moved(ring), moved(ball, place))], warm=slots)
+        start, counts = slots[0], []
+        for step in range(1, 6):
+            measured.clear()
+            shifted = place + (0.0, 0.0005 * step, 0.0)
+            [answer] = collide_solid_pairs([(moved(ring), moved(ball, shifted))], warm=slots)
+            assert slots[0] is start
+            counts.append(sum(measured))
+            [fresh] = collide_solid_pairs([(moved(ring), moved(ball, shifted))])
+            assert answer.distance == pytest.approx(fresh.distance, abs=1e-12)
+        return counts
+
+    tighter = drag()
+    monkeypatch.setattr(translated_distance, "_remember_axes", lambda *args: None)
+    kept_axes_only = drag()
+    assert 0 < max(tighter) < 0.8 * min(kept_axes_only), (tighter, kept_axes_only)

@@ -1,6 +1,7 @@
-"""Time a drag in Blender's interface: 20 pairs of turned, penetrating 10k-vertex spheres, live update on.
+"""Time a drag in Blender's interface: 20 pairs of turned 10k-vertex spheres, penetrating (0.3) or apart (0.5),
+live update on.
 
-    BLENDER_XVFB=1 blender --python benchmarks/bench_live_gui.py -- [STEP_M] [convex|uv]
+    BLENDER_XVFB=1 blender --python benchmarks/bench_live_gui.py -- [STEP_M] [convex|uv] [penetrating|apart]
 
 Once ``settle`` has measured every pair in idle time after live update was switched on (timed: how long, and the
 longest the interface waited between two timer calls), a timer carries the 20 B objects STEP_M (default 0.001 m)
@@ -29,19 +30,20 @@ INTERVAL = 0.03
 WATCH_INTERVAL = 0.02
 
 
-def main(step_m: float, convex: bool) -> None:
+def main(step_m: float, convex: bool, gap: float) -> None:
     addon = load_registered_addon()
     live = sys.modules[addon.__name__ + ".analysis.live"]
     for obj in list(bpy.data.objects):
         bpy.data.objects.remove(obj)
     pairs = [(bench_live.sphere(f"A{k:02d}", k * bench_live.SPACING, 10000, convex),
-              bench_live.sphere(f"B{k:02d}", k * bench_live.SPACING + 1.7, 10000, convex))
+              bench_live.sphere(f"B{k:02d}", k * bench_live.SPACING + 2.0 + gap, 10000, convex))
              for k in range(bench_live.PAIRS)]
     for turned in pairs:
         for obj, turn in zip(turned, bench_live.TURNS):
             obj.rotation_euler = turn
     settings = bpy.context.scene.collision_inspector
     settings.scope = 'ALL'
+    settings.clearance = 1.0  # pairs 0.5 apart are listed as clearance results
     start = time.perf_counter()
     bpy.ops.collision_inspector.analyze()
     print(f"analyse {time.perf_counter() - start:.2f} s")
@@ -88,4 +90,5 @@ def main(step_m: float, convex: bool) -> None:
 
 if __name__ == "__main__":
     args = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
-    main(float(args[0]) if args else 0.001, (args[1] if len(args) > 1 else "convex") == "convex")
+    main(float(args[0]) if args else 0.001, (args[1] if len(args) > 1 else "convex") == "convex",
+         0.5 if len(args) > 2 and args[2] == "apart" else -0.3)

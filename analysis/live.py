@@ -165,7 +165,8 @@ class SolidCache:
             self._entries = {key: entry for key, entry in self._entries.items()
                              if key[0] not in pointers and key[1] not in pointers}
             self._warm, self._measured, self._left = (
-                {pair: value for pair, value in per_pair.items() if not pointers.intersection(pair[0][:2] + pair[1][:2])}
+                {pair: value for pair, value in per_pair.items()
+                 if not pointers.intersection(pair[0][:2] + pair[1][:2])}
                 for per_pair in (self._warm, self._measured, self._left))
             self._unbuilt = [(key, polytope) for key, polytope in self._unbuilt
                              if key[0] not in pointers and key[1] not in pointers]
@@ -230,7 +231,8 @@ class SolidCache:
     @property
     def separation_starts_pending(self) -> bool:
         """Some separated non-convex pair's start still waits for ``prepare_separation_starts``."""
-        return any(isinstance(start, SeparationStart) and self._waits(pair, start) for pair, start in self._warm.items())
+        return any(isinstance(start, SeparationStart) and self._waits(pair, start)
+                   for pair, start in self._warm.items())
 
     def _waits(self, pair: tuple, start: SeparationStart) -> bool:
         """``start`` keeps no triangle pairs and was not left as it is (see ``_left``)."""

@@ -387,7 +387,8 @@ def test_settling_readies_separated_non_convex_pairs_for_the_next_drag(live_pair
     searches = []
     for name in ("near_triangle_pairs", "mesh_distance"):
         search = getattr(translated, name)
-        monkeypatch.setattr(translated, name, lambda *args, search=search, **kw: searches.append(1) or search(*args, **kw))
+        monkeypatch.setattr(translated, name,
+                            lambda *args, search=search, **kw: searches.append(1) or search(*args, **kw))
     bpy.data.objects["A"].data = l_shape("L")
     b = bpy.data.objects["B"]
     b.location = (1.25, 0.0, 1.2)  # 0.2 above the L's foot

@@ -33,7 +33,13 @@ from .distance import MeshDistance, mesh_distance, nearest_on_surface
 from .intersection import default_tolerance, surface_intersection, surfaces_overlap
 from .sat_pairs import sat_contacts, sat_ready
 from .solid import CONVEX, HULL, MESH, PARTS, Solid
-from .translated_contact import TranslatedDepth, TranslationStart, depth_after_translation, translation_start
+from .translated_contact import (
+    TranslatedDepth,
+    TranslationStart,
+    depth_after_translation,
+    renewed_start,
+    translation_start,
+)
 from .translated_distance import (
     SeparationStart,
     distances_after_translation,
@@ -51,6 +57,9 @@ PUSHOUT_STEPS = 12
 CONTAINMENT_SAMPLES = 16
 #: Vertices sampled per object for ball centres of the depth's lower bound.
 LOWER_BOUND_SAMPLES = 16
+#: A dragged penetrating mesh pair whose ball is used up is answered from a renewed start while its push-out is at
+#: most this many times the new ball's lower bound (else it is measured in full: a better push-out is wanted).
+RENEWED_DEPTH_RATIO = 2.0
 
 AXES = np.vstack([np.eye(3), -np.eye(3)])
 
@@ -263,6 +272,10 @@ def _one_by_one(a: Solid, b: Solid, options: dict, start: PairStart | None, *, v
     (``translated_distance``; a ``start`` that ran out tells whether the drag is slow enough for a start to
     serve, and a pair only moved by less than its distance since is measured from it, without a full
     measurement: ``translated_distance.start_after_translation``)."""
+    if not volumes and isinstance(start, TranslationStart):
+        renewed = _renewed(a, b, start)
+        if renewed is not None:
+            return renewed
     if keep and isinstance(start, SeparationStart):
         moved = start_after_translation(start, a, b, _pair_size(a, b))
         if moved is not None:
@@ -305,6 +318,35 @@ def _translated_warm(pairs: Sequence[tuple[Solid, Solid]], chosen: list[int], wa
         moved = depth_after_translation(warm[k], *pairs[k])
         if moved is not None:
             answers[k] = _translated_answer(moved, warm[k])
+
+
+def _renewed(a: Solid, b: Solid, start: TranslationStart) -> tuple[SolidContact, TranslationStart] | None:
+    """A penetrating mesh pair dragged past what its start's ball proves, answered without a full measurement: a new
+    ball inside both objects where they are now proves the overlap, and the shorter of the carried push-out and
+    the convex hulls' (``translated_contact.renewed_start``) bounds the depth. None (measure it in full) when the
+    pair turned or scaled, no ball is found, or the push-out is over ``RENEWED_DEPTH_RATIO`` times the ball's
+    bound: the full measurement's push-out would be much nearer the shortest."""
+    ball = _common_ball(a, b, None)
+    if ball is None or not 2.0 * ball[1] > start.touch_tolerance:
+        return None
+    renewed = renewed_start(start, a, b, ball, _hull_pushout(a, b))
+    moved = None if renewed is None else depth_after_translation(renewed, a, b)
+    if moved is None or moved.depth > RENEWED_DEPTH_RATIO * moved.lower:
+        return None
+    return _translated_answer(moved, renewed), renewed
+
+
+def _hull_pushout(a: Solid, b: Solid) -> np.ndarray | None:
+    """A move of B that leaves the convex hulls touching or apart (so the objects too), along the hulls' contact
+    normal ``n``: by ``max over A of n.x - min over B of n.y``, from two exact support points; None when the hulls
+    do not overlap."""
+    hull = collide(a.hull, b.hull)
+    if hull.status != PENETRATING:
+        return None
+    normal = hull.normal
+    reach = float(normal @ np.asarray(a.hull.support(tuple(normal.tolist())))) - \
+        float(normal @ np.asarray(b.hull.support(tuple((-normal).tolist()))))
+    return reach * normal
 
 
 def _translated_answer(moved: TranslatedDepth, start: TranslationStart) -> SolidContact:

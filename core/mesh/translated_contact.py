@@ -14,7 +14,9 @@ moves by ``s`` and B by ``t`` without turning or scaling (a drag), with ``d = t 
 So while that lower bound holds, the pair is answered with no triangle test at all: penetrating, depth
 ``|p - d|`` along its direction (``depth_is_estimate`` when above the bound), the overlap volume and the
 crossing curves left for the full measurement (``volume_pending``). Anything else (a rotation, a scale,
-another shape, the bound used up) needs the full measurement.
+another shape) needs the full measurement. A bound used up by a translation can be renewed where the pair is
+now (``renewed_start``): ``p - d`` is still a push-out, and so is any move that separates the convex hulls
+(the objects lie inside them); a new ball inside both proves the overlap again.
 """
 
 from __future__ import annotations
@@ -93,3 +95,18 @@ def _translation(before: tuple, after: tuple) -> np.ndarray | None:
     if source is not source_now or not np.array_equal(matrix[:3, :3], matrix_now[:3, :3]):
         return None
     return matrix_now[:3, 3] - matrix[:3, 3]
+
+
+def renewed_start(start: TranslationStart, a: Solid, b: Solid, ball: tuple[np.ndarray, float],
+                  hull_pushout: np.ndarray | None) -> TranslationStart | None:
+    """A start where the translated pair is now, from ``start``'s push-out carried along (see the module docstring)
+    or ``hull_pushout`` (a move of B that separates the convex hulls), whichever is shorter, and ``ball`` (a ball
+    found inside both objects now); None when A or B has turned, scaled or changed shape since."""
+    shifts = pair_translations(start.placement_a, start.placement_b, a, b)
+    if shifts is None:
+        return None
+    pushout = start.pushout - (shifts[1] - shifts[0])
+    if hull_pushout is not None and np.linalg.norm(hull_pushout) < np.linalg.norm(pushout):
+        pushout = hull_pushout
+    return TranslationStart(a.placement, b.placement, pushout, ball[0], ball[1], start.point_b + shifts[1],
+                            start.touch_tolerance, start.tolerance)

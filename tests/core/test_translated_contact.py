@@ -11,7 +11,7 @@ from core.mesh import Solid, collide_solid_pairs
 from core.mesh.distance import nearest_on_surface
 from core.mesh.rays import crossing_windings
 from core.mesh.translated_contact import TranslationStart
-from mesh_fixtures import l_bracket, manifold_overlap, moved, torus, transformed
+from mesh_fixtures import l_bracket, manifold_overlap, moved, torus, transformed, uv_sphere
 
 
 @pytest.fixture
@@ -70,3 +70,36 @@ def test_open_penetrating_pairs_keep_no_start():
     slots = [None]
     [answer] = collide_solid_pairs([(Solid(l_bracket()), moved(cut, (0.6, 0.5, 0.5)))], warm=slots)
     assert answer.method == "mesh" and answer.status == "penetrating" and slots[0] is None
+
+
+def test_a_drag_past_the_ball_renews_the_start_without_a_full_measurement(full_measurements):
+    """A ball sunk into the bracket's top face and dragged along it past what its ball proves, only translated,
+    while the interface runs: a new ball inside both proves the overlap again and the shorter of the carried
+    push-out and the hulls' bounds the depth, with no triangle test. The fresh full measurement's depth lies
+    between the two bounds, and the push-out separates."""
+    bracket = Solid(l_bracket())  # the L's top face is z = 1
+    ball = Solid(uv_sphere(0.3, rings=16, segments=24))
+    place = np.array([1.6, 0.5, 1.2])  # 0.1 deep
+    slots = [None]
+    collide_solid_pairs([(moved(bracket), moved(ball, place))], warm=slots)
+    first = slots[0]
+    assert isinstance(first, TranslationStart) and len(full_measurements) == 1
+    renewed = set()
+    for step in range(1, 16):  # 0.06 at a time along the face: each ball serves only a step or so
+        shifted = place - (0.06 * step, 0.0, 0.0)
+        a, b = moved(bracket), moved(ball, shifted)
+        before = slots[0]
+        [answer] = collide_solid_pairs([(a, b)], volumes=False, warm=slots)
+        renewed.add(id(slots[0]))
+        assert len(full_measurements) == 1 and answer.status == "penetrating" and answer.volume_pending
+        fresh = collide_solid_pairs([(moved(bracket), moved(ball, shifted))])[0]
+        full_measurements.pop()
+        assert answer.depth_lower_bound - 1e-9 <= fresh.depth <= answer.depth + 1e-9
+        if slots[0] is not before:  # renewed here: its bounds are within the ratio
+            assert answer.depth <= contact_module.RENEWED_DEPTH_RATIO * answer.depth_lower_bound
+        pushed = transformed(b.mesh, offset=(answer.depth + 1e-7) * answer.normal)
+        assert manifold_overlap(a.mesh, pushed)[0] <= 1e-9
+    assert len(renewed) > 5  # renewed again and again, never measured in full
+    # In complete updates (volumes asked for) the pair is measured in full.
+    collide_solid_pairs([(moved(bracket), moved(ball, place))], warm=slots)
+    assert len(full_measurements) == 2

@@ -160,7 +160,11 @@ class Solid:
 
     @cached_property
     def hull(self) -> Polytope:
-        """The convex hull of all vertices, as a prepared core shape."""
+        """The convex hull of all vertices, as a prepared core shape (a moved copy's: its source's, moved, so that
+        the copies of a dragged non-convex object share one, prepared once)."""
+        if self._placement is not None:
+            source, matrix = self._placement
+            return source.hull.transformed(matrix)
         return Polytope(self.raw_mesh.vertices)
 
     @cached_property

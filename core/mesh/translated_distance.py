@@ -124,9 +124,9 @@ def start_after_translation(previous: SeparationStart, a: Solid, b: Solid, size:
     start = None
     if reach > 0.0 and float(np.linalg.norm(relative - previous.witness_shift)) <= reach:
         kept = _kept_pairs(a, b, upper + reach)
-        if kept.horizon >= upper:
-            start = _closest_kept(SeparationStart(a.placement, b.placement, upper, point_a, point_b, *kept, touch,
-                                                  volume))
+        if kept["horizon"] >= upper:
+            start = _closest_kept(SeparationStart(a.placement, b.placement, upper, point_a, point_b,
+                                                  touch_tolerance=touch, overlap_volume=volume, **kept))
         else:  # too few kept pairs to hold the closest one: the trees searched, none kept
             reach = 0.0
     if start is None:
@@ -142,7 +142,8 @@ def _start_at(a: Solid, b: Solid, found: MeshDistance, reach: float, touch_toler
     if reach == 0.0:
         return _placement_only(a.placement, b.placement, found, touch_tolerance, overlap_volume)
     return SeparationStart(a.placement, b.placement, found.distance, found.point_a, found.point_b,
-                           *_kept_pairs(a, b, found.distance + reach), touch_tolerance, overlap_volume)
+                           touch_tolerance=touch_tolerance, overlap_volume=overlap_volume,
+                           **_kept_pairs(a, b, found.distance + reach))
 
 
 def _closest_kept(start: SeparationStart) -> SeparationStart:
@@ -164,20 +165,9 @@ def _reach(previous: SeparationStart, drag: float, size: float) -> float:
     return 0.0 if previous.answered == 0 and drag > 0.5 * reach else reach
 
 
-class _KeptPairs(NamedTuple):
-    """A start's triangle pairs (its fields of those names)."""
-
-    corners_a: np.ndarray
-    corners_b: np.ndarray
-    axes: np.ndarray
-    gaps: np.ndarray
-    horizon: float
-    margin: float
-
-
-def _kept_pairs(a: Solid, b: Solid, horizon: float) -> _KeptPairs:
-    """The triangle pairs a start keeps: those within ``horizon``, by increasing gap, at most ``MAX_KEPT_PAIRS`` (of
-    the smallest gaps: the horizon shrinks to the first one left out)."""
+def _kept_pairs(a: Solid, b: Solid, horizon: float) -> dict:
+    """The triangle pairs a start keeps, as its fields of those names: those within ``horizon``, by increasing gap,
+    at most ``MAX_KEPT_PAIRS`` (of the smallest gaps: the horizon shrinks to the first one left out)."""
     near = near_triangle_pairs(a.bvh, b.bvh, horizon)
     corners_a, corners_b = a.mesh.corners_of(near.triangles_a), b.mesh.corners_of(near.triangles_b)
     axes, gaps = separating_axes(corners_a, corners_b, a.bvh.normals[near.triangles_a],
@@ -188,7 +178,8 @@ def _kept_pairs(a: Solid, b: Solid, horizon: float) -> _KeptPairs:
     if len(by_gap) > MAX_KEPT_PAIRS:  # those left out are at least their gaps apart
         horizon = min(horizon, float(gaps[by_gap[MAX_KEPT_PAIRS]]) - margin)
         by_gap = by_gap[:MAX_KEPT_PAIRS]
-    return _KeptPairs(corners_a[by_gap], corners_b[by_gap], axes[by_gap], gaps[by_gap], horizon, margin)
+    return {"corners_a": corners_a[by_gap], "corners_b": corners_b[by_gap], "axes": axes[by_gap], "gaps": gaps[by_gap],
+            "horizon": horizon, "margin": margin}
 
 
 def _placement_only(placement_a: tuple, placement_b: tuple, found: MeshDistance, touch_tolerance: float,

@@ -496,14 +496,19 @@ def settle() -> float | None:
     return SETTLE_STEP_SECONDS if more else None
 
 
+def _forget_everything() -> None:
+    """Drop the prepared shapes and what waits on them (live update switched, file loaded, handlers removed)."""
+    _cache.clear()
+    _unprimed.clear()
+    _slow_edits.clear()
+
+
 def switched(settings) -> None:
     """The live update was switched: forget the prepared shapes; switched on, measure every pair (which reads and
     prepares the objects' shapes, and non-convex pairs' triangle trees, before the first drag): at once in
     background mode; while the interface runs, by ``settle`` in idle time, the stale results first, a pair at a
     time, so that ticking the box does not hold the interface while every object is read and prepared."""
-    _cache.clear()
-    _unprimed.clear()
-    _slow_edits.clear()
+    _forget_everything()
     if not settings.live_update or not len(settings.results) or _busy[0]:
         return
     if measures_volumes_later():
@@ -523,9 +528,7 @@ def switched(settings) -> None:
 def on_data_replaced(*_args) -> None:
     """File loaded, undo or redo: objects are new data, their prepared shapes go; volumes still pending in
     what came back are measured soon."""
-    _cache.clear()
-    _unprimed.clear()
-    _slow_edits.clear()
+    _forget_everything()
     if measures_volumes_later():
         _settle_later()
 
@@ -557,6 +560,4 @@ def remove_handlers() -> None:
     if bpy.app.timers.is_registered(settle):
         bpy.app.timers.unregister(settle)
     _on_results_changed.clear()
-    _cache.clear()
-    _unprimed.clear()
-    _slow_edits.clear()
+    _forget_everything()

@@ -22,8 +22,8 @@ large objects is measured in full; then the support tables of the shapes read me
 time (``core.shapes.Polytope.defer_support_table``: built by the core after 64 queries, they would land in the
 middle of a drag). An update while the interface runs starts no full measurement of a pair after
 ``UPDATE_BUDGET_SECONDS``: the pairs that waited longest go first, the rest stay stale and pending for the next
-update or ``settle``, and an object whose edit took longer than that to measure is left to ``settle`` while
-it goes on being edited. Switching the live update on measures every pair in idle time too (``switched``). In
+update or ``settle``, and an object whose edit took longer than that to measure is left to ``settle`` at its
+further edits. Switching the live update on measures every pair in idle time too (``switched``). In
 background mode (scripts, tests, the command line) every update, and switching on, is complete at once.
 """
 
@@ -452,7 +452,7 @@ _settle_queue: list[int] = []
 #: The results ``settle`` has yet to measure since the live update was switched on while the interface runs.
 _unprimed: list[int] = []
 #: Pointers of objects whose geometry changed and whose pairs then took longer than ``UPDATE_BUDGET_SECONDS`` to
-#: measure: while they go on being edited (until ``settle`` runs), their pairs wait for it.
+#: measure: when they are edited again, their pairs wait for ``settle`` (until live update is switched again).
 _slow_edits: set[int] = set()
 
 
@@ -466,7 +466,6 @@ def settle() -> float | None:
     go on with the rest, ``SETTLE_SECONDS`` to try again while a measurement or a scan is running."""
     if _busy[0]:
         return SETTLE_SECONDS
-    _slow_edits.clear()  # the edit paused: the next one is measured at once again (and timed)
     scene = bpy.context.scene
     settings = getattr(scene, "collision_inspector", None)
     count = len(settings.results) if settings is not None else 0

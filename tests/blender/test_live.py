@@ -461,8 +461,8 @@ def test_switching_on_while_the_interface_runs_measures_in_idle_time(live_pair, 
 
 def test_editing_a_mesh_slow_to_measure_leaves_its_pairs_to_settle(live_pair, addon, monkeypatch):
     """While the interface runs, an object whose edit took longer than the update budget to measure is not read
-    again at every further edit (a 10k-vertex mesh takes 0.25-0.4 s): its pairs wait, stale and pending, and
-    ``settle`` reads it once the edit pauses; the next edit is measured at once again."""
+    again at its further edits (a 10k-vertex mesh takes 0.25-0.4 s): its pairs wait, stale and pending, and
+    ``settle`` reads it once the edit pauses, also after the next edit gesture."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
     monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
     monkeypatch.setattr(live, "UPDATE_BUDGET_SECONDS", 0.0)  # every edit "slow"
@@ -488,8 +488,19 @@ def test_editing_a_mesh_slow_to_measure_leaves_its_pairs_to_settle(live_pair, ad
         pass
     assert reads == ["B", "B"] and not result("A", "B").stale and not result("A", "B").volume_pending
     assert result("A", "B").distance == pytest.approx(1.0, abs=1e-6)
-    pull_left_face(-2.0)  # a new edit after the pause: measured at once
+    pull_left_face(-2.0)  # the next gesture after the pause: still left to settle
+    assert reads == ["B", "B"] and result("A", "B").stale
+    while live.settle() is not None:
+        pass
     assert reads == ["B", "B", "B"] and result("A", "B").distance == pytest.approx(0.5, abs=1e-6)
+    settings = live_pair.collision_inspector
+    settings.live_update = False
+    settings.live_update = True  # switched again: edits are measured at once, and timed, again
+    while live.settle() is not None:
+        pass
+    reads.clear()
+    pull_left_face(-1.9)
+    assert reads == ["B"] and result("A", "B").distance == pytest.approx(0.6, abs=1e-6)
     bpy.app.timers.unregister(live.settle)
 
 

@@ -377,9 +377,14 @@ def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, c
     update_results(settings, updates)
     if _unprimed:  # measured: nothing left to prepare for them
         _unprimed[:] = [index for index in _unprimed if index not in updates]
+    _results_changed()
+    return [index for index in measured if index in updates]
+
+
+def _results_changed() -> None:
+    """Call the callback given to ``add_handlers`` (the overlay's refresh)."""
     for refresh in _on_results_changed:
         refresh()
-    return [index for index in measured if index in updates]
 
 
 def changed_objects(depsgraph: bpy.types.Depsgraph) -> tuple[set, set]:
@@ -413,6 +418,7 @@ def on_depsgraph_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) 
         _cache.forget(deferred)
         waiting = set(tracking.results_of_changed(scene, settings.results, deferred))
         _wait(settings.results, waiting)
+        _results_changed()
         indices = [index for index in indices if index not in waiting]
     started = time.perf_counter()
     _busy[0] = True

@@ -338,8 +338,10 @@ def _columns(scene, settings) -> dict:
         columns = {name: number_column(results, f"{name}_view", 3, np.float32)
                    for name in ("point_a", "point_b", "normal")}
         signed = number_column(results, "signed_distance_view", dtype=np.float32)
+        pending = number_column(results, "volume_pending", dtype=bool)  # its volume not (yet) measured: left out
         columns.update(depth=np.maximum(-signed, 0.0), distance=np.maximum(signed, 0.0),
-                       overlap_volume=number_column(results, "overlap_volume_view", dtype=np.float32))
+                       overlap_volume=np.where(pending, 0.0, number_column(results, "overlap_volume_view",
+                                                                           dtype=np.float32)))
         statuses = enum_column(results, "status")
         columns["codes"] = draw_geometry.status_codes(statuses)
         columns["vanished"] = vanished_clashes(statuses, enum_column(results, "review_state"))

@@ -197,8 +197,8 @@ class COLLISION_INSPECTOR_PT_results(_SidebarPanel, bpy.types.Panel):
         if any_stale(settings.results):
             stale = layout.row()
             stale.alert = not settings.live_update
-            stale.label(text="Waiting: measured once nothing moves" if settings.live_update else
-                        "Stale: objects moved or changed; re-analyse", icon='TIME')
+            stale.label(text="Waiting until nothing moves" if settings.live_update else
+                        "Objects changed: re-analyse", icon='TIME')
         draw_list_settings(layout, settings)
         layout.template_list(
             "COLLISION_INSPECTOR_UL_results", "", settings, "results", settings, "active_result_index", rows=3
@@ -257,7 +257,7 @@ def pair_summary(result, scene: bpy.types.Scene) -> str:
     text = f"{result.label}: {result.status}" + (f", {value}" if value != result.status else "")
     if not result.stale:
         return text
-    return text + (" (waiting: measured once nothing moves)" if scene.collision_inspector.live_update
+    return text + (" (waiting until nothing moves)" if scene.collision_inspector.live_update
                    else " (stale: re-analyse)")
 
 

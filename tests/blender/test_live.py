@@ -443,7 +443,7 @@ def test_switching_on_while_the_interface_runs_measures_in_idle_time(live_pair, 
     settings.live_update = True
     assert not reads and result("B", "C").stale and result("B", "C").status == 'separated'
     panel = importlib.import_module(addon.__name__ + ".ui.panel")
-    assert panel.pair_summary(result("B", "C"), live_pair).endswith("(waiting: measured once nothing moves)")
+    assert panel.pair_summary(result("B", "C"), live_pair).endswith("(waiting until nothing moves)")
     assert live.settle() == live.SETTLE_STEP_SECONDS  # the stale pairs first (C moved: A-C and B-C)
     assert sorted(reads) == ["A", "C"] and not result("A", "C").stale and result("B", "C").stale
     assert live.settle() == live.SETTLE_STEP_SECONDS and sorted(reads) == ["A", "B", "C"]
@@ -481,8 +481,10 @@ def test_editing_a_mesh_slow_to_measure_leaves_its_pairs_to_settle(live_pair, ad
     pull_left_face(-1.0)  # the first edit: read and measured at once (and found slow)
     assert reads == ["B"] and result("A", "B").distance == pytest.approx(1.5, abs=1e-6)
     assert not result("A", "B").stale
-    pull_left_face(-1.5)  # the edit goes on: its pair waits
-    assert reads == ["B"] and result("A", "B").stale and result("A", "B").volume_pending
+    refreshed = []
+    monkeypatch.setattr(live, "_on_results_changed", [lambda: refreshed.append(True)])
+    pull_left_face(-1.5)  # the edit goes on: its pair waits (and the overlay is told)
+    assert reads == ["B"] and result("A", "B").stale and result("A", "B").volume_pending and refreshed
     assert result("A", "B").distance == pytest.approx(1.5, abs=1e-6)
     while live.settle() is not None:
         pass
@@ -521,3 +523,24 @@ def test_editing_in_edit_mode_measures_the_pair_again(live_pair):
         assert not pair.stale and pair.distance == pytest.approx(1.5, abs=1e-6)
     finally:
         bpy.ops.object.mode_set(mode='OBJECT')
+
+
+def test_a_waiting_pair_keeps_its_last_answer_but_its_label_drops_the_volume(live_pair, addon, monkeypatch):
+    """A pair left waiting for ``settle`` keeps its last numbers (stale, with the clock icon) but its overlap volume
+    is pending: the viewport label shows the depth alone, as the panel says the volume is to come."""
+    live = importlib.import_module(addon.__name__ + ".analysis.live")
+    overlay = importlib.import_module(addon.__name__ + ".ui.overlay")
+    b = bpy.data.objects["B"]
+    b.location.x = 0.75  # background mode: complete, with its volume
+    bpy.context.view_layer.update()
+    assert result("A", "B").overlap_volume == pytest.approx(0.25, abs=1e-9)
+    assert overlay._scene_drawing(live_pair).volumes.tolist() == [pytest.approx(0.25, abs=1e-6)]
+    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    monkeypatch.setattr(live, "_slow_edits", {b.as_pointer()})  # as if its last edit had been slow to measure
+    b.data.vertices[0].co.z += 0.01
+    b.data.update()
+    bpy.context.view_layer.update()
+    pair = result("A", "B")
+    assert pair.stale and pair.volume_pending and pair.overlap_volume == pytest.approx(0.25, abs=1e-9)
+    assert overlay._scene_drawing(live_pair).volumes.tolist() == [0.0]
+    bpy.app.timers.unregister(live.settle)

@@ -109,7 +109,7 @@ def test_moving_an_object_marks_its_results_stale_until_the_next_analysis(empty_
     bpy.data.objects["E"].location.x = 5.8
     bpy.context.view_layer.update()
     assert stale_pairs(settings) == {("D", "E")}
-    assert ("Stale: objects moved or changed; re-analyse", 'TIME') in draw(
+    assert ("Objects changed: re-analyse", 'TIME') in draw(
         panel.COLLISION_INSPECTOR_PT_results).entries("label")
     bpy.data.objects["B"].scale.x = 0.5  # geometry in world space changes too
     bpy.context.view_layer.update()

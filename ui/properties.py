@@ -71,7 +71,8 @@ def _redraw_overlay(_self, _context) -> None:
 
 
 def _live_update_changed(settings, _context) -> None:
-    """Live update switched: start from freshly read shapes (and measure now when switched on)."""
+    """Live update switched: start from freshly read shapes (switched on, every pair is measured again, at once or
+    in idle time: ``live.switched``)."""
     from ..analysis import live
 
     live.switched(settings)

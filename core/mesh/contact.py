@@ -339,14 +339,14 @@ def _renewed(a: Solid, b: Solid, start: TranslationStart) -> tuple[SolidContact,
 def _hull_pushout(a: Solid, b: Solid) -> np.ndarray | None:
     """A move of B that leaves the convex hulls touching or apart (so the objects too), along the hulls' contact
     normal ``n``: by ``max over A of n.x - min over B of n.y``, from two exact support points; None when the hulls
-    do not overlap."""
+    do not overlap (by more than rounding)."""
     hull = collide(a.hull, b.hull)
     if hull.status != PENETRATING:
         return None
     normal = hull.normal
     reach = float(normal @ np.asarray(a.hull.support(tuple(normal.tolist())))) - \
         float(normal @ np.asarray(b.hull.support(tuple((-normal).tolist()))))
-    return reach * normal
+    return reach * normal if reach > 0.0 else None  # (not positive only by rounding, for hulls barely touching)
 
 
 def _translated_answer(moved: TranslatedDepth, start: TranslationStart) -> SolidContact:

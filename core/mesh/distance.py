@@ -17,13 +17,19 @@ from .bvh import (
     BOUND_SLACK,
     TriangleBVH,
     close_leaf_pairs,
+    box_distance_sq,
     close_point_leaves,
     leaf_pair_triangles,
     leaf_triangles,
     near_leaf_pairs,
     point_box_distance_sq,
 )
-from .triangle_distance import point_triangle_closest, separation_lower_bound, triangle_pair_distance
+from .triangle_distance import (
+    point_triangle_closest,
+    separating_axes,
+    separation_lower_bound,
+    triangle_pair_distance,
+)
 from .trimesh import TriangleMesh
 
 #: Triangle pairs measured in the first batch; each following batch is twice as large.
@@ -104,43 +110,86 @@ def _closest_triangle_pair(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float)
 
 class NearTrianglePairs(NamedTuple):
     """Every pair of triangles of two meshes that may lie within ``horizon`` of each other: ``triangles_a``,
-    ``triangles_b`` with ``lower`` bounds on their distances, by increasing bound (any other pair of triangles is
-    further apart than ``horizon``)."""
+    ``triangles_b``, their corners (K, 3, 3), a separating axis each (``triangle_distance.separating_axes``: from A
+    toward B) with the gap of the triangles' projections on it (a lower bound on their distance), by increasing
+    gap, and the rounding ``margin`` of those gaps (any other pair of triangles is further apart than
+    ``horizon``)."""
 
     triangles_a: np.ndarray
     triangles_b: np.ndarray
-    lower: np.ndarray
+    corners_a: np.ndarray
+    corners_b: np.ndarray
+    axes: np.ndarray
+    gaps: np.ndarray
     horizon: float
+    margin: float
 
 
 def near_triangle_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, horizon: float) -> NearTrianglePairs:
     """The triangle pairs of the two trees' meshes that may lie within ``horizon`` (>= 0) of each other."""
     leaves_a, leaves_b = near_leaf_pairs(bvh_a, bvh_b, horizon)
     triangles_a, triangles_b = leaf_pair_triangles(bvh_a, leaves_a, bvh_b, leaves_b)
-    triangles_a, triangles_b, lower_sq = _separated_enough(bvh_a, triangles_a, bvh_b, triangles_b, horizon)
-    by_bound = np.argsort(lower_sq)
-    return NearTrianglePairs(triangles_a[by_bound], triangles_b[by_bound], np.sqrt(lower_sq[by_bound]), horizon)
+    margin = _rounding_margin(bvh_a.mesh, bvh_b.mesh)
+    kept = []
+    for chunk in _boxes_within(bvh_a.mesh, triangles_a, bvh_b.mesh, triangles_b, horizon + margin):
+        ia, ib, corners_a, corners_b = chunk
+        axes, gaps = separating_axes(corners_a, corners_b, bvh_a.normals[ia], bvh_b.normals[ib])
+        near = gaps - margin <= horizon * (1.0 + BOUND_SLACK)
+        kept.append((ia[near], ib[near], corners_a[near], corners_b[near], axes[near], gaps[near]))
+    triangles_a, triangles_b, corners_a, corners_b, axes, gaps = (np.concatenate(parts) for parts in zip(*kept))
+    by_gap = np.argsort(gaps)
+    return NearTrianglePairs(triangles_a[by_gap], triangles_b[by_gap], corners_a[by_gap], corners_b[by_gap],
+                             axes[by_gap], gaps[by_gap], horizon, margin)
+
+
+def _rounding_margin(mesh_a: TriangleMesh, mesh_b: TriangleMesh) -> float:
+    """Rounding of the triangles' projections and boxes: it scales with the coordinates, not with the distance."""
+    return 1e-13 * float(max(np.abs(mesh_a.vertices).max(), np.abs(mesh_b.vertices).max()))
 
 
 def _separated_enough(bvh_a: TriangleBVH, triangles_a: np.ndarray, bvh_b: TriangleBVH, triangles_b: np.ndarray,
                       bound: float):
     """The triangle pairs whose separating-axis lower bounds do not exceed ``bound``.
 
-    Returns (triangles_a, triangles_b, squared lower bounds); pairs are screened in chunks to bound memory.
+    Returns (triangles_a, triangles_b, squared lower bounds).
     """
-    mesh_a, mesh_b = bvh_a.mesh, bvh_b.mesh
     bound_sq = bound * bound * (1.0 + BOUND_SLACK)
-    # Rounding of the projections scales with the coordinates, not with the distance.
-    margin = 1e-13 * float(max(np.abs(mesh_a.vertices).max(), np.abs(mesh_b.vertices).max()))
+    margin = _rounding_margin(bvh_a.mesh, bvh_b.mesh)
     kept = []
-    for chunk in np.array_split(np.arange(len(triangles_a)), max(1, len(triangles_a) // SCREEN_CHUNK)):
-        ia, ib = triangles_a[chunk], triangles_b[chunk]
-        gap = separation_lower_bound(mesh_a.corners_of(ia), mesh_b.corners_of(ib), bvh_a.normals[ia],
-                                     bvh_b.normals[ib], bound + margin)
+    for ia, ib, corners_a, corners_b in _boxes_within(bvh_a.mesh, triangles_a, bvh_b.mesh, triangles_b,
+                                                      bound + margin):
+        gap = separation_lower_bound(corners_a, corners_b, bvh_a.normals[ia], bvh_b.normals[ib], bound + margin)
         lower_sq = np.maximum(gap - margin, 0.0) ** 2
         near = lower_sq <= bound_sq
         kept.append((ia[near], ib[near], lower_sq[near]))
     return tuple(np.concatenate(parts) for parts in zip(*kept))
+
+
+def _boxes_within(mesh_a: TriangleMesh, triangles_a: np.ndarray, mesh_b: TriangleMesh, triangles_b: np.ndarray,
+                  bound: float):
+    """The triangle pairs whose triangles' boxes lie within ``bound`` of each other (the cheapest screen: it
+    leaves less than half of a near region's pairs to the separating axes), with their corners: (triangles_a,
+    triangles_b, corners_a, corners_b), in chunks of at most ``SCREEN_CHUNK`` pairs (to bound memory). Each
+    triangle's corners and box are found once, however many pairs it is in."""
+    corners_a, lows_a, highs_a, rows_a = _distinct_boxes(mesh_a, triangles_a)
+    corners_b, lows_b, highs_b, rows_b = _distinct_boxes(mesh_b, triangles_b)
+    bound_sq = bound * bound * (1.0 + BOUND_SLACK)
+    for start in range(0, max(len(triangles_a), 1), SCREEN_CHUNK):
+        ra, rb = rows_a[start:start + SCREEN_CHUNK], rows_b[start:start + SCREEN_CHUNK]
+        near = np.flatnonzero(box_distance_sq(lows_a[ra], highs_a[ra], lows_b[rb], highs_b[rb]) <= bound_sq)
+        ra, rb = ra[near], rb[near]
+        yield triangles_a[start + near], triangles_b[start + near], corners_a[ra], corners_b[rb]
+
+
+def _distinct_boxes(mesh: TriangleMesh, triangles: np.ndarray):
+    """The corners and boxes of the distinct triangles among ``triangles``, and each entry's row in them."""
+    present = np.zeros(len(mesh.triangles), dtype=bool)
+    present[triangles] = True
+    corners = mesh.corners_of(np.flatnonzero(present))
+    rows = np.cumsum(present)[triangles] - 1
+    lows = np.minimum(np.minimum(corners[:, 0], corners[:, 1]), corners[:, 2])
+    highs = np.maximum(np.maximum(corners[:, 0], corners[:, 1]), corners[:, 2])
+    return corners, lows, highs, rows
 
 
 def _count_below(sorted_lower_sq: np.ndarray, distance: float) -> int:

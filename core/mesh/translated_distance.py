@@ -39,7 +39,7 @@ from .bvh import BOUND_SLACK
 from .distance import MeshDistance, mesh_distance, near_triangle_pairs
 from .solid import Solid
 from .translated_contact import pair_translations
-from .triangle_distance import separating_axes, triangle_pair_distance
+from .triangle_distance import triangle_pair_distance
 
 #: How far past the distance the kept triangle pairs reach, as a fraction of the pair's size: a start serves a
 #: drag of up to about half that (B relative to A) before the pair is measured in full again.
@@ -169,17 +169,12 @@ def _kept_pairs(a: Solid, b: Solid, horizon: float) -> dict:
     """The triangle pairs a start keeps, as its fields of those names: those within ``horizon``, by increasing gap,
     at most ``MAX_KEPT_PAIRS`` (of the smallest gaps: the horizon shrinks to the first one left out)."""
     near = near_triangle_pairs(a.bvh, b.bvh, horizon)
-    corners_a, corners_b = a.mesh.corners_of(near.triangles_a), b.mesh.corners_of(near.triangles_b)
-    axes, gaps = separating_axes(corners_a, corners_b, a.bvh.normals[near.triangles_a],
-                                 b.bvh.normals[near.triangles_b])
-    margin = 1e-13 * float(max(np.abs(a.mesh.vertices).max(), np.abs(b.mesh.vertices).max()))
-    by_gap = np.argsort(gaps)
+    kept = slice(None, MAX_KEPT_PAIRS)
     horizon = near.horizon
-    if len(by_gap) > MAX_KEPT_PAIRS:  # those left out are at least their gaps apart
-        horizon = min(horizon, float(gaps[by_gap[MAX_KEPT_PAIRS]]) - margin)
-        by_gap = by_gap[:MAX_KEPT_PAIRS]
-    return {"corners_a": corners_a[by_gap], "corners_b": corners_b[by_gap], "axes": axes[by_gap], "gaps": gaps[by_gap],
-            "horizon": horizon, "margin": margin}
+    if len(near.gaps) > MAX_KEPT_PAIRS:  # those left out are at least their gaps apart
+        horizon = min(horizon, float(near.gaps[MAX_KEPT_PAIRS]) - near.margin)
+    return {"corners_a": near.corners_a[kept], "corners_b": near.corners_b[kept], "axes": near.axes[kept],
+            "gaps": near.gaps[kept], "horizon": horizon, "margin": near.margin}
 
 
 def _placement_only(placement_a: tuple, placement_b: tuple, found: MeshDistance, touch_tolerance: float,

@@ -167,8 +167,23 @@ def test_near_triangle_pairs_hold_every_pair_within_the_horizon():
     within = set(np.flatnonzero(exact <= horizon).tolist())
     kept = set((near.triangles_a * len(b.triangles) + near.triangles_b).tolist())
     assert within and within <= kept
-    np.testing.assert_array_less(near.lower, exact[near.triangles_a * len(b.triangles) + near.triangles_b] + 1e-12)
-    assert (np.diff(near.lower) >= 0.0).all() and near.horizon == horizon
+    np.testing.assert_array_less(near.gaps, exact[near.triangles_a * len(b.triangles) + near.triangles_b] + 1e-12)
+    np.testing.assert_array_equal(near.corners_a, a.corners_of(near.triangles_a))
+    np.testing.assert_array_equal(near.corners_b, b.corners_of(near.triangles_b))
+    assert (np.diff(near.gaps) >= 0.0).all() and near.horizon == horizon
+
+
+def test_near_triangle_pairs_are_the_same_screened_in_small_chunks(monkeypatch):
+    """The box screen goes through the pairs a chunk at a time (to bound memory): the chunks' seams lose nothing."""
+    a = torus(major=0.8, minor=0.3, major_segments=16, minor_segments=8)
+    b = uv_sphere(0.4, rings=8, segments=10)
+    b = type(b).from_arrays(b.vertices + (1.35, 0.0, 0.1), b.triangles)
+    whole = near_triangle_pairs(TriangleBVH.build(a), TriangleBVH.build(b), 0.3)
+    monkeypatch.setattr(distance_module, "SCREEN_CHUNK", 7)
+    chunked = near_triangle_pairs(TriangleBVH.build(a), TriangleBVH.build(b), 0.3)
+    assert len(whole.gaps) > 7
+    for got, expected in zip(chunked, whole):
+        np.testing.assert_array_equal(np.sort(np.ravel(got)), np.sort(np.ravel(expected)))
 
 
 def test_a_start_keeps_at_most_its_budget_of_triangle_pairs(monkeypatch, searches):

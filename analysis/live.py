@@ -23,7 +23,7 @@ time (``core.shapes.Polytope.defer_support_table``: built by the core after 64 q
 middle of a drag). An update while the interface runs starts no full measurement of a pair after
 ``UPDATE_BUDGET_SECONDS``: the pairs that waited longest go first, the rest stay stale and pending for the next
 update or ``settle``, and an object whose edit took longer than that to measure is left to ``settle`` at its
-further edits. Switching the live update on measures every pair in idle time too (``switched``). In
+further edits; what is left of the budget renews dragged non-convex pairs' starts ahead, a step at a time. Switching the live update on measures every pair in idle time too (``switched``). In
 background mode (scripts, tests, the command line) every update, and switching on, is complete at once.
 """
 

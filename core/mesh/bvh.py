@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..steps import Steps, run_to_end
 from .triangle_distance import unit_normals
 from .trimesh import TriangleMesh
 
@@ -346,11 +347,17 @@ def close_leaf_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float = np.i
 def near_leaf_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float) -> tuple[np.ndarray, np.ndarray]:
     """Every leaf pair whose triangles may lie within ``bound`` of each other (their boxes, aligned and
     oriented, no further apart): a simultaneous traversal of both trees, one frontier per level."""
+    return run_to_end(near_leaf_pair_steps(bvh_a, bvh_b, bound))
+
+
+def near_leaf_pair_steps(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float) -> Steps[tuple[np.ndarray, np.ndarray]]:
+    """``near_leaf_pairs`` a tree level per step (``core.steps``)."""
     bound_sq = float(bound) ** 2
     nodes_a, nodes_b = _near_node_pairs(bvh_a, np.zeros(1, dtype=np.int64), bvh_b, np.zeros(1, dtype=np.int64),
                                         bound_sq)
     done_a, done_b = [], []
     while len(nodes_a):
+        yield
         both_leaves = bvh_a.is_leaf[nodes_a] & bvh_b.is_leaf[nodes_b]
         done_a.append(nodes_a[both_leaves])
         done_b.append(nodes_b[both_leaves])

@@ -26,6 +26,7 @@ from ..batch import ApartPairs, ShapeSet, screen_many
 from ..collide import collide
 from ..contact import (PENETRATING, SEPARATED, TOUCHING, Contact, SignedDistanceMixin, classify,
                        frozen_instance)
+from ..steps import run_to_end, run_until
 from ..region import ContactRegion, contact_region, contact_regions
 from ..warm_epa import WarmStart, collide_warm_many
 from .convex_volume import convex_overlap_volumes
@@ -41,9 +42,14 @@ from .translated_contact import (
     translation_start,
 )
 from .translated_distance import (
+    RENEW_AHEAD,
+    RENEW_STEP_SECONDS,
+    Renewal,
     SeparationStart,
     distances_after_translation,
+    renewal_steps,
     separation_start,
+    spent,
     start_after_translation,
 )
 from .volume import overlap_volume
@@ -64,7 +70,7 @@ RENEWED_DEPTH_RATIO = 2.0
 AXES = np.vstack([np.eye(3), -np.eye(3)])
 
 #: What a pair's last answer left for its next one (``collide_solid_pairs``' ``warm`` slots).
-PairStart = WarmStart | TranslationStart | SeparationStart
+PairStart = WarmStart | TranslationStart | SeparationStart | Renewal
 
 
 @dataclass(frozen=True)
@@ -170,7 +176,10 @@ def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
 
     ``deadline`` (a ``time.perf_counter()`` value) bounds the time spent on pairs measured in full one by one
     (non-convex pairs their starts do not answer, in the order given): none is started after it, and those
-    left are None (for a caller that must answer in time, such as an update while the user drags).
+    left are None (for a caller that must answer in time, such as an update while the user drags). The time
+    left then renews, a step at a time, the starts of separated mesh pairs a drag has spent more than
+    ``RENEW_AHEAD`` of (``translated_distance.Renewal`` in their slots; without a deadline a renewal under way is
+    run to its end), so that a drag of a few such pairs never stops for a renewal.
     """
     apart, answers = measure_solid_pairs(pairs, tolerance=tolerance, touch_tolerance=touch_tolerance,
                                          max_iterations=max_iterations, clearance=clearance, volumes=volumes,
@@ -251,8 +260,15 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
                           np.array([_has_volume(*pairs[k], methods[k]) for k in index], dtype=bool))
     in_columns = set(index)
     rest = [k for k, answer in enumerate(answers) if answer is None and k not in in_columns]
+    separated = []
     if warm is not None:
-        _separated_warm(pairs, [k for k in rest if isinstance(warm[k], SeparationStart)], warm, answers)
+        if deadline is None:
+            _finish_renewals(rest, warm)
+        separated = [k for k in rest if isinstance(warm[k], (SeparationStart, Renewal))]
+        _separated_warm(pairs, separated, warm, answers)
+        for k in separated:
+            if answers[k] is None and isinstance(warm[k], Renewal):  # outrun: renewed where it is now, below
+                warm[k] = warm[k].base
         if not volumes:
             _translated_warm(pairs, [k for k in rest if isinstance(warm[k], TranslationStart)], warm, answers)
     for k in [k for k in rest if answers[k] is None]:
@@ -262,6 +278,8 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
                                         keep=warm is not None)
         if warm is not None and methods[k] not in (CONVEX, HULL):
             warm[k] = start
+    if deadline is not None and separated:
+        _renew_ahead(pairs, [k for k in separated if answers[k] is not None], warm, deadline - RENEW_STEP_SECONDS)
     return columns, answers
 
 
@@ -301,13 +319,43 @@ def start_for_next_drag(start: SeparationStart, a: Solid, b: Solid) -> Separatio
 
 def _separated_warm(pairs: Sequence[tuple[Solid, Solid]], chosen: list[int], warm: Sequence[PairStart | None],
                     answers: list[SolidContact | None]) -> None:
-    """Answer the ``chosen`` separated mesh pairs whose starts still prove their exact distance, all together
-    (``translated_distance.distances_after_translation``); the others are left None."""
-    found = distances_after_translation([warm[k] for k in chosen], [pairs[k] for k in chosen])
+    """Answer the ``chosen`` separated mesh pairs whose starts (the one a renewal renews) still prove their exact
+    distance, all together (``translated_distance.distances_after_translation``); the others are left None."""
+    starts = {k: warm[k].base if isinstance(warm[k], Renewal) else warm[k] for k in chosen}
+    found = distances_after_translation([starts[k] for k in chosen], [pairs[k] for k in chosen])
     for k, distance in zip(chosen, found):
         if distance is not None:
-            answers[k] = _apart_answer(distance, distance.point_b - distance.point_a, warm[k].touch_tolerance,
-                                       warm[k].overlap_volume)
+            answers[k] = _apart_answer(distance, distance.point_b - distance.point_a, starts[k].touch_tolerance,
+                                       starts[k].overlap_volume)
+
+
+def _renew_ahead(pairs: Sequence[tuple[Solid, Solid]], chosen: list[int], warm: MutableSequence[PairStart | None],
+                 deadline: float) -> None:
+    """Renew, a step at a time in the time left before ``deadline``, the starts of the ``chosen`` separated mesh
+    pairs (answered from their starts now) that the drag has ``spent`` more than ``RENEW_AHEAD`` of
+    (``translated_distance.renewal_steps``): they go on answering meanwhile, so that a drag of a few pairs never
+    outruns them (and never stops for a renewal). A renewal the drag outruns anyway is dropped (its start would be
+    nearly spent when it ends): the pair is renewed where it is then, as a pair measured one by one."""
+    due = [k for k in chosen if isinstance(warm[k], Renewal) or spent(warm[k], *pairs[k]) > RENEW_AHEAD]
+    for k in due:  # each renewal begun only once there is time for it (its moved meshes cost a millisecond or two)
+        if time.perf_counter() >= deadline:
+            return
+        if isinstance(warm[k], SeparationStart):
+            steps = renewal_steps(warm[k], *pairs[k], _pair_size(*pairs[k]))
+            if steps is None:
+                continue
+            warm[k] = Renewal(warm[k], steps)
+        done, start = run_until(warm[k].steps, deadline)
+        if done:
+            warm[k] = start if start is not None else warm[k].base
+
+
+def _finish_renewals(chosen: list[int], warm: MutableSequence[PairStart | None]) -> None:
+    """Run the renewals in the ``chosen`` slots to their end (a caller with time for them): the renewed start, or
+    the one renewed when the renewal found the pair within the touch band (its pair is then measured in full)."""
+    for k in chosen:
+        if isinstance(warm[k], Renewal):
+            warm[k] = run_to_end(warm[k].steps) or warm[k].base
 
 
 def _translated_warm(pairs: Sequence[tuple[Solid, Solid]], chosen: list[int], warm: Sequence[PairStart | None],

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..steps import Steps, run_to_end
 from ..validation import as_points
 from .bvh import (
     BOUND_SLACK,
@@ -21,7 +22,7 @@ from .bvh import (
     close_point_leaves,
     leaf_pair_triangles,
     leaf_triangles,
-    near_leaf_pairs,
+    near_leaf_pair_steps,
     point_box_distance_sq,
 )
 from .triangle_distance import (
@@ -36,6 +37,8 @@ from .trimesh import TriangleMesh
 FIRST_BATCH = 256
 #: Triangle pairs screened by their cheap lower bounds at a time.
 SCREEN_CHUNK = 65536
+#: Triangle pairs screened per step by ``near_triangle_pair_steps`` (a few milliseconds).
+STEP_PAIRS = 8192
 #: Query points traversed together by ``nearest_on_surface``.
 POINT_CHUNK = 4096
 
@@ -127,15 +130,24 @@ class NearTrianglePairs(NamedTuple):
 
 def near_triangle_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, horizon: float) -> NearTrianglePairs:
     """The triangle pairs of the two trees' meshes that may lie within ``horizon`` (>= 0) of each other."""
-    leaves_a, leaves_b = near_leaf_pairs(bvh_a, bvh_b, horizon)
+    return run_to_end(near_triangle_pair_steps(bvh_a, bvh_b, horizon))
+
+
+def near_triangle_pair_steps(bvh_a: TriangleBVH, bvh_b: TriangleBVH, horizon: float) -> Steps[NearTrianglePairs]:
+    """``near_triangle_pairs`` a step at a time (``core.steps``): a tree level, then ``STEP_PAIRS`` triangle pairs
+    screened, per step."""
+    leaves_a, leaves_b = yield from near_leaf_pair_steps(bvh_a, bvh_b, horizon)
     triangles_a, triangles_b = leaf_pair_triangles(bvh_a, leaves_a, bvh_b, leaves_b)
     margin = _rounding_margin(bvh_a.mesh, bvh_b.mesh)
+    yield
     kept = []
-    for chunk in _boxes_within(bvh_a.mesh, triangles_a, bvh_b.mesh, triangles_b, horizon + margin):
+    for chunk in _boxes_within(bvh_a.mesh, triangles_a, bvh_b.mesh, triangles_b, horizon + margin, STEP_PAIRS):
+        yield
         ia, ib, corners_a, corners_b = chunk
         axes, gaps = separating_axes(corners_a, corners_b, bvh_a.normals[ia], bvh_b.normals[ib])
         near = gaps - margin <= horizon * (1.0 + BOUND_SLACK)
         kept.append((ia[near], ib[near], corners_a[near], corners_b[near], axes[near], gaps[near]))
+    yield
     triangles_a, triangles_b, corners_a, corners_b, axes, gaps = (np.concatenate(parts) for parts in zip(*kept))
     by_gap = np.argsort(gaps)
     return NearTrianglePairs(triangles_a[by_gap], triangles_b[by_gap], corners_a[by_gap], corners_b[by_gap],
@@ -157,7 +169,7 @@ def _separated_enough(bvh_a: TriangleBVH, triangles_a: np.ndarray, bvh_b: Triang
     margin = _rounding_margin(bvh_a.mesh, bvh_b.mesh)
     kept = []
     for ia, ib, corners_a, corners_b in _boxes_within(bvh_a.mesh, triangles_a, bvh_b.mesh, triangles_b,
-                                                      bound + margin):
+                                                      bound + margin, SCREEN_CHUNK):
         gap = separation_lower_bound(corners_a, corners_b, bvh_a.normals[ia], bvh_b.normals[ib], bound + margin)
         lower_sq = np.maximum(gap - margin, 0.0) ** 2
         near = lower_sq <= bound_sq
@@ -166,16 +178,16 @@ def _separated_enough(bvh_a: TriangleBVH, triangles_a: np.ndarray, bvh_b: Triang
 
 
 def _boxes_within(mesh_a: TriangleMesh, triangles_a: np.ndarray, mesh_b: TriangleMesh, triangles_b: np.ndarray,
-                  bound: float):
+                  bound: float, chunk: int):
     """The triangle pairs whose triangles' boxes lie within ``bound`` of each other (the cheapest screen: it
     leaves less than half of a near region's pairs to the separating axes), with their corners: (triangles_a,
-    triangles_b, corners_a, corners_b), in chunks of at most ``SCREEN_CHUNK`` pairs (to bound memory). Each
-    triangle's corners and box are found once, however many pairs it is in."""
+    triangles_b, corners_a, corners_b), ``chunk`` pairs at a time (to bound memory). Each triangle's corners and
+    box are found once, however many pairs it is in."""
     corners_a, lows_a, highs_a, rows_a = _distinct_boxes(mesh_a, triangles_a)
     corners_b, lows_b, highs_b, rows_b = _distinct_boxes(mesh_b, triangles_b)
     bound_sq = bound * bound * (1.0 + BOUND_SLACK)
-    for start in range(0, max(len(triangles_a), 1), SCREEN_CHUNK):
-        ra, rb = rows_a[start:start + SCREEN_CHUNK], rows_b[start:start + SCREEN_CHUNK]
+    for start in range(0, max(len(triangles_a), 1), chunk):
+        ra, rb = rows_a[start:start + chunk], rows_b[start:start + chunk]
         near = np.flatnonzero(box_distance_sq(lows_a[ra], highs_a[ra], lows_b[rb], highs_b[rb]) <= bound_sq)
         ra, rb = ra[near], rb[near]
         yield triangles_a[start + near], triangles_b[start + near], corners_a[ra], corners_b[rb]

@@ -24,7 +24,9 @@ The answer is exact, not an estimate: it is the full search over a set proven to
 A drag that outruns the kept pairs but not the distance (``|d| < d0``) needs no full measurement either
 (``start_after_translation``): the pair is still apart with neither inside the other, so a new start, with the
 triangle pairs within ``U`` plus the reach where the pair is now, holds its exact distance; each start proves the
-next. ``contact.start_for_next_drag`` makes one while nothing moves, for the next drag.
+next. ``contact.start_for_next_drag`` makes one while nothing moves, for the next drag. While the interface runs,
+a start the drag has spent more than ``RENEW_AHEAD`` of is renewed ahead, a step at a time in the time its updates
+have left (``renewal_steps``, ``Renewal``), and answers meanwhile.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .bvh import BOUND_SLACK
-from .distance import MeshDistance, mesh_distance, near_triangle_pairs
+from ..steps import Steps, run_to_end
+from .distance import MeshDistance, mesh_distance, near_triangle_pair_steps
 from .solid import Solid
 from .translated_contact import pair_translations
 from .triangle_distance import triangle_pair_distance
@@ -44,6 +47,12 @@ from .triangle_distance import triangle_pair_distance
 #: How far past the distance the kept triangle pairs reach, as a fraction of the pair's size: a start serves a
 #: drag of up to about half that (B relative to A) before the pair is measured in full again.
 HORIZON_FRACTION = 0.005
+#: While the interface runs, a start is renewed ahead of time, a step at a time in what its updates have left, once
+#: the drag has ``spent`` this much of it: the pair goes on being answered from it meanwhile.
+RENEW_AHEAD = 0.6
+#: Seconds a step of a renewal takes at most, about (10k-vertex objects): renewing ahead, none is started later than
+#: that before an update's deadline, so that it never makes the update late.
+RENEW_STEP_SECONDS = 0.003
 #: Triangle pairs kept at most (those of the smallest gaps; the horizon shrinks to the first one left out):
 #: about 3 MB per pair of objects.
 MAX_KEPT_PAIRS = 16384
@@ -88,13 +97,22 @@ class SeparationStart:
             self.measured_gaps, self.measured_axes = np.full(len(self.gaps), -np.inf), np.zeros((len(self.gaps), 3))
 
 
+@dataclass(eq=False)
+class Renewal:
+    """A separated pair's start (``base``, answering meanwhile) being renewed a step at a time while the interface
+    runs: the steps of the next one (``renewal_steps``), begun where the pair was then."""
+
+    base: SeparationStart
+    steps: Steps
+
+
 def separation_start(a: Solid, b: Solid, found: MeshDistance, size: float, touch_tolerance: float,
                      overlap_volume: float | None, previous: SeparationStart | None = None) -> SeparationStart:
     """The start for a separated pair's next answers: its triangle pairs within the distance plus the reach
     (``_reach``; none for a first measurement or a drag too fast for a start to serve: the start then only tells
     where the pair was, and the next measurement looks at the pace)."""
     reach = 0.0 if previous is None else _reach(previous, drag_since(previous, a, b), size)
-    return _start_at(a, b, found, reach, touch_tolerance, overlap_volume)
+    return run_to_end(_start_at(a, b, found, reach, touch_tolerance, overlap_volume))
 
 
 def start_after_translation(previous: SeparationStart, a: Solid, b: Solid, size: float, *,
@@ -110,6 +128,15 @@ def start_after_translation(previous: SeparationStart, a: Solid, b: Solid, size:
     for the triangle pairs to keep. ``at_rest``: nothing moves now (the start is made for the next drag): triangle
     pairs are kept whatever the last pace. None when the pair turned, scaled or changed shape, moved as far as its
     distance, or came within the touch band (a full measurement decides)."""
+    steps = renewal_steps(previous, a, b, size, at_rest=at_rest)
+    return None if steps is None else run_to_end(steps)
+
+
+def renewal_steps(previous: SeparationStart, a: Solid, b: Solid, size: float, *,
+                  at_rest: bool = False) -> Steps[SeparationStart | None] | None:
+    """``start_after_translation`` a step at a time (``core.steps``: a tree level or a few thousand triangle pairs
+    per step), for the live update to spread over the time its updates have left; None at once when the pair turned,
+    scaled or changed shape, or moved as far as its distance."""
     shifts = pair_translations(previous.placement_a, previous.placement_b, a, b)
     if shifts is None:
         return None
@@ -117,33 +144,43 @@ def start_after_translation(previous: SeparationStart, a: Solid, b: Solid, size:
     drag = float(np.linalg.norm(relative))
     if not drag < previous.distance:
         return None
-    point_a, point_b = previous.witness_a + shifts[0], previous.witness_b + shifts[1]
-    upper = float(np.linalg.norm(point_b - point_a))  # surface points: the distance is at most this
     reach = HORIZON_FRACTION * size if at_rest else _reach(previous, drag, size)
+    near = float(np.linalg.norm(relative - previous.witness_shift)) <= reach
+    return _renewal(previous, a, b, previous.witness_a + shifts[0], previous.witness_b + shifts[1], reach, near)
+
+
+def _renewal(previous: SeparationStart, a: Solid, b: Solid, point_a: np.ndarray, point_b: np.ndarray,
+             reach: float, near_witnesses: bool) -> Steps[SeparationStart | None]:
+    """The steps of ``renewal_steps``: the witnesses now at ``point_a`` and ``point_b``, ``near_witnesses`` when
+    the pair moved at most ``reach`` since they were found (the triangle pairs within their distance plus the reach
+    then hold the closest one)."""
+    upper = float(np.linalg.norm(point_b - point_a))  # surface points: the distance is at most this
     touch, volume = previous.touch_tolerance, previous.overlap_volume
     start = None
-    if reach > 0.0 and float(np.linalg.norm(relative - previous.witness_shift)) <= reach:
-        kept = _kept_pairs(a, b, upper + reach)
+    if reach > 0.0 and near_witnesses:
+        kept = yield from _kept_pair_steps(a, b, upper + reach)
+        yield
         if kept["horizon"] >= upper:
             start = _closest_kept(SeparationStart(a.placement, b.placement, upper, point_a, point_b,
                                                   touch_tolerance=touch, overlap_volume=volume, **kept))
         else:  # too few kept pairs to hold the closest one: the trees searched, none kept
             reach = 0.0
     if start is None:
+        yield
         found = mesh_distance(a.mesh, b.mesh, bvh_a=a.bvh, bvh_b=b.bvh, upper_bound=upper)
-        start = _start_at(a, b, found, reach, touch, volume)
+        start = yield from _start_at(a, b, found, reach, touch, volume)
     return start if start.distance > touch else None
 
 
 def _start_at(a: Solid, b: Solid, found: MeshDistance, reach: float, touch_tolerance: float,
-              overlap_volume: float | None) -> SeparationStart:
+              overlap_volume: float | None) -> Steps[SeparationStart]:
     """The start where the pair is now, its distance ``found``: keeping the triangle pairs within the distance plus
-    ``reach`` (none for 0)."""
+    ``reach`` (none for 0), a step at a time."""
     if reach == 0.0:
         return _placement_only(a.placement, b.placement, found, touch_tolerance, overlap_volume)
+    kept = yield from _kept_pair_steps(a, b, found.distance + reach)
     return SeparationStart(a.placement, b.placement, found.distance, found.point_a, found.point_b,
-                           touch_tolerance=touch_tolerance, overlap_volume=overlap_volume,
-                           **_kept_pairs(a, b, found.distance + reach))
+                           touch_tolerance=touch_tolerance, overlap_volume=overlap_volume, **kept)
 
 
 def _closest_kept(start: SeparationStart) -> SeparationStart:
@@ -165,10 +202,11 @@ def _reach(previous: SeparationStart, drag: float, size: float) -> float:
     return 0.0 if previous.answered == 0 and drag > 0.5 * reach else reach
 
 
-def _kept_pairs(a: Solid, b: Solid, horizon: float) -> dict:
+def _kept_pair_steps(a: Solid, b: Solid, horizon: float) -> Steps[dict]:
     """The triangle pairs a start keeps, as its fields of those names: those within ``horizon``, by increasing gap,
-    at most ``MAX_KEPT_PAIRS`` (of the smallest gaps: the horizon shrinks to the first one left out)."""
-    near = near_triangle_pairs(a.bvh, b.bvh, horizon)
+    at most ``MAX_KEPT_PAIRS`` (of the smallest gaps: the horizon shrinks to the first one left out); a step at
+    a time."""
+    near = yield from near_triangle_pair_steps(a.bvh, b.bvh, horizon)
     kept = slice(None, MAX_KEPT_PAIRS)
     horizon = near.horizon
     if len(near.gaps) > MAX_KEPT_PAIRS:  # those left out are at least their gaps apart
@@ -191,6 +229,17 @@ def without_pairs(start: SeparationStart) -> SeparationStart:
     moving, so that pairs dragged earlier do not hold memory; the next slow move keeps them again."""
     found = MeshDistance(start.distance, start.point_a, start.point_b, -1, -1)
     return _placement_only(start.placement_a, start.placement_b, found, start.touch_tolerance, start.overlap_volume)
+
+
+def spent(start: SeparationStart, a: Solid, b: Solid) -> float:
+    """How much of what ``start`` proves the drag has used since (``upper + drag`` must stay within the horizon): 0
+    where it was made, 1 once it proves nothing more (inf when either object has turned, scaled or changed shape)."""
+    shifts = pair_translations(start.placement_a, start.placement_b, a, b)
+    if shifts is None:
+        return np.inf
+    relative = shifts[1] - shifts[0]
+    used = float(np.linalg.norm(start.witness_b - start.witness_a + relative) + np.linalg.norm(relative))
+    return (used - start.distance) / max(start.horizon - start.distance, np.finfo(float).tiny)
 
 
 def drag_since(start: SeparationStart, a: Solid, b: Solid) -> float:

@@ -4,6 +4,8 @@ points lie on both surfaces, with no tree search; anything the start cannot prov
 band, a jump into the other object) is measured in full. Also the bounds it rests on: ``separating_axes`` after a
 translation and ``near_triangle_pairs``' horizon, against brute force."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -179,7 +181,7 @@ def test_near_triangle_pairs_are_the_same_screened_in_small_chunks(monkeypatch):
     b = uv_sphere(0.4, rings=8, segments=10)
     b = type(b).from_arrays(b.vertices + (1.35, 0.0, 0.1), b.triangles)
     whole = near_triangle_pairs(TriangleBVH.build(a), TriangleBVH.build(b), 0.3)
-    monkeypatch.setattr(distance_module, "SCREEN_CHUNK", 7)
+    monkeypatch.setattr(distance_module, "STEP_PAIRS", 7)
     chunked = near_triangle_pairs(TriangleBVH.build(a), TriangleBVH.build(b), 0.3)
     assert len(whole.gaps) > 7
     for got, expected in zip(chunked, whole):
@@ -303,3 +305,83 @@ def test_measured_triangle_pairs_keep_their_closest_direction_as_a_tighter_axis(
     monkeypatch.setattr(translated_distance, "_remember_axes", lambda *args: None)
     kept_axes_only = drag()
     assert 0 < max(tighter) < 0.8 * min(kept_axes_only), (tighter, kept_axes_only)
+
+
+def one_step_per_call(steps, deadline):
+    """``core.steps.run_until`` as if every step took all the time an update has left: one step per call."""
+    try:
+        next(steps)
+    except StopIteration as done:
+        return True, done.value
+    return False, None
+
+
+def test_a_drag_renews_its_start_ahead_a_step_per_update_and_is_never_outrun(monkeypatch, searches):
+    """While the interface runs (a ``deadline``), a start the drag has spent more than ``RENEW_AHEAD`` of is renewed
+    a step at a time in the time updates have left, the pair answered from it meanwhile: a long slow drag needs no
+    renewal at once, never waits, and every answer is the full measurement's."""
+    mug, ball = Solid(cup()), Solid(uv_sphere(0.3, rings=10, segments=14))  # the ball beside the mug, 0.3 away
+
+    def pair_at(place):
+        return moved(mug), moved(ball, place, rotation_z(0.4))
+
+    slots = [None]
+    place = np.array([1.6, 0.0, 0.75])
+    collide_solid_pairs([pair_at(place - NUDGE)], warm=slots)
+    collide_solid_pairs([pair_at(place)], warm=slots)
+    monkeypatch.setattr(contact_module, "run_until", one_step_per_call)
+    begun = []
+    renewal_steps = contact_module.renewal_steps
+    monkeypatch.setattr(contact_module, "renewal_steps", lambda *args: begun.append(1) or renewal_steps(*args))
+    at_once = []
+    monkeypatch.setattr(contact_module, "start_after_translation", lambda *args: at_once.append(1))
+    starts, renewing = {id(slots[0])}, 0
+    for update in range(130):  # 0.3 mm along the mug per update: a renewal's dozen steps end before it runs out
+        place = place + (0.0, 0.0003, 0.0)
+        searches.clear()
+        [answer] = collide_solid_pairs([pair_at(place)], warm=slots, deadline=time.perf_counter() + 60.0)
+        assert answer is not None and answer.status == "separated"
+        assert not searches and not at_once  # neither a full measurement nor a renewal at once
+        if update % 4 == 0:
+            [fresh] = collide_solid_pairs([pair_at(place)])
+            assert answer.distance == pytest.approx(fresh.distance, abs=1e-12)
+        slot = slots[0]
+        renewing += isinstance(slot, translated_distance.Renewal)
+        starts.add(id(slot.base if isinstance(slot, translated_distance.Renewal) else slot))
+    assert len(begun) >= 3 and len(starts) >= 3 and renewing >= 10
+
+
+def test_a_renewal_the_drag_outruns_is_dropped_for_one_where_the_pair_is(monkeypatch, searches):
+    """A renewal begun ahead that has not ended when the drag outruns its start would give a start nearly spent: it
+    is dropped, and the pair is renewed where it is now, at once; without a deadline (background mode, the live
+    update's settling) a renewal under way is run to its end."""
+    monkeypatch.setattr(contact_module, "run_until", lambda steps, deadline: (False, None))  # never any time left
+    mug, ball = Solid(cup()), Solid(uv_sphere(0.3, rings=10, segments=14))
+
+    def pair_at(place):
+        return moved(mug), moved(ball, place, rotation_z(0.4))
+
+    slots = [None]
+    place = np.array([1.6, 0.0, 0.75])
+    collide_solid_pairs([pair_at(place - NUDGE)], warm=slots)
+    collide_solid_pairs([pair_at(place)], warm=slots)
+    start = slots[0]
+    reach = start.horizon - start.distance
+    sideways = np.array([0.0, 1.0, 0.0])  # along the mug: the distance grows slowly
+    collide_solid_pairs([pair_at(place + 0.7 * reach * sideways)], warm=slots, deadline=time.perf_counter() + 60.0)
+    renewal = slots[0]
+    assert isinstance(renewal, translated_distance.Renewal) and renewal.base is start
+    searches.clear()
+    outrun = place + 1.5 * reach * sideways
+    [answer] = collide_solid_pairs([pair_at(outrun)], warm=slots, deadline=time.perf_counter() + 60.0)
+    renewed = slots[0]
+    assert isinstance(renewed, SeparationStart) and renewed is not start and not searches
+    assert renewed.placement_b[1][:3, 3] == pytest.approx(moved(ball, outrun, rotation_z(0.4)).placement[1][:3, 3])
+    assert answer.distance == pytest.approx(coal_distance(*(solid.mesh for solid in pair_at(outrun))), abs=1e-9)
+    # Renewing ahead again, then measured without a deadline: the renewal ends, and answers.
+    further = outrun + 0.7 * reach * sideways
+    collide_solid_pairs([pair_at(further)], warm=slots, deadline=time.perf_counter() + 60.0)
+    assert isinstance(slots[0], translated_distance.Renewal)
+    [answer] = collide_solid_pairs([pair_at(further)], warm=slots)
+    assert isinstance(slots[0], SeparationStart) and slots[0] is not renewed and not searches
+    assert answer.distance == pytest.approx(coal_distance(*(solid.mesh for solid in pair_at(further))), abs=1e-9)

@@ -1,0 +1,30 @@
+"""``core.steps``: work done a step at a time, run to its end or until a deadline."""
+
+import time
+
+from core.steps import run_to_end, run_until
+
+
+def counted(steps: int, log: list):
+    """A generator of ``steps`` steps that logs each and answers how many it took."""
+    for step in range(steps):
+        log.append(step)
+        yield
+    return len(log)
+
+
+def test_run_to_end_takes_every_step_and_gives_the_answer():
+    log = []
+    assert run_to_end(counted(5, log)) == 5 and log == [0, 1, 2, 3, 4]
+
+
+def test_run_until_a_past_deadline_still_takes_one_step():
+    log = []
+    steps = counted(3, log)
+    assert run_until(steps, time.perf_counter() - 1.0) == (False, None) and log == [0]
+    assert run_until(steps, time.perf_counter() - 1.0) == (False, None) and log == [0, 1]
+    assert run_until(steps, time.perf_counter() + 60.0) == (True, 3) and log == [0, 1, 2]
+
+
+def test_run_until_a_generator_with_no_steps_answers_at_once():
+    assert run_until(counted(0, []), time.perf_counter() - 1.0) == (True, 0)

@@ -278,8 +278,10 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
                                         keep=warm is not None)
         if warm is not None and methods[k] not in (CONVEX, HULL):
             warm[k] = start
-    if deadline is not None and separated:
-        _renew_ahead(pairs, [k for k in separated if answers[k] is not None], warm, deadline - RENEW_STEP_SECONDS)
+    if deadline is not None and separated:  # (a pair measured in full above may have another kind of start now)
+        _renew_ahead(pairs, [k for k in separated if answers[k] is not None and isinstance(warm[k], (SeparationStart,
+                                                                                                      Renewal))],
+                     warm, deadline - RENEW_STEP_SECONDS)
     return columns, answers
 
 

@@ -106,7 +106,10 @@ def test_what_the_start_cannot_prove_is_measured_in_full(searches):
     assert touching.distance == pytest.approx(0.0, abs=1e-12) and not isinstance(slots[0], SeparationStart)
 
 
-def test_a_jump_into_the_other_object_is_measured_in_full(searches):
+@pytest.mark.parametrize("interface", [False, True])
+def test_a_jump_into_the_other_object_is_measured_in_full(searches, interface):
+    """Also while the interface runs (a deadline), where the time left renews separated pairs' starts ahead."""
+    deadline = time.perf_counter() + 60.0 if interface else None
     bracket = Solid(l_bracket())  # its foot fills [0, 2] x [0, 1] x [0, 1]
     bead = Solid(uv_sphere(0.001, rings=8, segments=12))  # smaller than the reach of the kept triangle pairs
     slots = [None]
@@ -118,7 +121,8 @@ def test_a_jump_into_the_other_object_is_measured_in_full(searches):
     # lies within it. Only the straight move crossing the surface tells; it is measured in full.
     jump = 0.008
     assert jump < start.distance + 0.5 * (start.horizon - start.distance)
-    [inside] = collide_solid_pairs([(moved(bracket), moved(bead, (2.006 - jump, 0.5, 0.5)))], warm=slots)
+    [inside] = collide_solid_pairs([(moved(bracket), moved(bead, (2.006 - jump, 0.5, 0.5)))], warm=slots,
+                                   deadline=deadline)
     assert inside.status == "penetrating" and searches.count("full") == 2
 
 

@@ -338,7 +338,8 @@ def _renew_ahead(pairs: Sequence[tuple[Solid, Solid]], chosen: list[int], warm: 
     (``translated_distance.renewal_steps``): they go on answering meanwhile, so that a drag of a few pairs never
     outruns them (and never stops for a renewal). A renewal the drag outruns anyway is dropped (its start would be
     nearly spent when it ends): the pair is renewed where it is then, as a pair measured one by one."""
-    due = [k for k in chosen if isinstance(warm[k], Renewal) or spent(warm[k], *pairs[k]) > RENEW_AHEAD]
+    due = [k for k in chosen if isinstance(warm[k], Renewal) or len(warm[k].gaps) and spent(warm[k], *pairs[k]) >
+           RENEW_AHEAD]  # (a start that keeps no triangle pairs, at a fast pace, has nothing to renew ahead)
     for k in due:  # each renewal begun only once there is time for it (its moved meshes cost a millisecond or two)
         if time.perf_counter() >= deadline:
             return

@@ -355,6 +355,22 @@ def test_a_drag_renews_its_start_ahead_a_step_per_update_and_is_never_outrun(mon
     assert len(begun) >= 3 and len(starts) >= 3 and renewing >= 10
 
 
+def test_a_fast_drag_renews_nothing_ahead(searches):
+    """Starts made at a fast pace keep no triangle pairs: there is nothing to renew ahead, and each update searches
+    the trees once (``mesh_distance`` bounded by the moved closest points), with or without time left."""
+    mug, ball = Solid(cup()), Solid(uv_sphere(0.3, rings=10, segments=14))
+    slots = [None]
+    place = np.array([1.6, 0.0, 0.75])
+    for step in range(8):
+        place = place + (0.0, 0.03, 0.0)
+        searches.clear()
+        [answer] = collide_solid_pairs([(moved(mug), moved(ball, place))], warm=slots,
+                                       deadline=time.perf_counter() + 60.0)
+        assert isinstance(slots[0], SeparationStart) and not len(slots[0].gaps)
+        assert searches == (["full", "search"] if step == 0 else ["search"])
+        assert answer.distance == pytest.approx(coal_distance(moved(mug).mesh, moved(ball, place).mesh), abs=1e-9)
+
+
 def test_a_renewal_the_drag_outruns_is_dropped_for_one_where_the_pair_is(monkeypatch, searches):
     """A renewal begun ahead that has not ended when the drag outruns its start would give a start nearly spent: it
     is dropped, and the pair is renewed where it is now, at once; without a deadline (background mode, the live

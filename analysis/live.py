@@ -37,7 +37,7 @@ import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
-from ..core.mesh import HULL, Solid, collide_solid_pairs
+from ..core.mesh import HULL, MESH, PARTS, Solid, collide_solid_pairs
 from ..core.mesh.contact import PairStart, start_for_next_drag
 from ..core.mesh.translated_distance import SeparationStart, without_pairs
 from ..core.shapes import Polytope
@@ -83,6 +83,11 @@ def _kept_bytes(start: SeparationStart) -> int:
     """Memory held by a start's triangle pairs."""
     return sum(array.nbytes for array in (start.corners_a, start.corners_b, start.axes, start.gaps,
                                           start.measured_axes, start.measured_gaps))
+
+
+def _data(source: Source) -> int:
+    """Which mesh data ``source``'s object has (0 for none): a shape read from other data is read again."""
+    return source.obj.data.as_pointer() if source.obj.data is not None else 0
 
 
 def _key(source: Source) -> tuple:
@@ -139,12 +144,11 @@ class SolidCache:
                   np.array(source.obj.evaluated_get(depsgraph).matrix_world, dtype=np.float64))
         key = _key(source)
         entry = self._entries.get(key)
-        data = source.obj.data.as_pointer() if source.obj.data is not None else 0
-        if entry is not None and entry.use_hull == use_hull and entry.data == data and \
-                (matrix == entry.last_matrix).all():
+        read = self._read_as(entry, source, use_hull)
+        if read and (matrix == entry.last_matrix).all():
             return entry.last_solid  # not moved since the last call: no need to check its matrix again
         invertible = abs(_determinant(matrix)) > SINGULAR
-        if entry is None or entry.use_hull != use_hull or entry.data != data or not invertible:
+        if not read or not invertible:
             solid = read_solid(source, depsgraph, use_hull)
             if invertible:
                 if measures_volumes_later():  # its support tables built when idle, not in the middle of a drag
@@ -152,11 +156,30 @@ class SolidCache:
                         polytope.defer_support_table()
                         if polytope.support_table_pending:
                             self._unbuilt.append((key, polytope))
-                self._entries[key] = _Entry(matrix, np.linalg.inv(matrix), solid, use_hull, data, matrix, solid)
+                self._entries[key] = _Entry(matrix, np.linalg.inv(matrix), solid, use_hull, _data(source), matrix,
+                                            solid)
             return solid
         entry.last_matrix = matrix
         entry.last_solid = entry.solid.transformed(_move(entry.matrix, entry.inverse, matrix))
         return entry.last_solid
+
+    @staticmethod
+    def _read_as(entry: _Entry | None, source: Source, use_hull: bool) -> bool:
+        """``entry`` holds ``source``'s shape as it is now (the same mesh data, read as asked: hull or not)."""
+        return entry is not None and entry.use_hull == use_hull and entry.data == _data(source)
+
+    def has_read(self, source: Source, use_hull: bool) -> bool:
+        """Whether ``source``'s shape is read (as ``solid`` would hand it out without reading it)."""
+        return self._read_as(self._entries.get(_key(source)), source, use_hull)
+
+    def prepare(self, source: Source, depsgraph: bpy.types.Depsgraph, use_hull: bool) -> None:
+        """Read ``source``'s shape and prepare it for measuring: classified, and its hulls (convex objects) or its
+        triangle tree (the others) built, so that measuring a pair of prepared shapes costs no more than that.
+        Raises ObjectGeometryError."""
+        solid = self.solid(source, depsgraph, use_hull)
+        solid.prepared_polytopes()
+        if solid.method in (MESH, PARTS):
+            solid.bvh  # built now, not at the pair's measurement
 
     def forget(self, pointers: set) -> None:
         """Drop the shapes of the objects at ``pointers`` (their geometry changed), whether they own the
@@ -464,10 +487,10 @@ _slow_edits: set[int] = set()
 
 def settle() -> float | None:
     """Measure in full the current scene's results a live update left pending, and those not measured since the live
-    update was switched on (``switched``), a pair at a time, then ready the separated non-convex pairs' starts for
+    update was switched on (``switched``: their objects read and prepared one per step first), a pair at a time, then ready the separated non-convex pairs' starts for
     the next drag (``SolidCache.prepare_separation_starts``) and build the support tables the shapes read meanwhile
     wait for (``SolidCache.build_support_tables``), for at most ``SETTLE_BUDGET_SECONDS`` per call (at least one
-    pair, start or table). The timer's callback: None once the round has measured every result pending when it
+    pair, object, start or table). The timer's callback: None once the round has measured every result pending when it
     started and every one switching on left, readied every start and built every table, ``SETTLE_STEP_SECONDS`` to
     go on with the rest, ``SETTLE_SECONDS`` to try again while a measurement or a scan is running."""
     if _busy[0]:
@@ -488,9 +511,13 @@ def settle() -> float | None:
         for queue, only_pending in ((_settle_queue, True), (_unprimed, False)):
             while queue and not (measured and time.perf_counter() >= deadline):
                 index = queue.pop(0)
-                if index < count and (pending[index] or not only_pending):  # the results may have changed since
+                if index >= count or not (pending[index] or not only_pending):  # the results may have changed since
+                    continue
+                if not only_pending and _prepared_one(settings, depsgraph, index):
+                    queue.insert(0, index)  # its other object, or its measurement, at a later call
+                else:
                     remeasure(scene, depsgraph, [index], _cache)
-                    measured = True
+                measured = True
         if not _settle_queue and not _unprimed and not (measured and time.perf_counter() >= deadline):
             readied = _cache.prepare_separation_starts(deadline)
             if not _cache.separation_starts_pending and not ((measured or readied) and time.perf_counter() >= deadline):
@@ -499,6 +526,20 @@ def settle() -> float | None:
         _busy[0] = False
     more = _settle_queue or _unprimed or _cache.separation_starts_pending or _cache.support_tables_pending
     return SETTLE_STEP_SECONDS if more else None
+
+
+def _prepared_one(settings, depsgraph: bpy.types.Depsgraph, index: int) -> bool:
+    """Read and prepare (``SolidCache.prepare``) one object of the result at ``index`` that is not read yet, if any:
+    after switching live update on, a timer call reads one object or measures one pair, not both (a 10k-vertex
+    object takes 50-150 ms to read and prepare, its pair as much again to measure). Whether one was."""
+    for source in stored_sources(depsgraph, settings.results, [index]).get(index, ()):
+        if not _cache.has_read(source, settings.use_hulls):
+            try:
+                _cache.prepare(source, depsgraph, settings.use_hulls)
+            except ObjectGeometryError:  # the measurement says which object, and why
+                return False
+            return True
+    return False
 
 
 def _forget_everything() -> None:
@@ -511,8 +552,8 @@ def _forget_everything() -> None:
 def switched(settings) -> None:
     """The live update was switched: forget the prepared shapes; switched on, measure every pair (which reads and
     prepares the objects' shapes, and non-convex pairs' triangle trees, before the first drag): at once in
-    background mode; while the interface runs, by ``settle`` in idle time, the stale results first, a pair at a
-    time, so that ticking the box does not hold the interface while every object is read and prepared."""
+    background mode; while the interface runs, by ``settle`` in idle time, the stale results first, an object or a
+    pair at a time, so that ticking the box does not hold the interface while every object is read and prepared."""
     _forget_everything()
     if not settings.live_update or not len(settings.results) or _busy[0]:
         return

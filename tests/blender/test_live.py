@@ -222,7 +222,8 @@ def test_support_tables_are_built_once_idle_not_in_the_middle_of_a_drag(empty_sc
     analyse('ALL')
     empty_scene.collision_inspector.live_update = True
     monkeypatch.setattr(live, "SETTLE_BUDGET_SECONDS", 0.0)
-    assert live.settle() == live.SETTLE_STEP_SECONDS  # in idle time: both shapes read, the pair measured
+    for _ in range(3):  # in idle time: each shape read and prepared at a call, then the pair measured
+        assert live.settle() == live.SETTLE_STEP_SECONDS
     assert live._cache.support_tables_pending and len(live._cache._unbuilt) == 2
     b = bpy.data.objects["B"]
     b.data.vertices[0].co.z += 1e-4  # edited: read again, its old shape's table no longer wanted
@@ -424,8 +425,9 @@ def test_in_background_mode_every_update_is_complete(live_pair):
 
 def test_switching_on_while_the_interface_runs_measures_in_idle_time(live_pair, addon, monkeypatch):
     """Ticking Live Update while the interface runs measures nothing at once (the box does not hold the interface
-    while every object is read and prepared): ``settle`` measures every pair in full, the stale ones first, a pair
-    at a time within its budget; then a drag finds the shapes prepared."""
+    while every object is read and prepared): ``settle`` measures every pair in full, the stale ones first, reading
+    and preparing one object or measuring one pair at a time within its budget; then a drag finds the shapes
+    prepared."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
     monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
     monkeypatch.setattr(live, "SETTLE_BUDGET_SECONDS", 0.0)  # a pair per call
@@ -444,9 +446,19 @@ def test_switching_on_while_the_interface_runs_measures_in_idle_time(live_pair, 
     assert not reads and result("B", "C").stale and result("B", "C").status == 'separated'
     panel = importlib.import_module(addon.__name__ + ".ui.panel")
     assert panel.pair_summary(result("B", "C"), live_pair).endswith("(waiting until nothing moves)")
-    assert live.settle() == live.SETTLE_STEP_SECONDS  # the stale pairs first (C moved: A-C and B-C)
-    assert sorted(reads) == ["A", "C"] and not result("A", "C").stale and result("B", "C").stale
-    assert live.settle() == live.SETTLE_STEP_SECONDS and sorted(reads) == ["A", "B", "C"]
+    measured = []
+    measure = live.remeasure
+    monkeypatch.setattr(live, "remeasure", lambda *args, **kw: measured.append(1) or measure(*args, **kw))
+    # The stale pairs first (C moved: A-C, then B-C): each object read and prepared at a call of its own.
+    for expected_reads, expected_measured in ((["A"], 0), (["A", "C"], 0), (["A", "C"], 1)):
+        assert live.settle() == live.SETTLE_STEP_SECONDS
+        assert reads == expected_reads and len(measured) == expected_measured
+    assert not result("A", "C").stale and result("B", "C").stale
+    prepared = live._cache.solid(live.Source("C", bpy.data.objects["C"], bpy.data.objects["C"]),
+                                 bpy.context.evaluated_depsgraph_get(), False)
+    assert {"method", "hull"} <= prepared.__dict__.keys()  # classified, its hull built before the measurement
+    assert live.settle() == live.SETTLE_STEP_SECONDS and reads == ["A", "C", "B"] and len(measured) == 1
+    assert live.settle() == live.SETTLE_STEP_SECONDS and len(measured) == 2
     pair = result("B", "C")
     assert pair.status == 'penetrating' and not pair.stale and not pair.volume_pending
     assert pair.overlap_volume == pytest.approx(0.25, abs=1e-9)

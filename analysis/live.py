@@ -481,8 +481,11 @@ _settle_queue: list[int] = []
 #: The results ``settle`` has yet to measure since the live update was switched on while the interface runs.
 _unprimed: list[int] = []
 #: Pointers of objects whose geometry changed and whose pairs then took longer than ``UPDATE_BUDGET_SECONDS`` to
-#: measure: when they are edited again, their pairs wait for ``settle`` (until live update is switched again).
+#: measure, or that took as long to read, prepare and measure a pair of after switching on (``_note_slow_edits``):
+#: when they are edited (again), their pairs wait for ``settle`` (until live update is switched again).
 _slow_edits: set[int] = set()
+#: Seconds each object (pointer) took to read and prepare after live update was switched on (``_prepared_one``).
+_preparing_seconds: dict[int, float] = {}
 
 
 def settle() -> float | None:
@@ -516,7 +519,10 @@ def settle() -> float | None:
                 if not only_pending and _prepared_one(settings, depsgraph, index):
                     queue.insert(0, index)  # its other object, or its measurement, at a later call
                 else:
+                    started = time.perf_counter()
                     remeasure(scene, depsgraph, [index], _cache)
+                    if not only_pending:
+                        _note_slow_edits(settings, depsgraph, index, time.perf_counter() - started)
                 measured = True
         if not _settle_queue and not _unprimed and not (measured and time.perf_counter() >= deadline):
             readied = _cache.prepare_separation_starts(deadline)
@@ -534,12 +540,24 @@ def _prepared_one(settings, depsgraph: bpy.types.Depsgraph, index: int) -> bool:
     object takes 50-150 ms to read and prepare, its pair as much again to measure). Whether one was."""
     for source in stored_sources(depsgraph, settings.results, [index]).get(index, ()):
         if not _cache.has_read(source, settings.use_hulls):
+            started = time.perf_counter()
             try:
                 _cache.prepare(source, depsgraph, settings.use_hulls)
             except ObjectGeometryError:  # the measurement says which object, and why
                 return False
+            _preparing_seconds[source.obj.as_pointer()] = time.perf_counter() - started
             return True
     return False
+
+
+def _note_slow_edits(settings, depsgraph: bpy.types.Depsgraph, index: int, measuring: float) -> None:
+    """Mark as slow to edit (``_slow_edits``) the objects of the result at ``index``, just measured in ``measuring``
+    seconds after switching live update on, that an edit could not re-read and re-measure within the update budget:
+    their first edit then waits for ``settle`` too, instead of holding the interface once to find that out."""
+    for source in stored_sources(depsgraph, settings.results, [index]).get(index, ()):
+        pointer = source.obj.as_pointer()
+        if _preparing_seconds.get(pointer, 0.0) + measuring > UPDATE_BUDGET_SECONDS:
+            _slow_edits.add(pointer)
 
 
 def _forget_everything() -> None:
@@ -547,6 +565,7 @@ def _forget_everything() -> None:
     _cache.clear()
     _unprimed.clear()
     _slow_edits.clear()
+    _preparing_seconds.clear()
 
 
 def switched(settings) -> None:

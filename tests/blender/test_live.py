@@ -220,6 +220,7 @@ def test_support_tables_are_built_once_idle_not_in_the_middle_of_a_drag(empty_sc
         bpy.ops.mesh.primitive_ico_sphere_add(subdivisions=5, radius=1.0, location=(x, 0.0, 0.0))  # 2,562 vertices
         bpy.context.active_object.name = name
     analyse('ALL')
+    monkeypatch.setattr(live, "UPDATE_BUDGET_SECONDS", 60.0)  # edits measured at once, however long they take
     empty_scene.collision_inspector.live_update = True
     monkeypatch.setattr(live, "SETTLE_BUDGET_SECONDS", 0.0)
     for _ in range(3):  # in idle time: each shape read and prepared at a call, then the pair measured
@@ -474,7 +475,8 @@ def test_switching_on_while_the_interface_runs_measures_in_idle_time(live_pair, 
 def test_editing_a_mesh_slow_to_measure_leaves_its_pairs_to_settle(live_pair, addon, monkeypatch):
     """While the interface runs, an object whose edit took longer than the update budget to measure is not read
     again at its further edits (a 10k-vertex mesh takes 0.25-0.4 s): its pairs wait, stale and pending, and
-    ``settle`` reads it once the edit pauses, also after the next edit gesture."""
+    ``settle`` reads it once the edit pauses, also after the next edit gesture. An object that took that long to
+    read, prepare and measure a pair of after switching live update on waits from its first edit."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
     monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
     monkeypatch.setattr(live, "UPDATE_BUDGET_SECONDS", 0.0)  # every edit "slow"
@@ -508,13 +510,26 @@ def test_editing_a_mesh_slow_to_measure_leaves_its_pairs_to_settle(live_pair, ad
         pass
     assert reads == ["B", "B", "B"] and result("A", "B").distance == pytest.approx(0.5, abs=1e-6)
     settings = live_pair.collision_inspector
+    monkeypatch.setattr(live, "UPDATE_BUDGET_SECONDS", 60.0)
     settings.live_update = False
-    settings.live_update = True  # switched again: edits are measured at once, and timed, again
+    settings.live_update = True  # switched again: the marks forgotten; now fast enough, edits are measured at once
     while live.settle() is not None:
         pass
     reads.clear()
     pull_left_face(-1.9)
     assert reads == ["B"] and result("A", "B").distance == pytest.approx(0.6, abs=1e-6)
+    assert not result("A", "B").stale
+    monkeypatch.setattr(live, "UPDATE_BUDGET_SECONDS", 0.0)
+    settings.live_update = False
+    settings.live_update = True  # switching on reads, prepares and measures in idle time: that tells who is slow
+    while live.settle() is not None:
+        pass
+    reads.clear()
+    pull_left_face(-1.8)  # so the first edit waits too, instead of holding the interface once to find out
+    assert not reads and result("A", "B").stale and result("A", "B").volume_pending
+    while live.settle() is not None:
+        pass
+    assert reads == ["B"] and result("A", "B").distance == pytest.approx(0.7, abs=1e-6)
     bpy.app.timers.unregister(live.settle)
 
 

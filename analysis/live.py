@@ -39,7 +39,7 @@ from bpy.app.handlers import persistent
 
 from ..core.mesh import HULL, MESH, PARTS, Solid, collide_solid_pairs
 from ..core.mesh.contact import PairStart, start_for_next_drag
-from ..core.mesh.translated_distance import SeparationStart, without_pairs
+from ..core.mesh.translated_distance import Renewal, SeparationStart, without_pairs
 from ..core.shapes import Polytope
 from .clash import _status, clash_result, hull_note
 from .geometry import ObjectGeometryError
@@ -235,12 +235,15 @@ class SolidCache:
         (``core.mesh.contact.start_for_next_drag``: the triangle pairs near their closest ones where they are now,
         so that a drag's first updates search no tree), most recently measured first, until ``time.perf_counter()``
         passes ``deadline`` (at least one). Starts beyond ``KEPT_PAIRS_BUDGET_BYTES`` of triangle pairs drop theirs
-        (``translated_distance.without_pairs``). Whether any was readied."""
-        order = sorted((pair for pair, start in self._warm.items() if isinstance(start, SeparationStart)),
+        (``translated_distance.without_pairs``). A renewal the drag left under way is dropped for the start it
+        renews (its steps hold memory, and the pair stands still now). Whether any was readied."""
+        order = sorted((pair for pair, start in self._warm.items() if isinstance(start, (SeparationStart, Renewal))),
                        key=lambda pair: -self._measured.get(pair, -1))
         used, readied = 0, False
         for pair in order:
             start = self._warm[pair]
+            if isinstance(start, Renewal):
+                start = start.base
             if used < KEPT_PAIRS_BUDGET_BYTES and self._waits(pair, start):
                 if readied and time.perf_counter() >= deadline:
                     return readied

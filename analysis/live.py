@@ -23,8 +23,9 @@ time (``core.shapes.Polytope.defer_support_table``: built by the core after 64 q
 middle of a drag). An update while the interface runs starts no full measurement of a pair after
 ``UPDATE_BUDGET_SECONDS``: the pairs that waited longest go first, the rest stay stale and pending for the next
 update or ``settle``, and an object whose edit took longer than that to measure is left to ``settle`` at its
-further edits; what is left of the budget renews dragged non-convex pairs' starts ahead, a step at a time. Switching the live update on measures every pair in idle time too (``switched``). In
-background mode (scripts, tests, the command line) every update, and switching on, is complete at once.
+further edits; what is left of the budget renews dragged non-convex pairs' starts ahead, a step at a time.
+Switching the live update on measures every pair in idle time too (``switched``). In background mode (scripts,
+tests, the command line) every update, and switching on, is complete at once.
 """
 
 from __future__ import annotations
@@ -493,12 +494,13 @@ _preparing_seconds: dict[int, float] = {}
 
 def settle() -> float | None:
     """Measure in full the current scene's results a live update left pending, and those not measured since the live
-    update was switched on (``switched``: their objects read and prepared one per step first), a pair at a time, then ready the separated non-convex pairs' starts for
-    the next drag (``SolidCache.prepare_separation_starts``) and build the support tables the shapes read meanwhile
-    wait for (``SolidCache.build_support_tables``), for at most ``SETTLE_BUDGET_SECONDS`` per call (at least one
-    pair, object, start or table). The timer's callback: None once the round has measured every result pending when it
-    started and every one switching on left, readied every start and built every table, ``SETTLE_STEP_SECONDS`` to
-    go on with the rest, ``SETTLE_SECONDS`` to try again while a measurement or a scan is running."""
+    update was switched on (``switched``: their objects read and prepared first, one per step), a pair at a time,
+    then ready the separated non-convex pairs' starts for the next drag (``SolidCache.prepare_separation_starts``)
+    and build the support tables the shapes read meanwhile wait for (``SolidCache.build_support_tables``), for at
+    most ``SETTLE_BUDGET_SECONDS`` per call (at least one pair, object, start or table). The timer's callback: None
+    once the round has measured every result pending when it started and every one switching on left, readied every
+    start and built every table, ``SETTLE_STEP_SECONDS`` to go on with the rest, ``SETTLE_SECONDS`` to try again
+    while a measurement or a scan is running."""
     if _busy[0]:
         return SETTLE_SECONDS
     scene = bpy.context.scene

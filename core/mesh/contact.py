@@ -26,8 +26,8 @@ from ..batch import ApartPairs, ShapeSet, screen_many
 from ..collide import collide
 from ..contact import (PENETRATING, SEPARATED, TOUCHING, Contact, SignedDistanceMixin, classify,
                        frozen_instance)
-from ..steps import run_to_end, run_until
 from ..region import ContactRegion, contact_region, contact_regions
+from ..steps import run_to_end, run_until
 from ..warm_epa import WarmStart, collide_warm_many
 from .convex_volume import convex_overlap_volumes
 from .distance import MeshDistance, mesh_distance, nearest_on_surface
@@ -278,10 +278,9 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
                                         keep=warm is not None)
         if warm is not None and methods[k] not in (CONVEX, HULL):
             warm[k] = start
-    if deadline is not None and separated:  # (a pair measured in full above may have another kind of start now)
-        _renew_ahead(pairs, [k for k in separated if answers[k] is not None and isinstance(warm[k], (SeparationStart,
-                                                                                                      Renewal))],
-                     warm, deadline - RENEW_STEP_SECONDS)
+    if deadline is not None:  # (a pair measured in full above may have another kind of start now)
+        answering = [k for k in separated if answers[k] is not None and isinstance(warm[k], (SeparationStart, Renewal))]
+        _renew_ahead(pairs, answering, warm, deadline - RENEW_STEP_SECONDS)
     return columns, answers
 
 
@@ -338,8 +337,9 @@ def _renew_ahead(pairs: Sequence[tuple[Solid, Solid]], chosen: list[int], warm: 
     (``translated_distance.renewal_steps``): they go on answering meanwhile, so that a drag of a few pairs never
     outruns them (and never stops for a renewal). A renewal the drag outruns anyway is dropped (its start would be
     nearly spent when it ends): the pair is renewed where it is then, as a pair measured one by one."""
-    due = [k for k in chosen if isinstance(warm[k], Renewal) or len(warm[k].gaps) and spent(warm[k], *pairs[k]) >
-           RENEW_AHEAD]  # (a start that keeps no triangle pairs, at a fast pace, has nothing to renew ahead)
+    # (a start that keeps no triangle pairs, made at a fast pace, has nothing to renew ahead)
+    due = [k for k in chosen
+           if isinstance(warm[k], Renewal) or len(warm[k].gaps) and spent(warm[k], *pairs[k]) > RENEW_AHEAD]
     for k in due:  # each renewal begun only once there is time for it (its moved meshes cost a millisecond or two)
         if time.perf_counter() >= deadline:
             return

@@ -37,8 +37,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .bvh import BOUND_SLACK
 from ..steps import Steps, run_to_end
+from .bvh import BOUND_SLACK
 from .distance import MeshDistance, mesh_distance, near_triangle_pair_steps
 from .solid import Solid
 from .translated_contact import pair_translations

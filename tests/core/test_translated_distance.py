@@ -223,18 +223,25 @@ def test_too_few_kept_pairs_to_hold_the_closest_one_search_the_trees(monkeypatch
     assert answer.distance == slots[0].distance == pytest.approx(coal_distance(a.mesh, b.mesh), abs=1e-9)
 
 
-def test_a_long_drag_is_measured_from_each_start_without_a_full_measurement(searches):
-    """A drag much longer than any start's reach, each update's step shorter than the distance: each start that runs
-    out gives the next one (the pair stayed apart along the move), the distance always the full measurement's."""
-    mug, ball = Solid(cup()), Solid(uv_sphere(0.3, rings=10, segments=14))  # the ball beside the mug, 0.3 away
+def ball_beside_mug(slots: list):
+    """A ball 0.3 beside a mug (turned), measured into ``slots`` twice, the second time after a slow move (its start
+    keeps triangle pairs): the function that places the pair with the ball at a given place, and where it is."""
+    mug, ball = Solid(cup()), Solid(uv_sphere(0.3, rings=10, segments=14))
 
     def pair_at(place):
         return moved(mug), moved(ball, place, rotation_z(0.4))
 
-    slots = [None]
     place = np.array([1.6, 0.0, 0.75])
     collide_solid_pairs([pair_at(place - NUDGE)], warm=slots)
     collide_solid_pairs([pair_at(place)], warm=slots)
+    return pair_at, place
+
+
+def test_a_long_drag_is_measured_from_each_start_without_a_full_measurement(searches):
+    """A drag much longer than any start's reach, each update's step shorter than the distance: each start that runs
+    out gives the next one (the pair stayed apart along the move), the distance always the full measurement's."""
+    slots = [None]
+    pair_at, place = ball_beside_mug(slots)
     assert len(slots[0].gaps) and searches.count("full") == 1
     for pace, steps in ((0.002, 40), (0.03, 8)):  # slow: starts keep triangle pairs; fast: they keep none
         starts, tree_searches = set(), 0
@@ -324,15 +331,8 @@ def test_a_drag_renews_its_start_ahead_a_step_per_update_and_is_never_outrun(mon
     """While the interface runs (a ``deadline``), a start the drag has spent more than ``RENEW_AHEAD`` of is renewed
     a step at a time in the time updates have left, the pair answered from it meanwhile: a long slow drag needs no
     renewal at once, never waits, and every answer is the full measurement's."""
-    mug, ball = Solid(cup()), Solid(uv_sphere(0.3, rings=10, segments=14))  # the ball beside the mug, 0.3 away
-
-    def pair_at(place):
-        return moved(mug), moved(ball, place, rotation_z(0.4))
-
     slots = [None]
-    place = np.array([1.6, 0.0, 0.75])
-    collide_solid_pairs([pair_at(place - NUDGE)], warm=slots)
-    collide_solid_pairs([pair_at(place)], warm=slots)
+    pair_at, place = ball_beside_mug(slots)
     monkeypatch.setattr(contact_module, "run_until", one_step_per_call)
     begun = []
     renewal_steps = contact_module.renewal_steps
@@ -376,15 +376,8 @@ def test_a_renewal_the_drag_outruns_is_dropped_for_one_where_the_pair_is(monkeyp
     is dropped, and the pair is renewed where it is now, at once; without a deadline (background mode, the live
     update's settling) a renewal under way is run to its end."""
     monkeypatch.setattr(contact_module, "run_until", lambda steps, deadline: (False, None))  # never any time left
-    mug, ball = Solid(cup()), Solid(uv_sphere(0.3, rings=10, segments=14))
-
-    def pair_at(place):
-        return moved(mug), moved(ball, place, rotation_z(0.4))
-
     slots = [None]
-    place = np.array([1.6, 0.0, 0.75])
-    collide_solid_pairs([pair_at(place - NUDGE)], warm=slots)
-    collide_solid_pairs([pair_at(place)], warm=slots)
+    pair_at, place = ball_beside_mug(slots)
     start = slots[0]
     reach = start.horizon - start.distance
     sideways = np.array([0.0, 1.0, 0.0])  # along the mug: the distance grows slowly
@@ -396,7 +389,7 @@ def test_a_renewal_the_drag_outruns_is_dropped_for_one_where_the_pair_is(monkeyp
     [answer] = collide_solid_pairs([pair_at(outrun)], warm=slots, deadline=time.perf_counter() + 60.0)
     renewed = slots[0]
     assert isinstance(renewed, SeparationStart) and renewed is not start and not searches
-    assert renewed.placement_b[1][:3, 3] == pytest.approx(moved(ball, outrun, rotation_z(0.4)).placement[1][:3, 3])
+    assert renewed.placement_b[1][:3, 3] == pytest.approx(pair_at(outrun)[1].placement[1][:3, 3])  # where it is now
     assert answer.distance == pytest.approx(coal_distance(*(solid.mesh for solid in pair_at(outrun))), abs=1e-9)
     # Renewing ahead again, then measured without a deadline: the renewal ends, and answers.
     further = outrun + 0.7 * reach * sideways

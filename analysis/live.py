@@ -551,7 +551,7 @@ def _prepared_one(settings, depsgraph: bpy.types.Depsgraph, index: int) -> bool:
             except ObjectGeometryError:  # the measurement says which object, and why
                 return False
             _preparing_seconds[source.obj.as_pointer()] = time.perf_counter() - started
-            return True
+            return _cache.has_read(source, settings.use_hulls)  # (not kept when its matrix is singular: measure it)
     return False
 
 

@@ -474,6 +474,25 @@ def test_switching_on_while_the_interface_runs_measures_in_idle_time(live_pair, 
     bpy.app.timers.unregister(live.settle)
 
 
+def test_switching_on_ends_with_an_object_scaled_flat(live_pair, addon, monkeypatch):
+    """An object scaled to nothing along an axis (a singular matrix) is read at each measurement, never kept: the
+    idle measuring after switching on still comes to an end, the pair measured."""
+    live = importlib.import_module(addon.__name__ + ".analysis.live")
+    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    settings = live_pair.collision_inspector
+    settings.live_update = False
+    bpy.data.objects["B"].scale.x = 0.0  # flat: its face at x = 3, 2 from A
+    bpy.context.view_layer.update()
+    settings.live_update = True
+    for _ in range(20):
+        if live.settle() is None:
+            break
+    else:
+        pytest.fail("settle did not come to an end")
+    assert not result("A", "B").stale and result("A", "B").distance == pytest.approx(2.5, abs=1e-6)
+    bpy.app.timers.unregister(live.settle)
+
+
 def test_editing_a_mesh_slow_to_measure_leaves_its_pairs_to_settle(live_pair, addon, monkeypatch):
     """While the interface runs, an object whose edit took longer than the update budget to measure is not read
     again at its further edits (a 10k-vertex mesh takes 0.25-0.4 s): its pairs wait, stale and pending, and

@@ -4,6 +4,7 @@ caller runs it to the end at once."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Generator
 from typing import TypeVar
@@ -14,11 +15,7 @@ Steps = Generator[None, None, Answer]
 
 def run_to_end(steps: Steps[Answer]) -> Answer:
     """Every remaining step of ``steps``; its answer."""
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            return done.value
+    return run_until(steps, math.inf)[1]
 
 
 def run_until(steps: Steps[Answer], deadline: float) -> tuple[bool, Answer | None]:

@@ -234,18 +234,36 @@ def without_pairs(start: SeparationStart) -> SeparationStart:
 def spent(start: SeparationStart, a: Solid, b: Solid) -> float:
     """How much of what ``start`` proves the drag has used since (``upper + drag`` must stay within the horizon): 0
     where it was made, 1 once it proves nothing more (inf when either object has turned, scaled or changed shape)."""
-    shifts = pair_translations(start.placement_a, start.placement_b, a, b)
-    if shifts is None:
+    moved = _moved_since(start, a, b)
+    if moved is None:
         return np.inf
-    relative = shifts[1] - shifts[0]
-    used = float(np.linalg.norm(start.witness_b - start.witness_a + relative) + np.linalg.norm(relative))
-    return (used - start.distance) / max(start.horizon - start.distance, np.finfo(float).tiny)
+    return (moved.upper + moved.drag - start.distance) / max(start.horizon - start.distance, np.finfo(float).tiny)
 
 
 def drag_since(start: SeparationStart, a: Solid, b: Solid) -> float:
     """How far B has moved relative to A since ``start`` (inf when either has turned, scaled or changed shape)."""
+    moved = _moved_since(start, a, b)
+    return np.inf if moved is None else moved.drag
+
+
+class _Move(NamedTuple):
+    """How a pair moved since its start: A's shift, B's relative to A and its length, and the witnesses' distance
+    with B moved so (an upper bound on the pair's distance)."""
+
+    shift_a: np.ndarray
+    relative: np.ndarray
+    drag: float
+    upper: float
+
+
+def _moved_since(start: SeparationStart, a: Solid, b: Solid) -> _Move | None:
+    """How the pair moved since ``start``; None when either object has turned, scaled or changed shape."""
     shifts = pair_translations(start.placement_a, start.placement_b, a, b)
-    return np.inf if shifts is None else float(np.linalg.norm(shifts[1] - shifts[0]))
+    if shifts is None:
+        return None
+    relative = shifts[1] - shifts[0]
+    return _Move(shifts[0], relative, float(np.linalg.norm(relative)),
+                 float(np.linalg.norm(start.witness_b - start.witness_a + relative)))
 
 
 def distances_after_translation(starts: Sequence[SeparationStart], pairs: Sequence[tuple[Solid, Solid]]
@@ -323,16 +341,11 @@ class _MovedPair(NamedTuple):
 
 def _moved_pair(start: SeparationStart, a: Solid, b: Solid) -> _MovedPair | None:
     """How the pair moved since ``start``, and its candidates; None when the start no longer proves the answer."""
-    shifts = pair_translations(start.placement_a, start.placement_b, a, b)
-    if shifts is None:
+    moved = _moved_since(start, a, b)
+    if moved is None or not (moved.drag < start.distance and moved.upper + moved.drag <= start.horizon):
         return None
-    shift_a, shift_b = shifts
-    relative = shift_b - shift_a
-    drag = float(np.linalg.norm(relative))
-    upper = float(np.linalg.norm(start.witness_b - start.witness_a + relative))
-    if not (drag < start.distance and upper + drag <= start.horizon):
-        return None
-    return _MovedPair(shift_a, relative, upper, *_candidates(start, relative, upper, drag))
+    return _MovedPair(moved.shift_a, moved.relative, moved.upper,
+                      *_candidates(start, moved.relative, moved.upper, moved.drag))
 
 
 def _candidates(start: SeparationStart, relative: np.ndarray, upper: float, drag: float) -> tuple:

@@ -131,8 +131,6 @@ class SolidCache:
         #: pairs that waited longest.
         self._measured: dict[tuple, int] = {}
         self._measurements = 0
-        #: ``(key, polytope)``: the prepared polytopes whose support tables wait for ``build_support_tables``
-        self._unbuilt: list[tuple[tuple, Polytope]] = []
         #: Per pair, the separation start ``prepare_separation_starts`` left as it is (it could not ready it, or
         #: the budget was spent): not tried again.
         self._left: dict[tuple, SeparationStart] = {}
@@ -153,10 +151,7 @@ class SolidCache:
             solid = read_solid(source, depsgraph, use_hull)
             if invertible:
                 if measures_volumes_later():  # its support tables built when idle, not in the middle of a drag
-                    for polytope in solid.prepared_polytopes():
-                        polytope.defer_support_table()
-                        if polytope.support_table_pending:
-                            self._unbuilt.append((key, polytope))
+                    solid.defer_support_tables()
                 self._entries[key] = _Entry(matrix, np.linalg.inv(matrix), solid, use_hull, _data(source), matrix,
                                             solid)
             return solid
@@ -192,8 +187,6 @@ class SolidCache:
                 {pair: value for pair, value in per_pair.items()
                  if not pointers.intersection(pair[0][:2] + pair[1][:2])}
                 for per_pair in (self._warm, self._measured, self._left))
-            self._unbuilt = [(key, polytope) for key, polytope in self._unbuilt
-                             if key[0] not in pointers and key[1] not in pointers]
 
     def warm_starts(self, pairs: list[tuple[Source, Source]]) -> list[PairStart | None]:
         """The warm start slot of each pair of sources (None where it has none yet)."""
@@ -216,20 +209,24 @@ class SolidCache:
         for a, b in pairs:
             self._measured[_key(a), _key(b)] = self._measurements
 
+    def unbuilt_support_tables(self) -> list[Polytope]:
+        """The polytopes of the shapes read while the interface runs that still wait for their support tables
+        (``Solid.defer_support_tables``: the hulls of convex objects and of parts, read then, and a non-convex
+        object's hull, made at its first penetrating measurement)."""
+        return [polytope for entry in self._entries.values() for polytope in entry.solid.pending_support_tables()]
+
     @property
     def support_tables_pending(self) -> bool:
-        """Some shape read while the interface runs still waits for its support table."""
-        return any(polytope.support_table_pending for _, polytope in self._unbuilt)
+        """Some shape read while the interface runs still waits for a support table."""
+        return any(entry.solid.pending_support_tables() for entry in self._entries.values())
 
     def build_support_tables(self, deadline: float) -> None:
-        """Build the deferred support tables of the shapes read while the interface runs
-        (``Polytope.defer_support_table``), at least one, until ``time.perf_counter()`` passes ``deadline``."""
-        while self._unbuilt:
-            _, polytope = self._unbuilt.pop()
-            if polytope.support_table_pending:
-                polytope.build_support_table()
-                if time.perf_counter() >= deadline:
-                    return
+        """Build the deferred support tables of the shapes read while the interface runs, at least one, until
+        ``time.perf_counter()`` passes ``deadline``."""
+        for polytope in self.unbuilt_support_tables():
+            polytope.build_support_table()
+            if time.perf_counter() >= deadline:
+                return
 
     def prepare_separation_starts(self, deadline: float) -> bool:
         """Ready the separated non-convex pairs' starts for the next drag while nothing moves
@@ -279,7 +276,6 @@ class SolidCache:
         self._entries.clear()
         self._warm.clear()
         self._measured.clear()
-        self._unbuilt.clear()
         self._left.clear()
 
 

@@ -88,6 +88,9 @@ class Solid:
 
     #: For a moved copy (``transformed``): ``(source solid, 4x4 matrix)``; its triangles are moved on first use.
     _placement: tuple | None = None
+    #: Whether the support tables of this solid's polytopes wait for ``pending_support_tables``' owner
+    #: (``defer_support_tables``).
+    _tables_deferred = False
 
     def __init__(self, mesh: TriangleMesh, *, use_hull: bool = False, name: str = "object"):
         self.raw_mesh = mesh
@@ -165,7 +168,10 @@ class Solid:
         if self._placement is not None:
             source, matrix = self._placement
             return source.hull.transformed(matrix)
-        return Polytope(self.raw_mesh.vertices)
+        hull = Polytope(self.raw_mesh.vertices)
+        if self._tables_deferred:
+            hull.defer_support_table()
+        return hull
 
     @cached_property
     def bvh(self) -> TriangleBVH:
@@ -222,6 +228,29 @@ class Solid:
         if self.method == PARTS:
             return [part.polytope for part in self.parts]
         return []
+
+    def defer_support_tables(self) -> None:
+        """Leave building the support tables of this solid's polytopes to whoever asks
+        ``pending_support_tables`` (``Polytope.defer_support_table``: queries scan until then), those made later
+        too: a non-convex object's hull is made at its first penetrating measurement, which may be in the middle
+        of a drag, and would build its table there after a few dozen queries. Moved copies share the choice."""
+        self._tables_deferred = True
+        for polytope in self._made_polytopes():
+            polytope.defer_support_table()
+
+    def pending_support_tables(self) -> list[Polytope]:
+        """The polytopes made so far whose deferred support tables are not built yet (see
+        ``defer_support_tables``; none when the tables are not deferred)."""
+        if not self._tables_deferred:
+            return []
+        return [polytope for polytope in self._made_polytopes() if polytope.support_table_pending]
+
+    def _made_polytopes(self) -> list[Polytope]:
+        """The prepared polytopes, and the hull when it is made but not among them."""
+        made = self.prepared_polytopes()
+        if "hull" in self.__dict__ and self.method not in (CONVEX, HULL):
+            made.append(self.hull)
+        return made
 
 
 def _moved_mesh(mesh: TriangleMesh, matrix: np.ndarray, name: str) -> TriangleMesh:

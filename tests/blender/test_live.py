@@ -225,12 +225,12 @@ def test_support_tables_are_built_once_idle_not_in_the_middle_of_a_drag(empty_sc
     monkeypatch.setattr(live, "SETTLE_BUDGET_SECONDS", 0.0)
     for _ in range(3):  # in idle time: each shape read and prepared at a call, then the pair measured
         assert live.settle() == live.SETTLE_STEP_SECONDS
-    assert live._cache.support_tables_pending and len(live._cache._unbuilt) == 2
+    assert live._cache.support_tables_pending and len(live._cache.unbuilt_support_tables()) == 2
     b = bpy.data.objects["B"]
     b.data.vertices[0].co.z += 1e-4  # edited: read again, its old shape's table no longer wanted
     b.data.update()
     bpy.context.view_layer.update()
-    assert len(live._cache._unbuilt) == 2
+    assert len(live._cache.unbuilt_support_tables()) == 2
     for k in range(40):  # far past the 64 queries after which a shape builds its table on its own
         b.location.y = 0.001 * (k % 2)
         bpy.context.view_layer.update()
@@ -240,6 +240,41 @@ def test_support_tables_are_built_once_idle_not_in_the_middle_of_a_drag(empty_sc
         pass
     assert not live._cache.support_tables_pending and not result("A", "B").volume_pending
     assert result("A", "B").depth == pytest.approx(depth, abs=1e-9)
+    bpy.app.timers.unregister(live.settle)
+
+
+def test_a_non_convex_objects_hull_builds_its_table_once_idle_not_in_the_middle_of_a_drag(empty_scene, addon,
+                                                                                           monkeypatch):
+    """A non-convex object's convex hull is made at its pair's first penetrating measurement, after the object was
+    read: while the interface runs it too scans for its supports until ``settle`` builds its table, however far a
+    drag renews the pair's start (each renewal asks the hulls for a push-out)."""
+    live = importlib.import_module(addon.__name__ + ".analysis.live")
+    contact = importlib.import_module(addon.__name__ + ".core.mesh.contact")
+    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    for name, x in (("A", 0.0), ("B", 1.7)):  # 2,522 vertices, a dent in each: measured on the triangles
+        bpy.ops.mesh.primitive_uv_sphere_add(segments=72, ring_count=36, radius=1.0, location=(x, 0.0, 0.0))
+        bpy.context.active_object.name = name
+        bpy.context.active_object.data.vertices[1000].co *= 0.98
+    analyse('ALL')
+    assert result("A", "B").method == 'mesh'
+    monkeypatch.setattr(live, "UPDATE_BUDGET_SECONDS", 60.0)
+    empty_scene.collision_inspector.live_update = True
+    monkeypatch.setattr(live, "SETTLE_BUDGET_SECONDS", 0.0)
+    for _ in range(3):  # each shape read and prepared at a call, then the pair measured (its hulls made)
+        assert live.settle() == live.SETTLE_STEP_SECONDS
+    assert len(live._cache.unbuilt_support_tables()) == 2
+    renewals = []
+    original = contact._renewed
+    monkeypatch.setattr(contact, "_renewed", lambda a, b, start: renewals.append(start) or original(a, b, start))
+    b = bpy.data.objects["B"]
+    for k in range(1, 21):  # 4 cm at a time (0.8 in all, still 0.12 deep): its start is renewed again and again
+        b.location.y = 0.04 * k
+        bpy.context.view_layer.update()
+        assert result("A", "B").status == 'penetrating'
+    assert len(renewals) > 2 and len(live._cache.unbuilt_support_tables()) == 2
+    while live.settle() is not None:
+        pass
+    assert not live._cache.support_tables_pending and not result("A", "B").volume_pending
     bpy.app.timers.unregister(live.settle)
 
 

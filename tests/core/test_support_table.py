@@ -126,3 +126,32 @@ def test_solids_name_the_polytopes_they_measure_with():
     parts = Solid(TriangleMesh.from_arrays(np.vstack([points, points + 2.0]),
                                            np.vstack([triangles, triangles + len(points)])))
     assert parts.method == "parts" and parts.prepared_polytopes() == [part.polytope for part in parts.parts]
+
+
+def test_a_solid_defers_the_tables_of_its_polytopes_made_later_too(monkeypatch):
+    """``Solid.defer_support_tables``: a non-convex object's hull, made after the choice (at its pair's first
+    penetrating measurement), by a moved copy, scans until its table is built; without the choice nothing is
+    pending and the table builds itself after a few queries."""
+    monkeypatch.setattr(core.shapes, "TABLE_AFTER_QUERIES", 2)
+    points = sphere(3000, 0.5)
+    triangles = ConvexHull(points).simplices
+    corners = points[triangles]
+    inward = np.einsum("ij,ij->i", np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]),
+                       corners[:, 0]) < 0.0
+    triangles[inward] = triangles[inward][:, ::-1]
+    dented = points.copy()
+    dented[0] *= 0.8  # one vertex pushed in: no longer convex
+    deferred, left = (Solid(TriangleMesh.from_arrays(dented, triangles)) for _ in range(2))
+    deferred.defer_support_tables()
+    assert deferred.method == "mesh" and deferred.pending_support_tables() == []  # no polytope made yet
+    moved = deferred.transformed(affine(np.eye(3), [0.5, 0.0, 0.0]))
+    directions = np.random.default_rng(3).normal(size=(20, 3))
+    for direction in directions:
+        scanned = dented[np.argmax(dented @ direction)] + [0.5, 0.0, 0.0]
+        assert moved.hull.support(tuple(direction.tolist())) == tuple(scanned.tolist())
+    assert deferred.pending_support_tables() == [deferred.hull] and moved.hull.support_table_pending
+    deferred.hull.build_support_table()
+    assert deferred.pending_support_tables() == [] and not moved.hull.support_table_pending
+    for direction in directions:
+        left.hull.support(tuple(direction.tolist()))
+    assert left.pending_support_tables() == [] and not left.hull.support_table_pending  # built on its own

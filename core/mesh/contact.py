@@ -15,7 +15,7 @@ push-out; when the two differ by more than the tolerance, ``depth_is_estimate`` 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, MutableSequence, Sequence
+from collections.abc import Callable, Iterator, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import NamedTuple
@@ -38,6 +38,7 @@ from .translated_contact import (
     TranslatedDepth,
     TranslationStart,
     depth_after_translation,
+    pair_translations,
     renewed_start,
     translation_start,
 )
@@ -377,14 +378,26 @@ def _renewed(a: Solid, b: Solid, start: TranslationStart) -> tuple[SolidContact,
     the convex hulls' (``translated_contact.renewed_start``) bounds the depth. None (measure it in full) when the
     pair turned or scaled, no ball is found, or the push-out is over ``RENEWED_DEPTH_RATIO`` times the ball's
     bound: the full measurement's push-out would be much nearer the shortest."""
-    ball = _common_ball(a, b, None)
-    if ball is None or not 2.0 * ball[1] > start.touch_tolerance:
-        return None
-    renewed = renewed_start(start, a, b, ball, _hull_pushout(a, b))
-    moved = None if renewed is None else depth_after_translation(renewed, a, b)
-    if moved is None or moved.depth > RENEWED_DEPTH_RATIO * moved.lower:
-        return None
-    return _translated_answer(moved, renewed), renewed
+    hull_pushout = _hull_pushout(a, b)
+    for ball in _renewal_balls(a, b, start):
+        if not 2.0 * ball[1] > start.touch_tolerance:
+            continue
+        renewed = renewed_start(start, a, b, ball, hull_pushout)
+        moved = None if renewed is None else depth_after_translation(renewed, a, b)
+        if moved is not None and moved.depth <= RENEWED_DEPTH_RATIO * moved.lower:
+            return _translated_answer(moved, renewed), renewed
+    return None
+
+
+def _renewal_balls(a: Solid, b: Solid, start: TranslationStart) -> Iterator[tuple[np.ndarray, float]]:
+    """Balls inside both objects to renew ``start`` with, the cheaper first: its own ball carried along
+    (``_carried_ball``), then the largest ``_common_ball`` finds (about twice as long: sampled vertices)."""
+    carried = _carried_ball(a, b, start)
+    if carried is not None:
+        yield carried
+    found = _common_ball(a, b, None)
+    if found is not None:
+        yield found
 
 
 def _hull_pushout(a: Solid, b: Solid) -> np.ndarray | None:
@@ -728,6 +741,18 @@ def certified_pushout(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, flo
     return float(best_depth), best_normal
 
 
+def _carried_ball(a: Solid, b: Solid, start: TranslationStart) -> tuple[np.ndarray, float] | None:
+    """The largest ball inside both objects centred where a drag may have taken ``start``'s ball (the objects only
+    moved since): its copy in A, its copy in B, or halfway between (two spheres' overlap moves halfway, a ball
+    sliding on a face takes it along), often far larger than the copies' overlap proves. ``(centre, radius)``, from
+    three points' winding numbers and distances; None when no such centre is inside both."""
+    shifts = pair_translations(start.placement_a, start.placement_b, a, b)
+    if shifts is None:
+        return None
+    shift_a, shift_b = shifts
+    return _largest_ball(a, b, start.ball_centre + np.array([0.5 * (shift_a + shift_b), shift_a, shift_b]))
+
+
 def _common_ball(a: Solid, b: Solid, centroid: np.ndarray | None) -> tuple[np.ndarray, float] | None:
     """``(centre, r)`` of the largest ball found inside both objects (None when none is found): 2r bounds the
     depth from below.
@@ -740,7 +765,12 @@ def _common_ball(a: Solid, b: Solid, centroid: np.ndarray | None) -> tuple[np.nd
         return None
     centres = [np.asarray(centroid, dtype=np.float64)[None, :]] if centroid is not None else []
     centres += [_inward_centres(b, a), _inward_centres(a, b)]
-    centres = np.vstack(centres)
+    return _largest_ball(a, b, np.vstack(centres))
+
+
+def _largest_ball(a: Solid, b: Solid, centres: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """``(centre, r)`` of the largest ball inside both objects centred at one of ``centres`` (N, 3): r is the
+    centre's distance to the nearer surface; None when no centre lies inside both."""
     inside = _inside(a, centres)
     inside[inside] = _inside(b, centres[inside])
     if not inside.any():

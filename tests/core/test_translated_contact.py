@@ -72,11 +72,19 @@ def test_open_penetrating_pairs_keep_no_start():
     assert answer.method == "mesh" and answer.status == "penetrating" and slots[0] is None
 
 
-def test_a_drag_past_the_ball_renews_the_start_without_a_full_measurement(full_measurements):
+@pytest.mark.parametrize("carried", [True, False], ids=["ball carried along", "ball searched for"])
+def test_a_drag_past_the_ball_renews_the_start_without_a_full_measurement(full_measurements, monkeypatch, carried):
     """A ball sunk into the bracket's top face and dragged along it past what its ball proves, only translated,
     while the interface runs: a new ball inside both proves the overlap again and the shorter of the carried
     push-out and the hulls' bounds the depth, with no triangle test. The fresh full measurement's depth lies
-    between the two bounds, and the push-out separates."""
+    between the two bounds, and the push-out separates. The new ball is the old one carried along (its copy in
+    the dragged ball here), found inside both without a search (``_common_ball``); where none of its carried
+    places is inside both, the search finds one."""
+    searches = []
+    original = contact_module._common_ball
+    monkeypatch.setattr(contact_module, "_common_ball", lambda *args: searches.append(args) or original(*args))
+    if not carried:
+        monkeypatch.setattr(contact_module, "_carried_ball", lambda a, b, start: None)
     bracket = Solid(l_bracket())  # the L's top face is z = 1
     ball = Solid(uv_sphere(0.3, rings=16, segments=24))
     place = np.array([1.6, 0.5, 1.2])  # 0.1 deep
@@ -84,22 +92,27 @@ def test_a_drag_past_the_ball_renews_the_start_without_a_full_measurement(full_m
     collide_solid_pairs([(moved(bracket), moved(ball, place))], warm=slots)
     first = slots[0]
     assert isinstance(first, TranslationStart) and len(full_measurements) == 1
-    renewed = set()
+    renewed, renewals_searched = set(), 0
     for step in range(1, 16):  # 0.06 at a time along the face: each ball serves only a step or so
         shifted = place - (0.06 * step, 0.0, 0.0)
         a, b = moved(bracket), moved(ball, shifted)
-        before = slots[0]
+        before, searched = slots[0], len(searches)
         [answer] = collide_solid_pairs([(a, b)], volumes=False, warm=slots)
         renewed.add(id(slots[0]))
+        renewals_searched += len(searches) - searched
         assert len(full_measurements) == 1 and answer.status == "penetrating" and answer.volume_pending
         fresh = collide_solid_pairs([(moved(bracket), moved(ball, shifted))])[0]
         full_measurements.pop()
         assert answer.depth_lower_bound - 1e-9 <= fresh.depth <= answer.depth + 1e-9
-        if slots[0] is not before:  # renewed here: its bounds are within the ratio
+        if slots[0] is not before:  # renewed here: its bounds are within the ratio, its ball inside both
             assert answer.depth <= contact_module.RENEWED_DEPTH_RATIO * answer.depth_lower_bound
+            for solid in (a, b):
+                assert crossing_windings(solid.mesh, slots[0].ball_centre[None])[0] == 1
+                assert nearest_on_surface(solid.mesh, slots[0].ball_centre[None])[0][0] >= slots[0].ball_radius
         pushed = transformed(b.mesh, offset=(answer.depth + 1e-7) * answer.normal)
         assert manifold_overlap(a.mesh, pushed)[0] <= 1e-9
     assert len(renewed) > 5  # renewed again and again, never measured in full
+    assert renewals_searched == (0 if carried else len(renewed) - 1)
     # In complete updates (volumes asked for) the pair is measured in full.
     collide_solid_pairs([(moved(bracket), moved(ball, place))], warm=slots)
     assert len(full_measurements) == 2

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 
 import numpy as np
 
@@ -33,6 +34,8 @@ from .simplex import EPSILON
 
 #: Columns of a cross product's factors: (u x v)_k = u_next v_last - u_last v_next.
 _NEXT, _LAST = np.array([1, 2, 0]), np.array([2, 0, 1])
+#: An ``EpaPolytope`` face's corners and the ids of the faces across its edges.
+_CORNERS_AND_ACROSS = itemgetter(0, 1, 2, 6, 7, 8)
 
 
 @dataclass(frozen=True)
@@ -128,11 +131,10 @@ def _kept(pair: PreparedPair, found: EpaResult, found_along: dict, warm: WarmSta
     by its points' indices on A and on B (the polytope's first vertices are ``warm``'s, when it grew from that;
     the others are found from the direction that found them)."""
     polytope = found.polytope
-    ids = {face_id: row for row, face_id in enumerate(polytope.faces)}
-    faces = list(polytope.faces.values())
-    triangles = np.array([face[:3] for face in faces], dtype=np.int64)
-    neighbours = np.array([(ids[face[6]], ids[face[7]], ids[face[8]]) for face in faces], dtype=np.int64)
-    used, triangles = np.unique(triangles, return_inverse=True)
+    faces = np.array(list(map(_CORNERS_AND_ACROSS, polytope.faces.values())), dtype=np.int64)
+    # Face ids grow as faces are added, so the faces are kept in ascending id order: a face's row is its id's rank.
+    neighbours = np.searchsorted(np.fromiter(polytope.faces, dtype=np.int64, count=len(faces)), faces[:, 3:])
+    used, triangles = np.unique(faces[:, :3], return_inverse=True)
     vertices = [polytope.vertices[index] for index in used.tolist()]
     indices = np.full((len(used), 2), -1, dtype=np.int64)
     if warm is not None:

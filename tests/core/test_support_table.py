@@ -113,13 +113,19 @@ def test_a_deferred_table_waits_for_its_owner_and_answers_as_the_scan_does(monke
     assert few._table is None and not few.support_table_pending
 
 
-def test_solids_name_the_polytopes_they_measure_with():
+def _sphere_hull() -> tuple[np.ndarray, np.ndarray]:
+    """3,000 points on a sphere about the origin and their hull's triangles, wound outward."""
     points = sphere(3000, 0.5)
     triangles = ConvexHull(points).simplices
     corners = points[triangles]
     inward = np.einsum("ij,ij->i", np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]),
                        corners[:, 0]) < 0.0
     triangles[inward] = triangles[inward][:, ::-1]
+    return points, triangles
+
+
+def test_solids_name_the_polytopes_they_measure_with():
+    points, triangles = _sphere_hull()
     convex = Solid(TriangleMesh.from_arrays(points, triangles))
     [hull] = convex.prepared_polytopes()
     assert convex.method == "convex" and hull is convex.hull and hull.support_table_pending
@@ -133,12 +139,7 @@ def test_a_solid_defers_the_tables_of_its_polytopes_made_later_too(monkeypatch):
     penetrating measurement), by a moved copy, scans until its table is built; without the choice nothing is
     pending and the table builds itself after a few queries."""
     monkeypatch.setattr(core.shapes, "TABLE_AFTER_QUERIES", 2)
-    points = sphere(3000, 0.5)
-    triangles = ConvexHull(points).simplices
-    corners = points[triangles]
-    inward = np.einsum("ij,ij->i", np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]),
-                       corners[:, 0]) < 0.0
-    triangles[inward] = triangles[inward][:, ::-1]
+    points, triangles = _sphere_hull()
     dented = points.copy()
     dented[0] *= 0.8  # one vertex pushed in: no longer convex
     deferred, left = (Solid(TriangleMesh.from_arrays(dented, triangles)) for _ in range(2))

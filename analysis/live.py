@@ -218,7 +218,7 @@ class SolidCache:
     @property
     def support_tables_pending(self) -> bool:
         """Some shape read while the interface runs still waits for a support table."""
-        return any(entry.solid.pending_support_tables() for entry in self._entries.values())
+        return bool(self.unbuilt_support_tables())
 
     def build_support_tables(self, deadline: float) -> None:
         """Build the deferred support tables of the shapes read while the interface runs, at least one, until

@@ -18,6 +18,7 @@ boundary of A - B to the tolerance (one support query says so), the value is rea
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import itemgetter
@@ -34,6 +35,8 @@ from .simplex import EPSILON
 
 #: Columns of a cross product's factors: (u x v)_k = u_next v_last - u_last v_next.
 _NEXT, _LAST = np.array([1, 2, 0]), np.array([2, 0, 1])
+#: Pairs prepared and placed together at a time when a deadline may leave the rest unsolved.
+PLACED_BEFORE_DEADLINE = 5
 #: An ``EpaPolytope`` face's corners and the ids of the faces across its edges.
 _CORNERS_AND_ACROSS = itemgetter(0, 1, 2, 6, 7, 8)
 
@@ -66,12 +69,23 @@ def collide_warm(shape_a: Shape, shape_b: Shape, warm: WarmStart | None = None, 
 
 def collide_warm_many(shapes_a: Sequence[Shape], shapes_b: Sequence[Shape], warms: Sequence[WarmStart | None], *,
                       tolerance: float | None = None, touch_tolerance: float | None = None,
-                      max_iterations: int | None = None) -> tuple[list[Contact], list[WarmStart | None]]:
+                      max_iterations: int | None = None, deadline: float | None = None
+                      ) -> tuple[list[Contact | None], list[WarmStart | None]]:
     """``collide_warm`` of every pair ``(shapes_a[i], shapes_b[i])`` from ``warms[i]``: the contacts and the
-    warm starts for the next query, the warm polytopes placed and their planes computed together."""
-    pairs = [PreparedPair(a, b, tolerance, touch_tolerance, max_iterations) for a, b in zip(shapes_a, shapes_b)]
-    solved = [_solved(pair, warm, placed) for pair, warm, placed in zip(pairs, warms, _placed_together(pairs, warms))]
-    return [contact for contact, _warm in solved], [warm for _contact, warm in solved]
+    warm starts for the next query, the warm polytopes placed and their planes computed together. With a
+    ``deadline`` (a ``time.perf_counter()`` value) no pair is solved once it has passed, in the order given:
+    those left are None, their warm starts returned as they came (for a caller that must answer in time)."""
+    contacts: list[Contact | None] = [None] * len(shapes_a)
+    kept = list(warms)
+    together = len(shapes_a) if deadline is None else PLACED_BEFORE_DEADLINE
+    for first in range(0, len(shapes_a), max(together, 1)):
+        chosen = range(first, min(first + together, len(shapes_a)))
+        pairs = [PreparedPair(shapes_a[k], shapes_b[k], tolerance, touch_tolerance, max_iterations) for k in chosen]
+        for k, pair, placed in zip(chosen, pairs, _placed_together(pairs, [warms[k] for k in chosen])):
+            if deadline is not None and time.perf_counter() >= deadline:
+                return contacts, kept
+            contacts[k], kept[k] = _solved(pair, warms[k], placed)
+    return contacts, kept
 
 
 def signed_distance_warm(shape_a: Shape, shape_b: Shape, warm: WarmStart | None = None, *,

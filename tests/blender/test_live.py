@@ -386,6 +386,53 @@ def test_an_update_short_of_time_leaves_full_measurements_waiting_longest_first(
     bpy.app.timers.unregister(live.settle)
 
 
+def test_an_update_short_of_time_leaves_overlapping_convex_pairs_waiting_longest_first(empty_scene, addon,
+                                                                                        monkeypatch):
+    """While the interface runs, an update solves no further overlapping convex pair by EPA once its budget is spent
+    (here the first spends it): the pairs left keep their last answers, stale and pending; the next update starts
+    with a pair that waited, and ``settle`` measures the rest once the objects stop, as a complete update would."""
+    live = importlib.import_module(addon.__name__ + ".analysis.live")
+    warm_epa = importlib.import_module(addon.__name__ + ".core.warm_epa")
+    solve, solved = warm_epa._solved, []
+    # a budget of ten minutes, and the solver's clock an hour later once the update has solved a pair
+    monkeypatch.setattr(live, "UPDATE_BUDGET_SECONDS", 600.0)
+    clock = SimpleNamespace(perf_counter=lambda: time.perf_counter() + 3600.0 * len(solved))
+    monkeypatch.setattr(warm_epa, "time", clock)
+    monkeypatch.setattr(warm_epa, "_solved", lambda pair, *args: solved.append(pair) or solve(pair, *args))
+    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    for k in range(3):  # ico spheres of 162 vertices: too many edge pairs for SAT, solved by EPA
+        for name, x in ((f"A{k}", 10.0 * k), (f"B{k}", 10.0 * k + 1.5)):
+            bpy.ops.mesh.primitive_ico_sphere_add(subdivisions=2, radius=1.0, location=(x, 0.0, 0.0))
+            bpy.context.active_object.name = name
+    bpy.context.view_layer.update()
+    assert [status for _a, _b, status in analyse('ALL')] == ['penetrating'] * 3
+    settings = empty_scene.collision_inspector
+    settings.live_update = True
+    answered = []
+    for step in (1, 2):  # two updates of a drag moving the three B objects
+        solved.clear()
+        for k in range(3):
+            bpy.data.objects[f"B{k}"].location.y = 0.01 * step
+        bpy.context.view_layer.update()
+        assert len(solved) == 1  # one pair solved, then the budget was spent
+        fresh = [r for r in settings.results if not r.stale]
+        assert len(fresh) == 1 and fresh[0].status == 'penetrating' and fresh[0].volume_pending
+        waiting = [r for r in settings.results if r.stale]
+        assert len(waiting) == 2 and all(r.volume_pending for r in waiting)
+        answered.append(fresh[0].name_b)
+    assert answered[1] != answered[0]  # the second update started with a pair the first left waiting
+    while live.settle() is not None:
+        pass
+    settled = [(r.status, r.signed_distance, *r.normal) for r in settings.results]
+    assert not any(r.stale or r.volume_pending for r in settings.results)
+    monkeypatch.setattr(live, "measures_volumes_later", lambda: False)
+    live.switched(settings)  # measured again from scratch (read where the objects are now), complete
+    again = [(r.status, r.signed_distance, *r.normal) for r in settings.results]
+    assert [row[0] for row in again] == [row[0] for row in settled] == ['penetrating'] * 3
+    assert [row[1:] for row in again] == [pytest.approx(row[1:], abs=1e-9) for row in settled]
+    bpy.app.timers.unregister(live.settle)
+
+
 def test_dragging_a_non_convex_pair_apart_keeps_its_distance_exact(live_pair, addon, monkeypatch):
     """A separated non-convex pair dragged (translated) is measured among the triangle pairs its start keeps near
     the closest ones, in any mode: the exact distance, without a full measurement; a turn measures it in full

@@ -186,16 +186,26 @@ def test_objects_whose_boxes_are_apart_are_measured_by_distance_alone(monkeypatc
     assert contact.status == "touching" and searched == [1]
 
 
-def test_a_deadline_leaves_full_measurements_undone_and_the_rest_answered():
-    """``collide_solid_pairs(deadline=...)``: no pair is measured in full one by one once the deadline has
-    passed (those come back None); convex pairs, screened together, are answered whatever the time."""
+@pytest.mark.parametrize("warm", [False, True])
+def test_a_deadline_leaves_full_measurements_undone_and_the_rest_answered(warm):
+    """``collide_solid_pairs(deadline=...)``: no pair is measured in full one by one, and no overlapping convex
+    pair by EPA (cold, or from its warm start), once the deadline has passed: those come back None, their slots
+    unchanged. Convex pairs the screen finds apart, small ones SAT answers together, and (with slots) a separated
+    mesh pair its start answers are answered whatever the time."""
     pairs = [(Solid(box()), Solid(transformed(box(), offset=(0.5, 0.2, 0.1)))),
              (Solid(l_bracket()), Solid(transformed(box(), offset=(1.2, 0.2, 0.8)))),
-             (Solid(cup()), Solid(transformed(box(low=(-0.2, -0.2, -0.2), high=(0.2, 0.2, 0.2)), offset=(3.0, 0, 0))))]
-    complete = collide_solid_pairs(pairs)
-    assert [contact.method for contact in complete] == ["convex", "mesh", "mesh"]
-    late = collide_solid_pairs(pairs, deadline=time.perf_counter() - 1.0)
-    assert late[1] is None and late[2] is None
-    assert late[0].signed_distance == complete[0].signed_distance
+             (Solid(cup()), Solid(transformed(box(low=(-0.2, -0.2, -0.2), high=(0.2, 0.2, 0.2)), offset=(3.0, 0, 0)))),
+             (Solid(uv_sphere()), Solid(transformed(uv_sphere(), offset=(1.5, 0.2, 0.0)))),
+             (Solid(uv_sphere()), Solid(transformed(uv_sphere(), offset=(3.0, 0.2, 0.0))))]
+    slots = [None] * len(pairs) if warm else None
+    complete = collide_solid_pairs(pairs, warm=slots)
+    assert [contact.method for contact in complete] == ["convex", "mesh", "mesh", "convex", "convex"]
+    assert [contact.status for contact in complete][3:] == ["penetrating", "separated"]
+    before = None if slots is None else list(slots)
+    late = collide_solid_pairs(pairs, warm=slots, deadline=time.perf_counter() - 1.0)
+    answered = [0, 2, 4] if warm else [0, 4]
+    assert [k for k, contact in enumerate(late) if contact is not None] == answered
+    assert all(start is kept for start, kept in zip(before or (), slots or ()))
+    assert [late[k].signed_distance for k in answered] == [complete[k].signed_distance for k in answered]
     on_time = collide_solid_pairs(pairs, deadline=time.perf_counter() + 3600.0)
     assert [contact.signed_distance for contact in on_time] == [contact.signed_distance for contact in complete]

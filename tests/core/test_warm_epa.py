@@ -3,6 +3,8 @@ over small moves, rotations, large jumps, touching and separating placements and
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -208,6 +210,31 @@ def test_far_scales(scale):
         slack = BOUNDS_SLACK * size
         assert contact.bounds[0] - slack <= cold.signed_distance <= contact.bounds[1] + slack
     assert contact.gjk_iterations == 0
+
+
+def test_a_deadline_solves_the_pairs_in_order_until_it_passes(monkeypatch):
+    """``collide_warm_many(deadline=...)``: pairs are solved in the order given while the clock is before the
+    deadline (here a clock that ticks once per pair, past the first group placed together); those left are None
+    with their warm starts returned as given, those solved are the answers without a deadline."""
+    rng = np.random.default_rng(23)
+    count = warm_module.PLACED_BEFORE_DEADLINE + 3
+    shapes = [(core.Polytope(cloud(rng, 60)), core.Polytope(sphere(80, 0.4))) for _ in range(count)]
+    shapes_a = [a for a, _ in shapes]
+    _, warms = collide_warm_many(shapes_a, [b for _, b in shapes], [None] * count)
+    moved = [b.translated((0.01 * k, 0.0, 0.005)) for k, (_, b) in enumerate(shapes)]
+    complete, complete_kept = collide_warm_many(shapes_a, moved, warms)
+    ticks = iter(range(1000))
+    monkeypatch.setattr(warm_module, "time", SimpleNamespace(perf_counter=lambda: float(next(ticks))))
+    solved = count - 2
+    contacts, kept = collide_warm_many(shapes_a, moved, warms, deadline=float(solved))
+    assert contacts[solved:] == [None, None]
+    assert all(start is given for start, given in zip(kept[solved:], warms[solved:]))
+    for contact, alone, start, alone_start in zip(contacts[:solved], complete, kept, complete_kept):
+        assert np.array_equal(contact.normal, alone.normal) and contact.signed_distance == alone.signed_distance
+        assert np.array_equal(start.triangles, alone_start.triangles)
+    assert all(contact.status == "penetrating" for contact in contacts[:solved])
+    late, late_kept = collide_warm_many(shapes_a, moved, warms, deadline=-1.0)
+    assert late == [None] * count and all(start is given for start, given in zip(late_kept, warms))
 
 
 def test_solid_pairs_measured_again_continue_from_their_slots(monkeypatch):

@@ -12,6 +12,7 @@ import pytest
 
 import mesh_fixtures as fx
 from mesh_fixtures import coal_distance, mesh, transformed
+import core.mesh.bvh as bvh_module
 from core.mesh.bvh import TriangleBVH
 from core.mesh.distance import MeshDistance, mesh_distance, nearest_on_surface
 from core.mesh.triangle_distance import point_triangle_closest, separation_lower_bound, triangle_pair_distance
@@ -210,6 +211,26 @@ def test_non_convex_scenes_match_coal(name):
     result = mesh_distance(a, b)
     check_result(result, a, b, expected, size)
     assert surface_gap(result.point_a, a) <= 1e-12 * size and surface_gap(result.point_b, b) <= 1e-12 * size
+
+
+@pytest.mark.parametrize("name", SCENES)
+def test_a_descent_screened_by_aligned_boxes_alone_is_as_exact(name, monkeypatch):
+    """``close_leaf_pairs`` skips the oriented boxes on levels with few node pairs (``ORIENTED_SCREEN_MIN_PAIRS``):
+    a looser screen, never a wrong one. With the oriented boxes on every level and on none before the leaves, the
+    distance is coal's and the same."""
+    a, b = scene(name)
+    expected, size = coal_distance(a, b), max(a.size, b.size)
+    screened, screen = [], bvh_module.oriented_box_distance_sq
+    monkeypatch.setattr(bvh_module, "oriented_box_distance_sq",
+                        lambda bvh_a, nodes_a, *args: screened.append(len(nodes_a)) or screen(bvh_a, nodes_a, *args))
+    found = {}
+    for threshold in (0, 10 ** 9):
+        monkeypatch.setattr(bvh_module, "ORIENTED_SCREEN_MIN_PAIRS", threshold)
+        screened.clear()
+        found[threshold] = mesh_distance(a, b)
+        check_result(found[threshold], a, b, expected, size)
+        assert len(screened) == 1 if threshold else len(screened) > 1  # the leaf pairs only, or every level
+    assert found[0].distance == found[10 ** 9].distance
 
 
 @pytest.mark.parametrize("name", ["chain links", "bolt in clearance hole"])

@@ -17,7 +17,9 @@ the same update with live update off (the depsgraph alone):
 Live update on is timed twice: complete updates (background mode, scripts), and as while the interface runs,
 where an update leaves convex pairs' overlap volumes for ``settle``, timed too (it runs once the object stops,
 a pair at a time within its budget per call: timed until nothing is left pending).
-Figures: median wall time, median CPU time (the machine may be shared) and the slowest update's wall time.
+Figures: median wall time, median CPU time (the machine may be shared) and the slowest update's wall time; for all
+20 B moved, how many of the 20 pairs an update answered (median): while the interface runs, an update short of
+time leaves pairs waiting (stale) for the next.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import time
 from pathlib import Path
 
 import bpy
+import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))
@@ -88,15 +91,26 @@ def main(live, vertices: int, convex: bool) -> None:
           f"vertices each, measured as '{settings.results[0].method}'")
     view_layer = bpy.context.view_layer
 
+    answered = []
+
     def drag(objects, distance: float = 0.001, steps: int = 40):
         """A step of a drag: ``objects`` carried sideways ``distance`` further at every step, back to the start
         after ``steps`` steps (the pairs keep their status; their normals turn at every step, as in a real drag:
-        toggling between two places would let warm starts learn both)."""
+        toggling between two places would let warm starts learn both). How many pairs the update answered (not
+        left waiting, stale) goes to ``answered``."""
+        stale = np.zeros(PAIRS, dtype=bool)
+
         def step(k):
             for b in objects:
                 b.location.y = distance * (k % steps)
             view_layer.update()
+            settings.results.foreach_get("stale", stale)
+            answered.append(PAIRS - int(stale.sum()))
         return step
+
+    def answered_since(count: int) -> str:
+        """The median number of pairs the updates since ``answered`` had ``count`` entries answered, as text."""
+        return f"{statistics.median(answered[count:]):.0f} of {PAIRS} answered"
 
     def turn(obj):
         """A step turning ``obj`` about its z axis by a degree, or back."""
@@ -136,8 +150,11 @@ def main(live, vertices: int, convex: bool) -> None:
             fast = median_ms(drag([pairs[7][1]], 0.05, 10))
             turned = median_ms(turn(pairs[7][1]))
             settle_one = median_ms(lambda k: (drag([pairs[7][1]])(k), settle_all()), repeats=3) if later else ""
+            first = len(answered)
             every = median_ms(drag([b for _a, b in pairs]), repeats=40 if later else 3)
+            every, first = f"{every} [{answered_since(first)}]", len(answered)
             every_fast = median_ms(drag([b for _a, b in pairs], 0.05, 10), repeats=9 if later else 3)
+            every_fast = f"{every_fast} [{answered_since(first)}]"
             pauses.clear()
             settle_every = median_ms(lambda k: (drag([b for _a, b in pairs])(k), settle_all()), repeats=3) \
                 if later else ""

@@ -6,7 +6,8 @@ live update on.
 Once ``settle`` has measured every pair in idle time after live update was switched on (timed: how long, and how
 long the interface waited between two calls of a watching timer: the longest wait, and the 90th percentile), a timer carries the 20 B objects STEP_M (default 0.001 m)
 further at every step, 40 steps 30 ms apart, as a drag of all of them does; each step's ``view_layer.update()``
-(depsgraph and live update) is timed. Once the drag stops, the same watch times ``settle`` measuring the volumes
+(depsgraph and live update) is timed, and how many pairs it answered (an update short of time leaves some waiting,
+stale, for the next). Once the drag stops, the same watch times ``settle`` measuring the volumes
 and building the support tables a drag leaves. Then Blender quits.
 """
 
@@ -50,14 +51,16 @@ def main(step_m: float, convex: bool, gap: float) -> None:
     start = time.perf_counter()
     settings.live_update = True
     print(f"live update switched on {time.perf_counter() - start:.2f} s")
-    updates, gaps, steps = [], [], iter(range(STEPS))
+    updates, answered, gaps, steps = [], [], [], iter(range(STEPS))
     last, dragged = [time.perf_counter()], [False]
 
     def drag() -> float | None:
         k = next(steps, None)
         if k is None:
             print(f"{len(updates)} updates carrying 20 B objects {step_m} m further each: median "
-                  f"{1e3 * statistics.median(updates):.1f} ms, {1e3 * min(updates):.0f}-{1e3 * max(updates):.0f} ms")
+                  f"{1e3 * statistics.median(updates):.1f} ms, {1e3 * min(updates):.0f}-{1e3 * max(updates):.0f} ms, "
+                  f"{statistics.median(answered):.0f} of {bench_live.PAIRS} pairs answered (median; the others "
+                  "waiting, stale)")
             last[0], dragged[0] = time.perf_counter(), True
             gaps.clear()
             bpy.app.timers.register(watch, first_interval=WATCH_INTERVAL)
@@ -67,6 +70,7 @@ def main(step_m: float, convex: bool, gap: float) -> None:
         start = time.perf_counter()
         bpy.context.view_layer.update()
         updates.append(time.perf_counter() - start)
+        answered.append(sum(not result.stale for result in settings.results))
         return INTERVAL
 
     def watch() -> float | None:

@@ -39,7 +39,7 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from ..core.mesh import HULL, MESH, PARTS, Solid, collide_solid_pairs
-from ..core.mesh.contact import PairStart, start_for_next_drag
+from ..core.mesh.contact import PairStart, answered_from_last, start_for_next_drag
 from ..core.mesh.translated_distance import Renewal, SeparationStart, without_pairs
 from ..core.shapes import Polytope
 from .clash import _status, clash_result, hull_note
@@ -390,7 +390,9 @@ def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, c
     warm = cache.warm_starts(sides)
     answers = measure_pairs(pairs, shapes, modes, options, settings.clearance, volumes, warm, deadline)
     cache.keep_warm_starts(sides, warm)
-    cache.measured([pair for pair, answer in zip(sides, answers) if answer is not None])
+    # (a convex pair answered from its last answer still waits for its solve: it keeps its place in the queue)
+    cache.measured([pair for pair, answer in zip(sides, answers)
+                    if answer is not None and not answered_from_last(answer[0])])
     _wait(results, [index for index, answer in zip(measured, answers) if answer is None])
     for index, answer in zip(measured, answers):
         if answer is None:

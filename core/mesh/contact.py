@@ -35,6 +35,7 @@ from .intersection import default_tolerance, surface_intersection, surfaces_over
 from .sat_pairs import sat_contacts, sat_ready
 from .solid import CONVEX, HULL, MESH, PARTS, Solid
 from .translated_contact import (
+    ProvenDepth,
     TranslatedDepth,
     TranslationStart,
     depth_after_translation,
@@ -73,8 +74,20 @@ EPA_SHARE = 0.75
 
 AXES = np.vstack([np.eye(3), -np.eye(3)])
 
+
+
+@dataclass(frozen=True)
+class ConvexStart:
+    """What an overlapping convex pair's last exact answer left for its next one: its final EPA ``polytope``
+    (``warm_epa``: the next solve goes on from it) and what the answer ``proved`` about the depth (while the
+    interface runs, an update with no time left to solve the pair answers it from that after a translation)."""
+
+    polytope: WarmStart
+    proved: ProvenDepth
+
+
 #: What a pair's last answer left for its next one (``collide_solid_pairs``' ``warm`` slots).
-PairStart = WarmStart | TranslationStart | SeparationStart | Renewal
+PairStart = ConvexStart | TranslationStart | SeparationStart | Renewal
 
 
 @dataclass(frozen=True)
@@ -236,10 +249,9 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
     answers: list[SolidContact | None] = [None] * len(pairs)
     methods = [pair_method(a, b) for a, b in pairs]
     convex = [k for k, method in enumerate(methods) if method in (CONVEX, HULL)]
-    starts = None if warm is None else [warm[k] if isinstance(warm[k], WarmStart) else None for k in convex]
+    starts = None if warm is None else [warm[k].polytope if isinstance(warm[k], ConvexStart) else None
+                                         for k in convex]
     apart, screened = _screened([pairs[k] for k in convex], options, starts, _epa_deadline(deadline))
-    for k, start in zip(convex, starts or ()):
-        warm[k] = start
     signed = apart.signed_distance
     far = (signed > apart.touch_tolerance) & (signed >= clearance)  # separated (``classify``), beyond the clearance
     for row, contact in zip(apart.index[~far].tolist(), apart.take(~far).contacts()):
@@ -259,6 +271,8 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
         overlaps = contact.status == PENETRATING
         answers[k] = _convex_answer(contact, *pairs[k], next(measured) if overlaps else (0.0, None), region,
                                     volume_pending=overlaps and not volumes and _has_volume(*pairs[k], methods[k]))
+    if warm is not None:
+        _keep_convex_starts(pairs, convex, screened, starts, warm, answers, carry=not volumes)
     rows = apart.take(far)
     index = np.asarray(convex, dtype=np.int64)[rows.index].tolist()
     columns = ApartSolids(rows._replace(index=np.asarray(index, dtype=np.int64)), [methods[k] for k in index],
@@ -287,6 +301,34 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
         answering = [k for k in separated if answers[k] is not None and isinstance(warm[k], (SeparationStart, Renewal))]
         _renew_ahead(pairs, answering, warm, deadline - RENEW_STEP_SECONDS)
     return columns, answers
+
+
+def _keep_convex_starts(pairs: Sequence[tuple[Solid, Solid]], convex: list[int], screened: list[Contact | None],
+                        polytopes: list[WarmStart | None], warm: MutableSequence[PairStart | None],
+                        answers: list[SolidContact | None], carry: bool) -> None:
+    """Leave in the slots of the ``convex`` pairs solved (``screened``) their EPA ``polytopes`` with what their answers
+    proved (``ConvexStart``); a pair the deadline left unsolved keeps its slot and, when ``carry`` (while the
+    interface runs), is answered from what its last answer proved if it was only translated since and still
+    certainly penetrates (``translated_contact.depth_after_translation``: a checked push-out and a lower bound,
+    ``answered_from_last``)."""
+    for row, k in enumerate(convex):
+        if screened[row] is not None:
+            answer = answers[k]
+            warm[k] = None if polytopes[row] is None or answer.status != PENETRATING else \
+                ConvexStart(polytopes[row], ProvenDepth(pairs[k][0].placement, pairs[k][1].placement,
+                                                        answer.depth * answer.normal,
+                                                        answer.depth_lower_bound - answer.tolerance,
+                                                        answer.point_b, answer.tolerance, answer.tolerance))
+        elif carry and answers[k] is None and isinstance(warm[k], ConvexStart):
+            moved = depth_after_translation(warm[k].proved, *pairs[k])
+            if moved is not None:
+                answers[k] = _translated_answer(moved, warm[k].proved, pair_method(*pairs[k]))
+
+
+def answered_from_last(contact: SolidContact) -> bool:
+    """Whether a convex pair's answer was carried from its last exact one (``_keep_convex_starts``: no time was left
+    to solve it), so that the pair still waits for its solve."""
+    return contact.method in (CONVEX, HULL) and contact.depth_is_estimate
 
 
 def _epa_deadline(deadline: float | None) -> float | None:
@@ -426,11 +468,12 @@ def _hull_pushout(a: Solid, b: Solid) -> np.ndarray | None:
     return reach * normal if reach > 0.0 else None  # (not positive only by rounding, for hulls barely touching)
 
 
-def _translated_answer(moved: TranslatedDepth, start: TranslationStart) -> SolidContact:
-    """A mesh pair's answer after a translation: penetrating, the push-out carried along, volume pending."""
+def _translated_answer(moved: TranslatedDepth, start: TranslationStart | ProvenDepth, method: str = MESH
+                       ) -> SolidContact:
+    """A pair's answer after a translation: penetrating, the push-out carried along, volume pending."""
     return SolidContact(
         status=PENETRATING, signed_distance=-moved.depth, normal=moved.normal,
-        point_a=moved.point_b + moved.depth * moved.normal, point_b=moved.point_b, method=MESH,
+        point_a=moved.point_b + moved.depth * moved.normal, point_b=moved.point_b, method=method,
         tolerance=start.touch_tolerance, depth_lower_bound=moved.lower,
         depth_is_estimate=moved.depth > moved.lower + start.tolerance, volume_pending=True)
 

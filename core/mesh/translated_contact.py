@@ -44,6 +44,28 @@ class TranslationStart:
     touch_tolerance: float
     tolerance: float
 
+    @property
+    def lower(self) -> float:
+        """The depth proven where the start was made: the ball's diameter."""
+        return 2.0 * self.ball_radius
+
+
+@dataclass(frozen=True)
+class ProvenDepth:
+    """What an exact answer of an overlapping convex pair proved, with where both objects were
+    (``Solid.placement``): the push-out of B (``depth * normal``, checked), the depth's certain ``lower`` bound, the
+    answer's ``point_b``, and its touch band and solver tolerance. A depth changes by no more than the relative move:
+    after a translation ``d`` it is at least ``lower - |d|``, and ``p - d`` is still a push-out (see the module
+    docstring), so ``depth_after_translation`` answers from it as from a ``TranslationStart``."""
+
+    placement_a: tuple
+    placement_b: tuple
+    pushout: np.ndarray
+    lower: float
+    point_b: np.ndarray
+    touch_tolerance: float
+    tolerance: float
+
 
 def translation_start(a: Solid, b: Solid, point_b: np.ndarray, pushout: np.ndarray,
                       ball: tuple[np.ndarray, float] | None, touch_tolerance: float,
@@ -65,7 +87,7 @@ class TranslatedDepth(NamedTuple):
     point_b: np.ndarray
 
 
-def depth_after_translation(start: TranslationStart, a: Solid, b: Solid) -> TranslatedDepth | None:
+def depth_after_translation(start: TranslationStart | ProvenDepth, a: Solid, b: Solid) -> TranslatedDepth | None:
     """The pair's depth from ``start`` (see the module docstring); None when A or B has turned, scaled or
     changed shape since, or moved so far that the pair is no longer certainly penetrating."""
     shifts = pair_translations(start.placement_a, start.placement_b, a, b)
@@ -73,7 +95,7 @@ def depth_after_translation(start: TranslationStart, a: Solid, b: Solid) -> Tran
         return None
     shift_a, shift_b = shifts
     relative = shift_b - shift_a
-    lower = 2.0 * start.ball_radius - float(np.linalg.norm(relative))
+    lower = start.lower - float(np.linalg.norm(relative))
     pushout = start.pushout - relative
     length = float(np.linalg.norm(pushout))
     if not lower > start.touch_tolerance or length == 0.0:

@@ -386,11 +386,13 @@ def test_an_update_short_of_time_leaves_full_measurements_waiting_longest_first(
     bpy.app.timers.unregister(live.settle)
 
 
-def test_an_update_short_of_time_leaves_overlapping_convex_pairs_waiting_longest_first(empty_scene, addon,
-                                                                                        monkeypatch):
+def test_an_update_short_of_time_solves_overlapping_convex_pairs_waiting_longest_first(empty_scene, addon,
+                                                                                       monkeypatch):
     """While the interface runs, an update solves no further overlapping convex pair by EPA once its budget is spent
-    (here the first spends it): the pairs left keep their last answers, stale and pending; the next update starts
-    with a pair that waited, and ``settle`` measures the rest once the objects stop, as a complete update would."""
+    (here the first spends it). A pair left that was only moved since its last exact answer is answered from it (a
+    checked push-out, a lower bound, its volume pending); one with no such answer waits, stale. The next update
+    solves the pair that waited longest, and ``settle`` measures them all once the objects stop, as a complete
+    update would."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
     warm_epa = importlib.import_module(addon.__name__ + ".core.warm_epa")
     solve, solved = warm_epa._solved, []
@@ -407,24 +409,24 @@ def test_an_update_short_of_time_leaves_overlapping_convex_pairs_waiting_longest
     bpy.context.view_layer.update()
     assert [status for _a, _b, status in analyse('ALL')] == ['penetrating'] * 3
     settings = empty_scene.collision_inspector
-    settings.live_update = True
-    answered = []
-    for step in (1, 2):  # two updates of a drag moving the three B objects
+    settings.live_update = True  # measured in idle time: not yet, so no pair has an exact live answer
+    for step in (1, 2, 3):  # three updates of a drag moving the three B objects
         solved.clear()
         for k in range(3):
             bpy.data.objects[f"B{k}"].location.y = 0.01 * step
         bpy.context.view_layer.update()
         assert len(solved) == 1  # one pair solved, then the budget was spent
-        fresh = [r for r in settings.results if not r.stale]
-        assert len(fresh) == 1 and fresh[0].status == 'penetrating' and fresh[0].volume_pending
+        exact = [r.name_b for r in settings.results if not r.stale and not r.depth_is_estimate]
+        assert exact == [f"B{step - 1}"]  # the pair that waited longest (never solved, in the order given)
+        carried = [r for r in settings.results if not r.stale and r.depth_is_estimate]
+        assert [r.name_b for r in carried] == [f"B{k}" for k in range(step - 1)]  # solved at an earlier update
+        assert all(r.status == 'penetrating' and r.volume_pending and r.depth_lower_bound < r.depth for r in carried)
         waiting = [r for r in settings.results if r.stale]
-        assert len(waiting) == 2 and all(r.volume_pending for r in waiting)
-        answered.append(fresh[0].name_b)
-    assert answered[1] != answered[0]  # the second update started with a pair the first left waiting
+        assert len(waiting) == 3 - step and all(r.volume_pending for r in waiting)
     while live.settle() is not None:
         pass
     settled = [(r.status, r.signed_distance, *r.normal) for r in settings.results]
-    assert not any(r.stale or r.volume_pending for r in settings.results)
+    assert not any(r.stale or r.volume_pending or r.depth_is_estimate for r in settings.results)
     monkeypatch.setattr(live, "measures_volumes_later", lambda: False)
     live.switched(settings)  # measured again from scratch (read where the objects are now), complete
     again = [(r.status, r.signed_distance, *r.normal) for r in settings.results]

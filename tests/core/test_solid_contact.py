@@ -12,6 +12,7 @@ import pytest
 
 import core.mesh.contact as contact_module
 from core.mesh import Solid, collide_solid_pairs, collide_solids
+from core.mesh.contact import answered_from_last
 from mesh_fixtures import (block_with_hole, box, chain_link, coal_distance, cup, joined, l_bracket, manifold_overlap,
                            rod, torus, transformed, uv_sphere, wall_with_door)
 
@@ -184,6 +185,36 @@ def test_objects_whose_boxes_are_apart_are_measured_by_distance_alone(monkeypatc
     block = box((2.0, 0.0, 0.0), (3.0, 1.0, 1.0))  # resting against the bracket's end face at x = 2
     contact = measure(bracket, block)
     assert contact.status == "touching" and searched == [1]
+
+
+def test_an_overlapping_convex_pair_left_by_the_deadline_is_answered_from_its_last_answer_after_a_translation():
+    """While the interface runs (``volumes=False``), a convex pair there is no time to solve, only translated since its
+    last exact answer, is answered from what that answer proved: penetrating, its push-out carried along (checked:
+    B moved by it no longer overlaps A) and a lower bound that holds the exact depth; its slot is kept for the next
+    solve (``answered_from_last``). A turn, a move as long as the depth, or a complete update leave it None."""
+    ball, other = Solid(uv_sphere()), Solid(transformed(uv_sphere(), offset=(1.5, 0.2, 0.0)))
+    slots = [None]
+    [first] = collide_solid_pairs([(ball, other)], warm=slots, volumes=False)
+    assert first.status == "penetrating" and not answered_from_last(first)
+    kept = slots[0]
+    for move in ((0.0, 0.05, 0.0), (0.02, -0.03, 0.01), (-0.1, 0.0, 0.0)):
+        moved = other.translated(move)
+        [carried] = collide_solid_pairs([(ball, moved)], warm=slots, volumes=False, deadline=time.perf_counter() - 1.0)
+        assert slots[0] is kept
+        assert carried.status == "penetrating" and carried.method == "convex" and answered_from_last(carried)
+        assert carried.volume_pending and carried.overlap_volume is None
+        exact = collide_solids(ball, moved)
+        assert carried.depth_lower_bound <= exact.depth <= carried.depth + 1e-12
+        assert np.allclose(carried.point_a - carried.point_b, carried.depth * carried.normal, atol=1e-12)
+        pushed = collide_solids(ball, moved.translated(carried.depth * carried.normal))
+        assert pushed.signed_distance >= -pushed.tolerance
+    turn, centre = np.eye(4), np.array([1.5, 0.2, 0.0])
+    turn[:3, :3], turn[:3, 3] = TILT, centre - TILT @ centre  # a quarter turn about B's own centre: the same ball
+    for changed in (other.transformed(turn), other.translated((0.0, 0.6, 0.0))):
+        assert collide_solid_pairs([(ball, changed)], warm=slots, volumes=False,
+                                   deadline=time.perf_counter() - 1.0) == [None]
+    assert collide_solid_pairs([(ball, other.translated((0.0, 0.05, 0.0)))], warm=slots,
+                               deadline=time.perf_counter() - 1.0) == [None]  # complete: it waits
 
 
 @pytest.mark.parametrize("warm", [False, True])

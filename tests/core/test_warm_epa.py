@@ -18,6 +18,7 @@ from checks import BOUNDS_SLACK, VALUE_TOLERANCE, assert_conventions, assert_mat
 from core.batch import screen_many
 from core.collide import solve_pair
 from core.mesh import Solid, TriangleMesh, collide_solid_pairs
+from core.mesh.contact import ConvexStart
 from core.shapes import IDENTITY
 from core.warm_epa import WarmStart, collide_warm, collide_warm_many, signed_distance_warm, signed_distances_warm
 from generators import affine, box, cloud, random_rotation, rotation_about, sphere
@@ -258,7 +259,8 @@ def test_solid_pairs_measured_again_continue_from_their_slots(monkeypatch):
     first = collide_solid_pairs(pairs, warm=slots)
     assert {solid.method for pair in pairs for solid in pair} == {"convex"}
     assert [contact.status for contact in first] == ["penetrating", "penetrating", "separated"]
-    assert isinstance(slots[0], WarmStart) and isinstance(slots[1], WarmStart) and slots[2] is None
+    assert all(isinstance(slot, ConvexStart) for slot in slots[:2]) and slots[2] is None
+    assert isinstance(slots[0].polytope, WarmStart) and isinstance(slots[1].polytope, WarmStart)
     cold_starts, screened = [], []
     monkeypatch.setattr(warm_module, "solve_pair", lambda pair: cold_starts.append(pair) or solve_pair(pair))
     monkeypatch.setattr(contact_module, "screen_many",
@@ -276,7 +278,7 @@ def test_solid_pairs_measured_again_continue_from_their_slots(monkeypatch):
     apart = [moved[0], (moved[1][0], moved[1][1].translated((3.0, 0.0, 0.0))), moved[2]]
     statuses = [contact.status for contact in collide_solid_pairs(apart, warm=slots)]
     assert statuses == ["penetrating", "separated", "separated"] and len(cold_starts) == 1
-    assert isinstance(slots[0], WarmStart) and slots[1] is None and slots[2] is None
+    assert isinstance(slots[0], ConvexStart) and slots[1] is None and slots[2] is None
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -4,11 +4,12 @@ live update on.
     BLENDER_XVFB=1 blender --python benchmarks/bench_live_gui.py -- [STEP_M] [convex|uv] [penetrating|apart]
 
 Once ``settle`` has measured every pair in idle time after live update was switched on (timed: how long, and how
-long the interface waited between two calls of a watching timer: the longest wait, and the 90th percentile), a timer carries the 20 B objects STEP_M (default 0.001 m)
-further at every step, 40 steps 30 ms apart, as a drag of all of them does; each step's ``view_layer.update()``
-(depsgraph and live update) is timed, and how many pairs it answered (an update short of time leaves some waiting,
-stale, for the next). Once the drag stops, the same watch times ``settle`` measuring the volumes
-and building the support tables a drag leaves. Then Blender quits.
+long the interface waited between two calls of a watching timer: the longest wait, and the 90th percentile), a
+timer carries the 20 B objects STEP_M (default 0.001 m) further at every step, 40 steps 30 ms apart, as a drag of
+all of them does; each step's ``view_layer.update()`` (depsgraph and live update) is timed, and how many pairs it
+answered, with an exact depth or from their last answer (an update short of time leaves some waiting, stale, for
+the next). Once the drag stops, the same watch times ``settle`` measuring the volumes and building the support
+tables a drag leaves. Then Blender quits.
 """
 
 from __future__ import annotations
@@ -59,8 +60,9 @@ def main(step_m: float, convex: bool, gap: float) -> None:
         if k is None:
             print(f"{len(updates)} updates carrying 20 B objects {step_m} m further each: median "
                   f"{1e3 * statistics.median(updates):.1f} ms, {1e3 * min(updates):.0f}-{1e3 * max(updates):.0f} ms, "
-                  f"{statistics.median(answered):.0f} of {bench_live.PAIRS} pairs answered (median; the others "
-                  "waiting, stale)")
+                  f"{statistics.median(n for n, _exact in answered):.0f} of {bench_live.PAIRS} pairs answered, "
+                  f"{statistics.median(exact for _n, exact in answered):.0f} with an exact depth (medians; the others "
+                  "waiting, stale, or answered from their last answer)")
             last[0], dragged[0] = time.perf_counter(), True
             gaps.clear()
             bpy.app.timers.register(watch, first_interval=WATCH_INTERVAL)
@@ -70,7 +72,8 @@ def main(step_m: float, convex: bool, gap: float) -> None:
         start = time.perf_counter()
         bpy.context.view_layer.update()
         updates.append(time.perf_counter() - start)
-        answered.append(sum(not result.stale for result in settings.results))
+        answered.append((sum(not result.stale for result in settings.results),
+                         sum(not (result.stale or result.depth_is_estimate) for result in settings.results)))
         return INTERVAL
 
     def watch() -> float | None:

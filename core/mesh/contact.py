@@ -79,11 +79,12 @@ AXES = np.vstack([np.eye(3), -np.eye(3)])
 @dataclass(frozen=True)
 class ConvexStart:
     """What an overlapping convex pair's last exact answer left for its next one: its final EPA ``polytope``
-    (``warm_epa``: the next solve goes on from it) and what the answer ``proved`` about the depth (while the
-    interface runs, an update with no time left to solve the pair answers it from that after a translation)."""
+    (``warm_epa``: the next solve goes on from it) and, when it penetrates, what the answer ``proved`` about the
+    depth (while the interface runs, an update with no time left to solve the pair answers it from that after a
+    translation)."""
 
     polytope: WarmStart
-    proved: ProvenDepth
+    proved: ProvenDepth | None
 
 
 #: What a pair's last answer left for its next one (``collide_solid_pairs``' ``warm`` slots).
@@ -314,12 +315,12 @@ def _keep_convex_starts(pairs: Sequence[tuple[Solid, Solid]], convex: list[int],
     for row, k in enumerate(convex):
         if screened[row] is not None:
             answer = answers[k]
-            warm[k] = None if polytopes[row] is None or answer.status != PENETRATING else \
-                ConvexStart(polytopes[row], ProvenDepth(pairs[k][0].placement, pairs[k][1].placement,
-                                                        answer.depth * answer.normal,
-                                                        answer.depth_lower_bound - answer.tolerance,
-                                                        answer.point_b, answer.tolerance, answer.tolerance))
-        elif carry and answers[k] is None and isinstance(warm[k], ConvexStart):
+            proved = None if answer.status != PENETRATING else \
+                ProvenDepth(pairs[k][0].placement, pairs[k][1].placement, answer.depth * answer.normal,
+                            answer.depth_lower_bound - answer.tolerance, answer.point_b, answer.tolerance,
+                            answer.tolerance)
+            warm[k] = None if polytopes[row] is None else ConvexStart(polytopes[row], proved)
+        elif carry and answers[k] is None and isinstance(warm[k], ConvexStart) and warm[k].proved is not None:
             moved = depth_after_translation(warm[k].proved, *pairs[k])
             if moved is not None:
                 answers[k] = _translated_answer(moved, warm[k].proved, pair_method(*pairs[k]))

@@ -21,8 +21,9 @@ crossing curves pending), and measured in full once it stops. That runs a pair a
 large objects is measured in full; then the support tables of the shapes read meanwhile are built, one at a
 time (``core.shapes.Polytope.defer_support_table``: built by the core after 64 queries, they would land in the
 middle of a drag). An update while the interface runs starts no full measurement of a pair (nor the EPA of an
-overlapping convex pair) after ``UPDATE_BUDGET_SECONDS``: the pairs that waited longest go first, the rest stay
-stale and pending for the next update or ``settle``, and an object whose edit took longer than that to measure is
+overlapping convex pair) after ``UPDATE_BUDGET_SECONDS``: the pairs that waited longest go first, a convex pair
+left that was only moved is answered from its last exact answer (a checked push-out and a lower bound), the rest
+stay stale and pending for the next update or ``settle``, and an object whose edit took longer than that to measure is
 left to ``settle`` at its further edits; what is left of the budget renews dragged non-convex pairs' starts ahead,
 a step at a time. Switching the live update on measures every pair in idle time too (``switched``). In background
 mode (scripts, tests, the command line) every update, and switching on, is complete at once.
@@ -59,7 +60,8 @@ SETTLE_BUDGET_SECONDS = 0.05
 SETTLE_STEP_SECONDS = 0.01
 #: Seconds an update while the interface runs may spend before it starts no further full measurement of a pair
 #: (non-convex pairs their last answers no longer prove) and no further EPA of an overlapping convex pair: those
-#: left wait, stale, for the next update or ``settle``, so that a drag of many pairs never freezes the interface.
+#: left wait (stale, or answered from their last answers, bounded) for the next update or ``settle``, so that a drag
+#: of many pairs never freezes the interface.
 UPDATE_BUDGET_SECONDS = 0.012
 #: Bytes of triangle pairs the separated non-convex pairs' starts keep while nothing moves, ready for the next drag
 #: (``SolidCache.prepare_separation_starts``; about 1 MB per pair of 10k-vertex objects): the most recently
@@ -357,7 +359,8 @@ def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, c
     ``volumes`` False leaves convex pairs' overlap volumes out (``volume_pending``, see ``settle``) and answers
     dragged non-convex pairs from their last full answer (``core.mesh.translated_contact``). With a ``budget``
     (seconds) no full measurement of a pair, nor EPA, starts after it (the pairs that waited longest go first): those
-    left stay stale, ``volume_pending``, for the next update or ``settle``.
+    left stay stale, ``volume_pending``, for the next update or ``settle`` (convex pairs only translated since their
+    last exact answer are answered from it, bounded, and keep their place in the queue).
     Thresholds are the scene's (tolerance, clearance, iterations) and the results' touch tolerance. Nothing
     is measured when the modes cannot be (a 'View' plane without a viewport): the results turn stale.
     Then the callback given to ``add_handlers`` (the overlay's refresh) is called.

@@ -195,7 +195,9 @@ def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
     ``deadline`` (a ``time.perf_counter()`` value) bounds the time spent on overlapping convex pairs (EPA) and
     on pairs measured in full one by one (non-convex pairs their starts do not answer), in the order given: none
     is started after it, and those left are None, their slots unchanged (for a caller that must answer in time,
-    such as an update while the user drags; convex pairs the screen finds apart are answered whatever the time).
+    such as an update while the user drags; convex pairs the screen finds apart are answered whatever the time,
+    and with ``volumes`` False an overlapping convex pair left is answered from its last exact answer when only
+    translated since: ``answered_from_last``).
     The time left then renews, a step at a time, the starts of separated mesh pairs a drag has spent more than
     ``RENEW_AHEAD`` of (``translated_distance.Renewal`` in their slots; without a deadline a renewal under way is
     run to its end), so that a drag of a few such pairs never stops for a renewal.
@@ -327,8 +329,8 @@ def _keep_convex_starts(pairs: Sequence[tuple[Solid, Solid]], convex: list[int],
 
 
 def answered_from_last(contact: SolidContact) -> bool:
-    """Whether a convex pair's answer was carried from its last exact one (``_keep_convex_starts``: no time was left
-    to solve it), so that the pair still waits for its solve."""
+    """Whether a convex pair's answer is only bounded: carried from its last exact one (``_keep_convex_starts``: no
+    time was left to solve it) and looser than its lower bound, so that the pair still waits for its solve."""
     return contact.method in (CONVEX, HULL) and contact.depth_is_estimate
 
 

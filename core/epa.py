@@ -436,11 +436,13 @@ def _answer(vertices, facet: list, tightest: list, certified: float, min_support
     when its value misses the certain bounds, the ``tightest`` face (the lower bound itself) answers instead.
     """
     lower = -min_support
-    normal, distance = min(facet, key=lambda f: f[5])[3:5]
+    normal, distance, error = min(facet, key=lambda f: f[5])[3:6]
     upper = -certified if certified > 0.0 else math.inf
     if not lower - tolerance <= -distance <= upper + tolerance:
-        facet, (normal, distance) = [tightest], tightest[3:5]
-    if distance < 0.0:  # the origin is outside: the answer is the facet's point nearest to it
+        facet, (normal, distance, error) = [tightest], tightest[3:6]
+    if distance < -error:  # the origin is outside: the answer is the facet's point nearest to it
+        # (within the plane's error the origin is on the face, touching: the direction to a point of A - B
+        # that close to it is rounding noise, while the face's normal was checked by a support query)
         point, point_a, point_b = _witnesses(vertices, facet, (0.0, 0.0, 0.0))
         nearest = norm(point)
         if nearest > 0.0:

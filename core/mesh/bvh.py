@@ -27,9 +27,9 @@ from .trimesh import TriangleMesh
 
 #: Relative slack on squared bounds: a pair is dropped only when rounding cannot explain the gap.
 BOUND_SLACK = 1e-12
-#: Inside ``close_leaf_pairs``' descent, a level's node pairs are screened by their oriented boxes only when more than
-#: this many pass the aligned ones: for fewer, the oriented test (some 25 array operations, about 0.2 ms) costs more
-#: than the pairs it would drop cost at the next level. The leaf pairs it returns are always screened by both.
+#: Inside ``close_leaf_pair_steps``' descent, a level's node pairs are screened by their oriented boxes only when more
+#: than this many pass the aligned ones: for fewer, the oriented test (some 25 array operations, about 0.2 ms) costs
+#: more than the pairs it would drop cost at the next level. The leaf pairs it returns are always screened by both.
 ORIENTED_SCREEN_MIN_PAIRS = 512
 #: A map whose stretch varies by less than this fraction counts as turning and scaling uniformly for the moved
 #: normals (Blender's float32 rotations stretch by ~1e-7; the normals are then that close to the exact ones).
@@ -309,7 +309,7 @@ def _split_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, nodes_a: np.ndarray, no
 
 
 class LeafPairs(NamedTuple):
-    """Result of ``close_leaf_pairs``: candidate leaf pairs and the best upper bound with its witnesses."""
+    """Result of ``close_leaf_pair_steps``: candidate leaf pairs and the best upper bound with its witnesses."""
 
     leaves_a: np.ndarray
     leaves_b: np.ndarray
@@ -318,8 +318,9 @@ class LeafPairs(NamedTuple):
     triangle_b: int
 
 
-def close_leaf_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float = np.inf) -> LeafPairs:
-    """Leaf pairs that may hold the closest pair of triangles, and an upper bound on that distance.
+def close_leaf_pair_steps(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float = np.inf) -> Steps[LeafPairs]:
+    """Leaf pairs that may hold the closest pair of triangles, and an upper bound on that distance; a tree level per
+    step (``core.steps``).
 
     Simultaneous traversal of both trees, one frontier of node pairs per level. The returned bound (at
     most ``bound``) is the distance between corners of ``triangle_a`` and ``triangle_b``, or ``bound``
@@ -331,6 +332,7 @@ def close_leaf_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float = np.i
     none = np.zeros(0, dtype=np.int64)
     done_a, done_b = [none], [none]
     while len(nodes_a) and bound_sq > 0.0:
+        yield
         both_leaves = bvh_a.is_leaf[nodes_a] & bvh_b.is_leaf[nodes_b]
         done_a.append(nodes_a[both_leaves])
         done_b.append(nodes_b[both_leaves])

@@ -17,7 +17,7 @@ from ..validation import as_points
 from .bvh import (
     BOUND_SLACK,
     TriangleBVH,
-    close_leaf_pairs,
+    close_leaf_pair_steps,
     box_distance_sq,
     close_point_leaves,
     leaf_pair_triangles,
@@ -78,23 +78,36 @@ def mesh_distance(mesh_a: TriangleMesh, mesh_b: TriangleMesh, *, bvh_a: Triangle
     frame); it only prunes the search, and if it turns out too small the search is repeated without it,
     so the answer is exact either way. Surfaces only: a mesh inside the other is at a positive distance.
     """
+    return run_to_end(mesh_distance_steps(mesh_a, mesh_b, bvh_a=bvh_a, bvh_b=bvh_b, upper_bound=upper_bound))
+
+
+def mesh_distance_steps(mesh_a: TriangleMesh, mesh_b: TriangleMesh, *, bvh_a: TriangleBVH | None = None,
+                        bvh_b: TriangleBVH | None = None, upper_bound: float | None = None) -> Steps[MeshDistance]:
+    """``mesh_distance`` a step at a time (``core.steps``: a tree level, a screen of ``SCREEN_CHUNK`` triangle pairs or
+    a batch of exact distances per step, about a millisecond each at 10k vertices), for a caller that must answer in
+    time (the live update). The arguments are checked at once."""
     tree_a, tree_b = _tree_of(mesh_a, bvh_a, "bvh_a"), _tree_of(mesh_b, bvh_b, "bvh_b")
     bound = np.inf if upper_bound is None else float(upper_bound)
     if not bound >= 0.0:
         raise ValueError(f"upper_bound must be a number >= 0, got {upper_bound}")
-    found = _closest_triangle_pair(tree_a, tree_b, bound)
+    return _distance_steps(tree_a, tree_b, bound)
+
+
+def _distance_steps(tree_a: TriangleBVH, tree_b: TriangleBVH, bound: float) -> Steps[MeshDistance]:
+    """The closest triangle pair within ``bound``, else with no bound (it was too small)."""
+    found = yield from _closest_triangle_pair(tree_a, tree_b, bound)
     if found is None:
-        found = _closest_triangle_pair(tree_a, tree_b, np.inf)
+        found = yield from _closest_triangle_pair(tree_a, tree_b, np.inf)
     return found
 
 
-def _closest_triangle_pair(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float) -> MeshDistance | None:
-    """The closest triangle pair at most ``bound`` apart, or None when there is none."""
-    candidates = close_leaf_pairs(bvh_a, bvh_b, bound)
+def _closest_triangle_pair(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float) -> Steps[MeshDistance | None]:
+    """The closest triangle pair at most ``bound`` apart, or None when there is none; a step at a time."""
+    candidates = yield from close_leaf_pair_steps(bvh_a, bvh_b, bound)
     triangles_a, triangles_b = leaf_pair_triangles(bvh_a, candidates.leaves_a, bvh_b, candidates.leaves_b)
     mesh_a, mesh_b = bvh_a.mesh, bvh_b.mesh
-    triangles_a, triangles_b, lower_sq = _separated_enough(bvh_a, triangles_a, bvh_b, triangles_b,
-                                                           candidates.bound)
+    triangles_a, triangles_b, lower_sq = yield from _separated_enough(bvh_a, triangles_a, bvh_b, triangles_b,
+                                                                      candidates.bound)
     by_bound = np.argsort(lower_sq)
     lower_sq = lower_sq[by_bound]
     best, start, size = None, 0, FIRST_BATCH
@@ -105,6 +118,7 @@ def _closest_triangle_pair(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float)
         stop = start + size if best is None else min(start + size, _count_below(lower_sq, best.distance))
         if stop <= start:
             break
+        yield
         batch = by_bound[start:stop]
         best = _better(best, triangles_a[batch], triangles_b[batch], mesh_a, mesh_b)
         start, size = stop, 2 * size
@@ -160,8 +174,8 @@ def _rounding_margin(mesh_a: TriangleMesh, mesh_b: TriangleMesh) -> float:
 
 
 def _separated_enough(bvh_a: TriangleBVH, triangles_a: np.ndarray, bvh_b: TriangleBVH, triangles_b: np.ndarray,
-                      bound: float):
-    """The triangle pairs whose separating-axis lower bounds do not exceed ``bound``.
+                      bound: float) -> Steps[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The triangle pairs whose separating-axis lower bounds do not exceed ``bound``, ``SCREEN_CHUNK`` pairs per step.
 
     Returns (triangles_a, triangles_b, squared lower bounds).
     """
@@ -170,6 +184,7 @@ def _separated_enough(bvh_a: TriangleBVH, triangles_a: np.ndarray, bvh_b: Triang
     kept = []
     for ia, ib, corners_a, corners_b in _boxes_within(bvh_a.mesh, triangles_a, bvh_b.mesh, triangles_b,
                                                       bound + margin, SCREEN_CHUNK):
+        yield
         gap = separation_lower_bound(corners_a, corners_b, bvh_a.normals[ia], bvh_b.normals[ib], bound + margin)
         lower_sq = np.maximum(gap - margin, 0.0) ** 2
         near = lower_sq <= bound_sq

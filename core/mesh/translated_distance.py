@@ -39,7 +39,7 @@ import numpy as np
 
 from ..steps import Steps, run_to_end
 from .bvh import BOUND_SLACK
-from .distance import MeshDistance, mesh_distance, near_triangle_pair_steps
+from .distance import MeshDistance, mesh_distance_steps, near_triangle_pair_steps
 from .solid import Solid
 from .translated_contact import pair_translations
 from .triangle_distance import triangle_pair_distance
@@ -166,8 +166,7 @@ def _renewal(previous: SeparationStart, a: Solid, b: Solid, point_a: np.ndarray,
         else:  # too few kept pairs to hold the closest one: the trees searched, none kept
             reach = 0.0
     if start is None:
-        yield
-        found = mesh_distance(a.mesh, b.mesh, bvh_a=a.bvh, bvh_b=b.bvh, upper_bound=upper)
+        found = yield from mesh_distance_steps(a.mesh, b.mesh, bvh_a=a.bvh, bvh_b=b.bvh, upper_bound=upper)
         start = yield from _start_at(a, b, found, reach, touch, volume)
     return start if start.distance > touch else None
 

@@ -471,7 +471,7 @@ def test_settling_readies_separated_non_convex_pairs_for_the_next_drag(live_pair
     monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
     full = counted_full_measurements(addon, monkeypatch)
     searches = []
-    for name in ("near_triangle_pair_steps", "mesh_distance"):
+    for name in ("near_triangle_pair_steps", "mesh_distance_steps"):
         search = getattr(translated, name)
         monkeypatch.setattr(translated, name,
                             lambda *args, search=search, **kw: searches.append(1) or search(*args, **kw))

@@ -14,7 +14,7 @@ import mesh_fixtures as fx
 from mesh_fixtures import coal_distance, mesh, transformed
 import core.mesh.bvh as bvh_module
 from core.mesh.bvh import TriangleBVH
-from core.mesh.distance import MeshDistance, mesh_distance, nearest_on_surface
+from core.mesh.distance import MeshDistance, mesh_distance, mesh_distance_steps, nearest_on_surface
 from core.mesh.triangle_distance import point_triangle_closest, separation_lower_bound, triangle_pair_distance
 from core.mesh.trimesh import TriangleMesh
 from generators import random_rotation, rotation_about
@@ -215,7 +215,7 @@ def test_non_convex_scenes_match_coal(name):
 
 @pytest.mark.parametrize("name", SCENES)
 def test_a_descent_screened_by_aligned_boxes_alone_is_as_exact(name, monkeypatch):
-    """``close_leaf_pairs`` skips the oriented boxes on levels with few node pairs (``ORIENTED_SCREEN_MIN_PAIRS``):
+    """``close_leaf_pair_steps`` skips the oriented boxes on levels with few node pairs (``ORIENTED_SCREEN_MIN_PAIRS``):
     a looser screen, never a wrong one. With the oriented boxes on every level and on none before the leaves, the
     distance is coal's and the same."""
     a, b = scene(name)
@@ -251,6 +251,31 @@ def test_upper_bound_only_prunes():
     exact = mesh_distance(a, b)
     for bound in (0.0, 0.5 * exact.distance, exact.distance, 10.0):
         assert mesh_distance(a, b, upper_bound=bound).distance == exact.distance
+
+
+@pytest.mark.parametrize("name", ["chain links", "ball in cup"])
+def test_the_search_a_step_at_a_time_is_the_same_search(name):
+    """``mesh_distance_steps`` (the live update's, spread over updates) ends with ``mesh_distance``'s answer to the
+    bit, after several steps (tree levels, screens, batches), with and without an upper bound (one too small
+    searches again); its arguments are checked when it is called, not at its first step."""
+    a, b = scene(name)
+    for bound in (None, 0.5 * mesh_distance(a, b).distance, 1.01 * mesh_distance(a, b).distance):
+        exact = mesh_distance(a, b, upper_bound=bound)
+        steps = mesh_distance_steps(a, b, upper_bound=bound)
+        count = 0
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                found = done.value
+                break
+            count += 1
+        assert count >= 4
+        assert (found.distance, found.triangle_a, found.triangle_b) == (exact.distance, exact.triangle_a,
+                                                                         exact.triangle_b)
+        assert (found.point_a == exact.point_a).all() and (found.point_b == exact.point_b).all()
+    with pytest.raises(ValueError, match="upper_bound"):
+        mesh_distance_steps(a, b, upper_bound=-1.0)
 
 
 def test_touching_and_crossing_meshes_give_zero_on_both_surfaces():

@@ -23,8 +23,8 @@ from mesh_fixtures import coal_distance, cup, l_bracket, moved, rotation_z, toru
 def searches(monkeypatch) -> list:
     """The tree searches for a closest pair (``mesh_distance``'s) and full mesh measurements, as they happen."""
     seen = []
-    search, measure = distance_module.close_leaf_pairs, contact_module._mesh_pair
-    monkeypatch.setattr(distance_module, "close_leaf_pairs", lambda *args: seen.append("search") or search(*args))
+    search, measure = distance_module.close_leaf_pair_steps, contact_module._mesh_pair
+    monkeypatch.setattr(distance_module, "close_leaf_pair_steps", lambda *args: seen.append("search") or search(*args))
     monkeypatch.setattr(contact_module, "_mesh_pair",
                         lambda a, b, options: seen.append("full") or measure(a, b, options))
     return seen
@@ -371,11 +371,47 @@ def test_a_fast_drag_renews_nothing_ahead(searches):
         assert answer.distance == pytest.approx(coal_distance(moved(mug).mesh, moved(ball, place).mesh), abs=1e-9)
 
 
-def test_a_renewal_the_drag_outruns_is_dropped_for_one_where_the_pair_is(monkeypatch, searches):
-    """A renewal begun ahead that has not ended when the drag outruns its start would give a start nearly spent: it
-    is dropped, and the pair is renewed where it is now, at once; without a deadline (background mode, the live
-    update's settling) a renewal under way is run to its end."""
-    monkeypatch.setattr(contact_module, "run_until", lambda steps, deadline: (False, None))  # never any time left
+def test_a_fast_drag_spreads_its_tree_search_over_updates_short_of_time(monkeypatch, searches):
+    """With time for one step per update, a pair dragged fast waits (None) while its tree search goes on, a level
+    or a batch per update, none measured in full; once the search ends, the pair is answered exactly where it
+    stands (coal's distance), and the next jump starts another search."""
+    def one_step(steps, _deadline):
+        try:
+            next(steps)
+        except StopIteration as done:
+            return True, done.value
+        return False, None
+
+    monkeypatch.setattr(contact_module, "run_until", one_step)
+    mug, ball = Solid(cup()), Solid(uv_sphere(0.3, rings=10, segments=14))
+    slots = [None]
+    place = np.array([1.6, 0.0, 0.75])
+    collide_solid_pairs([(moved(mug), moved(ball, place))], warm=slots, deadline=time.perf_counter() + 60.0)
+    for _jump in range(2):
+        place = place + (0.0, 0.03, 0.0)
+        searches.clear()
+        waited = 0
+        while True:
+            [answer] = collide_solid_pairs([(moved(mug), moved(ball, place))], warm=slots,
+                                           deadline=time.perf_counter() + 60.0)
+            if answer is not None:
+                break
+            waited += 1
+            assert isinstance(slots[0], translated_distance.Renewal) and waited < 200
+        assert waited >= 3 and searches == ["search"]  # one search, spread over the updates
+        assert answer.distance == pytest.approx(coal_distance(moved(mug).mesh, moved(ball, place).mesh), abs=1e-9)
+        assert isinstance(slots[0], SeparationStart)
+
+
+def test_a_renewal_the_drag_outruns_goes_on_while_the_pair_waits(monkeypatch, searches):
+    """A renewal begun ahead that has not ended when the drag outruns its start goes on at the next updates, a step
+    at a time, the pair waiting meanwhile (None) rather than an update held for a whole renewal; once it ends, the
+    pair is answered exactly where it is then. Without a deadline (background mode, the live update's settling) a
+    renewal under way is run to its end."""
+    time_left = [False]
+    run_until = contact_module.run_until
+    monkeypatch.setattr(contact_module, "run_until",
+                        lambda steps, deadline: run_until(steps, deadline) if time_left[0] else (False, None))
     slots = [None]
     pair_at, place = ball_beside_mug(slots)
     start = slots[0]
@@ -386,15 +422,20 @@ def test_a_renewal_the_drag_outruns_is_dropped_for_one_where_the_pair_is(monkeyp
     assert isinstance(renewal, translated_distance.Renewal) and renewal.base is start
     searches.clear()
     outrun = place + 1.5 * reach * sideways
+    for _update in range(2):  # no time left: the pair waits, its renewal kept, and nothing is measured in full
+        [answer] = collide_solid_pairs([pair_at(outrun)], warm=slots, deadline=time.perf_counter() + 60.0)
+        assert answer is None and slots[0] is renewal and "full" not in searches
+    time_left[0] = True
     [answer] = collide_solid_pairs([pair_at(outrun)], warm=slots, deadline=time.perf_counter() + 60.0)
-    renewed = slots[0]
-    assert isinstance(renewed, SeparationStart) and renewed is not start and not searches
-    assert renewed.placement_b[1][:3, 3] == pytest.approx(pair_at(outrun)[1].placement[1][:3, 3])  # where it is now
+    assert isinstance(slots[0], SeparationStart) and slots[0] is not start and "full" not in searches
     assert answer.distance == pytest.approx(coal_distance(*(solid.mesh for solid in pair_at(outrun))), abs=1e-9)
     # Renewing ahead again, then measured without a deadline: the renewal ends, and answers.
+    time_left[0] = False
+    renewed = slots[0]
     further = outrun + 0.7 * reach * sideways
     collide_solid_pairs([pair_at(further)], warm=slots, deadline=time.perf_counter() + 60.0)
     assert isinstance(slots[0], translated_distance.Renewal)
+    searches.clear()
     [answer] = collide_solid_pairs([pair_at(further)], warm=slots)
     assert isinstance(slots[0], SeparationStart) and slots[0] is not renewed and not searches
     assert answer.distance == pytest.approx(coal_distance(*(solid.mesh for solid in pair_at(further))), abs=1e-9)

@@ -330,6 +330,8 @@ def clash_result(name_a: str, name_b: str, status: str, contact, note: str = '')
         tuple(contact.point_a.tolist()), tuple(contact.point_b.tolist()), contact.solver_status,
         method=contact.method, overlap_volume=contact.overlap_volume,
         depth_lower_bound=float(contact.depth_lower_bound), depth_is_estimate=bool(contact.depth_is_estimate),
+        distance_lower_bound=float(contact.distance_lower_bound),
+        distance_is_estimate=bool(contact.distance_is_estimate),
         curves=tuple(tuple(map(tuple, curve.tolist())) for curve in contact.curves) if contact.curves else (),
         note=note,
         region=() if region is None else tuple(map(tuple, region.points_a.tolist())),

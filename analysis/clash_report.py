@@ -24,7 +24,8 @@ CSV_COLUMNS = (
     'point_a_x', 'point_a_y', 'point_a_z',
     'point_b_x', 'point_b_y', 'point_b_z',
     'solver_status', 'review_state', 'method', 'overlap_volume', 'depth_lower_bound', 'depth_is_estimate',
-    'region_area', 'first_contact_frame', 'deepest_frame', 'max_depth', 'contact_intervals',
+    'distance_lower_bound', 'distance_is_estimate', 'region_area', 'first_contact_frame', 'deepest_frame',
+    'max_depth', 'contact_intervals',
 )
 
 MANIFEST = Path(__file__).resolve().parents[1] / "blender_manifest.toml"
@@ -47,8 +48,10 @@ class ClashResult:
     'mesh' or 'hull', see ``core.mesh.solid``); ``overlap_volume`` is the volume both objects enclose
     (world units³; None when an object is open or hulls were measured); a push-out (``-signed_distance``
     of a penetrating pair) is at least ``depth_lower_bound`` and may be larger than needed when
-    ``depth_is_estimate``; ``curves`` are the polylines where the surfaces cross; ``note`` names objects
-    whose convex hull (measured because hulls were asked for) is larger than the object. ``region`` is
+    ``depth_is_estimate``; a distance is at most ``signed_distance`` and at least ``distance_lower_bound`` when
+    ``distance_is_estimate`` (answered from the last exact distance while objects moved); ``curves`` are the
+    polylines where the surfaces cross; ``note`` names objects whose convex hull (measured because hulls were
+    asked for) is larger than the object. ``region`` is
     the contact region of convex pairs in contact (its points on A: one point, a segment's two ends or a
     polygon's corners) and ``region_area`` its area (0 for points and segments).
 
@@ -74,6 +77,8 @@ class ClashResult:
     overlap_volume: float | None = 0.0
     depth_lower_bound: float = 0.0
     depth_is_estimate: bool = False
+    distance_lower_bound: float = 0.0
+    distance_is_estimate: bool = False
     curves: tuple = ()
     note: str = ''
     region: tuple = ()
@@ -93,6 +98,7 @@ class ClashResult:
             'solver_status': self.solver_status, 'review_state': self.review_state,
             'method': self.method, 'overlap_volume': self.overlap_volume,
             'depth_lower_bound': self.depth_lower_bound, 'depth_is_estimate': self.depth_is_estimate,
+            'distance_lower_bound': self.distance_lower_bound, 'distance_is_estimate': self.distance_is_estimate,
             'curves': [[list(point) for point in curve] for curve in self.curves], 'note': self.note,
             'region': [list(point) for point in self.region], 'region_area': self.region_area,
             'first_contact_frame': self.first_contact_frame, 'deepest_frame': self.deepest_frame,
@@ -104,7 +110,8 @@ class ClashResult:
         return [self.object_a, self.object_b, self.status, repr(self.signed_distance),
                 *map(repr, self.normal), *map(repr, self.point_a), *map(repr, self.point_b),
                 self.solver_status, self.review_state, self.method, volume, repr(self.depth_lower_bound),
-                str(self.depth_is_estimate).lower(), repr(self.region_area),
+                str(self.depth_is_estimate).lower(), repr(self.distance_lower_bound),
+                str(self.distance_is_estimate).lower(), repr(self.region_area),
                 *('' if value is None else repr(value)
                   for value in (self.first_contact_frame, self.deepest_frame, self.max_depth)),
                 intervals_text(self.contact_intervals)]

@@ -21,12 +21,15 @@ crossing curves pending), and measured in full once it stops. That runs a pair a
 large objects is measured in full; then the support tables of the shapes read meanwhile are built, one at a
 time (``core.shapes.Polytope.defer_support_table``: built by the core after 64 queries, they would land in the
 middle of a drag). An update while the interface runs starts no full measurement of a pair (nor the EPA of an
-overlapping convex pair) after ``UPDATE_BUDGET_SECONDS``: the pairs that waited longest go first, a convex pair
-left that was only moved is answered from its last exact answer (a checked push-out and a lower bound), the rest
-stay stale and pending for the next update or ``settle``, and an object whose edit took longer than that to measure is
-left to ``settle`` at its further edits; what is left of the budget renews dragged non-convex pairs' starts ahead,
-a step at a time. Switching the live update on measures every pair in idle time too (``switched``). In background
-mode (scripts, tests, the command line) every update, and switching on, is complete at once.
+overlapping convex pair) after ``UPDATE_BUDGET_SECONDS``: the pairs that waited longest go first, a separated
+non-convex pair its start no longer answers is renewed a step at a time until then (and at the next updates), a
+penetrating convex pair or a separated non-convex pair left that was only moved is answered from its last exact
+answer (a checked push-out and a lower bound on the depth; a distance between the carried closest points and a
+lower bound), the rest stay stale and pending for the next update or ``settle``, and an object whose edit took
+longer than that to measure is left to ``settle`` at its further edits; what is left of the budget renews dragged
+non-convex pairs' starts ahead, a step at a time. Switching the live update on measures every pair in idle time
+too (``switched``). In background mode (scripts, tests, the command line) every update, and switching on, is
+complete at once.
 """
 
 from __future__ import annotations
@@ -359,8 +362,9 @@ def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, c
     ``volumes`` False leaves convex pairs' overlap volumes out (``volume_pending``, see ``settle``) and answers
     dragged non-convex pairs from their last full answer (``core.mesh.translated_contact``). With a ``budget``
     (seconds) no full measurement of a pair, nor EPA, starts after it (the pairs that waited longest go first): those
-    left stay stale, ``volume_pending``, for the next update or ``settle`` (convex pairs only translated since their
-    last exact answer are answered from it, bounded, and keep their place in the queue).
+    left stay stale, ``volume_pending``, for the next update or ``settle`` (penetrating convex pairs and separated
+    non-convex pairs only translated since their last exact answer are answered from it, bounded, and keep their
+    place in the queue).
     Thresholds are the scene's (tolerance, clearance, iterations) and the results' touch tolerance. Nothing
     is measured when the modes cannot be (a 'View' plane without a viewport): the results turn stale.
     Then the callback given to ``add_handlers`` (the overlay's refresh) is called.

@@ -30,11 +30,12 @@ class SeparatedRows:
         return len(self.object_a)
 
     def exact_numbers(self) -> np.ndarray:
-        """(K, 13) float64 numbers in the layout of a result's ``exact`` ID property (``EXACT_LAYOUT``):
-        signed distance, normal, point A, point B, then overlap volume, depth bound and region area (0)."""
+        """(K, 14) float64 numbers in the layout of a result's ``exact`` ID property (``EXACT_LAYOUT``):
+        signed distance, normal, point A, point B, then overlap volume, depth bound, region area and distance bound
+        (0)."""
         pairs = self.columns.pairs
         return np.column_stack([pairs.signed_distance, pairs.normal, pairs.point_a, pairs.point_b,
-                                np.zeros((len(self), 3))])
+                                np.zeros((len(self), 4))])
 
 
 def joined(chunks: list[SeparatedRows]) -> SeparatedRows | None:

@@ -75,6 +75,7 @@ def _clash_columns(clashes: list[ClashResult]) -> dict:
         'has_volume': [c.overlap_volume is not None for c in clashes],
         'overlap_volume_view': [c.overlap_volume or 0.0 for c in clashes],
         'depth_is_estimate': [c.depth_is_estimate for c in clashes],
+        'distance_is_estimate': [c.distance_is_estimate for c in clashes],
         'scanned': [c.max_depth is not None for c in clashes],
         'first_contact_frame': [c.first_contact_frame or 0 for c in clashes],
         'deepest_frame': [c.deepest_frame or 0 for c in clashes],
@@ -156,7 +157,7 @@ def polylines_by_result(settings, kind: str) -> dict[int, tuple]:
 def exact_numbers(clash: ClashResult) -> list[float]:
     """A clash's float64 numbers in the layout of a result's ``exact`` ID property (``EXACT_LAYOUT``)."""
     return [clash.signed_distance, *clash.normal, *clash.point_a, *clash.point_b, clash.overlap_volume or 0.0,
-            clash.depth_lower_bound, clash.region_area]
+            clash.depth_lower_bound, clash.region_area, clash.distance_lower_bound]
 
 
 def _vanished_values(results, vanished: list[int], columns: dict[str, _Column]) -> tuple[dict, list]:
@@ -259,6 +260,7 @@ def stored_report(scene: bpy.types.Scene) -> ClashReport:
                     solver_status=r.solver_status, review_state=r.review_state, method=r.method,
                     overlap_volume=r.overlap_volume if r.has_volume and not r.volume_pending else None,
                     depth_lower_bound=r.depth_lower_bound, depth_is_estimate=r.depth_is_estimate,
+                    distance_lower_bound=r.distance_lower_bound, distance_is_estimate=r.distance_is_estimate,
                     curves=curves.get(index, ()), note=r.hull_note, region=regions.get(index, ((),))[0],
                     region_area=r.region_area, volume_pending=r.volume_pending, **scan_fields(r))
         for index, (r, (name_a, name_b)) in enumerate(zip(results, pairs))
@@ -308,11 +310,13 @@ def update_results(settings, updates: dict[int, ClashResult]) -> None:
         result.write_exact({"signed_distance": clash.signed_distance, "normal": clash.normal,  # depth, distance follow
                             "point_a": clash.point_a, "point_b": clash.point_b,
                             "overlap_volume": clash.overlap_volume or 0.0,
-                            "depth_lower_bound": clash.depth_lower_bound, "region_area": clash.region_area})
+                            "depth_lower_bound": clash.depth_lower_bound, "region_area": clash.region_area,
+                            "distance_lower_bound": clash.distance_lower_bound})
         result.solver_status, result.method = clash.solver_status, clash.method
         result.has_volume = clash.overlap_volume is not None or clash.volume_pending
         result.volume_pending = clash.volume_pending
         result.depth_is_estimate = clash.depth_is_estimate
+        result.distance_is_estimate = clash.distance_is_estimate
         result.hull_note = clash.note
         result.stale = False
     _replace_contact_geometry(settings, updates)

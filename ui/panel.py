@@ -267,6 +267,9 @@ def depth_details(result, scene: bpy.types.Scene) -> list:
     if result.status == 'penetrating' and result.depth_is_estimate:
         lines.append(f"Depth: a checked push-out; the shortest is at least "
                      f"{format_length(result.depth_lower_bound, scene)}")
+    if result.status != 'penetrating' and result.distance_is_estimate:
+        lines.append(f"Distance: at most this, at least {format_length(result.distance_lower_bound, scene)}; "
+                     f"measured once the object stops")
     if result.status == 'penetrating':
         lines.append("Overlap volume: measured once the object stops moving" if result.volume_pending
                      else f"Overlap volume: {format_volume(result.overlap_volume, scene)}" if result.has_volume

@@ -102,8 +102,9 @@ METHOD_ITEMS = [
 
 #: The float64 numbers of a result, in the order of its ``exact`` ID property: name -> (start, size).
 EXACT_LAYOUT = {"signed_distance": (0, 1), "normal": (1, 3), "point_a": (4, 3), "point_b": (7, 3),
-                "overlap_volume": (10, 1), "depth_lower_bound": (11, 1), "region_area": (12, 1)}
-EXACT_SIZE = 13
+                "overlap_volume": (10, 1), "depth_lower_bound": (11, 1), "region_area": (12, 1),
+                "distance_lower_bound": (13, 1)}
+EXACT_SIZE = 14
 #: The single-precision copies (RNA properties, for ``foreach_get`` when drawing and sorting) of exact numbers.
 VIEW_COPIES = {"signed_distance": "signed_distance_view", "normal": "normal_view", "point_a": "point_a_view",
                "point_b": "point_b_view", "overlap_volume": "overlap_volume_view"}
@@ -124,9 +125,8 @@ class ExactNumber:
     def __get__(self, result, _owner=None):
         if result is None:
             return self
-        values = result.get("exact")
-        if values is None:
-            values = [0.0] * EXACT_SIZE
+        values = list(result.get("exact", ()))
+        values += [0.0] * (EXACT_SIZE - len(values))  # (none yet, or saved when there were fewer)
         picked = tuple(float(v) for v in values[self.start:self.start + self.size])
         return picked[0] if self.size == 1 else picked
 
@@ -137,7 +137,8 @@ class ExactNumber:
 def write_exact(result, numbers: dict) -> None:
     """Write exact numbers (``{name in EXACT_LAYOUT: value}``) with one read and one write of the result's
     ``exact`` ID property, and their single-precision copies (a live update rewrites them all per pair)."""
-    values = list(result.get("exact", [0.0] * EXACT_SIZE))
+    values = list(result.get("exact", ()))
+    values += [0.0] * (EXACT_SIZE - len(values))
     for name, value in numbers.items():
         start, size = EXACT_LAYOUT[name]
         written = [float(value)] if size == 1 else [float(v) for v in value]
@@ -249,6 +250,12 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
         description="The push-out was checked to separate the pair but may be longer than the shortest one",
         default=False,
     )
+    distance_is_estimate: BoolProperty(
+        name="Distance Is an Estimate",
+        description="Apart, answered from the last exact distance while an object moved: the distance is at most "
+                    "the one shown (two points on the surfaces) and at least the lower bound; measured once it stops",
+        default=False,
+    )
     cross_check: StringProperty(
         name="SAT Cross-Check",
         description="What the separating-axis test said of this result: 'agrees', or the disagreement",
@@ -260,7 +267,7 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
     volume_pending: BoolProperty(
         name="Volume Pending",
         description="Measured by the live update while an object moved: the overlap volume (and a non-convex "
-                    "pair's shortest push-out) follow once it stops",
+                    "pair's shortest push-out, or an estimated distance) follow once it stops",
     )
     # Interactive inspection (issue 11): directional depth of the pair.
     directional_axis: EnumProperty(
@@ -283,6 +290,8 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
     point_b = ExactNumber("point_b", "Witness point on B (world space)")
     overlap_volume = ExactNumber("overlap_volume", "Volume enclosed by both objects (0 when they do not overlap)")
     depth_lower_bound = ExactNumber("depth_lower_bound", "No push-out shorter than this can separate the pair")
+    distance_lower_bound = ExactNumber("distance_lower_bound",
+                                       "The objects are at least this far apart (when the distance is an estimate)")
     region_area = ExactNumber("region_area", "Area of the contact region (0 for a point or an edge)")
 
     def write_exact(self, numbers: dict) -> None:

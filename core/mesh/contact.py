@@ -46,8 +46,10 @@ from .translated_contact import (
 from .translated_distance import (
     RENEW_AHEAD,
     RENEW_STEP_SECONDS,
+    BoundedDistance,
     Renewal,
     SeparationStart,
+    distance_bounds_after_translation,
     distances_after_translation,
     renewal_steps,
     separation_start,
@@ -101,7 +103,10 @@ class SolidContact(SignedDistanceMixin):
       at least ``depth_lower_bound`` and ``depth_is_estimate`` says when it may be larger than needed.
       For mesh pairs ``point_b`` lies on the deepest intersection region and ``point_a`` is where the
       push-out takes it.
-    - Separated or touching: ``point_b - point_a == distance * normal`` with both points on the surfaces.
+    - Separated or touching: ``point_b - point_a == distance * normal`` with both points on the surfaces. When
+      ``distance_is_estimate`` (a separated mesh pair answered from its last exact answer while dragged, no time
+      being left to measure it: ``volume_pending`` too), the distance is at most ``distance`` (those two points)
+      and at least ``distance_lower_bound``.
     - ``overlap_volume``: the volume both objects enclose (0 when they do not overlap); None when an
       object is open (no inside, so no volume), when hulls were measured, or when ``volume_pending``:
       the pair was measured without its volume (``measure_solid_pairs(volumes=False)``), to be measured later.
@@ -122,6 +127,8 @@ class SolidContact(SignedDistanceMixin):
     tolerance: float
     depth_lower_bound: float = 0.0
     depth_is_estimate: bool = False
+    distance_lower_bound: float = 0.0
+    distance_is_estimate: bool = False
     overlap_volume: float | None = None
     overlap_centroid: np.ndarray | None = None
     curves: tuple = field(default=(), repr=False)
@@ -196,8 +203,9 @@ def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
     on pairs measured in full one by one (non-convex pairs their starts do not answer), in the order given: none
     is started after it, and those left are None, their slots unchanged (for a caller that must answer in time,
     such as an update while the user drags; convex pairs the screen finds apart are answered whatever the time,
-    and with ``volumes`` False an overlapping convex pair left is answered from its last exact answer when only
-    translated since: ``answered_from_last``).
+    and with ``volumes`` False a pair left is answered from its last exact answer when only translated since and it
+    still certainly penetrates, an overlapping convex pair, or stays apart, a separated mesh pair:
+    ``answered_from_last``).
     With a deadline, a separated mesh pair its start no longer answers is renewed a step at a time until then
     (``translated_distance.Renewal`` in its slot: it waits, None, while the renewal goes on at the next calls), and the
     time left renews ahead the starts of separated mesh pairs a drag has spent more than ``RENEW_AHEAD`` of, so that a
@@ -304,6 +312,8 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
     if deadline is not None:  # (a pair measured in full above may have another kind of start now)
         answering = [k for k in separated if answers[k] is not None and isinstance(warm[k], (SeparationStart, Renewal))]
         _renew_ahead(pairs, answering, warm, deadline - RENEW_STEP_SECONDS)
+        if not volumes:
+            _bounded_warm(pairs, [k for k in separated if answers[k] is None], warm, answers)
     return columns, answers
 
 
@@ -330,9 +340,10 @@ def _keep_convex_starts(pairs: Sequence[tuple[Solid, Solid]], convex: list[int],
 
 
 def answered_from_last(contact: SolidContact) -> bool:
-    """Whether a convex pair's answer is only bounded: carried from its last exact one (``_keep_convex_starts``: no
-    time was left to solve it) and looser than its lower bound, so that the pair still waits for its solve."""
-    return contact.method in (CONVEX, HULL) and contact.depth_is_estimate
+    """Whether a pair's answer is only bounded, carried from its last exact one because no time was left to measure
+    it, so that the pair still waits for its measurement: a convex pair's depth looser than its lower bound
+    (``_keep_convex_starts``), or a separated mesh pair's distance (``_bounded_warm``)."""
+    return contact.method in (CONVEX, HULL) and contact.depth_is_estimate or contact.distance_is_estimate
 
 
 def _epa_deadline(deadline: float | None) -> float | None:
@@ -423,6 +434,26 @@ def _catch_up(pairs: Sequence[tuple[Solid, Solid]], chosen: list[int], warm: Mut
                 answers[k] = _start_answer(renewed)
             else:
                 _separated_warm(pairs, [k], warm, answers)
+
+
+def _bounded_warm(pairs: Sequence[tuple[Solid, Solid]], chosen: list[int], warm: Sequence[PairStart | None],
+                  answers: list[SolidContact | None]) -> None:
+    """Answer the ``chosen`` separated mesh pairs no time was left to measure from their last exact answers, when only
+    translated since and still certainly apart (``translated_distance.distance_bounds_after_translation``): the last
+    closest points carried along and a lower bound (``distance_is_estimate``, pending for a measurement once the
+    objects stop); the others are left None."""
+    for k in chosen:
+        start = warm[k].base if isinstance(warm[k], Renewal) else warm[k]
+        bounds = distance_bounds_after_translation(start, *pairs[k]) if isinstance(start, SeparationStart) else None
+        if bounds is not None:
+            answers[k] = _bounded_answer(bounds, start.touch_tolerance)
+
+
+def _bounded_answer(bounds: BoundedDistance, touch: float) -> SolidContact:
+    """A separated mesh pair's answer from bounds on its distance: the upper one, between surface points."""
+    return SolidContact(status=SEPARATED, signed_distance=bounds.upper, normal=(bounds.point_b - bounds.point_a) /
+                        bounds.upper, point_a=bounds.point_a, point_b=bounds.point_b, method=MESH, tolerance=touch,
+                        distance_lower_bound=bounds.lower, distance_is_estimate=True, volume_pending=True)
 
 
 def _renew_ahead(pairs: Sequence[tuple[Solid, Solid]], chosen: list[int], warm: MutableSequence[PairStart | None],

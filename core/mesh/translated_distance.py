@@ -265,6 +265,36 @@ def _moved_since(start: SeparationStart, a: Solid, b: Solid) -> _Move | None:
                  float(np.linalg.norm(start.witness_b - start.witness_a + relative)))
 
 
+class BoundedDistance(NamedTuple):
+    """A separated pair's distance after a translation, bounded from its last exact answer without a search: at most
+    ``upper``, the distance of that answer's closest points carried along (``point_a`` on A, ``point_b`` on B, world
+    space), and at least ``lower``."""
+
+    upper: float
+    lower: float
+    point_a: np.ndarray
+    point_b: np.ndarray
+
+
+def distance_bounds_after_translation(start: SeparationStart, a: Solid, b: Solid) -> BoundedDistance | None:
+    """Bounds on the pair's distance now from ``start``'s last exact answer (its witnesses): the closest points then,
+    carried along, are surface points ``upper`` apart, and a translation changes the distance by no more than its
+    length, so it is at least the last distance less how far B has moved relative to A since (less rounding). None
+    when either object has turned, scaled or changed shape since, or the lower bound does not stay above the touch
+    band (the pair may touch or overlap now: only a measurement can tell)."""
+    moved = _moved_since(start, a, b)
+    if moved is None:
+        return None
+    last_gap = start.witness_b + start.witness_shift - start.witness_a
+    point_a, point_b = start.witness_a + moved.shift_a, start.witness_b + moved.relative + moved.shift_a
+    rounding = 1e-13 * float(np.abs(point_a).max() + np.abs(point_b).max() + np.abs(last_gap).max())
+    lower = float(np.linalg.norm(last_gap)) - float(np.linalg.norm(moved.relative - start.witness_shift)) - \
+        start.margin - rounding
+    if not lower > start.touch_tolerance:
+        return None
+    return BoundedDistance(moved.upper, lower, point_a, point_b)
+
+
 def distances_after_translation(starts: Sequence[SeparationStart], pairs: Sequence[tuple[Solid, Solid]]
                                 ) -> list[MeshDistance | None]:
     """Each pair's exact surface distance and closest points now, from its start (see the module docstring),

@@ -462,6 +462,34 @@ def test_dragging_a_non_convex_pair_apart_keeps_its_distance_exact(live_pair, ad
     assert len(full) == 2 and result("A", "B").distance == pytest.approx(0.19, abs=1e-6)
 
 
+def test_a_non_convex_pair_apart_left_without_time_is_answered_from_its_last_distance(live_pair, addon, monkeypatch):
+    """While the interface runs, a separated non-convex pair moved beyond its start in an update with no time left
+    is answered from its last exact distance rather than left waiting: apart, at most the carried closest points'
+    distance and at least the last one less the move (the panel says so), pending; exact again once it stops."""
+    live = importlib.import_module(addon.__name__ + ".analysis.live")
+    panel = importlib.import_module(addon.__name__ + ".ui.panel")
+    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    bpy.data.objects["A"].data = l_shape("L")
+    b = bpy.data.objects["B"]
+    b.location = (1.25, 0.0, 1.2)  # in the notch: 0.2 above the foot
+    bpy.context.view_layer.update()
+    assert result("A", "B").distance == pytest.approx(0.2, abs=1e-6)
+    monkeypatch.setattr(live, "UPDATE_BUDGET_SECONDS", 0.0)
+    b.location.y = 0.1  # far beyond what the start keeps, still 0.2 above the foot
+    bpy.context.view_layer.update()
+    pair = result("A", "B")
+    assert not pair.stale and pair.status == 'separated' and pair.distance_is_estimate and pair.volume_pending
+    assert 0.2 - 0.1 - 1e-9 <= pair.distance_lower_bound <= 0.2 <= pair.distance + 1e-9
+    assert "at least" in " ".join(panel.depth_details(pair, live_pair))
+    monkeypatch.setattr(live, "UPDATE_BUDGET_SECONDS", 0.012)
+    while live.settle() is not None:
+        pass
+    pair = result("A", "B")
+    assert not pair.stale and not pair.distance_is_estimate and not pair.volume_pending
+    assert pair.distance == pytest.approx(0.2, abs=1e-6)
+    bpy.app.timers.unregister(live.settle)
+
+
 def test_settling_readies_separated_non_convex_pairs_for_the_next_drag(live_pair, addon, monkeypatch):
     """Once the objects stop, a separated non-convex pair's start keeps the triangle pairs near its closest ones
     where the pair is now, so the next drag's first update searches no tree; beyond the memory budget for them,

@@ -439,3 +439,37 @@ def test_a_renewal_the_drag_outruns_goes_on_while_the_pair_waits(monkeypatch, se
     [answer] = collide_solid_pairs([pair_at(further)], warm=slots)
     assert isinstance(slots[0], SeparationStart) and slots[0] is not renewed and not searches
     assert answer.distance == pytest.approx(coal_distance(*(solid.mesh for solid in pair_at(further))), abs=1e-9)
+
+
+def test_a_pair_left_without_time_is_answered_from_its_last_exact_answer(monkeypatch):
+    """While the interface runs (``volumes=False``) a separated pair that no time was left to measure is answered from
+    its last exact answer when only moved since: separated, its distance at most the carried closest points' (both
+    on the surfaces, ``point_b - point_a == distance * normal``) and at least the last distance less the move, which
+    holds coal's distance; pending for a measurement once it stops. A move that may have brought it into contact, a
+    turn, or a complete update (background mode) gets no such answer."""
+    monkeypatch.setattr(contact_module, "run_until", lambda steps, deadline: (False, None))  # never any time left
+    slots = [None]
+    pair_at, place = ball_beside_mug(slots)
+    last = slots[0].distance
+    rng = np.random.default_rng(3)
+    for _update in range(6):
+        place = place + rng.normal(scale=0.02, size=3)
+        a, b = pair_at(place)
+        [answer] = collide_solid_pairs([(a, b)], warm=slots, volumes=False, deadline=time.perf_counter() + 60.0)
+        true = coal_distance(a.mesh, b.mesh)
+        assert answer.status == "separated" and answer.distance_is_estimate and answer.volume_pending
+        assert answer.distance_lower_bound <= true <= answer.distance + 1e-12
+        assert answer.distance_lower_bound >= last - np.linalg.norm(place - np.array([1.6, 0.0, 0.75])) - 1e-9
+        assert on_surface(a, answer.point_a) and on_surface(b, answer.point_b)
+        assert answer.point_b - answer.point_a == pytest.approx(answer.distance * answer.normal, abs=1e-12)
+        assert contact_module.answered_from_last(answer)
+    start = slots[0]
+    into = place * (0.0, 1.0, 1.0) + (1.0, 0.0, 0.0)  # the ball now cuts the mug's wall: nothing proves it apart
+    [answer] = collide_solid_pairs([pair_at(into)], warm=[start], volumes=False, deadline=time.perf_counter() + 60.0)
+    assert coal_distance(*(solid.mesh for solid in pair_at(into))) == 0.0
+    assert answer is None or not answer.distance_is_estimate
+    turned = (pair_at(place)[0], moved(Solid(uv_sphere(0.3, rings=10, segments=14)), place, rotation_z(0.5)))
+    [answer] = collide_solid_pairs([turned], warm=[start], volumes=False, deadline=time.perf_counter() + 60.0)
+    assert answer is None or not answer.distance_is_estimate
+    [answer] = collide_solid_pairs([pair_at(place)], warm=[start], deadline=time.perf_counter() + 60.0)
+    assert answer is None or not answer.distance_is_estimate

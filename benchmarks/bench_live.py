@@ -18,7 +18,7 @@ Live update on is timed twice: complete updates (background mode, scripts), and 
 where an update leaves convex pairs' overlap volumes for ``settle``, timed too (it runs once the object stops,
 a pair at a time within its budget per call: timed until nothing is left pending).
 Figures: median wall time, median CPU time (the machine may be shared) and the slowest update's wall time; for all
-20 B moved, how many of the 20 pairs an update answered, and how many of them with an exact depth (medians): while
+20 B moved, how many of the 20 pairs an update answered, and how many of them exactly (medians): while
 the interface runs, an update short of time leaves pairs waiting (stale), or answers them from their last answer.
 """
 
@@ -97,8 +97,8 @@ def main(live, vertices: int, convex: bool) -> None:
         """A step of a drag: ``objects`` carried sideways ``distance`` further at every step, back to the start
         after ``steps`` steps (the pairs keep their status; their normals turn at every step, as in a real drag:
         toggling between two places would let warm starts learn both). How many pairs the update answered (not
-        left waiting, stale), and how many of those with an exact depth, goes to ``answered``."""
-        stale, estimate = np.zeros(PAIRS, dtype=bool), np.zeros(PAIRS, dtype=bool)
+        left waiting, stale), and how many of those exactly (depth or distance), goes to ``answered``."""
+        stale, estimate, bounded = (np.zeros(PAIRS, dtype=bool) for _ in range(3))
 
         def step(k):
             for b in objects:
@@ -106,12 +106,13 @@ def main(live, vertices: int, convex: bool) -> None:
             view_layer.update()
             settings.results.foreach_get("stale", stale)
             settings.results.foreach_get("depth_is_estimate", estimate)
-            answered.append((PAIRS - int(stale.sum()), int((~stale & ~estimate).sum())))
+            settings.results.foreach_get("distance_is_estimate", bounded)
+            answered.append((PAIRS - int(stale.sum()), int((~stale & ~estimate & ~bounded).sum())))
         return step
 
     def answered_since(count: int) -> str:
         """The median numbers of pairs the updates since ``answered`` had ``count`` entries answered, and answered
-        with an exact depth (the others from their last answer: a bound), as text."""
+        exactly (the others from their last answer: bounds), as text."""
         since = answered[count:]
         return (f"{statistics.median(n for n, _exact in since):.0f} of {PAIRS} answered, "
                 f"{statistics.median(exact for _n, exact in since):.0f} exactly")

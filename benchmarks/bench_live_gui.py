@@ -7,7 +7,7 @@ Once ``settle`` has measured every pair in idle time after live update was switc
 long the interface waited between two calls of a watching timer: the longest wait, and the 90th percentile), a
 timer carries the 20 B objects STEP_M (default 0.001 m) further at every step, 40 steps 30 ms apart, as a drag of
 all of them does; each step's ``view_layer.update()`` (depsgraph and live update) is timed, and how many pairs it
-answered, with an exact depth or from their last answer (an update short of time leaves some waiting, stale, for
+answered, exactly or from their last answer (an update short of time leaves some waiting, stale, for
 the next). Once the drag stops, the same watch times ``settle`` measuring the volumes and building the support
 tables a drag leaves. Then Blender quits.
 """
@@ -61,7 +61,7 @@ def main(step_m: float, convex: bool, gap: float) -> None:
             print(f"{len(updates)} updates carrying 20 B objects {step_m} m further each: median "
                   f"{1e3 * statistics.median(updates):.1f} ms, {1e3 * min(updates):.0f}-{1e3 * max(updates):.0f} ms, "
                   f"{statistics.median(n for n, _exact in answered):.0f} of {bench_live.PAIRS} pairs answered, "
-                  f"{statistics.median(exact for _n, exact in answered):.0f} with an exact depth (medians; the others "
+                  f"{statistics.median(exact for _n, exact in answered):.0f} exactly (medians; the others "
                   "waiting, stale, or answered from their last answer)")
             last[0], dragged[0] = time.perf_counter(), True
             gaps.clear()
@@ -73,7 +73,8 @@ def main(step_m: float, convex: bool, gap: float) -> None:
         bpy.context.view_layer.update()
         updates.append(time.perf_counter() - start)
         answered.append((sum(not result.stale for result in settings.results),
-                         sum(not (result.stale or result.depth_is_estimate) for result in settings.results)))
+                         sum(not (result.stale or result.depth_is_estimate or result.distance_is_estimate)
+                             for result in settings.results)))
         return INTERVAL
 
     def watch() -> float | None:

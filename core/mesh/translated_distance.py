@@ -276,20 +276,22 @@ class BoundedDistance(NamedTuple):
     point_b: np.ndarray
 
 
-def distance_bounds_after_translation(start: SeparationStart, a: Solid, b: Solid) -> BoundedDistance | None:
+def distance_bounds_after_translation(start: SeparationStart, a: Solid, b: Solid, known_lower: float = 0.0
+                                      ) -> BoundedDistance | None:
     """Bounds on the pair's distance now from ``start``'s last exact answer (its witnesses): the closest points then,
     carried along, are surface points ``upper`` apart, and a translation changes the distance by no more than its
-    length, so it is at least the last distance less how far B has moved relative to A since (less rounding). None
-    when either object has turned, scaled or changed shape since, or the lower bound does not stay above the touch
-    band (the pair may touch or overlap now: only a measurement can tell)."""
+    length, so it is at least the last distance less how far B has moved relative to A since (less rounding), or
+    ``known_lower`` (a lower bound found otherwise, such as the convex hulls' distance) when that is more. None when
+    either object has turned, scaled or changed shape since, or the lower bound does not stay above the touch band
+    (the pair may touch or overlap now: only a measurement can tell)."""
     moved = _moved_since(start, a, b)
     if moved is None:
         return None
     last_gap = start.witness_b + start.witness_shift - start.witness_a
     point_a, point_b = start.witness_a + moved.shift_a, start.witness_b + moved.relative + moved.shift_a
     rounding = 1e-13 * float(np.abs(point_a).max() + np.abs(point_b).max() + np.abs(last_gap).max())
-    lower = float(np.linalg.norm(last_gap)) - float(np.linalg.norm(moved.relative - start.witness_shift)) - \
-        start.margin - rounding
+    lower = max(float(np.linalg.norm(last_gap)) - float(np.linalg.norm(moved.relative - start.witness_shift)) -
+                start.margin - rounding, min(known_lower, moved.upper))
     if not lower > start.touch_tolerance:
         return None
     return BoundedDistance(moved.upper, lower, point_a, point_b)

@@ -14,7 +14,7 @@ import core.mesh.contact as contact_module
 from core.mesh import Solid, collide_solid_pairs, collide_solids
 from core.mesh.contact import answered_from_last
 from mesh_fixtures import (block_with_hole, box, chain_link, coal_distance, cup, joined, l_bracket, manifold_overlap,
-                           rod, torus, transformed, uv_sphere, wall_with_door)
+                           moved, rod, torus, transformed, uv_sphere, wall_with_door)
 
 EXACT = 1e-9
 X_TO_Z = np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])  # a quarter turn about y
@@ -240,3 +240,43 @@ def test_a_deadline_leaves_full_measurements_undone_and_the_rest_answered(warm):
     assert [late[k].signed_distance for k in answered] == [complete[k].signed_distance for k in answered]
     on_time = collide_solid_pairs(pairs, deadline=time.perf_counter() + 3600.0)
     assert [contact.signed_distance for contact in on_time] == [contact.signed_distance for contact in complete]
+
+
+def test_a_deadline_starts_no_pair_one_as_long_as_the_last_would_not_finish_before(monkeypatch):
+    """Pairs measured one by one under a deadline: the first starts whenever it is before the deadline; the next only
+    when one as long as the longest so far would still end before it, so that an update is late by one measurement
+    at most, not by two."""
+    measure = contact_module._mesh_pair
+    calls = []
+
+    def slow(a, b, options):
+        calls.append(1)
+        time.sleep(0.2)
+        return measure(a, b, options)
+
+    monkeypatch.setattr(contact_module, "_mesh_pair", slow)
+    pairs = [(Solid(l_bracket()), Solid(transformed(box(), offset=(1.2, 0.2, 0.8 + 0.01 * k)))) for k in range(3)]
+    answers = collide_solid_pairs(pairs, deadline=time.perf_counter() + 0.3)
+    assert len(calls) == 1 and answers[0] is not None and answers[1:] == [None, None]
+    calls.clear()
+    answers = collide_solid_pairs(pairs, deadline=time.perf_counter() + 0.55)
+    assert len(calls) == 2 and None not in answers[:2] and answers[2] is None
+
+
+def test_a_penetrating_pair_whose_renewal_fails_late_waits_for_a_full_measurement(monkeypatch):
+    """A dragged penetrating mesh pair whose start cannot be renewed is measured in full, unless its renewal ended
+    after the deadline: it then waits (None) with its slot emptied, and its next turn measures it in full at once,
+    without trying the renewal again."""
+    ring = Solid(torus(major=0.6, minor=0.2))
+    pin = Solid(transformed(box(low=(-0.1, -0.1, -1.0), high=(0.1, 0.1, 1.0)), offset=(0.6, 0.0, 0.0)))
+    slots = [None]
+    [first] = collide_solid_pairs([(ring, pin)], warm=slots, volumes=False)
+    assert first.status == "penetrating" and slots[0] is not None
+    renewals, full, measure = [], [], contact_module._mesh_pair
+    monkeypatch.setattr(contact_module, "_renewed", lambda a, b, start: renewals.append(1) or time.sleep(0.03))
+    monkeypatch.setattr(contact_module, "_mesh_pair", lambda a, b, options: full.append(1) or measure(a, b, options))
+    dragged = [(moved(ring), moved(pin, (0.0, 0.0, 0.5)))]  # along the pin: further than its ball proves
+    [answer] = collide_solid_pairs(dragged, warm=slots, volumes=False, deadline=time.perf_counter() + 0.01)
+    assert answer is None and slots == [None] and renewals == [1] and not full
+    [answer] = collide_solid_pairs(dragged, warm=slots, volumes=False, deadline=time.perf_counter() + 60.0)
+    assert answer.status == "penetrating" and renewals == [1] and full == [1]

@@ -444,8 +444,9 @@ def test_a_renewal_the_drag_outruns_goes_on_while_the_pair_waits(monkeypatch, se
 def test_a_pair_left_without_time_is_answered_from_its_last_exact_answer(monkeypatch):
     """While the interface runs (``volumes=False``) a separated pair that no time was left to measure is answered from
     its last exact answer when only moved since: separated, its distance at most the carried closest points' (both
-    on the surfaces, ``point_b - point_a == distance * normal``) and at least the last distance less the move, which
-    holds coal's distance; pending for a measurement once it stops. A move that may have brought it into contact, a
+    on the surfaces, ``point_b - point_a == distance * normal``) and at least the last distance less the move, or
+    its convex hulls' distance when it moved further, which holds coal's distance; pending for a measurement once
+    it stops. A move that may have brought it into contact, a
     turn, or a complete update (background mode) gets no such answer."""
     monkeypatch.setattr(contact_module, "run_until", lambda steps, deadline: (False, None))  # never any time left
     slots = [None]
@@ -463,6 +464,12 @@ def test_a_pair_left_without_time_is_answered_from_its_last_exact_answer(monkeyp
         assert on_surface(a, answer.point_a) and on_surface(b, answer.point_b)
         assert answer.point_b - answer.point_a == pytest.approx(answer.distance * answer.normal, abs=1e-12)
         assert contact_module.answered_from_last(answer)
+    around = place + (0.0, 0.5, 0.0)  # further than the last distance allows: bounded by the hulls' distance
+    a, b = pair_at(around)
+    [answer] = collide_solid_pairs([(a, b)], warm=slots, volumes=False, deadline=time.perf_counter() + 60.0)
+    true = coal_distance(a.mesh, b.mesh)
+    assert answer.distance_is_estimate and answer.status == "separated"
+    assert true - 1e-3 <= answer.distance_lower_bound <= true <= answer.distance + 1e-12
     start = slots[0]
     into = place * (0.0, 1.0, 1.0) + (1.0, 0.0, 0.0)  # the ball now cuts the mug's wall: nothing proves it apart
     [answer] = collide_solid_pairs([pair_at(into)], warm=[start], volumes=False, deadline=time.perf_counter() + 60.0)

@@ -434,10 +434,10 @@ def _begin_renewals(pairs: Sequence[tuple[Solid, Solid]], chosen: list[int], war
 
 def _catch_up(pairs: Sequence[tuple[Solid, Solid]], chosen: list[int], warm: MutableSequence[PairStart | None],
               answers: list[SolidContact | None], deadline: float, begun: set[int]) -> None:
-    """Run, a step at a time until ``deadline``, the renewals in the slots of the ``chosen`` pairs (``_begin_renewals``),
-    in the order given: one that ends answers its pair at once when it was ``begun`` at this call (it renewed the start
-    where the pair is now), else when the renewed start proves where the pair is now (``_separated_warm``); if not,
-    the pair is renewed again from there. A pair still renewing when the time is up waits (None), its ``Renewal`` in
+    """Run, a step at a time until ``deadline``, the renewals in the slots of the ``chosen`` pairs
+    (``_begin_renewals``), in the order given: one that ends answers its pair at once when it was ``begun`` at this
+    call (it renewed the start where the pair is now), else when the renewed start proves where the pair is now
+    (``_separated_warm``); if not, the pair is renewed again from there. A pair still renewing when the time is up waits (None), its ``Renewal`` in
     its slot, so that no update is held for a whole renewal (a tree search, 9-22 ms at 10k vertices); a renewal that
     found the pair within the touch band empties its slot (a full measurement follows)."""
     for k in chosen:

@@ -175,12 +175,12 @@ class SolidCache:
 
     def prepare(self, source: Source, depsgraph: bpy.types.Depsgraph, use_hull: bool) -> None:
         """Read ``source``'s shape and prepare it for measuring: classified, and its hulls (convex objects) or its
-        triangle tree (the others) built, so that measuring a pair of prepared shapes costs no more than that.
-        Raises ObjectGeometryError."""
+        triangle tree and convex hull (the others: a drag asks the hull for bounds and push-outs) built, so that
+        measuring a pair of prepared shapes costs no more than that. Raises ObjectGeometryError."""
         solid = self.solid(source, depsgraph, use_hull)
         solid.prepared_polytopes()
         if solid.method in (MESH, PARTS):
-            solid.bvh  # built now, not at the pair's measurement
+            solid.bvh, solid.hull  # built now, not at the pair's measurement
 
     def forget(self, pointers: set) -> None:
         """Drop the shapes of the objects at ``pointers`` (their geometry changed), whether they own the

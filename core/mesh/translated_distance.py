@@ -132,17 +132,18 @@ def start_after_translation(previous: SeparationStart, a: Solid, b: Solid, size:
     return None if steps is None else run_to_end(steps)
 
 
-def renewal_steps(previous: SeparationStart, a: Solid, b: Solid, size: float, *,
-                  at_rest: bool = False) -> Steps[SeparationStart | None] | None:
+def renewal_steps(previous: SeparationStart, a: Solid, b: Solid, size: float, *, at_rest: bool = False,
+                  apart: bool = False) -> Steps[SeparationStart | None] | None:
     """``start_after_translation`` a step at a time (``core.steps``: a tree level or a few thousand triangle pairs
     per step), for the live update to spread over the time its updates have left; None at once when the pair turned,
-    scaled or changed shape, or moved as far as its distance."""
+    scaled or changed shape, or moved as far as its distance, unless it is known to be ``apart`` now with neither
+    object inside the other (its convex hulls are apart)."""
     shifts = pair_translations(previous.placement_a, previous.placement_b, a, b)
     if shifts is None:
         return None
     relative = shifts[1] - shifts[0]
     drag = float(np.linalg.norm(relative))
-    if not drag < previous.distance:
+    if not (drag < previous.distance or apart):
         return None
     reach = HORIZON_FRACTION * size if at_rest else _reach(previous, drag, size)
     near = float(np.linalg.norm(relative - previous.witness_shift)) <= reach

@@ -480,3 +480,19 @@ def test_a_pair_left_without_time_is_answered_from_its_last_exact_answer(monkeyp
     assert answer is None or not answer.distance_is_estimate
     [answer] = collide_solid_pairs([pair_at(place)], warm=[start], deadline=time.perf_counter() + 60.0)
     assert answer is None or not answer.distance_is_estimate
+
+
+def test_a_jump_longer_than_the_distance_with_the_hulls_apart_needs_no_full_measurement(searches):
+    """A separated pair that jumped further than its distance since its start may have passed through the other
+    object: without more it is measured in full. With a deadline (the live update), its convex hulls found apart
+    prove neither object entered the other, so only its distance is searched for (a step at a time), exactly."""
+    slots = [None]
+    pair_at, place = ball_beside_mug(slots)
+    jump = place + (0.0, 0.5, 0.0)  # along the mug, longer than the 0.3 distance: the hulls stay apart
+    searches.clear()
+    [answer] = collide_solid_pairs([pair_at(jump)], warm=slots, volumes=False, deadline=time.perf_counter() + 60.0)
+    assert "full" not in searches and not answer.distance_is_estimate
+    assert answer.distance == pytest.approx(coal_distance(*(solid.mesh for solid in pair_at(jump))), abs=1e-9)
+    searches.clear()
+    [answer] = collide_solid_pairs([pair_at(place)], warm=slots)  # without a deadline: measured in full
+    assert searches[0] == "full"

@@ -58,8 +58,11 @@ def main(step_m: float, convex: bool, gap: float) -> None:
     def drag() -> float | None:
         k = next(steps, None)
         if k is None:
+            slowest = sorted(updates)[int(0.9 * len(updates))]
             print(f"{len(updates)} updates carrying 20 B objects {step_m} m further each: median "
-                  f"{1e3 * statistics.median(updates):.1f} ms, {1e3 * min(updates):.0f}-{1e3 * max(updates):.0f} ms, "
+                  f"{1e3 * statistics.median(updates):.1f} ms, 90th percentile {1e3 * slowest:.1f} ms, "
+                  f"{1e3 * min(updates):.0f}-{1e3 * max(updates):.0f} ms, "
+                  f"{sum(update > 0.016 for update in updates)} over 16 ms, "
                   f"{statistics.median(n for n, _exact in answered):.0f} of {bench_live.PAIRS} pairs answered, "
                   f"{statistics.median(exact for _n, exact in answered):.0f} exactly (medians; the others "
                   "waiting, stale, or answered from their last answer)")

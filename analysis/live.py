@@ -588,10 +588,7 @@ def switched(settings) -> None:
     if not settings.live_update or not len(settings.results) or _busy[0]:
         return
     if measures_volumes_later():
-        stale = np.zeros(len(settings.results), dtype=bool)
-        settings.results.foreach_get("stale", stale)
-        _unprimed.extend(np.argsort(~stale, kind="stable").tolist())
-        _settle_later()
+        _prime_later(settings)
         return
     _busy[0] = True
     try:
@@ -600,13 +597,28 @@ def switched(settings) -> None:
         _busy[0] = False
 
 
+def _prime_later(settings) -> None:
+    """Have ``settle`` read and prepare the objects of every result and measure its pair in idle time, the stale
+    results first (``_unprimed``), so that the first drag reads no object."""
+    stale = np.zeros(len(settings.results), dtype=bool)
+    settings.results.foreach_get("stale", stale)
+    _unprimed[:] = np.argsort(~stale, kind="stable").tolist()
+    _settle_later()
+
+
 @persistent
 def on_data_replaced(*_args) -> None:
-    """File loaded, undo or redo: objects are new data, their prepared shapes go; volumes still pending in
-    what came back are measured soon."""
+    """File loaded, undo or redo: objects are new data, their prepared shapes go; while the interface runs, volumes
+    still pending in what came back are measured soon and, with live update on, the objects are prepared again in
+    idle time (as when it is switched on: else the first drag would read every object, 50-150 ms each at 10k
+    vertices)."""
     _forget_everything()
     if measures_volumes_later():
-        _settle_later()
+        settings = getattr(bpy.context.scene, "collision_inspector", None)
+        if settings is not None and settings.live_update and len(settings.results):
+            _prime_later(settings)
+        else:
+            _settle_later()
 
 
 def _handler_lists() -> tuple:

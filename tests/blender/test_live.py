@@ -586,6 +586,33 @@ def test_switching_on_while_the_interface_runs_measures_in_idle_time(live_pair, 
     bpy.app.timers.unregister(live.settle)
 
 
+def test_after_a_file_load_or_undo_the_objects_are_prepared_again_in_idle_time(live_pair, addon, monkeypatch):
+    """A file loaded, an undo or a redo replaces every object, and their prepared shapes go: with live update on
+    while the interface runs, ``settle`` reads and prepares them again in idle time (as switching on does), so that
+    the first drag reads none; with it off, nothing is read."""
+    live = importlib.import_module(addon.__name__ + ".analysis.live")
+    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    reads = []
+    read = live.read_solid
+    monkeypatch.setattr(live, "read_solid", lambda *args: reads.append(args[0].name) or read(*args))
+    live.on_data_replaced()  # the handler of load_post, undo_post and redo_post
+    assert not reads
+    while live.settle() is not None:
+        pass
+    assert sorted(reads) == ["A", "B"]
+    bpy.data.objects["B"].location.x = 2.5
+    bpy.context.view_layer.update()
+    assert sorted(reads) == ["A", "B"] and result("A", "B").distance == pytest.approx(1.5, abs=1e-6)
+    live_pair.collision_inspector.live_update = False
+    reads.clear()
+    live.on_data_replaced()
+    while live.settle() is not None:
+        pass
+    assert not reads
+    if bpy.app.timers.is_registered(live.settle):
+        bpy.app.timers.unregister(live.settle)
+
+
 def test_switching_on_ends_with_an_object_scaled_flat(live_pair, addon, monkeypatch):
     """An object scaled to nothing along an axis (a singular matrix) is read at each measurement, never kept: the
     idle measuring after switching on still comes to an end, the pair measured."""

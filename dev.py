@@ -253,7 +253,7 @@ def command_test(pytest_args: list[str]) -> int:
 
 
 #: The README pictures ``screenshot`` makes: the shot names of scripts/screenshot_ui.py, each docs/SHOT.png.
-SHOTS = ("overlay", "inspect", "drag")
+SHOTS = ("overlay", "inspect", "drag", "glide")
 
 
 def command_screenshot(shots: list[str]) -> int:

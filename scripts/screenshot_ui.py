@@ -10,7 +10,10 @@ picture (``--shot``):
   (directional depth along Z), the viewport maximised so that the sidebar has room for both;
 * ``drag`` (docs/drag.png): a ball sunk into a ring, live update on, dragged deeper in a few steps and
   captured while it moves, before the update that measures it in full once it stops (``SETTLE_SECONDS``):
-  the depth followed from its last full answer, the overlap volume pending.
+  the depth followed from its last full answer, the overlap volume pending;
+* ``glide`` (docs/glide.png): eight finely tessellated balls above eight rings, live update on, glided along
+  the rings together in big steps and captured while they move: each update measures a pair or two exactly and
+  answers the others from their last exact distances, with bounds; a pair answered so is made active.
 
 1. ``blender --background --python scripts/screenshot_ui.py -- --shot SHOT --save-scene SCENE.blend``
    builds the shot's scene, analyses or scans it and saves it;
@@ -35,7 +38,7 @@ import bpy
 from mathutils import Vector
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from addon_loader import load_registered_addon  # noqa: E402  (scripts/ is not a package)
+from addon_loader import PACKAGE_NAME, load_registered_addon  # noqa: E402  (scripts/ is not a package)
 from demo import CAMERA_LOCATION, CAMERA_TARGET, add_shape, build_demo_scene  # noqa: E402
 
 SIDEBAR_TAB = "Collision"
@@ -59,6 +62,15 @@ DRAG_STEPS = 6
 DRAG_INTERVAL = 0.1
 DRAG_VIEW_FROM = Vector((3.6, -3.6, 2.4))
 DRAG_VIEW_AT = Vector((0.5, 0.0, 0.1))
+#: The glide shot: how many ring and ball pairs, how far apart, where each ball starts (above its ring's tube, 0.25
+#: from it), each step of the glide and their count (the balls stay apart from the rings all along).
+GLIDE_PAIRS = 8
+GLIDE_SPACING = 3.0
+GLIDE_START = Vector((1.0, -0.3, 1.05))
+GLIDE_STEP = Vector((0.0, 0.12, 0.0))
+GLIDE_STEPS = 5
+GLIDE_VIEW_FROM = Vector((14.0, -9.0, 7.0))
+GLIDE_VIEW_AT = Vector((9.0, 0.0, 0.3))
 
 
 def analysed_demo_scene() -> None:
@@ -135,6 +147,53 @@ def drag_ball(then: Callable[[], None]) -> None:
     bpy.app.timers.register(step, first_interval=DRAG_INTERVAL)
 
 
+def balls_above_rings_scene() -> None:
+    """``GLIDE_PAIRS`` balls (UV spheres, radius 0.45, 4,514 vertices) above rings (tori, radius 1, tube 0.35, 6,144
+    vertices), 0.25 apart: non-convex pairs apart, analysed with a clearance that lists them, live update on."""
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    mesh = bpy.ops.mesh
+    for k in range(GLIDE_PAIRS):
+        offset = Vector((k * GLIDE_SPACING, 0.0, 0.0))
+        add_shape(f"Ring {k + 1}", (0.55, 0.65, 0.8), mesh.primitive_torus_add, major_radius=1.0, minor_radius=0.35,
+                  major_segments=128, minor_segments=48, location=offset)
+        add_shape(f"Ball {k + 1}", (0.8, 0.7, 0.5), mesh.primitive_uv_sphere_add, radius=0.45, segments=96,
+                  ring_count=48, location=offset + GLIDE_START)
+    settings = bpy.context.scene.collision_inspector
+    settings.scope, settings.clearance = 'ALL', 0.5
+    result = bpy.ops.collision_inspector.analyze()
+    if result != {'FINISHED'}:
+        raise SystemExit(f"analyze returned {result}")
+    settings.live_update = True
+
+
+def glide_balls(then: Callable[[], None]) -> None:
+    """Move every ball ``GLIDE_STEPS`` times by ``GLIDE_STEP``, an update each, then make a result answered from its
+    last distance (bounds) the active one and call ``then`` once the sidebar has drawn it, before the pairs are
+    measured exactly (``SETTLE_SECONDS`` after the last update)."""
+    balls, steps = [obj for obj in bpy.data.objects if obj.name.startswith("Ball")], iter(range(GLIDE_STEPS))
+    settings = bpy.context.scene.collision_inspector
+    settings.select_on_click = False  # the view stays on all the pairs
+    # A drag sends updates as long as the mouse moves, so the pairs are not measured exactly in between; the timers
+    # here come further apart on this virtual screen than that, so the countdown is stretched for the picture.
+    sys.modules[f"{PACKAGE_NAME}.analysis.live"].SETTLE_SECONDS = 5.0
+
+    def step() -> float | None:
+        if next(steps, None) is None:
+            bounded = [k for k, result in enumerate(settings.results) if result.distance_is_estimate]
+            if not bounded:
+                raise SystemExit("screenshot: no pair was answered from its last distance")
+            settings.active_result_index = bounded[0]
+            bpy.app.timers.register(then, first_interval=0.05)
+            return None
+        for ball in balls:
+            ball.location += GLIDE_STEP
+        bpy.context.view_layer.update()
+        return DRAG_INTERVAL
+
+    bpy.app.timers.register(step, first_interval=DRAG_INTERVAL)
+
+
 class Shot(NamedTuple):
     """How a shot's scene is made, where the viewport looks from and at, the sidebar panels to open, and what
     happens in the interface before the capture (given the capture to call)."""
@@ -150,6 +209,7 @@ SHOTS = {
     'overlay': Shot(analysed_demo_scene, CAMERA_LOCATION, CAMERA_TARGET),
     'inspect': Shot(scanned_drop_scene, SCAN_VIEW_FROM, SCAN_VIEW_AT, ("COLLISION_INSPECTOR_PT_inspect",)),
     'drag': Shot(ball_in_ring_scene, DRAG_VIEW_FROM, DRAG_VIEW_AT, action=drag_ball),
+    'glide': Shot(balls_above_rings_scene, GLIDE_VIEW_FROM, GLIDE_VIEW_AT, action=glide_balls),
 }
 
 

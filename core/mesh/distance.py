@@ -142,14 +142,18 @@ class NearTrianglePairs(NamedTuple):
     margin: float
 
 
-def near_triangle_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, horizon: float) -> NearTrianglePairs:
-    """The triangle pairs of the two trees' meshes that may lie within ``horizon`` (>= 0) of each other."""
-    return run_to_end(near_triangle_pair_steps(bvh_a, bvh_b, horizon))
+def near_triangle_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, horizon: float,
+                        limit: int | None = None) -> NearTrianglePairs:
+    """The triangle pairs of the two trees' meshes that may lie within ``horizon`` (>= 0) of each other; with a
+    ``limit``, only that many of the smallest gaps (any other pair's gap is at least the last one's)."""
+    return run_to_end(near_triangle_pair_steps(bvh_a, bvh_b, horizon, limit))
 
 
-def near_triangle_pair_steps(bvh_a: TriangleBVH, bvh_b: TriangleBVH, horizon: float) -> Steps[NearTrianglePairs]:
+def near_triangle_pair_steps(bvh_a: TriangleBVH, bvh_b: TriangleBVH, horizon: float,
+                             limit: int | None = None) -> Steps[NearTrianglePairs]:
     """``near_triangle_pairs`` a step at a time (``core.steps``): a tree level, then ``STEP_PAIRS`` triangle pairs
-    screened, per step."""
+    screened, per step (the pairs kept are ordered by gap without gathering those beyond the ``limit``: a wide
+    contact zone has some 10^5 of them)."""
     leaves_a, leaves_b = yield from near_leaf_pair_steps(bvh_a, bvh_b, horizon)
     triangles_a, triangles_b = leaf_pair_triangles(bvh_a, leaves_a, bvh_b, leaves_b)
     margin = _rounding_margin(bvh_a.mesh, bvh_b.mesh)
@@ -162,10 +166,36 @@ def near_triangle_pair_steps(bvh_a: TriangleBVH, bvh_b: TriangleBVH, horizon: fl
         near = gaps - margin <= horizon * (1.0 + BOUND_SLACK)
         kept.append((ia[near], ib[near], corners_a[near], corners_b[near], axes[near], gaps[near]))
     yield
-    triangles_a, triangles_b, corners_a, corners_b, axes, gaps = (np.concatenate(parts) for parts in zip(*kept))
-    by_gap = np.argsort(gaps)
-    return NearTrianglePairs(triangles_a[by_gap], triangles_b[by_gap], corners_a[by_gap], corners_b[by_gap],
-                             axes[by_gap], gaps[by_gap], horizon, margin)
+    columns = list(zip(*kept))
+    gaps = np.concatenate(columns[5])
+    if limit is not None and len(gaps) > limit:
+        smallest = np.argpartition(gaps, limit - 1)[:limit]
+        by_gap = smallest[np.argsort(gaps[smallest])]
+    else:
+        by_gap = np.argsort(gaps)
+    picks = _chunk_picks([len(part) for part in columns[5]], by_gap)
+    return NearTrianglePairs(*(_gathered(parts, picks) for parts in columns[:5]), gaps[by_gap], horizon, margin)
+
+
+def _chunk_picks(sizes: list[int], rows: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """Where ``rows`` of arrays split into chunks of ``sizes`` lie: ``(chunk, positions in rows, rows in the
+    chunk)`` per chunk taken from."""
+    ends = np.cumsum(sizes)
+    chunks = np.searchsorted(ends, rows, side="right")
+    by_chunk = np.argsort(chunks, kind="stable")
+    bounds = np.searchsorted(chunks[by_chunk], np.arange(len(sizes) + 1))
+    return [(chunk, by_chunk[start:stop], rows[by_chunk[start:stop]] - (ends[chunk] - sizes[chunk]))
+            for chunk, (start, stop) in enumerate(zip(bounds[:-1].tolist(), bounds[1:].tolist())) if stop > start]
+
+
+def _gathered(parts: list[np.ndarray], picks: list[tuple[int, np.ndarray, np.ndarray]]) -> np.ndarray:
+    """``np.concatenate(parts)[rows]`` for the rows ``picks`` locates (``_chunk_picks``), without copying the
+    others."""
+    count = sum(len(positions) for _chunk, positions, _rows in picks)
+    gathered = np.empty((count, *parts[0].shape[1:]), dtype=parts[0].dtype)
+    for chunk, positions, rows in picks:
+        gathered[positions] = parts[chunk][rows]
+    return gathered
 
 
 def _rounding_margin(mesh_a: TriangleMesh, mesh_b: TriangleMesh) -> float:

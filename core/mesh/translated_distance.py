@@ -68,7 +68,9 @@ class SeparationStart:
     own; surface points, so their distance with B moved bounds the next one, tightly while the drag goes on) and
     how far B had moved relative to A then (``witness_shift``); per kept pair once measured, a second separating
     axis and gap, along its closest points then (``measured_axes``, ``measured_gaps``; -inf before): far tighter
-    than the first for a drag across the closest direction."""
+    than the first for a drag across the closest direction; and a pair of surface points found while the pair was
+    dragged beyond what the start proves (``probe_a`` on A, ``probe_b`` on B, with both objects where the start has
+    them; None until ``keep_probes``): carried along, their distance bounds the pair's above too."""
 
     placement_a: tuple
     placement_b: tuple
@@ -89,6 +91,8 @@ class SeparationStart:
     witness_shift: np.ndarray | None = None
     measured_gaps: np.ndarray | None = None
     measured_axes: np.ndarray | None = None
+    probe_a: np.ndarray | None = None
+    probe_b: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.witness_a is None:
@@ -206,7 +210,7 @@ def _kept_pair_steps(a: Solid, b: Solid, horizon: float) -> Steps[dict]:
     """The triangle pairs a start keeps, as its fields of those names: those within ``horizon``, by increasing gap,
     at most ``MAX_KEPT_PAIRS`` (of the smallest gaps: the horizon shrinks to the first one left out); a step at
     a time."""
-    near = yield from near_triangle_pair_steps(a.bvh, b.bvh, horizon)
+    near = yield from near_triangle_pair_steps(a.bvh, b.bvh, horizon, MAX_KEPT_PAIRS + 1)
     kept = slice(None, MAX_KEPT_PAIRS)
     horizon = near.horizon
     if len(near.gaps) > MAX_KEPT_PAIRS:  # those left out are at least their gaps apart
@@ -282,20 +286,41 @@ def distance_bounds_after_translation(start: SeparationStart, a: Solid, b: Solid
     """Bounds on the pair's distance now from ``start``'s last exact answer (its witnesses): the closest points then,
     carried along, are surface points ``upper`` apart, and a translation changes the distance by no more than its
     length, so it is at least the last distance less how far B has moved relative to A since (less rounding), or
-    ``known_lower`` (a lower bound found otherwise, such as the convex hulls' distance) when that is more. None when
+    ``known_lower`` (a lower bound found otherwise, such as the convex hulls' distance) when that is more; its probes
+    carried along (``keep_probes``) bound it above too, when closer than the witnesses. None when
     either object has turned, scaled or changed shape since, or the lower bound does not stay above the touch band
     (the pair may touch or overlap now: only a measurement can tell)."""
     moved = _moved_since(start, a, b)
     if moved is None:
         return None
     last_gap = start.witness_b + start.witness_shift - start.witness_a
-    point_a, point_b = start.witness_a + moved.shift_a, start.witness_b + moved.relative + moved.shift_a
+    point_a, point_b, upper = start.witness_a + moved.shift_a, start.witness_b + moved.relative + moved.shift_a, \
+        moved.upper
+    if start.probe_a is not None:
+        probe_a, probe_b = start.probe_a + moved.shift_a, start.probe_b + moved.relative + moved.shift_a
+        probed = float(np.linalg.norm(probe_b - probe_a))
+        if probed < upper:
+            point_a, point_b, upper = probe_a, probe_b, probed
     rounding = 1e-13 * float(np.abs(point_a).max() + np.abs(point_b).max() + np.abs(last_gap).max())
     lower = max(float(np.linalg.norm(last_gap)) - float(np.linalg.norm(moved.relative - start.witness_shift)) -
-                start.margin - rounding, min(known_lower, moved.upper))
+                start.margin - rounding, min(known_lower, upper))
     if not lower > start.touch_tolerance:
         return None
-    return BoundedDistance(moved.upper, lower, point_a, point_b)
+    return BoundedDistance(upper, lower, point_a, point_b)
+
+
+def keep_probes(start: SeparationStart, a: Solid, b: Solid, point_a: np.ndarray, point_b: np.ndarray) -> None:
+    """Keep ``point_a`` (on A's surface) and ``point_b`` (on B's), with the objects where they are now, as
+    ``start``'s probes when they are closer than its probes carried along (nothing when either object has turned,
+    scaled or changed shape since the start)."""
+    shifts = pair_translations(start.placement_a, start.placement_b, a, b)
+    if shifts is None:
+        return
+    if start.probe_a is not None:
+        kept = float(np.linalg.norm(start.probe_b + shifts[1] - start.probe_a - shifts[0]))
+        if kept <= float(np.linalg.norm(point_b - point_a)):
+            return
+    start.probe_a, start.probe_b = point_a - shifts[0], point_b - shifts[1]
 
 
 def distances_after_translation(starts: Sequence[SeparationStart], pairs: Sequence[tuple[Solid, Solid]]

@@ -192,6 +192,27 @@ def test_near_triangle_pairs_are_the_same_screened_in_small_chunks(monkeypatch):
         np.testing.assert_array_equal(np.sort(np.ravel(got)), np.sort(np.ravel(expected)))
 
 
+@pytest.mark.parametrize("limit", [1, 5, 23, 10 ** 6])
+def test_near_triangle_pairs_up_to_a_limit_are_those_of_the_smallest_gaps(monkeypatch, limit):
+    """With a ``limit``, the pairs of the smallest gaps only, in the same order of gaps, gathered from the chunks
+    the screen went through (small ones here) without the others; every pair left out has a gap no smaller."""
+    monkeypatch.setattr(distance_module, "STEP_PAIRS", 7)
+    a = torus(major=0.8, minor=0.3, major_segments=16, minor_segments=8)
+    b = uv_sphere(0.4, rings=8, segments=10)
+    b = type(b).from_arrays(b.vertices + (1.35, 0.0, 0.1), b.triangles)
+    trees = TriangleBVH.build(a), TriangleBVH.build(b)
+    whole, limited = near_triangle_pairs(*trees, 0.3), near_triangle_pairs(*trees, 0.3, limit)
+    assert len(limited.gaps) == min(limit, len(whole.gaps)) and len(whole.gaps) > 23
+    np.testing.assert_array_equal(limited.gaps, whole.gaps[:len(limited.gaps)])
+    pairs = {(i, j): k for k, (i, j) in enumerate(zip(whole.triangles_a.tolist(), whole.triangles_b.tolist()))}
+    for k, (i, j) in enumerate(zip(limited.triangles_a.tolist(), limited.triangles_b.tolist())):
+        row = pairs[i, j]
+        assert whole.gaps[row] == limited.gaps[k]
+        np.testing.assert_array_equal(whole.corners_a[row], limited.corners_a[k])
+        np.testing.assert_array_equal(whole.corners_b[row], limited.corners_b[k])
+        np.testing.assert_array_equal(whole.axes[row], limited.axes[k])
+
+
 def test_a_start_keeps_at_most_its_budget_of_triangle_pairs(monkeypatch, searches):
     monkeypatch.setattr(translated_distance, "MAX_KEPT_PAIRS", 40)
     ring = Solid(torus(major=0.25, minor=0.1))
@@ -445,9 +466,9 @@ def test_a_pair_left_without_time_is_answered_from_its_last_exact_answer(monkeyp
     """While the interface runs (``volumes=False``) a separated pair that no time was left to measure is answered from
     its last exact answer when only moved since: separated, its distance at most the carried closest points' (both
     on the surfaces, ``point_b - point_a == distance * normal``) and at least the last distance less the move, or
-    its convex hulls' distance when it moved further, which holds coal's distance; pending for a measurement once
-    it stops. A move that may have brought it into contact, a
-    turn, or a complete update (background mode) gets no such answer."""
+    its convex hulls' distance when it moved further (then at most the distance of the surface points nearest the
+    hulls' closest points), which holds coal's distance; pending for a measurement once it stops. A move that may
+    have brought it into contact, a turn, or a complete update (background mode) gets no such answer."""
     monkeypatch.setattr(contact_module, "run_until", lambda steps, deadline: (False, None))  # never any time left
     slots = [None]
     pair_at, place = ball_beside_mug(slots)
@@ -470,6 +491,10 @@ def test_a_pair_left_without_time_is_answered_from_its_last_exact_answer(monkeyp
     true = coal_distance(a.mesh, b.mesh)
     assert answer.distance_is_estimate and answer.status == "separated"
     assert true - 1e-3 <= answer.distance_lower_bound <= true <= answer.distance + 1e-12
+    # its start's probes, the surface points nearest the hulls' closest points, are the closest pair here (the last
+    # closest points carried along are 0.6 apart)
+    assert answer.distance == pytest.approx(true, abs=1e-3) and on_surface(a, answer.point_a)
+    assert on_surface(b, answer.point_b)
     start = slots[0]
     into = place * (0.0, 1.0, 1.0) + (1.0, 0.0, 0.0)  # the ball now cuts the mug's wall: nothing proves it apart
     [answer] = collide_solid_pairs([pair_at(into)], warm=[start], volumes=False, deadline=time.perf_counter() + 60.0)

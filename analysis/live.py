@@ -597,6 +597,12 @@ def switched(settings) -> None:
         _busy[0] = False
 
 
+def preparing() -> bool:
+    """Whether ``settle`` still has objects to prepare and pairs to measure since live update was switched on or
+    the file loaded (while the interface runs)."""
+    return bool(_unprimed)
+
+
 def _prime_later(settings) -> None:
     """Have ``settle`` read and prepare the objects of every result and measure its pair in idle time, the stale
     results first (``_unprimed``), so that the first drag reads no object."""

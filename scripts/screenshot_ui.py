@@ -174,9 +174,10 @@ def glide_balls(then: Callable[[], None]) -> None:
     balls, steps = [obj for obj in bpy.data.objects if obj.name.startswith("Ball")], iter(range(GLIDE_STEPS))
     settings = bpy.context.scene.collision_inspector
     settings.select_on_click = False  # the view stays on all the pairs
+    live = sys.modules[f"{PACKAGE_NAME}.analysis.live"]
     # A drag sends updates as long as the mouse moves, so the pairs are not measured exactly in between; the timers
     # here come further apart on this virtual screen than that, so the countdown is stretched for the picture.
-    sys.modules[f"{PACKAGE_NAME}.analysis.live"].SETTLE_SECONDS = 5.0
+    live.SETTLE_SECONDS = 5.0
 
     def step() -> float | None:
         if next(steps, None) is None:
@@ -191,7 +192,14 @@ def glide_balls(then: Callable[[], None]) -> None:
         bpy.context.view_layer.update()
         return DRAG_INTERVAL
 
-    bpy.app.timers.register(step, first_interval=DRAG_INTERVAL)
+    def when_prepared() -> float | None:
+        """Glide once the objects opened with the file are prepared, as a user who waits a moment would."""
+        if live.preparing():
+            return DRAG_INTERVAL
+        bpy.app.timers.register(step, first_interval=DRAG_INTERVAL)
+        return None
+
+    bpy.app.timers.register(when_prepared, first_interval=DRAG_INTERVAL)
 
 
 class Shot(NamedTuple):
@@ -269,6 +277,8 @@ def scroll_to_end(window: bpy.types.Window, area: bpy.types.Area, region: bpy.ty
 def capture(path: Path, shot: str) -> None:
     """Open the Collision tab, wait for the redraw, capture the screen, quit."""
     _build, eye, target, panels, action = SHOTS[shot]
+    # Blender opened the file before this script registered the add-on: what its load handler does happens now
+    sys.modules[f"{PACKAGE_NAME}.analysis.live"].on_data_replaced()
     open_panels(panels)
     window = bpy.context.window
     area, sidebar = viewport()

@@ -396,14 +396,7 @@ def test_a_fast_drag_spreads_its_tree_search_over_updates_short_of_time(monkeypa
     """With time for one step per update, a pair dragged fast waits (None) while its tree search goes on, a level
     or a batch per update, none measured in full; once the search ends, the pair is answered exactly where it
     stands (coal's distance), and the next jump starts another search."""
-    def one_step(steps, _deadline):
-        try:
-            next(steps)
-        except StopIteration as done:
-            return True, done.value
-        return False, None
-
-    monkeypatch.setattr(contact_module, "run_until", one_step)
+    monkeypatch.setattr(contact_module, "run_until", one_step_per_call)
     mug, ball = Solid(cup()), Solid(uv_sphere(0.3, rings=10, segments=14))
     slots = [None]
     place = np.array([1.6, 0.0, 0.75])

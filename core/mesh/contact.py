@@ -355,7 +355,7 @@ def answered_from_last(contact: SolidContact) -> bool:
     """Whether a pair's answer is only bounded, carried from its last exact one because no time was left to measure
     it, so that the pair still waits for its measurement: a convex pair's depth looser than its lower bound
     (``_keep_convex_starts``), or a separated mesh pair's distance (``_bounded_warm``)."""
-    return contact.method in (CONVEX, HULL) and contact.depth_is_estimate or contact.distance_is_estimate
+    return (contact.method in (CONVEX, HULL) and contact.depth_is_estimate) or contact.distance_is_estimate
 
 
 def _epa_deadline(deadline: float | None) -> float | None:
@@ -517,9 +517,9 @@ def _bounded_warm(pairs: Sequence[tuple[Solid, Solid]], chosen: list[int], warm:
                   answers: list[SolidContact | None], hull_gaps: dict[int, float]) -> None:
     """Answer the ``chosen`` separated mesh pairs no time was left to measure from their last exact answers, when only
     translated since and still certainly apart (``translated_distance.distance_bounds_after_translation``, with the
-    convex hulls' distance as a lower bound where ``hull_gaps`` has it): the last closest points carried along and a
-    lower bound (``distance_is_estimate``, pending for a measurement once the objects stop); the others are left
-    None."""
+    convex hulls' distance as a lower bound where ``hull_gaps`` has it): the closer of the last closest points and
+    the probes, carried along, and a lower bound (``distance_is_estimate``, pending for a measurement once the
+    objects stop); the others are left None."""
     for k in chosen:
         start = _start_of(warm[k])
         bounds = None if start is None else distance_bounds_after_translation(start, *pairs[k],

@@ -297,7 +297,7 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
                           np.array([_has_volume(*pairs[k], methods[k]) for k in index], dtype=bool))
     # The pairs left: not convex (convex ones are answered, in the columns, or left by the deadline).
     rest = [k for k, answer in enumerate(answers) if answer is None and methods[k] not in (CONVEX, HULL)]
-    separated, outrun, begun, hull_gaps = [], [], set(), {}
+    separated, outrun, begun, hull_gaps, closest = [], [], set(), {}, {}
     if warm is not None:
         if deadline is None:
             _finish_renewals(rest, warm)
@@ -305,7 +305,7 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
         _separated_warm(pairs, separated, warm, answers)
         if deadline is not None:  # renewed a step at a time, below, once the pairs that cannot be have had their turn
             outrun = [k for k in separated if answers[k] is None]
-            hull_gaps = _hull_gaps(pairs, outrun, warm, options, deadline)
+            hull_gaps, closest = _hull_gaps(pairs, outrun, warm, options, deadline)
             begun = _begin_renewals(pairs, outrun, warm, hull_gaps)
         if not volumes:
             _translated_warm(pairs, [k for k in rest if isinstance(warm[k], TranslationStart)], warm, answers)
@@ -321,6 +321,7 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
         if warm is not None:
             warm[k] = start
     if deadline is not None:  # (a pair measured in full above may have another kind of start now)
+        _probe(pairs, hull_gaps, closest, warm, deadline)
         _catch_up(pairs, outrun, warm, answers, deadline, begun)
         answering = [k for k in separated if answers[k] is not None and isinstance(warm[k], (SeparationStart, Renewal))]
         _renew_ahead(pairs, answering, warm, deadline - RENEW_STEP_SECONDS)
@@ -373,14 +374,14 @@ def _one_by_one(a: Solid, b: Solid, options: dict, start: PairStart | None, *, v
     answer from: a penetrating mesh pair's (it costs nothing), and when ``keep`` a separated mesh pair's
     (``translated_distance``; a ``start`` that ran out tells whether the drag is slow enough for a start to
     serve, and a pair only moved by less than its distance since is measured from it, without a full
-    measurement: ``translated_distance.start_after_translation``). A penetrating mesh pair whose renewal fails
-    once ``deadline`` has passed is not measured in full now: ``(None, None)``, so that its next turn measures it in
-    full without trying the renewal again."""
+    measurement: ``translated_distance.start_after_translation``). Under a ``deadline``, a penetrating mesh pair whose
+    renewal fails is not measured in full in the same call (the two together took 12-13 ms at 10k vertices, one
+    update's whole budget): ``(None, None)``, so that its next turn measures it in full at once."""
     if not volumes and isinstance(start, TranslationStart):
         renewed = _renewed(a, b, start)
         if renewed is not None:
             return renewed
-        if deadline is not None and time.perf_counter() >= deadline:
+        if deadline is not None:
             return None, None
     if keep and isinstance(start, SeparationStart):
         moved = start_after_translation(start, a, b, _pair_size(a, b))
@@ -429,14 +430,11 @@ def _start_of(slot: PairStart | None) -> SeparationStart | None:
 
 
 def _hull_gaps(pairs: Sequence[tuple[Solid, Solid]], chosen: list[int], warm: Sequence[PairStart | None],
-               options: dict, deadline: float) -> dict[int, float]:
-    """``{k: a lower bound on the distance}`` of those ``chosen`` separated mesh pairs whose convex hulls are apart,
-    among the ones only translated since their starts by half their distance or more (their last answer proves
-    little now), until ``deadline``: GJK on the hulls (0.1-0.4 ms for a pair of 10k-vertex objects, against a 9 ms
-    tree search). The hulls apart, neither object can be inside the other. Then, in ``HULL_SHARE`` of the time left,
-    the pairs whose bounds are loosest get the surface points nearest the hulls' closest points as their starts'
-    probes (about 2 ms a pair): near the closest pair while the objects are nearly convex where they face each
-    other, they bound the distance tightly above while the pair waits for its renewal."""
+               options: dict, deadline: float) -> tuple[dict[int, float], dict[int, tuple]]:
+    """``({k: a lower bound on the distance}, {k: the hulls' closest points})`` of those ``chosen`` separated mesh
+    pairs whose convex hulls are apart, among the ones only translated since their starts by half their distance or
+    more (their last answer proves little now), until ``deadline``: GJK on the hulls (0.1-0.4 ms for a pair of
+    10k-vertex objects, against a 9 ms tree search). The hulls apart, neither object can be inside the other."""
     gaps, closest = {}, {}
     for k in chosen:
         start = _start_of(warm[k])
@@ -447,16 +445,24 @@ def _hull_gaps(pairs: Sequence[tuple[Solid, Solid]], chosen: list[int], warm: Se
         hulls = collide(pairs[k][0].hull, pairs[k][1].hull, **options)
         if hulls.bounds[0] > hulls.tolerance:
             gaps[k], closest[k] = hulls.bounds[0], (hulls.point_a, hulls.point_b)
+    return gaps, closest
+
+
+def _probe(pairs: Sequence[tuple[Solid, Solid]], hull_gaps: dict[int, float], closest: dict[int, tuple],
+           warm: Sequence[PairStart | None], deadline: float) -> None:
+    """In ``HULL_SHARE`` of the time left before ``deadline``, give the pairs of ``hull_gaps`` whose bounds are
+    loosest the surface points nearest their hulls' ``closest`` points as their starts' probes (about 2 ms a pair,
+    ``keep_probes``): near the closest pair while the objects are nearly convex where they face each other, they
+    bound the distance tightly above while the pair waits for its renewal."""
     now = time.perf_counter()
     share = now + HULL_SHARE * (deadline - now)
-    for k in sorted(gaps, key=lambda k: -_looseness(_start_of(warm[k]), *pairs[k], gaps[k])):
-        if time.perf_counter() >= share:
+    for k in sorted(hull_gaps, key=lambda k: -_looseness(_start_of(warm[k]), *pairs[k], hull_gaps[k])):
+        if time.perf_counter() >= share or _start_of(warm[k]) is None:
             break
         a, b = pairs[k]
         on_a = nearest_on_surface(a.mesh, closest[k][0][None], bvh=a.bvh)[1][0]
         on_b = nearest_on_surface(b.mesh, closest[k][1][None], bvh=b.bvh)[1][0]
         keep_probes(_start_of(warm[k]), a, b, on_a, on_b)
-    return gaps
 
 
 def _looseness(start: SeparationStart, a: Solid, b: Solid, lower: float) -> float:

@@ -19,12 +19,18 @@ def run_to_end(steps: Steps[Answer]) -> Answer:
 
 
 def run_until(steps: Steps[Answer], deadline: float) -> tuple[bool, Answer | None]:
-    """Steps of ``steps`` until it ends or ``time.perf_counter()`` passes ``deadline`` (at least one step, so that
-    every call makes progress): ``(True, answer)`` once it has ended, else ``(False, None)``."""
+    """Steps of ``steps`` until it ends, or until the next step, were it as long as the longest one of this call,
+    would end past ``deadline`` (``time.perf_counter()``; at least one step, so that every call makes progress):
+    ``(True, answer)`` once it has ended, else ``(False, None)``. A caller short of time is late by at most the
+    amount a step outlasts the ones before it."""
+    longest = 0.0
     while True:
+        began = time.perf_counter()
         try:
             next(steps)
         except StopIteration as done:
             return True, done.value
-        if time.perf_counter() >= deadline:
+        now = time.perf_counter()
+        longest = max(longest, now - began)
+        if now + longest >= deadline:
             return False, None

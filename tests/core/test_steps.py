@@ -28,3 +28,19 @@ def test_run_until_a_past_deadline_still_takes_one_step():
 
 def test_run_until_a_generator_with_no_steps_answers_at_once():
     assert run_until(counted(0, []), time.perf_counter() - 1.0) == (True, 0)
+
+
+def test_run_until_takes_no_step_that_would_end_past_the_deadline_going_by_the_longest_so_far():
+    """Steps of 50 ms with 130 ms left: two are taken (the third, as long, would end after the deadline); with 180 ms
+    left, three (a sleep may overshoot by up to 10 ms)."""
+    def slow(log):
+        for step in range(10):
+            time.sleep(0.05)
+            log.append(step)
+            yield
+        return len(log)
+
+    for left, taken in ((0.13, 2), (0.18, 3)):
+        log = []
+        began = time.perf_counter()
+        assert run_until(slow(log), began + left) == (False, None) and len(log) == taken

@@ -456,13 +456,14 @@ def _probe(pairs: Sequence[tuple[Solid, Solid]], hull_gaps: dict[int, float], cl
     bound the distance tightly above while the pair waits for its renewal."""
     now = time.perf_counter()
     share = now + HULL_SHARE * (deadline - now)
-    for k in sorted(hull_gaps, key=lambda k: -_looseness(_start_of(warm[k]), *pairs[k], hull_gaps[k])):
-        if time.perf_counter() >= share or _start_of(warm[k]) is None:
+    starts = {k: _start_of(warm[k]) for k in hull_gaps}  # (renewing since _begin_renewals: their bases)
+    for k in sorted(hull_gaps, key=lambda k: -_looseness(starts[k], *pairs[k], hull_gaps[k])):
+        if time.perf_counter() >= share:
             break
         a, b = pairs[k]
         on_a = nearest_on_surface(a.mesh, closest[k][0][None], bvh=a.bvh)[1][0]
         on_b = nearest_on_surface(b.mesh, closest[k][1][None], bvh=b.bvh)[1][0]
-        keep_probes(_start_of(warm[k]), a, b, on_a, on_b)
+        keep_probes(starts[k], a, b, on_a, on_b)
 
 
 def _looseness(start: SeparationStart, a: Solid, b: Solid, lower: float) -> float:
@@ -478,14 +479,20 @@ def _begin_renewals(pairs: Sequence[tuple[Solid, Solid]], chosen: list[int], war
     long as the distance unless their hulls are apart, ``hull_gaps``; the others are left to a full measurement): a
     ``Renewal`` in their slots (a renewal under way, begun ahead or at an earlier update, goes on). The pairs whose
     renewals were begun here."""
-    begun = set()
-    for k in chosen:
-        if isinstance(warm[k], SeparationStart):
-            steps = renewal_steps(warm[k], *pairs[k], _pair_size(*pairs[k]), apart=k in hull_gaps)
-            if steps is not None:
-                warm[k] = Renewal(warm[k], steps)
-                begun.add(k)
-    return begun
+    return {k for k in chosen if _renewing(pairs, k, warm, apart=k in hull_gaps)}
+
+
+def _renewing(pairs: Sequence[tuple[Solid, Solid]], k: int, warm: MutableSequence[PairStart | None],
+              apart: bool = False) -> bool:
+    """Put in pair ``k``'s slot a ``Renewal`` of the start it holds, when that can be renewed
+    (``translated_distance.renewal_steps``, told whether the pair is known to be ``apart``); whether it did."""
+    if not isinstance(warm[k], SeparationStart):
+        return False
+    steps = renewal_steps(warm[k], *pairs[k], _pair_size(*pairs[k]), apart=apart)
+    if steps is None:
+        return False
+    warm[k] = Renewal(warm[k], steps)
+    return True
 
 
 def _catch_up(pairs: Sequence[tuple[Solid, Solid]], chosen: list[int], warm: MutableSequence[PairStart | None],
@@ -501,10 +508,9 @@ def _catch_up(pairs: Sequence[tuple[Solid, Solid]], chosen: list[int], warm: Mut
         fresh = k in begun
         while answers[k] is None and time.perf_counter() < deadline:
             if isinstance(warm[k], SeparationStart):
-                steps = renewal_steps(warm[k], *pairs[k], _pair_size(*pairs[k]))
-                if steps is None:
+                if not _renewing(pairs, k, warm):
                     break
-                warm[k], fresh = Renewal(warm[k], steps), True
+                fresh = True
             if not isinstance(warm[k], Renewal):
                 break
             done, renewed = run_until(warm[k].steps, deadline)

@@ -294,10 +294,10 @@ def distance_bounds_after_translation(start: SeparationStart, a: Solid, b: Solid
     if moved is None:
         return None
     last_gap = start.witness_b + start.witness_shift - start.witness_a
-    point_a, point_b, upper = start.witness_a + moved.shift_a, start.witness_b + moved.relative + moved.shift_a, \
-        moved.upper
+    point_a, point_b = _carried(start.witness_a, start.witness_b, moved.shift_a, moved.shift_a + moved.relative)
+    upper = moved.upper
     if start.probe_a is not None:
-        probe_a, probe_b = start.probe_a + moved.shift_a, start.probe_b + moved.relative + moved.shift_a
+        probe_a, probe_b = _carried(start.probe_a, start.probe_b, moved.shift_a, moved.shift_a + moved.relative)
         probed = float(np.linalg.norm(probe_b - probe_a))
         if probed < upper:
             point_a, point_b, upper = probe_a, probe_b, probed
@@ -317,10 +317,16 @@ def keep_probes(start: SeparationStart, a: Solid, b: Solid, point_a: np.ndarray,
     if shifts is None:
         return
     if start.probe_a is not None:
-        kept = float(np.linalg.norm(start.probe_b + shifts[1] - start.probe_a - shifts[0]))
-        if kept <= float(np.linalg.norm(point_b - point_a)):
+        kept_a, kept_b = _carried(start.probe_a, start.probe_b, *shifts)
+        if float(np.linalg.norm(kept_b - kept_a)) <= float(np.linalg.norm(point_b - point_a)):
             return
-    start.probe_a, start.probe_b = point_a - shifts[0], point_b - shifts[1]
+    start.probe_a, start.probe_b = _carried(point_a, point_b, -shifts[0], -shifts[1])
+
+
+def _carried(point_a: np.ndarray, point_b: np.ndarray, shift_a: np.ndarray, shift_b: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """Points of A and of B with each object moved by its shift (still on its surface)."""
+    return point_a + shift_a, point_b + shift_b
 
 
 def distances_after_translation(starts: Sequence[SeparationStart], pairs: Sequence[tuple[Solid, Solid]]

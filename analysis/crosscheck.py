@@ -1,6 +1,6 @@
 """SAT cross-check of a stored result: an independent test of what GJK/EPA reported for a convex pair.
 
-The separating-axis test (``core.sat``) tries every face normal and edge-edge axis of the two hulls; it
+The separating-axis test (``core.narrowphase.sat``) tries every face normal and edge-edge axis of the two hulls; it
 agrees with a correct GJK/EPA answer on status, depth and distance. Its cost grows with the product of
 the hulls' edge counts, so it is offered for the small hulls where an independent check is cheap.
 """
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import bpy
 
 from ..core.contact import SEPARATED, SignedDistanceMixin
-from ..core.hull import convex_hull
-from ..core.sat import cross_check
+from ..core.shapes.hull import convex_hull
+from ..core.narrowphase.sat import cross_check
 from .shapes import read_mesh, scope_sources
 
 #: Above this product of the two hulls' edge counts SAT would take seconds: the check is refused.
@@ -22,7 +22,7 @@ MAX_EDGE_PRODUCT = 250_000
 
 @dataclass(frozen=True)
 class StoredContact(SignedDistanceMixin):
-    """The fields of a stored result that ``core.sat.cross_check`` compares."""
+    """The fields of a stored result that ``core.narrowphase.sat.cross_check`` compares."""
 
     status: str
     signed_distance: float

@@ -3,14 +3,14 @@ rigid-body shapes and the pair document of "Copy Pair for Report".
 
 - Rigid-body shapes (``use_rigid_body_shapes``): an object with a rigid body whose collision shape is a
   box, sphere, capsule, cylinder, cone or convex hull is measured as Bullet sees it
-  (``core.rigid.rigid_body_shape``, margin included). 'MESH' and 'COMPOUND' shapes, and instanced objects,
+  (``core.shapes.rigid.rigid_body_shape``, margin included). 'MESH' and 'COMPOUND' shapes, and instanced objects,
   keep their real surfaces. A pair with a rigid-body shape on one side is measured with GJK/EPA against
   the other object's convex hull (exact when that object is convex; otherwise the result says so).
 - Plane mode (``plane_mode``): each pair is projected into the plane (top, front, side, view or a custom
-  normal) through the centre of the pair's bounds and measured in 2D (``core.projection.collide_in_plane``):
+  normal) through the centre of the pair's bounds and measured in 2D (``core.planar.projection.collide_in_plane``):
   depth, gap and normal of the outlines, witness points in that plane. An outline is the convex hull of
   the projected vertices: exact for convex objects, about the hulls otherwise (said in the note).
-- Directional depth: ``core.directional.directional_depth`` on the pair's shapes (rigid-body shapes when
+- Directional depth: ``core.narrowphase.directional.directional_depth`` on the pair's shapes (rigid-body shapes when
   they are used, else the convex hulls): exact for convex pairs; for other pairs it is about the hulls.
 - Pair document: the world-space vertices of both objects and the solver settings
   (``core.replay.pair_document``), which ``python -m core.replay FILE`` reproduces.
@@ -24,11 +24,11 @@ import bpy
 import numpy as np
 
 from ..core import collide
-from ..core.directional import DirectionalResult, directional_depth
+from ..core.narrowphase.directional import DirectionalResult, directional_depth
 from ..core.mesh import CONVEX, HULL, Solid, SolidContact
-from ..core.projection import collide_in_plane, plane_basis
+from ..core.planar.projection import collide_in_plane, plane_basis
 from ..core.replay import pair_document
-from ..core.rigid import RIGID_BODY_KINDS, rigid_body_shape
+from ..core.shapes.rigid import RIGID_BODY_KINDS, rigid_body_shape
 from .geometry import ObjectGeometryError, evaluated_mesh, world_points
 from .shapes import Source, read_mesh, scope_sources
 

@@ -15,11 +15,11 @@ While the interface runs, an update leaves out the overlap volumes of convex pai
 objects most of the cost; ``volume_pending`` on the result) and measures them once no further update came
 for ``SETTLE_SECONDS``: a drag shows depth, normal and contact at every step, the volume when it stops. A
 penetrating non-convex pair that is only translated is answered from its last full answer while its proven
-lower bound lasts (``core.mesh.translated_contact``: the push-out carried along, a bounded depth, volume and
+lower bound lasts (``core.mesh.drag.translated_contact``: the push-out carried along, a bounded depth, volume and
 crossing curves pending), and measured in full once it stops. That runs a pair at a time, for at most
 ``SETTLE_BUDGET_SECONDS`` per timer call, so the interface keeps drawing and answering while a drag of many
 large objects is measured in full; then the support tables of the shapes read meanwhile are built, one at a
-time (``core.shapes.Polytope.defer_support_table``: built by the core after 64 queries, they would land in the
+time (``core.shapes.convex.Polytope.defer_support_table``: built by the core after 64 queries, they would land in the
 middle of a drag). An update while the interface runs starts no full measurement of a pair (nor the EPA of an
 overlapping convex pair) after ``UPDATE_BUDGET_SECONDS``: the pairs that waited longest go first, a separated
 non-convex pair its start no longer answers is renewed a step at a time until then (and at the next updates), a
@@ -43,9 +43,9 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from ..core.mesh import HULL, MESH, PARTS, Solid, collide_solid_pairs
-from ..core.mesh.contact import PairStart, answered_from_last, start_for_next_drag
-from ..core.mesh.translated_distance import Renewal, SeparationStart, without_pairs
-from ..core.shapes import Polytope
+from ..core.mesh.contact.solids import PairStart, answered_from_last, start_for_next_drag
+from ..core.mesh.drag.translated_distance import Renewal, SeparationStart, without_pairs
+from ..core.shapes.convex import Polytope
 from .clash import _status, clash_result, hull_note
 from .geometry import ObjectGeometryError
 from .inspect import MeasureModes, measure_in_mode, rigid_shape, stored_modes
@@ -123,10 +123,10 @@ def _move(read: np.ndarray, inverse: np.ndarray, matrix: np.ndarray) -> np.ndarr
 
 class SolidCache:
     """Each source's prepared ``Solid``, read once and moved to wherever the source is now, and each pair's
-    warm start: an overlapping convex pair's EPA polytope (``core.warm_epa``: its next update starts from there,
+    warm start: an overlapping convex pair's EPA polytope (``core.narrowphase.warm_epa``: its next update starts from there,
     a step or two instead of dozens), or what a non-convex pair's last full answer proved: penetrating
-    (``core.mesh.translated_contact``: while it is dragged, its depth follows without a triangle test), or apart
-    (``core.mesh.translated_distance``: its exact distance is found among a few triangle pairs kept near the
+    (``core.mesh.drag.translated_contact``: while it is dragged, its depth follows without a triangle test), or apart
+    (``core.mesh.drag.translated_distance``: its exact distance is found among a few triangle pairs kept near the
     closest ones)."""
 
     def __init__(self) -> None:
@@ -235,7 +235,7 @@ class SolidCache:
 
     def prepare_separation_starts(self, deadline: float) -> bool:
         """Ready the separated non-convex pairs' starts for the next drag while nothing moves
-        (``core.mesh.contact.start_for_next_drag``: the triangle pairs near their closest ones where they are now,
+        (``core.mesh.contact.solids.start_for_next_drag``: the triangle pairs near their closest ones where they are now,
         so that a drag's first updates search no tree), most recently measured first, until ``time.perf_counter()``
         passes ``deadline`` (at least one). Starts beyond ``KEPT_PAIRS_BUDGET_BYTES`` of triangle pairs drop theirs
         (``translated_distance.without_pairs``). A renewal the drag left under way is dropped for the start it
@@ -360,7 +360,7 @@ def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, c
 
     ``reread``: pointers of objects whose geometry changed (read again once, then moved like the others).
     ``volumes`` False leaves convex pairs' overlap volumes out (``volume_pending``, see ``settle``) and answers
-    dragged non-convex pairs from their last full answer (``core.mesh.translated_contact``). With a ``budget``
+    dragged non-convex pairs from their last full answer (``core.mesh.drag.translated_contact``). With a ``budget``
     (seconds) no full measurement of a pair, nor EPA, starts after it (the pairs that waited longest go first): those
     left stay stale, ``volume_pending``, for the next update or ``settle`` (penetrating convex pairs and separated
     non-convex pairs only translated since their last exact answer are answered from it, bounded, and keep their

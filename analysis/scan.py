@@ -5,8 +5,8 @@ Each object is read once and moved with its animation (``live.SolidCache``: a ri
 prepared shape follows its matrix, an instanced object its instance's); objects whose geometry can change
 over time (modifiers, shape keys, animated mesh data) are read at every frame. Per frame a broad phase on the
 moved boxes picks the candidate pairs, which get their signed distance only (convex pairs together, by
-``core.batch``, to ``FRAME_RELATIVE_TOLERANCE`` of the smallest object's size; a convex pair that overlapped at
-the previous frame by EPA from that frame's polytope, ``core.warm_epa``, which a small move leaves a step or
+``core.narrowphase.batch``, to ``FRAME_RELATIVE_TOLERANCE`` of the smallest object's size; a convex pair that overlapped at
+the previous frame by EPA from that frame's polytope, ``core.narrowphase.warm_epa``, which a small move leaves a step or
 none from the answer); the full answer (normal, witness points, curves, volume) is measured once per pair, at
 its worst frame, and that is what the result's numbers describe. Pairs are measured in the check's modes
 (``analysis.inspect``): in a plane or with rigid-body shapes (taken at every frame), as Analyse measures them.
@@ -24,10 +24,10 @@ import bpy
 import numpy as np
 
 from ..core import overlapping_pairs
-from ..core.batch import screen_many
+from ..core.narrowphase.batch import screen_many
 from ..core.mesh import CONVEX, HULL, collide_solids
-from ..core.mesh.contact import pair_method
-from ..core.warm_epa import signed_distances_warm
+from ..core.mesh.contact.solids import pair_method
+from ..core.narrowphase.warm_epa import signed_distances_warm
 from .clash import _allowed_pairs, _scope_sides, _status, clash_result, start_check
 from .clash_report import ClashReport
 from .geometry import ObjectGeometryError

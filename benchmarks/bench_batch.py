@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import core  # noqa: E402  (the repository root must be on sys.path first)
-from core.batch import ShapeSet, collide_many  # noqa: E402
+from core.narrowphase.batch import ShapeSet, collide_many  # noqa: E402
 from timing import machine_load, median_us  # noqa: E402  (this script's folder is on sys.path)
 
 try:

@@ -7,7 +7,7 @@ For each pair it measures
 - prepared: a repeated query on prepared shapes after B moved (``Polytope.transformed`` for core, a
   new ``Transform3s`` for coal); for core also the preparation and the first query after it (which
   fills the support caches of clouds large enough for a spatial index);
-then the per-pair cost of batches (``core.batch.collide_many``, see ``bench_batch.py``), and prints
+then the per-pair cost of batches (``core.narrowphase.batch.collide_many``, see ``bench_batch.py``), and prints
 the issue's targets next to the figures. coal runs with its default settings (GJK/EPA tolerance
 1e-6); the last column shows how far its signed distance is from core's. Times are medians of
 ``time.process_time`` (CPU time of this process), which other jobs on a shared machine disturb less
@@ -35,7 +35,7 @@ except ImportError:  # the coal column is skipped
 
 try:
     import bench_batch  # the batch figures (this script's folder is on sys.path when it runs)
-except ImportError:  # a core without core.batch: no batch figures
+except ImportError:  # a core without core.narrowphase.batch: no batch figures
     bench_batch = None
 
 REPEATED_QUERY_TARGET_US = 10_000.0  # the 1M-point repeated query must stay under 10 ms

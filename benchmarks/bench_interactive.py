@@ -13,10 +13,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import core  # noqa: E402  (the repository root must be on sys.path first)
-from core.directional import directional_depth  # noqa: E402
-from core.projection import collide_in_plane  # noqa: E402
+from core.narrowphase.directional import directional_depth  # noqa: E402
+from core.planar.projection import collide_in_plane  # noqa: E402
 from core.replay import pair_document  # noqa: E402
-from core.rigid import rigid_body_shape  # noqa: E402
+from core.shapes.rigid import rigid_body_shape  # noqa: E402
 from timing import print_medians  # noqa: E402  (this script's folder is on sys.path)
 
 

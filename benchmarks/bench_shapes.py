@@ -13,11 +13,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import core  # noqa: E402  (the repository root must be on sys.path first)
-from core.hull import convex_hull  # noqa: E402
-from core.planar import Circle, collide_2d  # noqa: E402
-from core.primitives import Capsule, Cone, Cylinder, Rounded  # noqa: E402
-from core.region import contact_region  # noqa: E402
-from core.sat import sat_polytopes  # noqa: E402
+from core.shapes.hull import convex_hull  # noqa: E402
+from core.planar.gjk_epa import Circle, collide_2d  # noqa: E402
+from core.shapes.primitives import Capsule, Cone, Cylinder, Rounded  # noqa: E402
+from core.contact_patch.region import contact_region  # noqa: E402
+from core.narrowphase.sat import sat_polytopes  # noqa: E402
 from timing import print_medians  # noqa: E402  (this script's folder is on sys.path)
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .collide import collide
+from .narrowphase.collide import collide
 from .contact import TOUCHING, Contact
 from .validation import as_iteration_cap, as_length, as_points
 

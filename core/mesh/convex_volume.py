@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..arrays import cross
+from ..vector.arrays import cross
 from .trimesh import TriangleMesh
 from .volume import overlap_volume
 

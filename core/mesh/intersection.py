@@ -16,7 +16,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..broad_phase import overlapping_pairs_between
+from ..broadphase.sort_and_sweep import overlapping_pairs_between
 from ..validation import as_length
 from .bvh import TriangleBVH, leaf_pair_triangles, near_leaf_pairs
 from .topology import EdgeTable, edge_table, label_components

@@ -17,9 +17,9 @@ from functools import cached_property
 
 import numpy as np
 
-from ..arrays import cross
-from ..hull import distinct_directions
-from ..shapes import Polytope
+from ..vector.arrays import cross
+from ..shapes.hull import distinct_directions
+from ..shapes.convex import Polytope
 from .bvh import TriangleBVH
 from .topology import convexity_defect, edge_table, is_closed, loose_parts, share_topology, submesh
 from .trimesh import TriangleMesh

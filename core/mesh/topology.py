@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..arrays import cross
+from ..vector.arrays import cross
 from .trimesh import TriangleMesh
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..arrays import cross
+from ..vector.arrays import cross
 
 _LOCAL_IDS = np.arange(3)
 

@@ -7,7 +7,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..arrays import cross
+from ..vector.arrays import cross
 from ..validation import as_points
 
 

@@ -110,7 +110,7 @@ def l_shape(name: str) -> bpy.types.Mesh:
 
 def counted_full_measurements(addon, monkeypatch) -> list:
     """A list that grows by one whenever the core measures a non-convex pair in full (``_mesh_pair``)."""
-    contact = importlib.import_module(addon.__name__ + ".core.mesh.contact")
+    contact = importlib.import_module(addon.__name__ + ".core.mesh.contact.solids")
     full, measure = [], contact._mesh_pair
     monkeypatch.setattr(contact, "_mesh_pair", lambda a, b, options: full.append(1) or measure(a, b, options))
     return full
@@ -249,7 +249,7 @@ def test_a_non_convex_objects_hull_builds_its_table_once_idle_not_in_the_middle_
     read: while the interface runs it too scans for its supports until ``settle`` builds its table, however far a
     drag renews the pair's start (each renewal asks the hulls for a push-out)."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
-    contact = importlib.import_module(addon.__name__ + ".core.mesh.contact")
+    contact = importlib.import_module(addon.__name__ + ".core.mesh.contact.solids")
     monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
     for name, x in (("A", 0.0), ("B", 1.7)):  # 2,522 vertices, a dent in each: measured on the triangles
         bpy.ops.mesh.primitive_uv_sphere_add(segments=72, ring_count=36, radius=1.0, location=(x, 0.0, 0.0))
@@ -341,7 +341,7 @@ def test_an_update_short_of_time_leaves_full_measurements_waiting_longest_first(
     the first spends it): the pairs left stay stale and pending; the next update starts with the pair
     that waited longest, and ``settle`` measures the rest once the objects stop, as a complete update would."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
-    contact = importlib.import_module(addon.__name__ + ".core.mesh.contact")
+    contact = importlib.import_module(addon.__name__ + ".core.mesh.contact.solids")
     measure, full = contact._mesh_pair, []
 
     def one_full_measurement_spends_the_budget(a, b, options):
@@ -394,7 +394,7 @@ def test_an_update_short_of_time_solves_overlapping_convex_pairs_waiting_longest
     solves the pair that waited longest, and ``settle`` measures them all once the objects stop, as a complete
     update would."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
-    warm_epa = importlib.import_module(addon.__name__ + ".core.warm_epa")
+    warm_epa = importlib.import_module(addon.__name__ + ".core.narrowphase.warm_epa")
     solve, solved = warm_epa._solved, []
     # a budget of ten minutes, and the solver's clock an hour later once the update has solved a pair
     monkeypatch.setattr(live, "UPDATE_BUDGET_SECONDS", 600.0)
@@ -495,7 +495,7 @@ def test_settling_readies_separated_non_convex_pairs_for_the_next_drag(live_pair
     where the pair is now, so the next drag's first update searches no tree; beyond the memory budget for them,
     they are dropped and the answer stays (a renewal left under way by the drag too)."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
-    translated = importlib.import_module(addon.__name__ + ".core.mesh.translated_distance")
+    translated = importlib.import_module(addon.__name__ + ".core.mesh.drag.translated_distance")
     monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
     full = counted_full_measurements(addon, monkeypatch)
     searches = []

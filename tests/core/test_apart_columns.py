@@ -1,4 +1,4 @@
-"""Separated pairs as columns (``core.batch.screen_many``, ``core.mesh.measure_solid_pairs``): the same answers
+"""Separated pairs as columns (``core.narrowphase.batch.screen_many``, ``core.mesh.measure_solid_pairs``): the same answers
 as the per-pair functions, and apart pairs' distances against coal's exact mesh distance."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import core
-from core.batch import collide_many, screen_many
+from core.narrowphase.batch import collide_many, screen_many
 from core.mesh import Solid, collide_solid_pairs, collide_solids, measure_solid_pairs
 from generators import affine, cloud, random_rotation
 from mesh_fixtures import box, coal_distance, transformed, uv_sphere

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import core
-import core.batch
+import core.narrowphase.batch
 from checks import NORMAL_TOLERANCE, VALUE_TOLERANCE, angle, assert_conventions, assert_matches_reference
-from core.batch import ShapeSet, collide_many
+from core.narrowphase.batch import ShapeSet, collide_many
 from generators import affine, box, cloud, random_rotation, sphere, unit_vectors
 from reference import reference_contact
 
@@ -94,12 +94,12 @@ def test_lockstep_answers_most_separated_pairs():
     """Pairs clearly apart are answered by the lockstep GJK: the batch never calls ``collide``."""
     shapes_a, shapes_b = random_pairs(7, 40, (0.3, 0.02))
     calls = []
-    original = core.batch.collide
-    core.batch.collide = lambda *args, **kwargs: calls.append(1) or original(*args, **kwargs)
+    original = core.narrowphase.batch.collide
+    core.narrowphase.batch.collide = lambda *args, **kwargs: calls.append(1) or original(*args, **kwargs)
     try:
         contacts = collide_many(shapes_a, shapes_b)
     finally:
-        core.batch.collide = original
+        core.narrowphase.batch.collide = original
     assert not calls
     assert all(c.status == "separated" for c in contacts)
 
@@ -142,7 +142,7 @@ def test_shape_set_is_reused_across_moves():
 
 
 def test_taken_rows_pair_prepared_shapes_in_any_combination(monkeypatch):
-    monkeypatch.setattr(core.batch, "MAX_PADDED_VERTICES", 30)  # some rows too large to pad, too
+    monkeypatch.setattr(core.narrowphase.batch, "MAX_PADDED_VERTICES", 30)  # some rows too large to pad, too
     shapes_a, shapes_b = random_pairs(17, 12, (0.15, -0.05, 0.0))
     prepared = ShapeSet([*shapes_a, *shapes_b])
     rng = np.random.default_rng(17)
@@ -155,7 +155,7 @@ def test_taken_rows_pair_prepared_shapes_in_any_combination(monkeypatch):
 
 
 def test_large_shapes_go_through_collide(monkeypatch):
-    monkeypatch.setattr(core.batch, "MAX_PADDED_VERTICES", 30)
+    monkeypatch.setattr(core.narrowphase.batch, "MAX_PADDED_VERTICES", 30)
     shapes_a, shapes_b = random_pairs(3, 24, (0.1, -0.1, 0.0))
     matrices = np.array([affine(random_rotation(np.random.default_rng(k)), [0.1, 0.2, 0.3]) for k in range(24)])
     contacts = collide_many(shapes_a, shapes_b, matrices_a=matrices)

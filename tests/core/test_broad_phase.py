@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from core.broad_phase import overlapping_pairs
+from core.broadphase.sort_and_sweep import overlapping_pairs
 
 
 def brute_force_pairs(lows, highs, margin=0.0):

@@ -10,8 +10,8 @@ import pytest
 from scipy.optimize import linprog
 
 import core
-from core.directional import directional_depth
-from core.primitives import Capsule, Cylinder, Rounded
+from core.narrowphase.directional import directional_depth
+from core.shapes.primitives import Capsule, Cylinder, Rounded
 from generators import affine, box, cloud, random_rotation, unit_vectors
 
 TOL = 1e-9

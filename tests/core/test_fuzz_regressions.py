@@ -11,7 +11,7 @@ import pytest
 from scipy.spatial import ConvexHull
 
 import core
-from core.simplex import closest_on_segment
+from core.narrowphase.simplex import closest_on_segment
 from generators import random_rotation, sphere
 from reference import ExactHull, closest_points_on_triangles, reference_contact, size_of
 

@@ -6,9 +6,9 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import ConvexHull
 
-import core.broad_phase
+import core.broadphase.sort_and_sweep
 import mesh_fixtures as fx
-from core.broad_phase import overlapping_pairs_between
+from core.broadphase.sort_and_sweep import overlapping_pairs_between
 from core.mesh.topology import edge_table, is_closed, is_convex, label_components, loose_parts, submesh
 
 CLOSED = {
@@ -114,7 +114,7 @@ def test_two_set_sweep_matches_brute_force(seed, margin):
 def test_two_set_grid_matches_brute_force(seed, monkeypatch):
     """The uniform grid (forced here): boxes of every size, some spanning most of the scene, some flat or
     points, shared and touching bounds."""
-    monkeypatch.setattr(core.broad_phase, "SWEEP_CANDIDATES_PER_BOX", -1)
+    monkeypatch.setattr(core.broadphase.sort_and_sweep, "SWEEP_CANDIDATES_PER_BOX", -1)
     rng = np.random.default_rng(seed)
     boxes = []
     for count in rng.integers(1, 300, size=2):
@@ -130,8 +130,8 @@ def test_two_set_grid_matches_brute_force(seed, monkeypatch):
 def test_meshes_meeting_over_a_wide_area_take_the_grid(monkeypatch):
     """Two fine spheres overlapping in a lens: the sweep along any axis lists most triangle pairs in the lens."""
     a, b = fx.uv_sphere(1.0, 48, 64), fx.transformed(fx.uv_sphere(1.0, 48, 64), offset=(1.2, 0.05, 0.0))
-    grid, calls = core.broad_phase._grid_candidates, []
-    monkeypatch.setattr(core.broad_phase, "_grid_candidates", lambda *boxes: calls.append(1) or grid(*boxes))
+    grid, calls = core.broadphase.sort_and_sweep._grid_candidates, []
+    monkeypatch.setattr(core.broadphase.sort_and_sweep, "_grid_candidates", lambda *boxes: calls.append(1) or grid(*boxes))
     pairs = overlapping_pairs_between(a.lows, a.highs, b.lows, b.highs)
     assert calls
     np.testing.assert_array_equal(pairs, brute_force_between(a.lows, a.highs, b.lows, b.highs, 0.0))

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.spatial import ConvexHull
 
-from core.planar import Circle, Polygon, collide_2d
+from core.planar.gjk_epa import Circle, Polygon, collide_2d
 
 VALUE_TOLERANCE = 1e-9  # relative to the pair's size
 

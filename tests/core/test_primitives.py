@@ -7,7 +7,7 @@ import pytest
 
 import core
 from checks import NORMAL_TOLERANCE, angle, assert_conventions
-from core.primitives import Capsule, Cone, Cylinder, Rounded
+from core.shapes.primitives import Capsule, Cone, Cylinder, Rounded
 from generators import affine, box, random_rotation, rotation_about
 from reference import reference_contact
 

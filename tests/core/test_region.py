@@ -7,8 +7,8 @@ import pytest
 from scipy.spatial import ConvexHull, HalfspaceIntersection
 
 import core
-from core.primitives import Capsule, Cylinder, Rounded
-from core.region import contact_region
+from core.shapes.primitives import Capsule, Cylinder, Rounded
+from core.contact_patch.region import contact_region
 from generators import affine, box, random_rotation, rotation_about
 
 TOL = 1e-9

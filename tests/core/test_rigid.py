@@ -8,8 +8,8 @@ import pytest
 from scipy.spatial import ConvexHull, HalfspaceIntersection
 
 import core
-from core.primitives import Rounded
-from core.rigid import DEFAULT_MARGIN, body_frame, effective_margin, rigid_body_shape, shrunk_hull
+from core.shapes.primitives import Rounded
+from core.shapes.rigid import DEFAULT_MARGIN, body_frame, effective_margin, rigid_body_shape, shrunk_hull
 from generators import affine, box, cloud, rotation_about, unit_vectors
 
 TOL = 1e-9

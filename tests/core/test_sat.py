@@ -9,8 +9,8 @@ import pytest
 from scipy.spatial import ConvexHull
 
 import core
-from core.hull import convex_hull, convex_polygon
-from core.sat import cross_check, sat_polytopes
+from core.shapes.hull import convex_hull, convex_polygon
+from core.narrowphase.sat import cross_check, sat_polytopes
 from generators import box, cloud, random_rotation, sphere
 from pairs import make_pair
 from reference import reference_contact, size_of

@@ -1,4 +1,4 @@
-"""Overlapping small convex objects measured by batched SAT (``core.mesh.sat_pairs``), against the Qhull
+"""Overlapping small convex objects measured by batched SAT (``core.mesh.contact.sat_pairs``), against the Qhull
 reference of the Minkowski difference, EPA's answers (``collide_solids``) and analytic boxes."""
 
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 
 import mesh_fixtures as fx
 from core.mesh import Solid, collide_solid_pairs, collide_solids
-from core.mesh.sat_pairs import sat_contacts, sat_ready
+from core.mesh.contact.sat_pairs import sat_contacts, sat_ready
 from generators import random_rotation
 from reference import reference_contact
 from test_convex_volume import hull_mesh
@@ -96,7 +96,7 @@ def test_touching_and_barely_overlapping_pairs_are_left_to_epa():
 
 
 def test_batches_of_any_size_give_the_same_answers(monkeypatch):
-    import core.mesh.sat_pairs as sat_pairs
+    import core.mesh.contact.sat_pairs as sat_pairs
     pairs = overlapping_pairs(5, 20)
     whole = sat_contacts(pairs)
     monkeypatch.setattr(sat_pairs, "BATCH_TERMS", 1)  # one pair per batch

@@ -90,8 +90,8 @@ def moved(points: np.ndarray, matrix: np.ndarray) -> np.ndarray:
 def index_from_1000_points(monkeypatch):
     """Let test-sized clouds use the spatial index (the production threshold is 150k points), on all
     their points (no pruning of interior ones first)."""
-    monkeypatch.setattr(core.shapes, "INDEX_MIN_POINTS", 1000)
-    monkeypatch.setattr(core.shapes, "PRUNE_MIN_POINTS", 10**12)
+    monkeypatch.setattr(core.shapes.convex, "INDEX_MIN_POINTS", 1000)
+    monkeypatch.setattr(core.shapes.convex, "PRUNE_MIN_POINTS", 10**12)
 
 
 @pytest.mark.parametrize("name", MATRICES)

@@ -10,9 +10,9 @@ import time
 import numpy as np
 import pytest
 
-import core.mesh.contact as contact_module
+import core.mesh.contact.solids as contact_module
 from core.mesh import Solid, collide_solid_pairs, collide_solids
-from core.mesh.contact import answered_from_last
+from core.mesh.contact.solids import answered_from_last
 from mesh_fixtures import (block_with_hole, box, chain_link, coal_distance, cup, joined, l_bracket, manifold_overlap,
                            moved, rod, torus, transformed, uv_sphere, wall_with_door)
 

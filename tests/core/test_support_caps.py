@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import core
-from core.region import core_feature
-from core.support_caps import CAP_REACH, SupportCaps
+from core.contact_patch.region import core_feature
+from core.support.caps import CAP_REACH, SupportCaps
 from generators import affine, awkward_clouds, random_rotation, unit_vectors
 
 CLOUDS = awkward_clouds()

@@ -1,4 +1,4 @@
-"""The cached certified local subproblems of the support index (``core.support_cells``) return exact
+"""The cached certified local subproblems of the support index (``core.support.cells``) return exact
 maxima: against a full scan over many directions (first asked and asked again), with ties (cube
 faces, duplicates), degenerate clouds (flat, collinear) and failing certificates; prepared shapes
 moved around collide exactly as unindexed ones and as the exact reference."""
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import core
-import core.support_cells as cells
+import core.support.cells as cells
 from checks import assert_matches_reference
-from core.support_index import SupportIndex
+from core.support.index import SupportIndex
 from generators import affine, cloud, random_rotation, rotation_about, sphere, unit_vectors
 from reference import reference_contact
 
@@ -197,7 +197,7 @@ def test_moved_prepared_pair_collides_as_unindexed(kind, monkeypatch):
     """Prepared shapes moved frame by frame (the caches warm) collide exactly as shapes without
     an index, asked again after moving away and back too; cubes agree with the exact reference (a
     reference for the spheres would take Qhull on 30M points)."""
-    monkeypatch.setattr(core.shapes, "INDEX_MIN_POINTS", 1000)
+    monkeypatch.setattr(core.shapes.convex, "INDEX_MIN_POINTS", 1000)
     rng = np.random.default_rng(13)
     if kind == "spheres":
         points_a = sphere(6000) @ random_rotation(rng).T

@@ -10,8 +10,8 @@ import pytest
 from scipy.spatial import ConvexHull, QhullError
 
 import core
-from core.hull_prune import interior_points
-from core.support_index import SupportIndex
+from core.support.prune import interior_points
+from core.support.index import SupportIndex
 from generators import affine, cloud, random_rotation, sphere, unit_vectors
 
 
@@ -63,7 +63,7 @@ def test_box_corners_give_the_box_support():
 
 @pytest.mark.parametrize("index", [False, True])
 def test_translated_polytope_bounds_are_the_moved_points_box(index, monkeypatch):
-    monkeypatch.setattr(core.shapes, "INDEX_MIN_POINTS", 1000)
+    monkeypatch.setattr(core.shapes.convex, "INDEX_MIN_POINTS", 1000)
     points = cloud(np.random.default_rng(4), 3000)
     shape = core.Polytope(points, index=index)
     for matrix in (affine(np.eye(3), [5.0, -2.0, 1e6]), affine(random_rotation(np.random.default_rng(5)), [1, 2, 3])):
@@ -75,10 +75,10 @@ def test_translated_polytope_bounds_are_the_moved_points_box(index, monkeypatch)
 
 def test_similarity_scale():
     rotation = random_rotation(np.random.default_rng(6))
-    scales = core.shapes.similarity_scale(np.array([2.5 * rotation, -0.5 * np.eye(3), rotation]))
+    scales = core.shapes.convex.similarity_scale(np.array([2.5 * rotation, -0.5 * np.eye(3), rotation]))
     np.testing.assert_allclose(scales, [2.5, 0.5, 1.0], rtol=1e-15)
     with pytest.raises(ValueError, match="similarity"):
-        core.shapes.similarity_scale(np.diag([1.0, 1.0, 1.1]))
+        core.shapes.convex.similarity_scale(np.diag([1.0, 1.0, 1.1]))
 
 
 PRUNE_CLOUDS = {name: CLOUDS[name] for name in ("noisy shell", "solid blob", "cube grid", "flat disc", "segment",

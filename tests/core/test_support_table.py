@@ -8,10 +8,10 @@ import pytest
 from scipy.spatial import ConvexHull
 
 import core
-import core.shapes
+import core.shapes.convex
 from core.mesh import Solid
 from core.mesh.trimesh import TriangleMesh
-from core.support_table import SupportTable
+from core.support.table import SupportTable
 from generators import affine, awkward_clouds, cloud, random_rotation, sphere, unit_vectors
 
 
@@ -43,7 +43,7 @@ def test_support_rows_are_the_rows_of_the_support_points(name):
     """``support_rows`` (how warm EPA names its vertices) gives the rows of what ``support`` answers, before the
     table is built (caps, index, scan), with it, and for a non-polytope body's vertices (the plain scan)."""
     rng = np.random.default_rng(5)
-    polytope = core.shapes.Polytope(CLOUDS[name], affine(random_rotation(rng), (1.0, -2.0, 0.5)))
+    polytope = core.shapes.convex.Polytope(CLOUDS[name], affine(random_rotation(rng), (1.0, -2.0, 0.5)))
     polytope.defer_support_table()
     local = np.array(directions(rng)[:200])
     local = local / np.linalg.norm(local, axis=1)[:, None]
@@ -75,10 +75,10 @@ def test_table_leaves_out_of_range_directions_to_the_scan():
 def test_prepared_polytopes_switch_to_the_table_and_keep_their_answers(monkeypatch):
     rng = np.random.default_rng(5)
     points_a, points_b = sphere(3000, 0.5), sphere(2500, 0.4) * [1.0, 0.5, 1.5] + 0.01 * cloud(rng, 2500)
-    monkeypatch.setattr(core.shapes, "TABLE_POINTS", (0, 0))
+    monkeypatch.setattr(core.shapes.convex, "TABLE_POINTS", (0, 0))
     scan_a, scan_b = core.Polytope(points_a), core.Polytope(points_b)
-    monkeypatch.setattr(core.shapes, "TABLE_POINTS", (1000, 10_000))
-    monkeypatch.setattr(core.shapes, "TABLE_AFTER_QUERIES", 1)
+    monkeypatch.setattr(core.shapes.convex, "TABLE_POINTS", (1000, 10_000))
+    monkeypatch.setattr(core.shapes.convex, "TABLE_AFTER_QUERIES", 1)
     table_a, table_b = core.Polytope(points_a), core.Polytope(points_b)
     for k in range(12):
         matrix = affine(random_rotation(rng) * rng.uniform(0.5, 2.0), rng.normal(size=3) * 0.4)
@@ -92,7 +92,7 @@ def test_prepared_polytopes_switch_to_the_table_and_keep_their_answers(monkeypat
 
 
 def test_a_deferred_table_waits_for_its_owner_and_answers_as_the_scan_does(monkeypatch):
-    monkeypatch.setattr(core.shapes, "TABLE_AFTER_QUERIES", 2)
+    monkeypatch.setattr(core.shapes.convex, "TABLE_AFTER_QUERIES", 2)
     points = sphere(3000, 0.5)
     shape = core.Polytope(points)
     moved = shape.transformed(affine(np.eye(3), [0.5, 0.0, 0.0]))  # made before: it shares the choice and table
@@ -138,7 +138,7 @@ def test_a_solid_defers_the_tables_of_its_polytopes_made_later_too(monkeypatch):
     """``Solid.defer_support_tables``: a non-convex object's hull, made after the choice (at its pair's first
     penetrating measurement), by a moved copy, scans until its table is built; without the choice nothing is
     pending and the table builds itself after a few queries."""
-    monkeypatch.setattr(core.shapes, "TABLE_AFTER_QUERIES", 2)
+    monkeypatch.setattr(core.shapes.convex, "TABLE_AFTER_QUERIES", 2)
     points, triangles = _sphere_hull()
     dented = points.copy()
     dented[0] *= 0.8  # one vertex pushed in: no longer convex

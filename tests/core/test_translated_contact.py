@@ -6,11 +6,11 @@ distances), and anything but a translation short of the ball measures the pair i
 import numpy as np
 import pytest
 
-import core.mesh.contact as contact_module
+import core.mesh.contact.solids as contact_module
 from core.mesh import Solid, collide_solid_pairs
 from core.mesh.distance import nearest_on_surface
 from core.mesh.rays import crossing_windings
-from core.mesh.translated_contact import TranslationStart
+from core.mesh.drag.translated_contact import TranslationStart
 from mesh_fixtures import l_bracket, manifold_overlap, moved, torus, transformed, uv_sphere
 
 

@@ -9,12 +9,13 @@ import time
 import numpy as np
 import pytest
 
-import core.mesh.contact as contact_module
+import core.mesh.contact.solids as contact_module
 import core.mesh.distance as distance_module
-from core.mesh import Solid, collide_solid_pairs, translated_distance
+from core.mesh import Solid, collide_solid_pairs
+from core.mesh.drag import translated_distance
 from core.mesh.bvh import TriangleBVH
 from core.mesh.distance import near_triangle_pairs, nearest_on_surface
-from core.mesh.translated_distance import SeparationStart
+from core.mesh.drag.translated_distance import SeparationStart
 from core.mesh.triangle_distance import separating_axes, triangle_pair_distance, unit_normals
 from mesh_fixtures import coal_distance, cup, l_bracket, moved, rotation_z, torus, uv_sphere
 

@@ -11,16 +11,16 @@ import pytest
 from scipy.spatial import ConvexHull
 
 import core
-from core import epa
-import core.mesh.contact as contact_module
-import core.warm_epa as warm_module
+from core.narrowphase import epa
+import core.mesh.contact.solids as contact_module
+import core.narrowphase.warm_epa as warm_module
 from checks import BOUNDS_SLACK, VALUE_TOLERANCE, assert_conventions, assert_matches_reference
-from core.batch import screen_many
-from core.collide import solve_pair
+from core.narrowphase.batch import screen_many
+from core.narrowphase.collide import solve_pair
 from core.mesh import Solid, TriangleMesh, collide_solid_pairs
-from core.mesh.contact import ConvexStart
-from core.shapes import IDENTITY
-from core.warm_epa import WarmStart, collide_warm, collide_warm_many, signed_distance_warm, signed_distances_warm
+from core.mesh.contact.solids import ConvexStart
+from core.shapes.convex import IDENTITY
+from core.narrowphase.warm_epa import WarmStart, collide_warm, collide_warm_many, signed_distance_warm, signed_distances_warm
 from generators import affine, box, cloud, random_rotation, rotation_about, sphere
 from reference import reference_contact
 

@@ -27,11 +27,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .collide import PreparedPair, collide
-from .contact import PENETRATING, TOUCHING
+from ..contact import PENETRATING, TOUCHING
 from .gjk import SupportFn, closest_on_simplex
 from .simplex import closest_on_triangle
-from .validation import as_vector3
-from .vec3 import Vec3, combine, dot, norm, scale, sub
+from ..validation import as_vector3
+from ..vector.vec3 import Vec3, combine, dot, norm, scale, sub
 
 
 @dataclass(frozen=True)

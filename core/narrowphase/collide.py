@@ -14,12 +14,12 @@ import math
 
 import numpy as np
 
-from .contact import Contact, classify, frozen_instance, touch_band
+from ..contact import Contact, classify, frozen_instance, touch_band
 from .epa import Blowup, EpaResult, epa, expand_simplex
 from .gjk import GjkResult, closest_on_simplex, gjk, minkowski_support
-from .shapes import Polytope, Shape, as_shape
-from .validation import MAX_COORDINATE, MIN_PAIR_SIZE, as_iteration_cap, as_length
-from .vec3 import Vec3, combine, dot, norm, orthonormal_basis, scale, sub
+from ..shapes.convex import Polytope, Shape, as_shape
+from ..validation import MAX_COORDINATE, MIN_PAIR_SIZE, as_iteration_cap, as_length
+from ..vector.vec3 import Vec3, combine, dot, norm, orthonormal_basis, scale, sub
 
 #: Default solver accuracy, relative to the pair's size.
 DEFAULT_RELATIVE_TOLERANCE = 1e-12

@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 
-from .shapes import Shape, Vec3, similarity_scale
-from .validation import as_affine, as_length, as_vector3
+from .convex import Shape, Vec3, similarity_scale
+from ..validation import as_affine, as_length, as_vector3
 
 
 def _local_affine(transform) -> tuple[np.ndarray | None, np.ndarray]:

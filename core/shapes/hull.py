@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .validation import as_points
+from ..validation import as_points
 
 #: Thickness (relative to the cloud's size) below which a cloud loses a dimension.
 FLAT_RELATIVE_TOLERANCE = 1e-10

@@ -28,7 +28,7 @@ import numpy as np
 
 from .gjk import SupportFn, Vertex
 from .simplex import EPSILON, closest_on_triangle, triangle_frame
-from .vec3 import Vec3, combine, cross, dot, norm, orthonormal_basis, scale, sub
+from ..vector.vec3 import Vec3, combine, cross, dot, norm, orthonormal_basis, scale, sub
 
 
 @dataclass
@@ -52,7 +52,7 @@ class EpaResult:
     upper_bound: float
     iterations: int
     status: str
-    #: The final polytope (what ``core.warm_epa`` keeps to start the same pair's next query from).
+    #: The final polytope (what ``core.narrowphase.warm_epa`` keeps to start the same pair's next query from).
     polytope: EpaPolytope | None = field(default=None, repr=False, compare=False)
 
 

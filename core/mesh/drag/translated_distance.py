@@ -37,12 +37,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..steps import Steps, run_to_end
-from .bvh import BOUND_SLACK
-from .distance import MeshDistance, mesh_distance_steps, near_triangle_pair_steps
-from .solid import Solid
+from ...steps import Steps, run_to_end
+from ..bvh import BOUND_SLACK
+from ..distance import MeshDistance, mesh_distance_steps, near_triangle_pair_steps
+from ..solid import Solid
 from .translated_contact import pair_translations
-from .triangle_distance import triangle_pair_distance
+from ..triangle_distance import triangle_pair_distance
 
 #: How far past the distance the kept triangle pairs reach, as a fraction of the pair's size: a start serves a
 #: drag of up to about half that (B relative to A) before the pair is measured in full again.

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .contact import Contact
-from .planar import collide_2d
-from .validation import as_points, as_vector3
+from ..contact import Contact
+from .gjk_epa import collide_2d
+from ..validation import as_points, as_vector3
 
 #: Planes whose normal is at least this close to vertical (|n_z|) take their u axis from world X;
 #: steeper planes take their v axis from world Z (world up, as in Blender's side views).

@@ -30,12 +30,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .contact import Contact, frozen_instance
-from .hull import convex_polygon
-from .primitives import Rounded
-from .shapes import Polytope, Shape, as_shape
-from .validation import as_iteration_cap
-from .vec3 import orthonormal_basis
+from ..contact import Contact, frozen_instance
+from ..shapes.hull import convex_polygon
+from ..shapes.primitives import Rounded
+from ..shapes.convex import Polytope, Shape, as_shape
+from ..validation import as_iteration_cap
+from ..vector.vec3 import orthonormal_basis
 
 #: Default width of a feature's slab, relative to the pair's size (above the solvers' accuracy).
 DEFAULT_RELATIVE_TOLERANCE = 1e-9

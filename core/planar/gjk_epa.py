@@ -17,8 +17,8 @@ from typing import Callable
 
 import numpy as np
 
-from .contact import Contact, classify, touch_band
-from .validation import as_iteration_cap, as_length, as_points
+from ..contact import Contact, classify, touch_band
+from ..validation import as_iteration_cap, as_length, as_points
 
 Vec2 = tuple[float, float]
 #: A vertex of A - B with its support points: (w = a - b, a, b).

@@ -16,11 +16,11 @@ import itertools
 
 import numpy as np
 
-from .hull_prune import interior_points
-from .support_caps import SupportCaps
-from .support_index import SupportIndex
-from .support_table import SupportTable
-from .validation import as_affine, as_length, as_points, as_vector3
+from ..support.prune import interior_points
+from ..support.caps import SupportCaps
+from ..support.index import SupportIndex
+from ..support.table import SupportTable
+from ..validation import as_affine, as_length, as_points, as_vector3
 
 Vec3 = tuple[float, float, float]
 

@@ -22,19 +22,19 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..batch import ApartPairs, ShapeSet, screen_many
-from ..collide import collide
-from ..contact import (PENETRATING, SEPARATED, TOUCHING, Contact, SignedDistanceMixin, classify,
+from ...narrowphase.batch import ApartPairs, ShapeSet, screen_many
+from ...narrowphase.collide import collide
+from ...contact import (PENETRATING, SEPARATED, TOUCHING, Contact, SignedDistanceMixin, classify,
                        frozen_instance)
-from ..region import ContactRegion, contact_region, contact_regions
-from ..steps import run_to_end, run_until
-from ..warm_epa import WarmStart, collide_warm_many
-from .convex_volume import convex_overlap_volumes
-from .distance import MeshDistance, mesh_distance, nearest_on_surface
-from .intersection import default_tolerance, surface_intersection, surfaces_overlap
+from ...contact_patch.region import ContactRegion, contact_region, contact_regions
+from ...steps import run_to_end, run_until
+from ...narrowphase.warm_epa import WarmStart, collide_warm_many
+from ..convex_volume import convex_overlap_volumes
+from ..distance import MeshDistance, mesh_distance, nearest_on_surface
+from ..intersection import default_tolerance, surface_intersection, surfaces_overlap
 from .sat_pairs import sat_contacts, sat_ready
-from .solid import CONVEX, HULL, MESH, PARTS, Solid
-from .translated_contact import (
+from ..solid import CONVEX, HULL, MESH, PARTS, Solid
+from ..drag.translated_contact import (
     ProvenDepth,
     TranslatedDepth,
     TranslationStart,
@@ -43,7 +43,7 @@ from .translated_contact import (
     renewed_start,
     translation_start,
 )
-from .translated_distance import (
+from ..drag.translated_distance import (
     RENEW_AHEAD,
     RENEW_STEP_SECONDS,
     BoundedDistance,
@@ -58,8 +58,8 @@ from .translated_distance import (
     spent,
     start_after_translation,
 )
-from .volume import overlap_volume
-from .rays import crossing_windings
+from ..volume import overlap_volume
+from ..rays import crossing_windings
 
 #: Default touch band and solver accuracy, relative to the pair's size.
 DEFAULT_RELATIVE_TOLERANCE = 1e-9
@@ -120,7 +120,7 @@ class SolidContact(SignedDistanceMixin):
       closed loop repeats its first point at the end.
     - ``method``: 'convex', 'parts', 'mesh' or 'hull': how the answer was computed.
     - ``region`` (convex and part pairs that touch or overlap): the patch of witness pairs
-      (``core.region.ContactRegion``: a point, a segment or a polygon); ``point_a`` and ``point_b`` then
+      (``core.contact_patch.region.ContactRegion``: a point, a segment or a polygon); ``point_a`` and ``point_b`` then
       sit at its centroid.
     """
 
@@ -189,7 +189,7 @@ def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
                         deadline: float | None = None) -> list[SolidContact | None]:
     """``[collide_solids(a, b, ...) for a, b in pairs]``, with the convex pairs screened together.
 
-    Convex (and hull) pairs go through GJK in lockstep (``core.batch``); those found apart by more than
+    Convex (and hull) pairs go through GJK in lockstep (``core.narrowphase.batch``); those found apart by more than
     ``clearance`` keep that answer (their closest points), the rest get ``collide_solids``' full
     treatment: EPA, contact region, overlap volume (unless ``volumes`` is False: then an overlapping convex
     pair's volume is left out, ``volume_pending``; it is the costly part for finely tessellated objects).
@@ -197,7 +197,7 @@ def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
 
     ``warm``, one slot per pair, serves pairs measured again and again as they move (live update): a convex
     pair whose hulls overlap starts EPA from its slot's polytope when that still encloses the origin
-    (``core.warm_epa.collide_warm``: same certificate, depth the same to the tolerance) and leaves its final
+    (``core.narrowphase.warm_epa.collide_warm``: same certificate, depth the same to the tolerance) and leaves its final
     polytope in the slot for the next query. A penetrating mesh pair leaves what its answer proved
     (``translated_contact.TranslationStart``); with ``volumes`` False, while only translations have moved
     the objects since and its lower bound still proves the overlap, the pair is answered from that, without
@@ -228,7 +228,7 @@ def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
 class ApartSolids(NamedTuple):
     """Pairs of a batch found apart by more than the clearance, as columns (row ``k`` is pair ``index[k]``):
     the answer ``collide_solids`` gives them, without a Python object per pair. ``pairs`` are GJK's columns
-    (``core.batch.ApartPairs``: distance, normal, closest points, bounds); ``methods`` each pair's method
+    (``core.narrowphase.batch.ApartPairs``: distance, normal, closest points, bounds); ``methods`` each pair's method
     ('convex' or 'hull'); ``has_volume`` where the overlap volume is 0 rather than None (both closed, no hulls)."""
 
     pairs: ApartPairs

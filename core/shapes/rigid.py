@@ -34,8 +34,8 @@ import numpy as np
 
 from .hull import convex_hull
 from .primitives import Capsule, Cone, Cylinder, Rounded
-from .shapes import Box, Polytope, Shape, Sphere
-from .validation import as_affine, as_length, as_points, as_vector3
+from .convex import Box, Polytope, Shape, Sphere
+from ..validation import as_affine, as_length, as_points, as_vector3
 
 RIGID_BODY_KINDS = ("BOX", "SPHERE", "CAPSULE", "CYLINDER", "CONE", "CONVEX_HULL")
 #: Bullet's default collision margin, used by Blender when ``use_margin`` is off.

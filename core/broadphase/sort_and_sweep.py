@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import as_length
+from ..validation import as_length
 
 #: Above this many one-axis sweep candidates per box, the two-set search uses a uniform grid instead.
 SWEEP_CANDIDATES_PER_BOX = 32

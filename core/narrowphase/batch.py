@@ -25,11 +25,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .arrays import cross
+from ..vector.arrays import cross
 from .collide import DEFAULT_RELATIVE_TOLERANCE, MIN_AUTOMATIC_ITERATIONS, MIN_RELATIVE_TOLERANCE, collide
-from .contact import Contact, classify, frozen_instance
-from .shapes import Shape, Sphere, as_shape, similarity_scale
-from .validation import as_iteration_cap, as_length
+from ..contact import Contact, classify, frozen_instance
+from ..shapes.convex import Shape, Sphere, as_shape, similarity_scale
+from ..validation import as_iteration_cap, as_length
 
 #: Shapes with more vertices than this keep their own (indexed) support and go through ``collide``.
 MAX_PADDED_VERTICES = 1024

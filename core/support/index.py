@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .support_cells import CellCache
+from .cells import CellCache
 
 
 #: Points used to size the grid; the grid only needs to be about right, the index stays exact.

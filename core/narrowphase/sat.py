@@ -16,8 +16,8 @@ from typing import Iterator
 
 import numpy as np
 
-from .contact import Contact, classify
-from .hull import FLAT_RELATIVE_TOLERANCE, SAME_NORMAL, Hull, convex_hull, distinct_directions, size_of
+from ..contact import Contact, classify
+from ..shapes.hull import FLAT_RELATIVE_TOLERANCE, SAME_NORMAL, Hull, convex_hull, distinct_directions, size_of
 
 #: Default touch band of ``sat_polytopes``, relative to the pair's size (as in ``core.collide``).
 DEFAULT_RELATIVE_TOLERANCE = 1e-12

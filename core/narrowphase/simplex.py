@@ -9,7 +9,7 @@ input point (zeros for the points that do not support the closest point).
 
 from __future__ import annotations
 
-from .vec3 import Vec3, combine, cross, dot, scale, sub
+from ..vector.vec3 import Vec3, combine, cross, dot, scale, sub
 
 #: Unit roundoff of float64.
 EPSILON = 2.0 ** -53

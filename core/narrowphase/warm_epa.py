@@ -26,10 +26,10 @@ from operator import itemgetter
 import numpy as np
 
 from .collide import PreparedPair, pair_contact, solve_pair
-from .contact import Contact
+from ..contact import Contact
 from .epa import EpaPolytope, EpaResult, sliver_plane, resume, settled_on
 from .gjk import SupportFn, Vertex
-from .shapes import IDENTITY, Shape
+from ..shapes.convex import IDENTITY, Shape
 from .simplex import EPSILON
 
 

@@ -2,7 +2,7 @@
 
 For convex polytopes the separating-axis test is exact: the penetration depth is the smallest overlap
 over the facet normals of A - B, which are among A's and B's facet normals and the cross products of
-their edges (``core.sat``). Boxes, wedges and low-poly parts have a few dozen such axes, so all the
+their edges (``core.narrowphase.sat``). Boxes, wedges and low-poly parts have a few dozen such axes, so all the
 overlapping pairs of a clash check are projected on theirs in a few numpy operations, where EPA costs a
 Python loop per pair. Objects qualify through ``Solid.hull_features`` (small, convex to rounding);
 pairs SAT does not find clearly penetrating (touching, within twice the touch band) keep EPA's answer.
@@ -14,11 +14,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..batch import orthonormal_bases, padded_array
-from ..collide import pair_tolerances
-from ..contact import PENETRATING, Contact, frozen_instance
-from ..hull import SAME_NORMAL
-from .solid import Solid
+from ...narrowphase.batch import orthonormal_bases, padded_array
+from ...narrowphase.collide import pair_tolerances
+from ...contact import PENETRATING, Contact, frozen_instance
+from ...shapes.hull import SAME_NORMAL
+from ..solid import Solid
 
 #: Pairs with more candidate axes than this are left to EPA (the edge-edge axes grow as E_A x E_B).
 SAT_MAX_AXES = 1024
@@ -39,7 +39,7 @@ def sat_contacts(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: float | Non
     """The ``Contact`` of every pair (``sat_ready`` ones) that SAT finds clearly penetrating, None for the
     others: more than twice the touch band deep, with the tolerances ``collide`` would use. The normal
     is the deepest axis (from A toward B), ``point_b`` B's deepest vertex along it and ``point_a`` where
-    the push-out takes it; the contact region (``core.region``) then spans the whole patch."""
+    the push-out takes it; the contact region (``core.contact_patch.region``) then spans the whole patch."""
     answers: list[Contact | None] = []
     for batch in _batches(pairs):
         answers.extend(_batch_contacts(batch, tolerance, touch_tolerance))
@@ -89,7 +89,7 @@ def _batch_contacts(pairs: list[tuple[Solid, Solid]], tolerance, touch_tolerance
 
 
 def _axes(pairs: list[tuple[Solid, Solid]]) -> np.ndarray:
-    """(K, X, 3): every pair's SAT axes, both ways (``core.sat.polytope_axes``, padded): the facet normals
+    """(K, X, 3): every pair's SAT axes, both ways (``core.narrowphase.sat.polytope_axes``, padded): the facet normals
     and the cross products of non-parallel edges; a parallel pair's slot repeats a facet normal instead."""
     normals = padded_array([np.vstack([a.hull_features[0], b.hull_features[0]]) for a, b in pairs])
     edges_a = _padded_or_zero([a.hull_features[1] for a, _b in pairs])

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .simplex import closest_on_segment, closest_on_tetrahedron, closest_on_triangle
-from .vec3 import Vec3, dot, scale
+from ..vector.vec3 import Vec3, dot, scale
 
 #: A vertex of the Minkowski difference with its support points: (w = a - b, a, b).
 Vertex = tuple[Vec3, Vec3, Vec3]

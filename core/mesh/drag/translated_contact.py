@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .solid import Solid
+from ..solid import Solid
 
 
 @dataclass(frozen=True)

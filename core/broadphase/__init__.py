@@ -1,0 +1,1 @@
+"""Broad phase: which bounding boxes overlap."""

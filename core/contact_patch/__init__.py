@@ -1,0 +1,1 @@
+"""Contact patches: the whole region where two convex shapes touch."""

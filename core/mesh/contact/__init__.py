@@ -1,0 +1,1 @@
+"""Contact of solids made of triangle meshes: dispatch, batches, push-outs."""

@@ -1,0 +1,1 @@
+"""Convex shapes as support mappings: polytopes, boxes, spheres, primitives, hulls, rigid bodies."""

@@ -1,0 +1,1 @@
+"""Support-query accelerators for large point clouds (exact answers, sublinear time)."""

@@ -1,0 +1,1 @@
+"""Vector helpers: plain-float 3-vectors for the solver's loops, batched numpy operations."""

@@ -18,7 +18,8 @@ from .operators.resolve import CLASSES as RESOLVE_CLASSES
 from .operators.scan import COLLISION_INSPECTOR_OT_scan
 from .ui import overlay
 from .ui.panel import CLASSES as PANEL_CLASSES
-from .ui.properties import CollisionInspectorResult, CollisionInspectorSettings
+from .ui.properties.result import CollisionInspectorResult
+from .ui.properties.settings import CollisionInspectorSettings
 
 # The handle of `blender --command collision_inspector` (cli.run) while registered.
 _cli_command = None

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.mesh import ApartSolids
+from .exact_numbers import exact_rows
 
 
 @dataclass(frozen=True)
@@ -30,12 +31,11 @@ class SeparatedRows:
         return len(self.object_a)
 
     def exact_numbers(self) -> np.ndarray:
-        """(K, 14) float64 numbers in the layout of a result's ``exact`` ID property (``EXACT_LAYOUT``):
-        signed distance, normal, point A, point B, then overlap volume, depth bound, region area and distance bound
-        (0)."""
+        """``(K, EXACT_SIZE)`` float64 rows of the results' ``exact`` ID properties: signed distance, normal and
+        closest points (the overlap volume, bounds and region area are 0)."""
         pairs = self.columns.pairs
-        return np.column_stack([pairs.signed_distance, pairs.normal, pairs.point_a, pairs.point_b,
-                                np.zeros((len(self), 4))])
+        return exact_rows({"signed_distance": pairs.signed_distance, "normal": pairs.normal,
+                           "point_a": pairs.point_a, "point_b": pairs.point_b}, len(self))
 
 
 def joined(chunks: list[SeparatedRows]) -> SeparatedRows | None:

@@ -11,6 +11,7 @@ import bpy
 import numpy as np
 
 from .clash_report import ClashReport, ClashResult, intervals_text
+from .exact_numbers import EXACT_LAYOUT, exact_rows, write_exact
 from .ordering import enum_column
 from .review import Previous, is_vanished_clash, review_states
 from .separated import SeparatedRows, joined
@@ -154,10 +155,18 @@ def polylines_by_result(settings, kind: str) -> dict[int, tuple]:
     return grouped
 
 
-def exact_numbers(clash: ClashResult) -> list[float]:
-    """A clash's float64 numbers in the layout of a result's ``exact`` ID property (``EXACT_LAYOUT``)."""
-    return [clash.signed_distance, *clash.normal, *clash.point_a, *clash.point_b, clash.overlap_volume or 0.0,
-            clash.depth_lower_bound, clash.region_area, clash.distance_lower_bound]
+def clash_numbers(clash: ClashResult) -> dict:
+    """A clash's float64 numbers by their names in ``exact_numbers.EXACT_LAYOUT``."""
+    return {"signed_distance": clash.signed_distance, "normal": clash.normal, "point_a": clash.point_a,
+            "point_b": clash.point_b, "overlap_volume": clash.overlap_volume or 0.0,
+            "depth_lower_bound": clash.depth_lower_bound, "region_area": clash.region_area,
+            "distance_lower_bound": clash.distance_lower_bound}
+
+
+def _clash_rows(clashes: list[ClashResult]) -> list[list[float]]:
+    """The clashes' float64 numbers as rows of a result's ``exact`` ID property."""
+    numbers = [clash_numbers(clash) for clash in clashes]
+    return exact_rows({name: [n[name] for n in numbers] for name in EXACT_LAYOUT}, len(clashes)).tolist()
 
 
 def _vanished_values(results, vanished: list[int], columns: dict[str, _Column]) -> tuple[dict, list]:
@@ -200,7 +209,7 @@ def store_results(settings, report: ClashReport, keep_vanished: bool) -> None:
     objects = {name: scene_object(name) for name in {*names_a, *names_b}}
     extras = [(c.note, intervals_text(c.contact_intervals) if c.contact_intervals else '') for c in clashes]
     extras += [(note, '') for note in rows.notes] if rows else []
-    exact = [exact_numbers(c) for c in clashes] + (rows.exact_numbers().tolist() if rows else [])
+    exact = _clash_rows(clashes) + (rows.exact_numbers().tolist() if rows else [])
     order = np.lexsort((np.array(names_b), np.array(names_a))) if names_a else np.empty(0, dtype=np.int64)
     values = {name: column[order] for name, column in values.items()}
     items = [(objects[names_a[k]], objects[names_b[k]], names_a[k], names_b[k], *extras[k], exact[k])
@@ -307,11 +316,7 @@ def update_results(settings, updates: dict[int, ClashResult]) -> None:
     for index, clash in updates.items():
         result = results[index]
         result.status = clash.status
-        result.write_exact({"signed_distance": clash.signed_distance, "normal": clash.normal,  # depth, distance follow
-                            "point_a": clash.point_a, "point_b": clash.point_b,
-                            "overlap_volume": clash.overlap_volume or 0.0,
-                            "depth_lower_bound": clash.depth_lower_bound, "region_area": clash.region_area,
-                            "distance_lower_bound": clash.distance_lower_bound})
+        write_exact(result, clash_numbers(clash))  # depth and distance follow the signed distance
         result.solver_status, result.method = clash.solver_status, clash.method
         result.has_volume = clash.overlap_volume is not None or clash.volume_pending
         result.volume_pending = clash.volume_pending

@@ -14,7 +14,7 @@ import bpy
 import numpy as np
 
 from ..ui import overlay
-from ..ui.properties import STATUS_ITEMS
+from ..ui.properties.enums import STATUS_ITEMS
 from ..ui.units import format_length
 from ..analysis.clash import start_check
 from ..analysis.inspect import keep_modes, measure_modes, record_modes

@@ -13,7 +13,7 @@ from bpy_extras.io_utils import ExportHelper
 
 from ..analysis.inspect import axis_vector, result_directional_depth, result_pair_document
 from ..core.replay import write_pair
-from ..ui.properties import DIRECTIONAL_AXIS_ITEMS
+from ..ui.properties.enums import DIRECTIONAL_AXIS_ITEMS
 from ..ui.panel import directional_summary
 from .export import blend_relative_file_path
 from .needs_results import _NeedsResults

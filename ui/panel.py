@@ -9,7 +9,7 @@ import numpy as np
 from ..analysis.ordering import settings_order
 from ..analysis.scan import sparkline
 from ..analysis.store import depth_series, result_pair
-from .properties import DIRECTIONAL_AXIS_ITEMS
+from .properties.enums import DIRECTIONAL_AXIS_ITEMS
 from .units import format_area, format_length, format_volume
 
 # Words on a result row: the length that matters for each status.

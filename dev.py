@@ -34,7 +34,8 @@ PYTEST_OPTIONS = ("-q", "-rfE", "-p", "no:cacheprovider")
 
 # One virtual environment per host Python: name -> pip requirements.
 ENVS = {
-    "core": ("numpy", "scipy", "pytest", "coal", "manifold3d"),  # coal, manifold3d: independent references
+    # coal, manifold3d: independent references; distributed: the cluster runner's tests (never in the add-on)
+    "core": ("numpy", "scipy", "pytest", "coal", "manifold3d", "distributed"),
     "bpy-4.2": ("bpy==4.2.*", "scipy", "pytest"),
     "bpy-5.0.1": ("bpy==5.0.1", "scipy", "pytest"),
 }

@@ -40,10 +40,11 @@ def analysis_running() -> bool:
     if operator is None:
         return False
     try:
-        return operator.bl_idname == COLLISION_INSPECTOR_OT_analyze.bl_idname
-    except ReferenceError:  # Blender freed the operator without ending it (e.g. a file was loaded)
+        operator.as_pointer()  # raises once Blender has freed the operator
+    except ReferenceError:  # Blender freed it without ending it (e.g. a file was loaded)
         _running[0] = None
         return False
+    return True
 
 
 class COLLISION_INSPECTOR_OT_analyze(_Stepwise, bpy.types.Operator):

@@ -168,21 +168,28 @@ def test_results_go_to_the_scene_the_analysis_started_in(empty_scene, analyze, s
     assert len(other.collision_inspector.results) == 0
 
 
-def test_a_second_analysis_is_refused_while_one_runs(empty_scene, analyze):
+def test_a_second_analysis_is_refused_while_one_runs(empty_scene, analyze, monkeypatch):
+    """While a modal analysis runs (invoke keeps the running operator, a real one), Analyse is greyed out and
+    refuses to start; once it ends, it is available again."""
     two_clashing_pairs()
     empty_scene.collision_inspector.scope = 'ALL'
     assert bpy.ops.collision_inspector.analyze.poll()
-    running = modal_operator(analyze)
-    running.bl_idname = analyze.COLLISION_INSPECTOR_OT_analyze.bl_idname
-    assert running.start(bpy.context)
-    analyze._running[0] = running  # what invoke() does when the analysis runs modally
-    try:
-        assert not bpy.ops.collision_inspector.analyze.poll()
+    operator_class = analyze.COLLISION_INSPECTOR_OT_analyze
+    original_start = operator_class.start
+    refusals = []
+
+    def start_as_invoke_does(self, context):
+        analyze._running[0] = self  # what invoke() does when the analysis runs modally
+        refusals.append(not bpy.ops.collision_inspector.analyze.poll())
         with pytest.raises(RuntimeError, match="already running"):
             bpy.ops.collision_inspector.analyze()
-    finally:
-        running.stop(bpy.context)
+        return original_start(self, context)
+
+    monkeypatch.setattr(operator_class, "start", start_as_invoke_does)
+    assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
+    assert refusals == [True]
     assert analyze._running[0] is None
+    monkeypatch.undo()
     assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
 
 

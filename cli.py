@@ -1,12 +1,12 @@
 """The headless command: ``blender --background FILE.blend --command collision_inspector check ...``.
 
 ``run(argv)`` parses the arguments after the command id, checks the open file's scene with
-``analysis.clash.check_scene`` (review states come from the results stored in the file), prints one
+``analysis.clash.start_check`` (review states come from the results stored in the file), prints one
 line per clash on stdout and progress on stderr, writes the optional JSON/CSV reports and returns
 the exit code: 0 when clean, 1 when clashes of the
 ``--fail-on`` kind exist, 2 on a usage, scene or file error (with a message on stderr): bad
-arguments, an unknown collection, an object with unusable geometry, a ``.blend`` that Blender could
-not open, a report that cannot be written.
+arguments, no ``.blend`` named, an unknown collection, an object with unusable geometry, a ``.blend``
+that Blender could not open, a report that cannot be written.
 ``__init__.register()`` registers ``run`` under ``COMMAND`` with ``bpy.utils.register_cli_command``.
 """
 
@@ -21,7 +21,7 @@ import time
 
 import bpy
 
-from .analysis.clash import check_scene
+from .analysis.clash import start_check
 from .analysis.clash_report import ClashReport, write_csv, write_json
 from .analysis.geometry import ObjectGeometryError
 from .analysis.inspect import measure_modes, record_modes
@@ -146,18 +146,32 @@ def _collection(name: str | None, option: str) -> bpy.types.Collection | None:
     return collection
 
 
-class _ProgressPrinter:
-    """``progress`` callback printing ``checked 120/2000`` lines on stderr, at most one per second."""
+def plural(count: int, noun: str) -> str:
+    """"1 object", "2 objects", "0 candidate pairs"."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
-    def __init__(self, what: str = "objects read and pairs measured") -> None:
+
+class _ProgressPrinter:
+    """Prints the steps' ``(done, total)`` as progress lines on stderr, at most one per second and the last
+    of each phase, each phase with its own fixed total: a scan's ``12/60 frames scanned``; a check's
+    ``120/2000 objects read``, then ``3/41 candidate pairs measured`` (the check's steps count the
+    objects, then the objects and the pairs, known once every object is read and the broad phase ran)."""
+
+    def __init__(self, objects: int | None = None) -> None:
         self.last = 0.0
-        self.what = what
+        self.objects = objects  # None: the steps are a scan's frames
 
     def __call__(self, done: int, total: int) -> None:
+        if self.objects is None:
+            what = "frames scanned"
+        elif total == self.objects:
+            what = "objects read"
+        else:
+            done, total, what = done - self.objects, total - self.objects, "candidate pairs measured"
         now = time.monotonic()
         if now - self.last >= 1.0 or done == total:
             self.last = now
-            print(f"{COMMAND}: {done}/{total} {self.what}", file=sys.stderr, flush=True)
+            print(f"{COMMAND}: {done}/{total} {what}", file=sys.stderr, flush=True)
 
 
 #: Blender options before ``--command`` that take no value: an argument after one of them is a file to open.
@@ -168,14 +182,20 @@ FLAG_OPTIONS = frozenset({
 })
 
 
+def command_position(argv: list[str]) -> int | None:
+    """Where ``--command`` (``-c``) is on Blender's command line; None when this was not run by it (e.g. from
+    a script)."""
+    return next((index for index, arg in enumerate(argv) if arg in ("--command", "-c")), None)
+
+
 def named_files(argv: list[str]) -> list[str]:
     """The files named on Blender's command line before ``--command``: arguments that are neither an
     option nor an option's value (after an option not in ``FLAG_OPTIONS``). Empty when not run by
-    ``--command`` (e.g. from a script)."""
-    ends = [index for index, arg in enumerate(argv) if arg in ("--command", "-c")]
-    if not ends:
+    ``--command``."""
+    end = command_position(argv)
+    if end is None:
         return []
-    before = argv[1:ends[0]]
+    before = argv[1:end]
     return [arg for index, arg in enumerate(before)
             if not arg.startswith("-") and (index == 0 or not before[index - 1].startswith("-")
                                             or before[index - 1] in FLAG_OPTIONS)]
@@ -195,6 +215,9 @@ def _check(arguments: argparse.Namespace) -> ClashReport:
     unread = unread_blend_files(sys.argv)
     if unread:
         raise UsageError(f"could not open {', '.join(unread)} (see Blender's message above)")
+    if command_position(sys.argv) is not None and not bpy.data.filepath:
+        raise UsageError(f"no .blend file to check: name one before --command, as in "
+                         f"blender --background FILE.blend --command {COMMAND} check")
     scope = arguments.scope or ("collections" if arguments.a else "all")
     if scope == "collections" and arguments.a is None:
         raise UsageError("--scope collections needs --a COLLECTION")
@@ -211,7 +234,10 @@ def _check(arguments: argparse.Namespace) -> ClashReport:
     if arguments.frames:
         report = _scan(context, arguments.frames, options)
     else:
-        report = check_scene(context.scene, context.evaluated_depsgraph_get(), progress=_ProgressPrinter(), **options)
+        report, steps = start_check(context.scene, context.evaluated_depsgraph_get(), **options)
+        progress = _ProgressPrinter(report.objects)
+        for done, total in steps:
+            progress(done, total)
     record_modes(report, context.scene.collision_inspector, modes)
     # Review states of pairs reviewed in the panel and saved with the file carry over to the report.
     report.results = with_review_states(report.results, stored_reviews(context.scene.collision_inspector))
@@ -222,7 +248,7 @@ def _scan(context, frames: tuple[int, int], options: dict) -> ClashReport:
     """The animation scan of ``frames`` (``analysis.scan``), progress on stderr."""
     report, steps = start_scan(context.scene, context.evaluated_depsgraph_get(), frame_start=frames[0],
                                frame_end=frames[1], **options)
-    progress = _ProgressPrinter("frames scanned")
+    progress = _ProgressPrinter()
     for done, total in steps:
         progress(done, total)
     return report
@@ -237,7 +263,7 @@ def _print_report(report: ClashReport) -> None:
                    f"\tmax_depth={result.max_depth:.6g}")
         print(f"{result.object_a}\t{result.object_b}\t{result.status}\t{result.signed_distance:.6g}{scanned}")
     counts = ", ".join(f"{count} {status}" for status, count in report.counts.items())
-    print(f"{COMMAND}: {report.objects} objects, {report.candidate_pairs} candidate pairs of "
+    print(f"{COMMAND}: {plural(report.objects, 'object')}, {plural(report.candidate_pairs, 'candidate pair')} of "
           f"{report.possible_pairs}: {counts} ({report.seconds:.2f} s){modes_text(report)}")
 
 

@@ -10,6 +10,7 @@ import csv
 import importlib
 import json
 import os
+import re
 import subprocess
 
 import bpy
@@ -80,8 +81,16 @@ def test_a_blend_file_blender_could_not_open_exits_2(clashing_scene, cli, capsys
     monkeypatch.setattr("sys.argv", command_line)
     assert cli.run(["check"]) == 2
     assert missing in capsys.readouterr().err
+
+
+def test_no_blend_file_named_exits_2_rather_than_checking_the_startup_scene(clashing_scene, cli, capsys,
+                                                                             monkeypatch):
+    assert not bpy.data.filepath  # as after "blender --background --command ...": the startup scene
     monkeypatch.setattr("sys.argv", ["blender", "--background", "--command", "collision_inspector", "check"])
-    assert cli.run(["check"]) == 1  # no file named: the open scene is checked
+    assert cli.run(["check"]) == 2
+    error = capsys.readouterr().err
+    assert "no .blend file" in error and "FILE.blend" in error
+    assert cli.run(["check", "--help"]) == 0  # the help needs no file
 
 
 @pytest.mark.parametrize("argv, code", [
@@ -106,6 +115,34 @@ def test_touching_and_clearance_fail_only_with_fail_on_clearance(clashing_scene,
     out = capsys.readouterr()
     assert "Pipe 2\tWall\tclearance\t0.25" in out.out
     assert "1/" in out.err  # progress lines
+
+
+def progress_lines(err: str) -> dict[str, list[tuple[int, int]]]:
+    """The ``collision_inspector: DONE/TOTAL WHAT`` lines of stderr, ``(done, total)`` by what they count."""
+    lines: dict[str, list[tuple[int, int]]] = {}
+    for line in err.splitlines():
+        match = re.fullmatch(r"collision_inspector: (\d+)/(\d+) (.+)", line)
+        if match:
+            lines.setdefault(match[3], []).append((int(match[1]), int(match[2])))
+    return lines
+
+
+def test_progress_counts_objects_then_pairs_each_to_a_fixed_total(clashing_scene, cli, capsys):
+    assert cli.run(["check"]) == 1
+    phases = progress_lines(capsys.readouterr().err)
+    assert list(phases) == ["objects read", "candidate pairs measured"]
+    objects, pairs = phases["objects read"], phases["candidate pairs measured"]
+    assert {total for _done, total in objects} == {4}
+    assert objects[-1] == (4, 4)
+    assert len({total for _done, total in pairs}) == 1 and pairs[-1][0] == pairs[-1][1] >= 1
+
+
+def test_summary_counts_in_words_that_agree_with_their_numbers(clashing_scene, cli, capsys):
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj.name in {"Pipe 1", "Wall"})
+    assert cli.run(["check", "--scope", "selected"]) == 1
+    out = capsys.readouterr().out
+    assert "2 objects, 1 candidate pair of 1:" in out
 
 
 def test_selected_scope_reads_the_saved_selection(clashing_scene, cli):
@@ -194,3 +231,20 @@ def test_real_command_line_on_a_saved_file(clashing_scene, tmp_path):
         result = blender(named, "--command", "collision_inspector", "check", "--clearance", "5mm")
         assert result.returncode == 2 and named in result.stderr, (unopened, result.stderr)
     assert blender("--command", "collision_inspector", "check", "--help").returncode == 0
+    startup = blender("--command", "collision_inspector", "check")
+    assert startup.returncode == 2 and "no .blend file" in startup.stderr, startup.stderr
+
+
+def test_reports_give_the_thresholds_as_typed_not_as_single_precision_floats(clashing_scene, cli, tmp_path):
+    settings = clashing_scene.collision_inspector
+    settings.touch_tolerance, settings.tolerance, settings.clearance = 1e-5, 1e-9, 0.005
+    assert settings.touch_tolerance != 1e-5  # a FloatProperty holds single precision
+    assert cli.run(["check", "--json", str(tmp_path / "cli.json")]) == 1
+    document = json.loads((tmp_path / "cli.json").read_text())
+    assert (document["touch_tolerance"], document["tolerance"]) == (1e-5, 1e-9)
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(True)
+    assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
+    assert bpy.ops.collision_inspector.export_report(filepath=str(tmp_path / "panel.json")) == {'FINISHED'}
+    document = json.loads((tmp_path / "panel.json").read_text())
+    assert (document["touch_tolerance"], document["tolerance"], document["clearance"]) == (1e-5, 1e-9, 0.005)

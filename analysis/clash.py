@@ -26,6 +26,7 @@ from .geometry import ObjectGeometryError
 from .inspect import MeasureModes, broad_phase_bounds, measure_in_mode, measure_modes, rigid_shape
 from .separated import SeparatedRows
 from .shapes import Source, is_candidate, read_solid, scope_sources
+from .typed import typed_decimal
 
 SCOPES = ('SELECTED', 'ACTIVE', 'COLLECTIONS', 'ALL')
 
@@ -173,8 +174,8 @@ def start_check(
     ``start_check`` raises ``ValueError`` for an unknown scope or a negative threshold.
     """
     settings = scene.collision_inspector
-    touch_tolerance = settings.touch_tolerance if touch_tolerance is None else float(touch_tolerance)
-    tolerance = settings.tolerance if tolerance is None else float(tolerance)
+    touch_tolerance = typed_decimal(settings.touch_tolerance) if touch_tolerance is None else float(touch_tolerance)
+    tolerance = typed_decimal(settings.tolerance) if tolerance is None else float(tolerance)
     max_iterations = settings.max_iterations if max_iterations is None else int(max_iterations)
     use_hulls = settings.use_hulls if use_hulls is None else bool(use_hulls)
     modes = measure_modes(scene) if modes is None else modes

@@ -31,6 +31,7 @@ from ..core.replay import pair_document
 from ..core.shapes.rigid import RIGID_BODY_KINDS, rigid_body_shape
 from .geometry import ObjectGeometryError, evaluated_mesh, world_points
 from .shapes import Source, read_mesh, scope_sources
+from .typed import typed_decimal
 
 #: Plane normals of the fixed plane modes (Blender's top, front and right orthographic views).
 PLANE_NORMALS = {'TOP': (0.0, 0.0, 1.0), 'FRONT': (0.0, -1.0, 0.0), 'SIDE': (1.0, 0.0, 0.0)}
@@ -275,6 +276,7 @@ def result_pair_document(scene, depsgraph, result) -> dict:
         "signed_distance": float(result.signed_distance),
         "note": "points are the objects' world-space vertices; the replay measures their convex hulls",
     }
-    document_settings = {"tolerance": settings.tolerance or None, "touch_tolerance": settings.touch_tolerance,
+    document_settings = {"tolerance": typed_decimal(settings.tolerance) or None,
+                         "touch_tolerance": typed_decimal(settings.touch_tolerance),
                          "max_iterations": settings.max_iterations or None}
     return pair_document(points_a, points_b, document_settings, meta=meta)

@@ -17,6 +17,7 @@ from .review import Previous, is_vanished_clash, review_states
 from .separated import SeparatedRows, joined
 from .shapes import INSTANCE_SEPARATOR, current_name
 from .tracking import forget
+from .typed import typed_decimal
 
 
 def result_pair(result) -> tuple:
@@ -249,9 +250,10 @@ def stored_report(scene: bpy.types.Scene) -> ClashReport:
     results = list(settings.results)
     pairs = [result_pair(r) for r in results]
     report = ClashReport(
-        scope=settings.scope, clearance=settings.clearance,
-        touch_tolerance=results[0].tolerance if results else settings.touch_tolerance,
-        tolerance=settings.tolerance, max_iterations=settings.max_iterations, blend_file=bpy.data.filepath,
+        scope=settings.scope, clearance=typed_decimal(settings.clearance),
+        touch_tolerance=typed_decimal(results[0].tolerance if results else settings.touch_tolerance),
+        tolerance=typed_decimal(settings.tolerance), max_iterations=settings.max_iterations,
+        blend_file=bpy.data.filepath,
         blender_version=bpy.app.version_string, time=datetime.now(UTC).isoformat(timespec='seconds'),
         collection_a=settings.collection_a.name if settings.scope == 'COLLECTIONS' and settings.collection_a else '',
         collection_b=((settings.collection_b or settings.collection_a).name

@@ -22,6 +22,7 @@ from ..analysis.geometry import ObjectGeometryError
 from ..analysis.ordering import enum_column
 from ..analysis.scope import scope_refusal, scope_signature
 from ..analysis.store import store_results
+from ..analysis.typed import typed_decimal
 from .stepwise import PROGRESS_STEPS, SLICE_SECONDS, _Stepwise, advance
 
 #: Scopes whose every pair is measured and listed (the user picked the objects one by one).
@@ -80,7 +81,8 @@ class COLLISION_INSPECTOR_OT_analyze(_Stepwise, bpy.types.Operator):
             self._report, self._steps = start_check(
                 context.scene, context.evaluated_depsgraph_get(), scope=settings.scope,
                 collection_a=settings.collection_a, collection_b=settings.collection_b,
-                clearance=settings.clearance, every_pair=settings.scope in EVERY_PAIR_SCOPES, modes=modes,
+                clearance=typed_decimal(settings.clearance), every_pair=settings.scope in EVERY_PAIR_SCOPES,
+                modes=modes,
             )
             record_modes(self._report, settings, modes)
         except ValueError as error:

@@ -12,7 +12,9 @@ from ..analysis.inspect import keep_modes, measure_modes
 from ..analysis.scan import mark_first_contacts, start_scan
 from ..analysis.scope import scope_refusal
 from ..analysis.store import store_results
+from ..analysis.typed import typed_decimal
 from ..ui import overlay
+from ..ui.units import format_length
 from .analyze import EVERY_PAIR_SCOPES
 from .stepwise import PROGRESS_STEPS, SLICE_SECONDS, _Stepwise, advance
 
@@ -42,7 +44,7 @@ class COLLISION_INSPECTOR_OT_scan(_Stepwise, bpy.types.Operator):
             self._report, self._steps = start_scan(
                 scene, context.evaluated_depsgraph_get(), frame_start=scene.frame_start, frame_end=scene.frame_end,
                 scope=settings.scope, collection_a=settings.collection_a, collection_b=settings.collection_b,
-                clearance=settings.clearance, every_pair=settings.scope in EVERY_PAIR_SCOPES,
+                clearance=typed_decimal(settings.clearance), every_pair=settings.scope in EVERY_PAIR_SCOPES,
                 modes=measure_modes(scene, context))
         except ValueError as error:
             self.report({'ERROR'}, str(error))
@@ -74,11 +76,11 @@ class COLLISION_INSPECTOR_OT_scan(_Stepwise, bpy.types.Operator):
         markers = mark_first_contacts(scene, report.results) if settings.scan_markers else 0
         touching = sum(r.first_contact_frame is not None for r in report.results)
         deepest = max(report.results, key=lambda r: r.max_depth or 0.0, default=None)
-        summary = (f"; deepest: {deepest.object_a} \u2194 {deepest.object_b}, {deepest.max_depth:.6g} at frame "
+        summary = (f"; deepest: {deepest.object_a} \u2194 {deepest.object_b}, {format_length(deepest.max_depth, scene)} at frame "
                    f"{deepest.deepest_frame}" if deepest is not None and deepest.deepest_frame is not None else "")
         self.report({'INFO'}, f"Scanned frames {scene.frame_start}-{scene.frame_end}: {touching} pair"
                               f"{'s' if touching != 1 else ''} in contact{summary}"
-                              + (f" ({markers} markers)" if markers else ""))
+                              + (f" ({markers} marker{'s' if markers != 1 else ''})" if markers else ""))
         for name, reason in sorted(report.skipped.items()):
             self.report({'WARNING'}, f"Skipped {name}: {reason}")
         return {'FINISHED'}

@@ -296,7 +296,7 @@ def result_details(result, scene: bpy.types.Scene) -> list:
         f"Signed distance: {format_length(result.signed_distance, scene)}",
         *depth_details(result, scene),
         f"Touch tolerance: {format_length(result.tolerance, scene)}",
-        "Normal (A\u2192B): " + ", ".join(f"{component:.4f}" for component in result.normal),
+        "Normal (A\u2192B): " + ", ".join(f"{round(component, 4) + 0.0:.4f}" for component in result.normal),  # no "-0.0000"
         f"Point on A: {point(result.point_a)}",
         f"Point on B: {point(result.point_b)}",
     ]

@@ -1,5 +1,7 @@
 """Lengths as text in the scene's units (metric, imperial or none), as Blender's own fields show them."""
 
+import re
+
 import bpy
 import numpy as np
 
@@ -17,21 +19,30 @@ _FIXED_LENGTH_UNITS = {
 }
 
 
+#: Below this (in the unit shown) a length is written in scientific notation: "3.06e-17 m", not seventeen zeros.
+SMALLEST_POSITIONAL = 1e-6
+#: Lengths written by Blender's unit system (adaptive units) are checked below this many metres: there its
+#: smallest units run out of digits.
+CHECKED_BELOW = 1e-3
+#: The unit that tiny lengths are written in when the scene's unit is chosen per value (adaptive, separate units).
+_TINY_LENGTH_UNITS = {'METRIC': (1.0, " m"), 'IMPERIAL': (0.0254, "\""), 'NONE': (1.0, "")}
+
+
 def format_length(value: float, scene: bpy.types.Scene, precision: int = 3) -> str:
     """``value`` (Blender units, i.e. metres at unit scale 1) as the scene displays lengths.
 
     Honours the unit system, the unit scale (``scale_length``), a fixed length unit (e.g. always
     millimetres) and "Separate Units" (``1' 2"``). ``precision`` is the number of digits Blender keeps.
+    Never "-0 m"; a length too small for those digits is written in scientific notation ("1e-9 m"),
+    neither rounded to zero nor spelled out with a line of zeros.
     """
     units = scene.unit_settings
-    scaled = value * units.scale_length
-    if units.system == 'NONE':
-        return bpy.utils.units.to_string('NONE', 'LENGTH', scaled, precision=precision).strip()
+    scaled = value * units.scale_length + 0.0  # + 0.0: -0.0 becomes 0.0
     fixed = _FIXED_LENGTH_UNITS.get(units.length_unit)
-    if fixed is not None and not units.use_separate:
+    if units.system != 'NONE' and fixed is not None and not units.use_separate:
         metres_per_unit, suffix = fixed
         return f"{_significant(scaled / metres_per_unit, precision)}{suffix}"
-    return bpy.utils.units.to_string(
+    text = bpy.utils.units.to_string(
         units.system,
         'LENGTH',
         scaled,
@@ -39,15 +50,41 @@ def format_length(value: float, scene: bpy.types.Scene, precision: int = 3) -> s
         split_unit=units.use_separate,
         compatible_unit=False,
     ).strip()
+    if scaled == 0.0:
+        return text.lstrip("-")
+    if abs(scaled) >= CHECKED_BELOW or _reads_back(text, scaled, units.system, precision):
+        return text
+    metres_per_unit, suffix = _TINY_LENGTH_UNITS[units.system]
+    return f"{_scientific(scaled / metres_per_unit, precision)}{suffix}"
+
+
+def _reads_back(text: str, value: float, system: str, precision: int) -> bool:
+    """True when Blender's unit parser reads ``text`` back as ``value`` to ``precision`` digits (Blender writes
+    lengths below its smallest unit as "0 m" or "0.000001'", one digit)."""
+    try:
+        parsed = float(text) if system == 'NONE' else bpy.utils.units.to_value(system, 'LENGTH', text)
+    except ValueError:
+        return False
+    return abs(parsed - value) <= 0.5 * 10.0 ** (1 - precision) * abs(value)
 
 
 def _significant(number: float, digits: int) -> str:
     """``number`` with ``digits`` significant digits (all of its integer digits when it has more), in
-    positional notation: "12.4", "0.0000123", "1235"; never the float's binary noise."""
+    positional notation: "12.4", "0.0000123", "1235" (scientific below ``SMALLEST_POSITIONAL``: "3.06e-17");
+    never the float's binary noise, never "-0"."""
     digits = max(digits, 1)
+    number += 0.0
+    if number != 0.0 and abs(number) < SMALLEST_POSITIONAL:
+        return _scientific(number, digits)
     if abs(number) >= 10 ** digits:
         return f"{number:.0f}"
     return np.format_float_positional(number, precision=digits, unique=False, fractional=False, trim='-')
+
+
+def _scientific(number: float, digits: int) -> str:
+    """``number`` with ``digits`` significant digits in scientific notation, exponent unpadded: "3.06e-17",
+    "1e-9"."""
+    return re.sub(r"e([-+])0*(\d)", lambda match: f"e{match[1].replace('+', '')}{match[2]}", f"{number:.{digits}g}")
 
 
 _SUPERSCRIPTS = {2: "\u00b2", 3: "\u00b3"}

@@ -64,6 +64,28 @@ def test_format_length_follows_the_scene_units(
     assert units_module.format_length(value, empty_scene) == expected
 
 
+@pytest.mark.parametrize("system, length_unit", [
+    ('METRIC', 'METERS'), ('METRIC', 'ADAPTIVE'), ('IMPERIAL', 'INCHES'), ('IMPERIAL', 'ADAPTIVE'), ('NONE', None)])
+@pytest.mark.parametrize("value", [3.06e-17, -3.06e-17, 1e-9, -2.5e-7])
+def test_format_length_writes_tiny_lengths_short_and_not_as_zero(empty_scene, units_module, system, length_unit,
+                                                                  value):
+    """A length far below the display's digits: a few characters that read back to it (Blender's unit parser),
+    never "0 m" or a line of zeros."""
+    set_units(empty_scene, system, length_unit)
+    text = units_module.format_length(value, empty_scene)
+    assert len(text) <= 12, text
+    parsed = bpy.utils.units.to_value(system, 'LENGTH', text) if system != 'NONE' else float(text)
+    assert parsed == pytest.approx(value, rel=0.01), text
+
+
+@pytest.mark.parametrize("system, length_unit", [
+    ('METRIC', 'METERS'), ('METRIC', 'ADAPTIVE'), ('IMPERIAL', 'FEET'), ('IMPERIAL', 'ADAPTIVE'), ('NONE', None)])
+def test_format_length_never_writes_minus_zero(empty_scene, units_module, system, length_unit):
+    set_units(empty_scene, system, length_unit)
+    assert not units_module.format_length(-0.0, empty_scene).startswith("-")
+    assert units_module.format_length(-0.0, empty_scene) == units_module.format_length(0.0, empty_scene)
+
+
 def test_format_length_splits_units_when_the_scene_does(empty_scene, units_module):
     set_units(empty_scene, 'IMPERIAL', 'FEET', separate=True)
     assert units_module.format_length(2 * FOOT + 3 * INCH, empty_scene) == "2' 3\""
@@ -270,6 +292,15 @@ def test_results_panel_lists_pairs_and_details_in_scene_units(panel_module, empt
     assert "Measured: convex, GJK/EPA (exact)" in labels
     assert "Contact area: 1000000 mm²" in labels  # the 1 m x 1 m overlap of the two faces
     assert any(line.startswith("Overlap volume: ") for line in labels)
+
+
+def test_result_details_never_show_minus_zero(panel_module, empty_scene):
+    result = analysed_overlapping_cubes()[0]
+    result.normal = (1.0, -1e-12, -0.0)
+    result.point_a = (0.5, -0.0, -1e-20)
+    labels = panel_module.result_details(result, empty_scene)
+    assert "Normal (A\u2192B): 1.0000, 0.0000, 0.0000" in labels
+    assert "Point on A: 0.5 m, 0 m, -1e-20 m" in labels
 
 
 def test_results_list_row_shows_pair_status_and_value(panel_module, empty_scene):

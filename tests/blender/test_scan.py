@@ -146,3 +146,14 @@ def test_escape_cancels_the_scan_keeps_the_results_and_restores_the_frame(empty_
             break
     assert outcome == {'FINISHED'} and empty_scene.frame_current == 5
     assert result("A", "B").deepest_frame == 11
+
+
+def test_the_scan_report_gives_the_deepest_depth_in_scene_units(empty_scene, addon):
+    fly_through(empty_scene)
+    empty_scene.unit_settings.length_unit = 'MILLIMETERS'
+    operator = modal_scan(addon)
+    assert operator.start(bpy.context)
+    while operator.step(bpy.context) is None:
+        pass
+    assert operator.reports[-1] == ({'INFO'}, "Scanned frames 1-21: 1 pair in contact; deepest: A \u2194 B, "
+                                              "500 mm at frame 11")

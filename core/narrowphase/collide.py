@@ -167,8 +167,10 @@ def solve_pair(pair: PreparedPair) -> tuple[Contact, EpaResult | None]:
 
 
 def _gjk_contact(pair: PreparedPair, result: GjkResult, bounds, epa_iterations: int, status: str) -> Contact:
-    """The answer from GJK's point of A - B nearest the origin (not enclosed): value |v|, normal -v."""
-    return pair_contact(pair, result.distance, _unit(scale(result.v, -1.0)),
+    """The answer from GJK's point of A - B nearest the origin (not enclosed): value |v|, and the normal
+    along which GJK found its lower bound (-v when it found none)."""
+    normal = _unit(scale(result.v, -1.0)) if result.normal is None else result.normal
+    return pair_contact(pair, result.distance, normal,
                         *_witnesses(result.simplex, result.weights), bounds, result.iterations, epa_iterations, status)
 
 

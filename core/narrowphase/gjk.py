@@ -6,7 +6,9 @@ support points so witness points come out as the same barycentric mix. The loop 
 are reported as they are) and stops when they are within ``tolerance`` ('converged'), when the origin
 is enclosed or reached, or when rounding stops progress (a repeated support point or a distance that
 no longer shrinks: 'stalled' unless the bounds happen to meet the tolerance). On polytopes the result
-is the exact distance up to rounding, whatever the first search direction.
+is the exact distance up to rounding, whatever the first search direction. The normal it reports is a
+direction along which the gap is the lower bound: for touching shapes ``v`` is rounding noise and its
+direction arbitrary, whereas such a direction puts the witness points on both support planes.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ SupportFn = Callable[[Vec3], Vertex]
 @dataclass
 class GjkResult:
     """Where GJK stopped. ``v`` is the closest point of A - B found (the origin when enclosed);
-    ``lower_bound`` is a certain lower bound on the signed distance (-inf before any is known)."""
+    ``lower_bound`` is a certain lower bound on the signed distance (-inf before any is known) and
+    ``normal`` the unit direction (A toward B) along which the shapes are that far apart, when known."""
 
     overlapping: bool
     v: Vec3
@@ -35,6 +38,7 @@ class GjkResult:
     lower_bound: float
     iterations: int
     status: str
+    normal: Vec3 | None = None
 
     @property
     def converged(self) -> bool:
@@ -87,7 +91,7 @@ def gjk(support: SupportFn, first_direction: Vec3, *, tolerance: float, max_iter
     when the lower bound exceeds ``separated_above``.
     """
     simplex = [support(first_direction)]
-    v, weights, lower = simplex[0][0], (1.0,), -math.inf
+    v, weights, lower, best = simplex[0][0], (1.0,), -math.inf, None
     for iteration in range(1, max_iterations + 1):
         vv = dot(v, v)
         if vv <= overlap_below * overlap_below:
@@ -96,18 +100,19 @@ def gjk(support: SupportFn, first_direction: Vec3, *, tolerance: float, max_iter
         direction = scale(v, -1.0 / length)  # unit: a tiny v would underflow in the support products
         vertex = support(direction)
         along_v = -dot(direction, vertex[0])  # separation along -v: a lower bound
-        lower = max(lower, along_v)
+        if along_v > lower:
+            lower, best = along_v, direction
         # Stop on the gap along the current direction, so the reported normal achieves the value.
         if lower > separated_above or length - along_v <= tolerance:
-            return GjkResult(False, v, simplex, weights, lower, iteration, "converged")
+            return GjkResult(False, v, simplex, weights, lower, iteration, "converged", direction)
         if any(vertex[0] == old[0] for old in simplex):
-            return GjkResult(False, v, simplex, weights, lower, iteration, _settled(length, lower, tolerance))
+            return GjkResult(False, v, simplex, weights, lower, iteration, _settled(length, lower, tolerance), best)
         candidate = simplex + [vertex]
         closest, candidate_weights, enclosed = closest_on_simplex([p[0] for p in candidate])
         if enclosed:
             return GjkResult(True, (0.0, 0.0, 0.0), candidate, candidate_weights, lower, iteration, "converged")
         if dot(closest, closest) >= vv:
-            return GjkResult(False, v, simplex, weights, lower, iteration, _settled(length, lower, tolerance))
+            return GjkResult(False, v, simplex, weights, lower, iteration, _settled(length, lower, tolerance), best)
         kept = [i for i, w in enumerate(candidate_weights) if w > 0.0]
         simplex = [candidate[i] for i in kept]
         weights = tuple(candidate_weights[i] for i in kept)

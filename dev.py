@@ -7,6 +7,7 @@
 Needs only Python 3.11+ and the package index: virtual environments are created under ``.venv/`` and
 reused while their requirements are unchanged. The real-Blender layer uses ``$BLENDER`` or ``blender``
 on PATH; without one it is reported as not run (a failure when ``CI`` is set). Standard library only.
+The test layers, CI and ``screenshot`` (the pictures in docs/) are described in CONTRIBUTING.md.
 """
 
 from __future__ import annotations
@@ -253,7 +254,7 @@ def command_test(pytest_args: list[str]) -> int:
     return 0 if all(r.ok for r in results) else 1
 
 
-#: The README pictures ``screenshot`` makes: the shot names of scripts/screenshot_ui.py, each docs/SHOT.png.
+#: The documentation's pictures ``screenshot`` makes (README and docs/user-guide.md): the shot names of scripts/screenshot_ui.py, each docs/SHOT.png.
 SHOTS = ("overlay", "inspect", "drag", "glide")
 
 
@@ -287,8 +288,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("demo", help="analyse a demo scene in the PyPI bpy module; write out/demo_overlay.png")
-    screenshot = commands.add_parser("screenshot", help="maintainers: the README pictures (docs/SHOT.png) from real "
-                                                         "Blender's interface")
+    screenshot = commands.add_parser("screenshot", help="maintainers: the documentation's pictures (docs/SHOT.png) from "
+                                                         "real Blender's interface")
     screenshot.add_argument("shots", nargs="*", metavar="SHOT",
                             help=f"which pictures: {', '.join(SHOTS)} (default: all)")
     commands.add_parser("test", help="run all test layers; other arguments go to every pytest run (e.g. -x)")

@@ -18,7 +18,8 @@ from bl_pkg import bl_extension_cli
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ADDON_DIRECTORIES = ("core/", "core/mesh/", "analysis/", "operators/", "ui/")
-DEVELOPMENT_PATHS = ("tests/", "benchmarks/", "scripts/", "docs/", ".ci/", ".git/", ".venv/", "dev.py", "out/")
+DEVELOPMENT_PATHS = ("tests/", "benchmarks/", "scripts/", "docs/", ".ci/", ".git/", ".venv/", "dev.py", "out/",
+                     "CONTRIBUTING.md")
 
 
 def extension_command(*arguments: str) -> int:

@@ -103,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
         "check",
         help="check object pairs for clashes; exit 0 clean, 1 clashes of the --fail-on kind, 2 usage/file error",
         description=(
-            "Check pairs of objects for clashes (convex hulls of their evaluated geometry). "
+            "Check pairs of objects for clashes (their evaluated surfaces; convex hulls with --hulls). "
             "A pair is 'penetrating', 'touching' (|signed distance| <= touch tolerance) or a 'clearance' "
             "violation (apart, but closer than the clearance). Exit codes: 0 no clash of the --fail-on "
             "kind, 1 such clashes exist, 2 usage, scene or file error."

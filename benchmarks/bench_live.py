@@ -1,7 +1,7 @@
 """Time the live update (target: <= 16 ms per update with 20 pairs of objects up to 10k vertices).
 
-    /work/ci-base/.venv/bpy-5.0.1/bin/python benchmarks/bench_live.py [VERTICES ...]   # PyPI bpy module
-    blender --background --python benchmarks/bench_live.py -- [VERTICES ...]            # real Blender
+    .venv/bpy-5.0.1/bin/python benchmarks/bench_live.py [VERTICES ...]         # PyPI bpy module
+    blender --background --python benchmarks/bench_live.py -- [VERTICES ...]   # real Blender
 
 20 pairs of spheres (about VERTICES vertices each, default 10,000 then 1,000): convex ico spheres (GJK/EPA),
 then UV spheres (measured on their triangles, as non-convex objects are), side by side, each turned (as most

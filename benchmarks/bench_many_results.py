@@ -1,8 +1,8 @@
 """Time the overlay and the results browser with 50,000 stored results (targets: rebuild after Next <= 50 ms,
 cached redraw <= 5 ms).
 
-    /work/ci-base/.venv/bpy-5.0.1/bin/python benchmarks/bench_many_results.py [COUNT]   # PyPI bpy module
-    blender --background --python benchmarks/bench_many_results.py -- [COUNT]            # real Blender
+    .venv/bpy-5.0.1/bin/python benchmarks/bench_many_results.py [COUNT]         # PyPI bpy module
+    blender --background --python benchmarks/bench_many_results.py -- [COUNT]   # real Blender
 
 Fills ``COUNT`` results (default 50,000) with ``foreach_set``, then times, as medians:
 * the overlay's rebuild after Next (the active result changed): what is drawn is derived again from

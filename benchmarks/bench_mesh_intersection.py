@@ -1,9 +1,9 @@
 """Benchmark of the exact mesh queries on a ring pierced by a pin (target: all three <= 2 s together).
 
-Run from the repository root with the reference environment (it builds the meshes with the test
+Run from the repository root in the core environment, which has manifold3d (it builds the meshes with the test
 fixtures and times manifold3d next to core):
 
-    /work/venv-ref/bin/python benchmarks/bench_mesh_intersection.py [--quick]
+    .venv/core/bin/python benchmarks/bench_mesh_intersection.py [--quick]
 
 The ring is a torus of 65,536 triangles (256 x 128 segments), the pin a closed cylinder of 256
 segments, tilted by 0.3 rad, that goes through the ring's tube from top to bottom (two loops). Prints the best of a few runs of: ``surfaces_cross``

@@ -1,7 +1,7 @@
 """Time the animation scan (target: 250 frames x 20 pairs of 1k-vertex objects <= 2 s).
 
-    /work/ci-base/.venv/bpy-5.0.1/bin/python benchmarks/bench_scan.py   # PyPI bpy module
-    blender --background --python benchmarks/bench_scan.py               # real Blender
+    .venv/bpy-5.0.1/bin/python benchmarks/bench_scan.py      # PyPI bpy module
+    blender --background --python benchmarks/bench_scan.py   # real Blender
 
 20 pairs of UV spheres (930 vertices, convex) side by side; each B is keyed to swing from 1 apart to 0.5
 deep into its A and back over frames 1-250. Times ``bpy.ops.collision_inspector.scan()`` (scope: all

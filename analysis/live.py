@@ -43,7 +43,9 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from ..core.mesh import HULL, MESH, PARTS, Solid, collide_solid_pairs
-from ..core.mesh.contact.solids import PairStart, answered_from_last, start_for_next_drag
+from ..core.mesh.contact.result import answered_from_last
+from ..core.mesh.drag.separated_pairs import start_for_next_drag
+from ..core.mesh.drag.starts import PairStart
 from ..core.mesh.drag.translated_distance import Renewal, SeparationStart, without_pairs
 from ..core.shapes.convex import Polytope
 from .clash import _status, clash_result, hull_note
@@ -235,7 +237,7 @@ class SolidCache:
 
     def prepare_separation_starts(self, deadline: float) -> bool:
         """Ready the separated non-convex pairs' starts for the next drag while nothing moves
-        (``core.mesh.contact.solids.start_for_next_drag``: the triangle pairs near their closest ones where they are now,
+        (``core.mesh.drag.separated_pairs.start_for_next_drag``: the triangle pairs near their closest ones where they are now,
         so that a drag's first updates search no tree), most recently measured first, until ``time.perf_counter()``
         passes ``deadline`` (at least one). Starts beyond ``KEPT_PAIRS_BUDGET_BYTES`` of triangle pairs drop theirs
         (``translated_distance.without_pairs``). A renewal the drag left under way is dropped for the start it

@@ -26,7 +26,7 @@ import numpy as np
 from ..core import overlapping_pairs
 from ..core.narrowphase.batch import screen_many
 from ..core.mesh import CONVEX, HULL, collide_solids
-from ..core.mesh.contact.solids import pair_method
+from ..core.mesh.contact.result import pair_method
 from ..core.narrowphase.warm_epa import signed_distances_warm
 from .clash import _allowed_pairs, _scope_sides, _status, clash_result, start_check
 from .clash_report import ClashReport

@@ -29,12 +29,13 @@ from addon_loader import load_registered_addon  # noqa: E402  (needs the path ab
 
 CUBES = 300
 #: (module, function) of the parts timed, as the add-on's modules see them.
-PARTS = (("core.mesh.contact.solids", "screen_many"), ("core.mesh.contact.solids", "sat_contacts"), ("core.mesh.contact.solids", "collide"),
-         ("core.mesh.contact.solids", "contact_regions"), ("core.mesh.contact.solids", "_volumes"),
+PARTS = (("core.mesh.contact.convex_pairs", "screen_many"), ("core.mesh.contact.convex_pairs", "sat_contacts"),
+         ("core.mesh.contact.convex_pairs", "collide"), ("core.mesh.contact.convex_pairs", "contact_regions"),
+         ("core.mesh.contact.batch", "pair_volumes"),
          ("analysis.clash", "clash_result"), ("operators.analyze", "store_results"))
 LABELS = {"screen_many": "GJK screen of all pairs", "sat_contacts": "SAT on the overlapping pairs",
           "collide": "EPA on the others (touching, near)", "contact_regions": "contact regions",
-          "_volumes": "overlap volumes", "clash_result": "results for the scene",
+          "pair_volumes": "overlap volumes", "clash_result": "results for the scene",
           "store_results": "storing the results"}
 
 

@@ -4,7 +4,9 @@ Pure numpy, vectorised over triangles; meshes are ``TriangleMesh`` values (world
 vertices and int64 triangle indices).
 """
 
-from .contact.solids import ApartSolids, SolidContact, collide_solid_pairs, collide_solids, measure_solid_pairs
+from .contact.batch import ApartSolids, collide_solid_pairs, measure_solid_pairs
+from .contact.dispatch import collide_solids
+from .contact.result import SolidContact
 from .distance import MeshDistance, mesh_distance, nearest_on_surface
 from .intersection import SurfaceIntersection, surface_intersection, surfaces_cross
 from .solid import CONVEX, HULL, MESH, PARTS, Part, Solid

@@ -109,10 +109,10 @@ def l_shape(name: str) -> bpy.types.Mesh:
 
 
 def counted_full_measurements(addon, monkeypatch) -> list:
-    """A list that grows by one whenever the core measures a non-convex pair in full (``_mesh_pair``)."""
-    contact = importlib.import_module(addon.__name__ + ".core.mesh.contact.solids")
-    full, measure = [], contact._mesh_pair
-    monkeypatch.setattr(contact, "_mesh_pair", lambda a, b, options: full.append(1) or measure(a, b, options))
+    """A list that grows by one whenever the core measures a non-convex pair in full (``mesh_pair``)."""
+    dispatch = importlib.import_module(addon.__name__ + ".core.mesh.contact.dispatch")
+    full, measure = [], dispatch.mesh_pair
+    monkeypatch.setattr(dispatch, "mesh_pair", lambda a, b, options: full.append(1) or measure(a, b, options))
     return full
 
 
@@ -249,7 +249,7 @@ def test_a_non_convex_objects_hull_builds_its_table_once_idle_not_in_the_middle_
     read: while the interface runs it too scans for its supports until ``settle`` builds its table, however far a
     drag renews the pair's start (each renewal asks the hulls for a push-out)."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
-    contact = importlib.import_module(addon.__name__ + ".core.mesh.contact.solids")
+    batch = importlib.import_module(addon.__name__ + ".core.mesh.contact.batch")
     monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
     for name, x in (("A", 0.0), ("B", 1.7)):  # 2,522 vertices, a dent in each: measured on the triangles
         bpy.ops.mesh.primitive_uv_sphere_add(segments=72, ring_count=36, radius=1.0, location=(x, 0.0, 0.0))
@@ -264,8 +264,8 @@ def test_a_non_convex_objects_hull_builds_its_table_once_idle_not_in_the_middle_
         assert live.settle() == live.SETTLE_STEP_SECONDS
     assert len(live._cache.unbuilt_support_tables()) == 2
     renewals = []
-    original = contact._renewed
-    monkeypatch.setattr(contact, "_renewed", lambda a, b, start: renewals.append(start) or original(a, b, start))
+    original = batch.renewed_penetrating
+    monkeypatch.setattr(batch, "renewed_penetrating", lambda a, b, start: renewals.append(start) or original(a, b, start))
     b = bpy.data.objects["B"]
     for k in range(1, 21):  # 4 cm at a time (0.8 in all, still 0.12 deep): its start is renewed again and again
         b.location.y = 0.04 * k
@@ -341,8 +341,8 @@ def test_an_update_short_of_time_leaves_full_measurements_waiting_longest_first(
     the first spends it): the pairs left stay stale and pending; the next update starts with the pair
     that waited longest, and ``settle`` measures the rest once the objects stop, as a complete update would."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
-    contact = importlib.import_module(addon.__name__ + ".core.mesh.contact.solids")
-    measure, full = contact._mesh_pair, []
+    dispatch = importlib.import_module(addon.__name__ + ".core.mesh.contact.dispatch")
+    measure, full = dispatch.mesh_pair, []
 
     def one_full_measurement_spends_the_budget(a, b, options):
         full.append(b.name)
@@ -350,8 +350,10 @@ def test_an_update_short_of_time_leaves_full_measurements_waiting_longest_first(
 
     # a budget of ten minutes, and the core's clock an hour later once the update has made a full measurement
     monkeypatch.setattr(live, "UPDATE_BUDGET_SECONDS", 600.0)
-    monkeypatch.setattr(contact, "time", SimpleNamespace(perf_counter=lambda: time.perf_counter() + 3600.0 * len(full)))
-    monkeypatch.setattr(contact, "_mesh_pair", one_full_measurement_spends_the_budget)
+    clock = SimpleNamespace(perf_counter=lambda: time.perf_counter() + 3600.0 * len(full))
+    for name in ("contact.batch", "contact.convex_pairs", "drag.separated_pairs"):  # every module that reads it
+        monkeypatch.setattr(importlib.import_module(f"{addon.__name__}.core.mesh.{name}"), "time", clock)
+    monkeypatch.setattr(dispatch, "mesh_pair", one_full_measurement_spends_the_budget)
     monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
     for k in range(3):
         add_cube(f"A{k}", 10.0 * k).data = l_shape(f"L{k}")

@@ -10,9 +10,11 @@ import time
 import numpy as np
 import pytest
 
-import core.mesh.contact.solids as contact_module
+import core.mesh.contact.batch as batch_module
+import core.mesh.contact.dispatch as dispatch_module
+import core.mesh.contact.mesh_pairs as mesh_pairs_module
 from core.mesh import Solid, collide_solid_pairs, collide_solids
-from core.mesh.contact.solids import answered_from_last
+from core.mesh.contact.result import answered_from_last
 from mesh_fixtures import (block_with_hole, box, chain_link, coal_distance, cup, joined, l_bracket, manifold_overlap,
                            moved, rod, torus, transformed, uv_sphere, wall_with_door)
 
@@ -175,8 +177,8 @@ def test_objects_whose_boxes_are_apart_are_measured_by_distance_alone(monkeypatc
     """Boxes further apart than the crossing search's tolerance: no crossing to look for, the exact distance
     (against coal) is the answer; boxes that meet still get the search (here: faces touching)."""
     searched = []
-    search = contact_module.surface_intersection
-    monkeypatch.setattr(contact_module, "surface_intersection",
+    search = mesh_pairs_module.surface_intersection
+    monkeypatch.setattr(mesh_pairs_module, "surface_intersection",
                         lambda *args, **keywords: searched.append(1) or search(*args, **keywords))
     bracket = l_bracket()
     ring = transformed(torus(major=1.0, minor=0.3), offset=(4.0, 1.0, 0.5))
@@ -246,7 +248,7 @@ def test_a_deadline_starts_no_pair_one_as_long_as_the_last_would_not_finish_befo
     """Pairs measured one by one under a deadline: the first starts whenever it is before the deadline; the next only
     when one as long as the longest so far would still end before it, so that an update is late by one measurement
     at most, not by two."""
-    measure = contact_module._mesh_pair
+    measure = dispatch_module.mesh_pair
     calls = []
 
     def slow(a, b, options):
@@ -254,7 +256,7 @@ def test_a_deadline_starts_no_pair_one_as_long_as_the_last_would_not_finish_befo
         time.sleep(0.2)
         return measure(a, b, options)
 
-    monkeypatch.setattr(contact_module, "_mesh_pair", slow)
+    monkeypatch.setattr(dispatch_module, "mesh_pair", slow)
     pairs = [(Solid(l_bracket()), Solid(transformed(box(), offset=(1.2, 0.2, 0.8 + 0.01 * k)))) for k in range(3)]
     answers = collide_solid_pairs(pairs, deadline=time.perf_counter() + 0.3)
     assert len(calls) == 1 and answers[0] is not None and answers[1:] == [None, None]
@@ -272,9 +274,9 @@ def test_a_penetrating_pair_whose_renewal_fails_under_a_deadline_waits_for_a_ful
     slots = [None]
     [first] = collide_solid_pairs([(ring, pin)], warm=slots, volumes=False)
     assert first.status == "penetrating" and slots[0] is not None
-    renewals, full, measure = [], [], contact_module._mesh_pair
-    monkeypatch.setattr(contact_module, "_renewed", lambda a, b, start: renewals.append(1))  # fails: None
-    monkeypatch.setattr(contact_module, "_mesh_pair", lambda a, b, options: full.append(1) or measure(a, b, options))
+    renewals, full, measure = [], [], dispatch_module.mesh_pair
+    monkeypatch.setattr(batch_module, "renewed_penetrating", lambda a, b, start: renewals.append(1))  # fails: None
+    monkeypatch.setattr(dispatch_module, "mesh_pair", lambda a, b, options: full.append(1) or measure(a, b, options))
     dragged = [(moved(ring), moved(pin, (0.0, 0.0, 0.5)))]  # along the pin: further than its ball proves
     [answer] = collide_solid_pairs(dragged, warm=slots, volumes=False, deadline=time.perf_counter() + 60.0)
     assert answer is None and slots == [None] and renewals == [1] and not full

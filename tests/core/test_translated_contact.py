@@ -6,7 +6,8 @@ distances), and anything but a translation short of the ball measures the pair i
 import numpy as np
 import pytest
 
-import core.mesh.contact.solids as contact_module
+import core.mesh.contact.dispatch as dispatch_module
+import core.mesh.drag.penetrating_pairs as penetrating_pairs
 from core.mesh import Solid, collide_solid_pairs
 from core.mesh.distance import nearest_on_surface
 from core.mesh.rays import crossing_windings
@@ -16,10 +17,10 @@ from mesh_fixtures import l_bracket, manifold_overlap, moved, torus, transformed
 
 @pytest.fixture
 def full_measurements(monkeypatch) -> list:
-    """The pairs ``_mesh_pair`` measured on their triangles."""
+    """The pairs ``mesh_pair`` measured on their triangles."""
     measured = []
-    original = contact_module._mesh_pair
-    monkeypatch.setattr(contact_module, "_mesh_pair",
+    original = dispatch_module.mesh_pair
+    monkeypatch.setattr(dispatch_module, "mesh_pair",
                         lambda a, b, options: measured.append(b) or original(a, b, options))
     return measured
 
@@ -78,13 +79,13 @@ def test_a_drag_past_the_ball_renews_the_start_without_a_full_measurement(full_m
     while the interface runs: a new ball inside both proves the overlap again and the shorter of the carried
     push-out and the hulls' bounds the depth, with no triangle test. The fresh full measurement's depth lies
     between the two bounds, and the push-out separates. The new ball is the old one carried along (its copy in
-    the dragged ball here), found inside both without a search (``_common_ball``); where none of its carried
+    the dragged ball here), found inside both without a search (``common_ball``); where none of its carried
     places is inside both, the search finds one."""
     searches = []
-    original = contact_module._common_ball
-    monkeypatch.setattr(contact_module, "_common_ball", lambda *args: searches.append(args) or original(*args))
+    original = penetrating_pairs.common_ball
+    monkeypatch.setattr(penetrating_pairs, "common_ball", lambda *args: searches.append(args) or original(*args))
     if not carried:
-        monkeypatch.setattr(contact_module, "_carried_ball", lambda a, b, start: None)
+        monkeypatch.setattr(penetrating_pairs, "carried_ball", lambda a, b, start: None)
     bracket = Solid(l_bracket())  # the L's top face is z = 1
     ball = Solid(uv_sphere(0.3, rings=16, segments=24))
     place = np.array([1.6, 0.5, 1.2])  # 0.1 deep
@@ -105,7 +106,7 @@ def test_a_drag_past_the_ball_renews_the_start_without_a_full_measurement(full_m
         full_measurements.pop()
         assert answer.depth_lower_bound - 1e-9 <= fresh.depth <= answer.depth + 1e-9
         if slots[0] is not before:  # renewed here: its bounds are within the ratio, its ball inside both
-            assert answer.depth <= contact_module.RENEWED_DEPTH_RATIO * answer.depth_lower_bound
+            assert answer.depth <= penetrating_pairs.RENEWED_DEPTH_RATIO * answer.depth_lower_bound
             for solid in (a, b):
                 assert crossing_windings(solid.mesh, slots[0].ball_centre[None])[0] == 1
                 assert nearest_on_surface(solid.mesh, slots[0].ball_centre[None])[0][0] >= slots[0].ball_radius

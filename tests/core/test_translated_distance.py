@@ -9,10 +9,12 @@ import time
 import numpy as np
 import pytest
 
-import core.mesh.contact.solids as contact_module
+import core.mesh.contact.batch as batch_module
+import core.mesh.contact.dispatch as dispatch_module
 import core.mesh.distance as distance_module
 from core.mesh import Solid, collide_solid_pairs
-from core.mesh.drag import translated_distance
+from core.mesh.contact.result import answered_from_last, pair_size
+from core.mesh.drag import separated_pairs, translated_distance
 from core.mesh.bvh import TriangleBVH
 from core.mesh.distance import near_triangle_pairs, nearest_on_surface
 from core.mesh.drag.translated_distance import SeparationStart
@@ -24,9 +26,9 @@ from mesh_fixtures import coal_distance, cup, l_bracket, moved, rotation_z, toru
 def searches(monkeypatch) -> list:
     """The tree searches for a closest pair (``mesh_distance``'s) and full mesh measurements, as they happen."""
     seen = []
-    search, measure = distance_module.close_leaf_pair_steps, contact_module._mesh_pair
+    search, measure = distance_module.close_leaf_pair_steps, dispatch_module.mesh_pair
     monkeypatch.setattr(distance_module, "close_leaf_pair_steps", lambda *args: seen.append("search") or search(*args))
-    monkeypatch.setattr(contact_module, "_mesh_pair",
+    monkeypatch.setattr(dispatch_module, "mesh_pair",
                         lambda a, b, options: seen.append("full") or measure(a, b, options))
     return seen
 
@@ -295,7 +297,7 @@ def test_a_jump_after_a_slow_drag_searches_the_trees_before_keeping_triangle_pai
     for step in range(3):  # slow: triangle pairs kept, answers given
         collide_solid_pairs([(moved(mug), moved(ball, place + (0.0, 0.001 * step, 0.0)))], warm=slots)
     assert slots[0].answered > 0
-    reach = translated_distance.HORIZON_FRACTION * contact_module._pair_size(moved(mug), moved(ball, place))
+    reach = translated_distance.HORIZON_FRACTION * pair_size(moved(mug), moved(ball, place))
     searches.clear()
     a, b = moved(mug), moved(ball, place + (0.0, 0.25, 0.0))  # sideways along the mug, less than the distance
     [answer] = collide_solid_pairs([(a, b)], warm=slots)
@@ -355,12 +357,12 @@ def test_a_drag_renews_its_start_ahead_a_step_per_update_and_is_never_outrun(mon
     renewal at once, never waits, and every answer is the full measurement's."""
     slots = [None]
     pair_at, place = ball_beside_mug(slots)
-    monkeypatch.setattr(contact_module, "run_until", one_step_per_call)
+    monkeypatch.setattr(separated_pairs, "run_until", one_step_per_call)
     begun = []
-    renewal_steps = contact_module.renewal_steps
-    monkeypatch.setattr(contact_module, "renewal_steps", lambda *args: begun.append(1) or renewal_steps(*args))
+    renewal_steps = separated_pairs.renewal_steps
+    monkeypatch.setattr(separated_pairs, "renewal_steps", lambda *args: begun.append(1) or renewal_steps(*args))
     at_once = []
-    monkeypatch.setattr(contact_module, "start_after_translation", lambda *args: at_once.append(1))
+    monkeypatch.setattr(batch_module, "start_after_translation", lambda *args: at_once.append(1))
     starts, renewing = {id(slots[0])}, 0
     for update in range(130):  # 0.3 mm along the mug per update: a renewal's dozen steps end before it runs out
         place = place + (0.0, 0.0003, 0.0)
@@ -397,7 +399,7 @@ def test_a_fast_drag_spreads_its_tree_search_over_updates_short_of_time(monkeypa
     """With time for one step per update, a pair dragged fast waits (None) while its tree search goes on, a level
     or a batch per update, none measured in full; once the search ends, the pair is answered exactly where it
     stands (coal's distance), and the next jump starts another search."""
-    monkeypatch.setattr(contact_module, "run_until", one_step_per_call)
+    monkeypatch.setattr(separated_pairs, "run_until", one_step_per_call)
     mug, ball = Solid(cup()), Solid(uv_sphere(0.3, rings=10, segments=14))
     slots = [None]
     place = np.array([1.6, 0.0, 0.75])
@@ -424,8 +426,8 @@ def test_a_renewal_the_drag_outruns_goes_on_while_the_pair_waits(monkeypatch, se
     pair is answered exactly where it is then. Without a deadline (background mode, the live update's settling) a
     renewal under way is run to its end."""
     time_left = [False]
-    run_until = contact_module.run_until
-    monkeypatch.setattr(contact_module, "run_until",
+    run_until = separated_pairs.run_until
+    monkeypatch.setattr(separated_pairs, "run_until",
                         lambda steps, deadline: run_until(steps, deadline) if time_left[0] else (False, None))
     slots = [None]
     pair_at, place = ball_beside_mug(slots)
@@ -463,7 +465,7 @@ def test_a_pair_left_without_time_is_answered_from_its_last_exact_answer(monkeyp
     its convex hulls' distance when it moved further (then at most the distance of the surface points nearest the
     hulls' closest points), which holds coal's distance; pending for a measurement once it stops. A move that may
     have brought it into contact, a turn, or a complete update (background mode) gets no such answer."""
-    monkeypatch.setattr(contact_module, "run_until", lambda steps, deadline: (False, None))  # never any time left
+    monkeypatch.setattr(separated_pairs, "run_until", lambda steps, deadline: (False, None))  # never any time left
     slots = [None]
     pair_at, place = ball_beside_mug(slots)
     last = slots[0].distance
@@ -478,7 +480,7 @@ def test_a_pair_left_without_time_is_answered_from_its_last_exact_answer(monkeyp
         assert answer.distance_lower_bound >= last - np.linalg.norm(place - np.array([1.6, 0.0, 0.75])) - 1e-9
         assert on_surface(a, answer.point_a) and on_surface(b, answer.point_b)
         assert answer.point_b - answer.point_a == pytest.approx(answer.distance * answer.normal, abs=1e-12)
-        assert contact_module.answered_from_last(answer)
+        assert answered_from_last(answer)
     around = place + (0.0, 0.5, 0.0)  # further than the last distance allows: bounded by the hulls' distance
     a, b = pair_at(around)
     [answer] = collide_solid_pairs([(a, b)], warm=slots, volumes=False, deadline=time.perf_counter() + 60.0)

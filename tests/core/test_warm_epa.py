@@ -12,13 +12,13 @@ from scipy.spatial import ConvexHull
 
 import core
 from core.narrowphase import epa
-import core.mesh.contact.solids as contact_module
+import core.mesh.contact.convex_pairs as convex_pairs
 import core.narrowphase.warm_epa as warm_module
 from checks import BOUNDS_SLACK, VALUE_TOLERANCE, assert_conventions, assert_matches_reference
 from core.narrowphase.batch import screen_many
 from core.narrowphase.collide import solve_pair
 from core.mesh import Solid, TriangleMesh, collide_solid_pairs
-from core.mesh.contact.solids import ConvexStart
+from core.mesh.drag.starts import ConvexStart
 from core.shapes.convex import IDENTITY
 from core.narrowphase.warm_epa import WarmStart, collide_warm, collide_warm_many, signed_distance_warm, signed_distances_warm
 from generators import affine, box, cloud, random_rotation, rotation_about, sphere
@@ -263,7 +263,7 @@ def test_solid_pairs_measured_again_continue_from_their_slots(monkeypatch):
     assert isinstance(slots[0].polytope, WarmStart) and isinstance(slots[1].polytope, WarmStart)
     cold_starts, screened = [], []
     monkeypatch.setattr(warm_module, "solve_pair", lambda pair: cold_starts.append(pair) or solve_pair(pair))
-    monkeypatch.setattr(contact_module, "screen_many",
+    monkeypatch.setattr(convex_pairs, "screen_many",
                         lambda a, b, **options: screened.append(len(a)) or screen_many(a, b, **options))
     step = np.eye(4)
     step[:3, 3] = (0.002, -0.001, 0.003)

@@ -1,0 +1,120 @@
+"""A penetrating pair's push-out: the shortest one checked by the exact test over a few directions
+(``certified_pushout``), and balls inside both solids, whose diameter bounds it from below."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..distance import nearest_on_surface
+from ..solid import Solid
+from .containment import indices_in_box, points_inside, strided_sample
+
+#: Bisection steps per push-out direction: the push-out is within 2^-steps of its bracket.
+PUSHOUT_STEPS = 12
+#: Vertices sampled per object for ball centres of the depth's lower bound.
+LOWER_BOUND_SAMPLES = 16
+AXES = np.vstack([np.eye(3), -np.eye(3)])
+
+
+def _slab(a: Solid, b: Solid, direction: np.ndarray) -> float:
+    """How far B must move along ``direction`` to lie wholly beyond A's support plane: always enough."""
+    return max(float((a.mesh.vertices @ direction).max() - (b.mesh.vertices @ direction).min()), 0.0)
+
+
+def certified_pushout(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, float]],
+                      separated_after: Callable[[np.ndarray], bool], lower: float = 0.0,
+                      precision: float = 0.0) -> tuple[float, np.ndarray]:
+    """The shortest checked push-out ``(depth, unit normal)`` over the candidate directions and the axes.
+
+    The first direction starts from a length known to separate (its candidate length when that checks
+    out, else the slab length, which always separates) and bisects towards zero. Every further direction
+    is tried only if the best length so far also separates along it, and then bisects below that.
+    Whatever comes back has passed ``separated_after``, the exact test. No push-out shorter than
+    ``lower`` (a proven lower bound) is tried, and bisection stops once its bracket is ``precision`` wide.
+    """
+    directions = [(np.asarray(n, dtype=np.float64), float(t)) for n, t in candidates]
+    # The axes on the first candidate's side (all six without one): a box-like overlap often leaves
+    # along an axis even when the hulls' normal is diagonal.
+    axes = AXES if not directions else AXES[AXES @ directions[0][0] > 0.0]
+    directions += [(axis, _slab(a, b, axis)) for axis in axes]
+    directions.sort(key=lambda item: item[1])
+    best_depth, best_normal = np.inf, directions[0][0]
+    for normal, start in directions:
+        if best_depth <= lower + precision:
+            break  # proven shortest: no direction can do better
+        if np.isfinite(best_depth):
+            if not separated_after(best_depth * normal):
+                continue
+            high = best_depth
+        else:
+            high = start if separated_after(start * normal) else _slab(a, b, normal)
+        low = min(lower, high)
+        for _ in range(PUSHOUT_STEPS):
+            if high - low <= max(precision, high * 0.5**PUSHOUT_STEPS):
+                break
+            middle = 0.5 * (low + high)
+            if separated_after(middle * normal):
+                high = middle
+            else:
+                low = middle
+        best_depth, best_normal = high, normal
+    return float(best_depth), best_normal
+
+
+def common_ball(a: Solid, b: Solid, centroid: np.ndarray | None) -> tuple[np.ndarray, float] | None:
+    """``(centre, r)`` of the largest ball found inside both objects (None when none is found): 2r bounds the
+    depth from below.
+
+    Any translation shorter than 2r leaves the two copies of that ball overlapping, so no shorter
+    push-out can separate the objects. Ball centres tried: the overlap's centroid, and for sampled
+    vertices of each object lying inside the other at depth d, the point d/2 inward from the vertex.
+    """
+    if not (a.closed and b.closed):
+        return None
+    centres = [np.asarray(centroid, dtype=np.float64)[None, :]] if centroid is not None else []
+    centres += [_inward_centres(b, a), _inward_centres(a, b)]
+    return largest_ball(a, b, np.vstack(centres))
+
+
+def largest_ball(a: Solid, b: Solid, centres: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """``(centre, r)`` of the largest ball inside both objects centred at one of ``centres`` (N, 3): r is the
+    centre's distance to the nearer surface; None when no centre lies inside both."""
+    inside = points_inside(a, centres)
+    inside[inside] = points_inside(b, centres[inside])
+    if not inside.any():
+        return None
+    centres = centres[inside]
+    radius = np.minimum(nearest_on_surface(a.mesh, centres, bvh=a.bvh)[0],
+                        nearest_on_surface(b.mesh, centres, bvh=b.bvh)[0])
+    best = int(radius.argmax())
+    return centres[best].copy(), float(radius[best])
+
+
+def _inward_centres(inner: Solid, outer: Solid) -> np.ndarray:
+    """For ``inner``'s vertices (up to a sample) strictly inside ``outer`` at depth d: the point d/2 inward
+    along ``inner``'s vertex normal, where a ball of radius about d/2 may fit inside both."""
+    vertices = inner.mesh.vertices
+    picked = strided_sample(indices_in_box(vertices, outer.bounds), LOWER_BOUND_SAMPLES)
+    points = vertices[picked]
+    inside = points_inside(outer, points)
+    if not inside.any():
+        return np.empty((0, 3))
+    picked, points = picked[inside], points[inside]
+    depth = nearest_on_surface(outer.mesh, points, bvh=outer.bvh)[0]
+    return points - 0.5 * depth[:, None] * _vertex_normals(inner.mesh, picked)
+
+
+def _vertex_normals(mesh, vertices: np.ndarray) -> np.ndarray:
+    """Unit outward normals of the ``vertices`` (indices): the area-weighted sum of the adjacent triangles'
+    normals."""
+    slot = np.full(len(mesh.vertices), -1, dtype=np.int64)
+    slot[vertices] = np.arange(len(vertices))
+    sums = np.zeros((len(vertices), 3))
+    for corner in range(3):
+        rows = slot[mesh.triangles[:, corner]]
+        adjacent = np.flatnonzero(rows >= 0)
+        np.add.at(sums, rows[adjacent], mesh.area_normals[adjacent])
+    length = np.linalg.norm(sums, axis=1, keepdims=True)
+    return sums / np.where(length > 0.0, length, 1.0)

@@ -93,13 +93,13 @@ def test_a_drag_past_the_ball_renews_the_start_without_a_full_measurement(full_m
     collide_solid_pairs([(moved(bracket), moved(ball, place))], warm=slots)
     first = slots[0]
     assert isinstance(first, TranslationStart) and len(full_measurements) == 1
-    renewed, renewals_searched = set(), 0
+    renewed, renewals_searched = {}, 0  # each start by its id, kept alive so that no id is reused
     for step in range(1, 16):  # 0.06 at a time along the face: each ball serves only a step or so
         shifted = place - (0.06 * step, 0.0, 0.0)
         a, b = moved(bracket), moved(ball, shifted)
         before, searched = slots[0], len(searches)
         [answer] = collide_solid_pairs([(a, b)], volumes=False, warm=slots)
-        renewed.add(id(slots[0]))
+        renewed[id(slots[0])] = slots[0]
         renewals_searched += len(searches) - searched
         assert len(full_measurements) == 1 and answer.status == "penetrating" and answer.volume_pending
         fresh = collide_solid_pairs([(moved(bracket), moved(ball, shifted))])[0]

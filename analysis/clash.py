@@ -21,14 +21,13 @@ import numpy as np
 
 from ..core import overlapping_pairs
 from ..core.mesh import CONVEX, HULL, Solid, measure_solid_pairs
-from .clash_report import ClashReport, ClashResult
+from .clash_report import ClashReport, ClashResult, pair_status
 from .geometry import ObjectGeometryError
 from .inspect import MeasureModes, broad_phase_bounds, measure_in_mode, measure_modes, rigid_shape
+from .scope import SCOPES, allowed_pairs, possible_pairs, scope_sides
 from .separated import SeparatedRows
-from .shapes import Source, is_candidate, read_solid, scope_sources
+from .shapes import Source, read_solid, scope_sources
 from .typed import typed_decimal
-
-SCOPES = ('SELECTED', 'ACTIVE', 'COLLECTIONS', 'ALL')
 
 #: Pairs of convex objects measured together (``core.mesh.measure_solid_pairs``): large enough for the
 #: batch to pay, small enough that progress and Esc still come several times a second ...
@@ -40,62 +39,6 @@ BATCH_VERTICES = 1 << 18
 ProgressCallback = Callable[[int, int], bool | None]
 
 __all__ = ['SCOPES', 'ClashReport', 'ClashResult', 'ObjectGeometryError', 'check_scene', 'start_check']
-
-
-def _geometry_objects(objects: Iterable[bpy.types.Object]) -> list:
-    """Objects with geometry (or instancing it), each once, sorted by name (names are unique within a file)."""
-    return sorted({obj for obj in objects if is_candidate(obj)}, key=lambda obj: obj.name)
-
-
-def _scope_sides(scene, depsgraph, scope, objects, active, collection_a, collection_b) -> tuple[list, list]:
-    """``(side A, side B)`` objects for the scope; the same list twice means all pairs among them."""
-    view_layer = scene.view_layers[depsgraph.view_layer.name]  # the original: selection is current there
-    if scope == 'ALL':
-        everything = _geometry_objects(scene.objects)
-        return everything, everything
-    if scope == 'COLLECTIONS':
-        if collection_a is None:
-            raise ValueError("scope 'COLLECTIONS' needs collection_a")
-        side_a = _geometry_objects(collection_a.all_objects)
-        if collection_b is None or collection_b == collection_a:
-            return side_a, side_a
-        return side_a, _geometry_objects(collection_b.all_objects)
-    chosen = _geometry_objects(view_layer.objects.selected if objects is None else objects)
-    if scope == 'SELECTED':
-        return chosen, chosen
-    if scope == 'ACTIVE':
-        active = view_layer.objects.active if active is None else active
-        if active is None or not is_candidate(active):
-            return [], []
-        return [active], [obj for obj in chosen if obj != active]
-    raise ValueError(f"scope must be one of {', '.join(SCOPES)}, got {scope!r}")
-
-
-def _allowed_pairs(candidates: np.ndarray, in_a: np.ndarray, in_b: np.ndarray) -> list[tuple[int, int]]:
-    """Candidate index pairs ``i < j`` (objects sorted by name) that the scope allows, as ``(a, b)``.
-
-    A pair is kept when one object is on side A and the other on side B; the A-side object becomes
-    ``object_a``. When both objects are on both sides (all pairs among one set) the earlier name is A.
-    """
-    first, second = candidates.T
-    forward = in_a[first] & in_b[second]
-    backward = ~forward & in_a[second] & in_b[first]
-    pairs = np.where(forward[:, None], candidates, candidates[:, ::-1])[forward | backward]
-    return list(map(tuple, pairs.tolist()))
-
-
-def _possible_pairs(side_a: list, side_b: list) -> int:
-    """How many distinct unordered pairs of different objects the two sides allow (a brute-force count)."""
-    set_a, set_b = set(side_a), set(side_b)
-    both, only_a, only_b = len(set_a & set_b), len(set_a - set_b), len(set_b - set_a)
-    return both * (both - 1) // 2 + both * (only_a + only_b) + only_a * only_b
-
-
-def _status(signed_distance: float, core_status: str, clearance: float) -> str:
-    """'penetrating' / 'touching' come from the core; a separated pair closer than the clearance is 'clearance'."""
-    if core_status == 'separated' and signed_distance < clearance:
-        return 'clearance'
-    return core_status
 
 
 def check_scene(
@@ -193,7 +136,7 @@ def start_check(
         collection_a=collection_a.name if collection_a is not None else '',
         collection_b=(collection_b or collection_a).name if collection_a is not None else '',
     )
-    side_a, side_b = _scope_sides(scene, depsgraph, scope, objects, active, collection_a, collection_b)
+    side_a, side_b = scope_sides(scene, depsgraph, scope, objects, active, collection_a, collection_b)
     view_layer = scene.view_layers[depsgraph.view_layer.name]
     skipped: dict[str, str] = {}
     sources_a = scope_sources(side_a, view_layer, depsgraph, skipped)
@@ -206,7 +149,7 @@ def start_check(
         raise ObjectGeometryError(f"{named[0]} cannot be measured: {skipped[named[0]]}")
     report.skipped = skipped
     report.objects = len(members)
-    report.possible_pairs = _possible_pairs([s.name for s in sources_a], [s.name for s in sources_b])
+    report.possible_pairs = possible_pairs([s.name for s in sources_a], [s.name for s in sources_b])
     sides = ({s.name for s in sources_a}, {s.name for s in sources_b})
     return report, _steps(report, members, sides, depsgraph, every_pair, use_hulls, required, started, modes)
 
@@ -259,7 +202,7 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
     in_b = np.array([name in sides[1] for name in names])
     candidates = (np.column_stack(np.triu_indices(len(read), 1)) if every_pair
                   else overlapping_pairs(lows, highs, margin=margin))
-    pairs = _allowed_pairs(candidates, in_a, in_b)
+    pairs = allowed_pairs(candidates, in_a, in_b)
     report.candidate_pairs = len(pairs)
     done = len(members)
     options = {"tolerance": report.tolerance, "touch_tolerance": report.touch_tolerance,
@@ -283,7 +226,7 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
             contact, mode_note = moded.get((i, j)) or (contacts[(i, j)], None)
             if contact is None:
                 continue  # apart beyond the clearance: counted (and listed) as columns above
-            status = _status(contact.signed_distance, contact.status, report.clearance)
+            status = pair_status(contact.signed_distance, contact.status, report.clearance)
             if status == 'separated':
                 report.separated += 1
             if status != 'separated' or every_pair:

@@ -17,6 +17,14 @@ from pathlib import Path
 CLASH_STATUSES = ('penetrating', 'touching', 'clearance')
 STATUSES = (*CLASH_STATUSES, 'separated')
 
+
+def pair_status(signed_distance: float, core_status: str, clearance: float) -> str:
+    """'penetrating' / 'touching' come from the core; a separated pair closer than the clearance is 'clearance'."""
+    if core_status == 'separated' and signed_distance < clearance:
+        return 'clearance'
+    return core_status
+
+
 #: Columns of the CSV file, one row per clash (vectors are split into x, y, z columns).
 CSV_COLUMNS = (
     'object_a', 'object_b', 'status', 'signed_distance',

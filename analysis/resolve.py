@@ -13,8 +13,9 @@ import bpy
 import numpy as np
 from mathutils import Vector
 
-from .live import SolidCache, remeasure
+from .remeasure import remeasure
 from .shapes import INSTANCE_SEPARATOR, current_name
+from .solid_cache import SolidCache
 from .store import result_pair
 from . import tracking
 

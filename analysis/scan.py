@@ -1,7 +1,7 @@
 """Animation scan: measure the scope's pairs at every frame of a range and keep, per pair, when it is in
 contact (intervals, first contact), its deepest frame and depth, and the depth at each frame.
 
-Each object is read once and moved with its animation (``live.SolidCache``: a rigidly animated object's
+Each object is read once and moved with its animation (``solid_cache.SolidCache``: a rigidly animated object's
 prepared shape follows its matrix, an instanced object its instance's); objects whose geometry can change
 over time (modifiers, shape keys, animated mesh data) are read at every frame. Per frame a broad phase on the
 moved boxes picks the candidate pairs, which get their signed distance only (convex pairs together, by
@@ -28,12 +28,14 @@ from ..core.narrowphase.batch import screen_many
 from ..core.mesh import CONVEX, HULL, collide_solids
 from ..core.mesh.contact.result import pair_method
 from ..core.narrowphase.warm_epa import signed_distances_warm
-from .clash import _allowed_pairs, _scope_sides, _status, clash_result, start_check
-from .clash_report import ClashReport
+from .clash import clash_result, start_check
+from .clash_report import ClashReport, pair_status
 from .geometry import ObjectGeometryError
 from .inspect import MeasureModes, broad_phase_bounds, measure_in_mode, measure_modes, record_modes, rigid_shape
-from .live import SolidCache, measure_pairs
+from .remeasure import measure_pairs
+from .scope import allowed_pairs, scope_sides
 from .shapes import instanced_sources, read_solid, scope_sources
+from .solid_cache import SolidCache
 
 #: The per-frame signed distances are measured to this fraction of the smallest object's size (see
 #: ``_frame_tolerance``); each pair's worst frame is then measured again with the scene's tolerance.
@@ -80,7 +82,7 @@ def start_scan(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, *, frame_
 
 def _members(scene, depsgraph, scope: str, options: dict) -> tuple[list, set, set]:
     """The sources of the scope (sorted by name) and the names on each side."""
-    side_a, side_b = _scope_sides(scene, depsgraph, scope, options.get('objects'), options.get('active'),
+    side_a, side_b = scope_sides(scene, depsgraph, scope, options.get('objects'), options.get('active'),
                                   options.get('collection_a'), options.get('collection_b'))
     view_layer = scene.view_layers[depsgraph.view_layer.name]
     sources_a = scope_sources(side_a, view_layer, depsgraph, {})
@@ -179,7 +181,7 @@ def _scan_steps(scene, depsgraph, report: ClashReport, scope: str, every_pair: b
                 lows, highs = broad_phase_bounds([solids[k] for k in present], [shapes[k] for k in present], modes)
                 local = (np.array(list(combinations(range(len(present)), 2)), dtype=np.int64).reshape(-1, 2)
                          if every_pair else overlapping_pairs(lows, highs, margin=margin))
-                pairs = _allowed_pairs(np.asarray(present)[local].reshape(-1, 2), in_a, in_b)
+                pairs = allowed_pairs(np.asarray(present)[local].reshape(-1, 2), in_a, in_b)
                 frame_options = {"tolerance": _frame_tolerance(report, lows, highs),
                                  "touch_tolerance": report.touch_tolerance,
                                  "max_iterations": report.max_iterations or None}
@@ -215,7 +217,7 @@ def _scan_results(report: ClashReport, members: list, frames: np.ndarray, distan
                             options, report.clearance)
     for (i, j), (contact, note) in zip(order, answers):
         series, at = distances[(i, j)], worst[(i, j)][1]
-        status = _status(contact.signed_distance, contact.status, report.clearance)
+        status = pair_status(contact.signed_distance, contact.status, report.clearance)
         if status == 'separated':
             report.separated += 1
             if not every_pair:

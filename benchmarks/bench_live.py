@@ -73,7 +73,7 @@ def median_ms(step, repeats: int = REPEATS) -> str:
             f"worst {1e3 * max(times):7.2f})")
 
 
-def main(live, vertices: int, convex: bool) -> None:
+def main(live, solid_cache, vertices: int, convex: bool) -> None:
     bpy.ops.wm.read_homefile(use_empty=True)
     scene = bpy.context.scene
     pairs = [(sphere(f"A{k:02d}", k * SPACING, vertices, convex), sphere(f"B{k:02d}", k * SPACING + 2.5, vertices,
@@ -141,10 +141,10 @@ def main(live, vertices: int, convex: bool) -> None:
             if again is None:
                 return
 
-    own = live.measures_volumes_later
+    own = solid_cache.measures_volumes_later
     for live_on, later in ((False, False), (True, False), (True, True)):
         settings.live_update = False  # switched on again below: the shapes are read as this mode reads them
-        live.measures_volumes_later = (lambda: True) if later else (lambda: False)
+        solid_cache.measures_volumes_later = (lambda: True) if later else (lambda: False)
         settings.live_update = live_on
         label = ("live update off" if not live_on else
                  "live update on, while the interface runs" if later else "live update on, complete")
@@ -173,7 +173,7 @@ def main(live, vertices: int, convex: bool) -> None:
             statuses = {r.status for r in settings.results}
             assert statuses == {'penetrating'}, statuses
             assert not any(r.volume_pending for r in settings.results)
-    live.measures_volumes_later = lambda: False
+    solid_cache.measures_volumes_later = lambda: False
     mesh = pairs[3][1].data
 
     def edit(k):
@@ -181,11 +181,11 @@ def main(live, vertices: int, convex: bool) -> None:
         mesh.update()
         view_layer.update()
     print(f"live update on, complete: one mesh edited (read again) {median_ms(edit)} per update")
-    live.measures_volumes_later = lambda: True
+    solid_cache.measures_volumes_later = lambda: True
     print(f"live update on, while the interface runs: one mesh edited {median_ms(edit)} per update (its pairs "
           f"waiting for settle once an edit took longer than the update budget); then settled "
           f"{median_ms(lambda _k: settle_all(), repeats=1)}")
-    live.measures_volumes_later = own
+    solid_cache.measures_volumes_later = own
     settings.live_update = False
 
 
@@ -193,7 +193,8 @@ if __name__ == "__main__":
     args = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]
     addon = load_registered_addon()
     live_module = importlib.import_module(addon.__name__ + ".analysis.live")
+    solid_cache_module = importlib.import_module(addon.__name__ + ".analysis.solid_cache")
     for count in map(int, args or ["10000", "1000"]):
         for convex in (True, False):
-            main(live_module, count, convex)
+            main(live_module, solid_cache_module, count, convex)
     addon.unregister()

@@ -23,7 +23,7 @@ from ..analysis.ordering import enum_column
 from ..analysis.scope import scope_refusal, scope_signature
 from ..analysis.store import store_results
 from ..analysis.typed import typed_decimal
-from .stepwise import PROGRESS_STEPS, SLICE_SECONDS, _Stepwise, advance
+from .base import PROGRESS_STEPS, SLICE_SECONDS, StepwiseMixin, advance
 
 #: Scopes whose every pair is measured and listed (the user picked the objects one by one).
 EVERY_PAIR_SCOPES = frozenset({'SELECTED', 'ACTIVE'})
@@ -48,7 +48,7 @@ def analysis_running() -> bool:
     return True
 
 
-class COLLISION_INSPECTOR_OT_analyze(_Stepwise, bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_analyze(StepwiseMixin, bpy.types.Operator):
     """Measure penetration depth or distance, contact normal and witness points of the pairs in the scope"""
 
     bl_idname = "collision_inspector.analyze"

@@ -11,12 +11,12 @@ from ..analysis.ordering import settings_order
 from ..ui import overlay
 from ..ui.focus import frame_views, show_pair
 from ..ui.panel import pair_summary
-from .needs_results import _NeedsResults
+from .base import NeedsResultsMixin
 
 __all__ = ['frame_views', 'show_result', 'CLASSES']
 
 
-class COLLISION_INSPECTOR_OT_show_result(_NeedsResults, bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_show_result(NeedsResultsMixin, bpy.types.Operator):
     """Make this result the active one: select its two objects (A active) and frame the contact region"""
 
     bl_idname = "collision_inspector.show_result"

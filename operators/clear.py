@@ -4,10 +4,10 @@ import bpy
 
 from ..analysis.tracking import forget
 from ..ui import overlay
-from .needs_results import _NeedsResults
+from .base import NeedsResultsMixin
 
 
-class COLLISION_INSPECTOR_OT_clear(_NeedsResults, bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_clear(NeedsResultsMixin, bpy.types.Operator):
     """Remove all collision results and their arrows and labels from the viewport"""
 
     bl_idname = "collision_inspector.clear"

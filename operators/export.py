@@ -10,7 +10,7 @@ from bpy_extras.io_utils import ExportHelper
 from ..analysis.clash_report import write_csv, write_json
 from ..analysis.inspect import record_kept_modes
 from ..analysis.store import stored_report
-from .needs_results import _NeedsResults
+from .base import NeedsResultsMixin
 
 WRITERS = {'.json': write_json, '.csv': write_csv}
 
@@ -26,7 +26,7 @@ def blend_relative_file_path(description: str) -> bpy.props.StringProperty:
                                     options={'SKIP_SAVE'} | _BLEND_RELATIVE)
 
 
-class COLLISION_INSPECTOR_OT_export_report(_NeedsResults, bpy.types.Operator, ExportHelper):
+class COLLISION_INSPECTOR_OT_export_report(NeedsResultsMixin, bpy.types.Operator, ExportHelper):
     """Save the results and their review states as a JSON or CSV clash report"""
 
     bl_idname = "collision_inspector.export_report"

@@ -16,7 +16,7 @@ from ..core.replay import write_pair
 from ..ui.properties.enums import DIRECTIONAL_AXIS_ITEMS
 from ..ui.panel import directional_summary
 from .export import blend_relative_file_path
-from .needs_results import _NeedsResults
+from .base import NeedsResultsMixin
 
 
 def _chosen_result(operator, context):
@@ -29,7 +29,7 @@ def _chosen_result(operator, context):
     return settings.results[index]
 
 
-class COLLISION_INSPECTOR_OT_directional_depth(_NeedsResults, bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_directional_depth(NeedsResultsMixin, bpy.types.Operator):
     """How far B of the result must move along an axis to separate from A (or, apart, to touch it)"""
 
     bl_idname = "collision_inspector.directional_depth"
@@ -59,7 +59,7 @@ class COLLISION_INSPECTOR_OT_directional_depth(_NeedsResults, bpy.types.Operator
         return {'FINISHED'}
 
 
-class COLLISION_INSPECTOR_OT_copy_pair(_NeedsResults, bpy.types.Operator, ExportHelper):
+class COLLISION_INSPECTOR_OT_copy_pair(NeedsResultsMixin, bpy.types.Operator, ExportHelper):
     """Write the active result's two point sets and settings as a JSON file that
     `python -m core.replay FILE` reproduces (and copy it to the clipboard)"""
 

@@ -5,10 +5,10 @@ from bpy.props import FloatProperty, IntProperty
 
 from ..analysis.resolve import MAX_ROUNDS, ResolveRefused, resolve, resolve_all
 from ..ui.units import format_length
-from .needs_results import _NeedsResults
+from .base import NeedsResultsMixin
 
 
-class COLLISION_INSPECTOR_OT_resolve(_NeedsResults, bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_resolve(NeedsResultsMixin, bpy.types.Operator):
     """Move object B of the pair out of A by the push-out (depth along the normal), plus a clearance"""
 
     bl_idname = "collision_inspector.resolve"
@@ -36,7 +36,7 @@ class COLLISION_INSPECTOR_OT_resolve(_NeedsResults, bpy.types.Operator):
         return {'FINISHED'}
 
 
-class COLLISION_INSPECTOR_OT_resolve_all(_NeedsResults, bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_resolve_all(NeedsResultsMixin, bpy.types.Operator):
     """Move object B of every penetrating pair out of A, round after round, until none penetrates"""
 
     bl_idname = "collision_inspector.resolve_all"

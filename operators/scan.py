@@ -16,10 +16,10 @@ from ..analysis.typed import typed_decimal
 from ..ui import overlay
 from ..ui.units import format_length
 from .analyze import EVERY_PAIR_SCOPES
-from .stepwise import PROGRESS_STEPS, SLICE_SECONDS, _Stepwise, advance
+from .base import PROGRESS_STEPS, SLICE_SECONDS, StepwiseMixin, advance
 
 
-class COLLISION_INSPECTOR_OT_scan(_Stepwise, bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_scan(StepwiseMixin, bpy.types.Operator):
     """Measure the pairs of the scope at every frame of the scene's frame range: when they touch, when and
     how deep they penetrate most"""
 

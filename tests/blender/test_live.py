@@ -108,6 +108,20 @@ def l_shape(name: str) -> bpy.types.Mesh:
     return mesh
 
 
+def interface_runs(addon, monkeypatch, runs: bool = True) -> None:
+    """Have the live update behave as while the interface runs (or, ``runs`` False, as in background mode)."""
+    solid_cache = importlib.import_module(addon.__name__ + ".analysis.solid_cache")
+    monkeypatch.setattr(solid_cache, "measures_volumes_later", lambda: runs)
+
+
+def counted_reads(addon, monkeypatch) -> list:
+    """A list that gets the name of every object whose shape the live update's cache reads."""
+    solid_cache = importlib.import_module(addon.__name__ + ".analysis.solid_cache")
+    reads, read = [], solid_cache.read_solid
+    monkeypatch.setattr(solid_cache, "read_solid", lambda *args: reads.append(args[0].name) or read(*args))
+    return reads
+
+
 def counted_full_measurements(addon, monkeypatch) -> list:
     """A list that grows by one whenever the core measures a non-convex pair in full (``mesh_pair``)."""
     dispatch = importlib.import_module(addon.__name__ + ".core.mesh.contact.dispatch")
@@ -157,7 +171,7 @@ def test_while_the_interface_runs_the_volume_follows_once_the_object_stops(live_
     the last update, and then equals a complete measurement's."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
     panel = importlib.import_module(addon.__name__ + ".ui.panel")
-    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    interface_runs(addon, monkeypatch)
     b = bpy.data.objects["B"]
     for x in (0.9, 0.8, 0.75):  # three steps of a drag
         b.location.x = x
@@ -178,7 +192,7 @@ def test_while_the_interface_runs_the_volume_follows_once_the_object_stops(live_
     assert store.stored_report(live_pair).results[0].overlap_volume == pytest.approx(0.25, abs=1e-9)
     bpy.app.timers.unregister(live.settle)
     b.location.x = 0.5  # settled results are measured in full by the next complete update, as in background mode
-    monkeypatch.setattr(live, "measures_volumes_later", lambda: False)
+    interface_runs(addon, monkeypatch, False)
     bpy.context.view_layer.update()
     assert not result("A", "B").volume_pending and result("A", "B").overlap_volume == pytest.approx(0.5, abs=1e-9)
     assert not bpy.app.timers.is_registered(live.settle)
@@ -188,7 +202,7 @@ def test_settling_many_pairs_goes_a_pair_at_a_time_within_its_budget(empty_scene
     """Once a drag of many objects stops, ``settle`` measures the pending pairs one after another, giving the
     interface back after its time budget (here none: one pair per call) until every pair is measured in full."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
-    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    interface_runs(addon, monkeypatch)
     monkeypatch.setattr(live, "SETTLE_BUDGET_SECONDS", 0.0)
     for k in range(3):
         add_cube(f"A{k}", 10.0 * k)
@@ -215,7 +229,7 @@ def test_support_tables_are_built_once_idle_not_in_the_middle_of_a_drag(empty_sc
     """While the interface runs, the large convex shapes the live update reads scan for their supports until
     ``settle`` (idle) builds their support tables; a long drag does not build them."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
-    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    interface_runs(addon, monkeypatch)
     for name, x in (("A", 0.0), ("B", 1.8)):
         bpy.ops.mesh.primitive_ico_sphere_add(subdivisions=5, radius=1.0, location=(x, 0.0, 0.0))  # 2,562 vertices
         bpy.context.active_object.name = name
@@ -250,7 +264,7 @@ def test_a_non_convex_objects_hull_builds_its_table_once_idle_not_in_the_middle_
     drag renews the pair's start (each renewal asks the hulls for a push-out)."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
     batch = importlib.import_module(addon.__name__ + ".core.mesh.contact.batch")
-    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    interface_runs(addon, monkeypatch)
     for name, x in (("A", 0.0), ("B", 1.7)):  # 2,522 vertices, a dent in each: measured on the triangles
         bpy.ops.mesh.primitive_uv_sphere_add(segments=72, ring_count=36, radius=1.0, location=(x, 0.0, 0.0))
         bpy.context.active_object.name = name
@@ -284,7 +298,8 @@ def test_dragging_a_non_convex_pair_carries_its_pushout_along(live_pair, addon, 
     pending; once the object stops, ``settle`` measures it in full again."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
     full = counted_full_measurements(addon, monkeypatch)
-    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    interface_runs(addon, monkeypatch)
+    monkeypatch.setattr(live, "UPDATE_BUDGET_SECONDS", 60.0)  # the new shape measured at once, however loaded the host
     bpy.data.objects["A"].data = l_shape("L")
     b = bpy.data.objects["B"]
     b.location = (1.0, 0.0, 0.7)  # in the notch, sunk 0.3 into the foot's top face
@@ -313,7 +328,7 @@ def test_a_turned_object_dragged_is_moved_by_an_exact_translation(live_pair, add
     from its last full answer, and the convex hull's queries never pay for a turn."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
     full = counted_full_measurements(addon, monkeypatch)
-    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    interface_runs(addon, monkeypatch)
     settings = live_pair.collision_inspector
     a, b = bpy.data.objects["A"], bpy.data.objects["B"]
     a.data = l_shape("L")
@@ -322,6 +337,7 @@ def test_a_turned_object_dragged_is_moved_by_an_exact_translation(live_pair, add
     b.location = a.matrix_world @ mathutils.Vector((1.0, 0.0, 0.7))  # in the notch, sunk 0.3 into the foot
     settings.live_update = False
     settings.live_update = True
+    monkeypatch.setattr(live, "SETTLE_BUDGET_SECONDS", 60.0)  # one call, however loaded the host
     live.settle()  # in idle time: read afresh, turned, measured in full once
     assert len(full) == 1 and result("A", "B").status == 'penetrating'
     for step in range(1, 4):
@@ -354,7 +370,7 @@ def test_an_update_short_of_time_leaves_full_measurements_waiting_longest_first(
     for name in ("contact.batch", "contact.convex_pairs", "drag.separated_pairs"):  # every module that reads it
         monkeypatch.setattr(importlib.import_module(f"{addon.__name__}.core.mesh.{name}"), "time", clock)
     monkeypatch.setattr(dispatch, "mesh_pair", one_full_measurement_spends_the_budget)
-    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    interface_runs(addon, monkeypatch)
     for k in range(3):
         add_cube(f"A{k}", 10.0 * k).data = l_shape(f"L{k}")
         add_cube(f"B{k}", 10.0 * k + 1.0).location.z = 1.0  # in the notch, touching
@@ -379,7 +395,7 @@ def test_an_update_short_of_time_leaves_full_measurements_waiting_longest_first(
         pass
     complete = [(r.status, r.signed_distance, *r.normal) for r in settings.results]
     assert not any(r.stale or r.volume_pending for r in settings.results)
-    monkeypatch.setattr(live, "measures_volumes_later", lambda: False)
+    interface_runs(addon, monkeypatch, False)
     live.switched(settings)  # measured again from scratch (read where the objects are now), complete
     again = [(r.status, r.signed_distance, *r.normal) for r in settings.results]
     assert [row[0] for row in again] == [row[0] for row in complete]
@@ -403,7 +419,7 @@ def test_an_update_short_of_time_solves_overlapping_convex_pairs_waiting_longest
     clock = SimpleNamespace(perf_counter=lambda: time.perf_counter() + 3600.0 * len(solved))
     monkeypatch.setattr(warm_epa, "time", clock)
     monkeypatch.setattr(warm_epa, "_solved", lambda pair, *args: solved.append(pair) or solve(pair, *args))
-    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    interface_runs(addon, monkeypatch)
     for k in range(3):  # ico spheres of 162 vertices: too many edge pairs for SAT, solved by EPA
         for name, x in ((f"A{k}", 10.0 * k), (f"B{k}", 10.0 * k + 1.5)):
             bpy.ops.mesh.primitive_ico_sphere_add(subdivisions=2, radius=1.0, location=(x, 0.0, 0.0))
@@ -429,7 +445,7 @@ def test_an_update_short_of_time_solves_overlapping_convex_pairs_waiting_longest
         pass
     settled = [(r.status, r.signed_distance, *r.normal) for r in settings.results]
     assert not any(r.stale or r.volume_pending or r.depth_is_estimate for r in settings.results)
-    monkeypatch.setattr(live, "measures_volumes_later", lambda: False)
+    interface_runs(addon, monkeypatch, False)
     live.switched(settings)  # measured again from scratch (read where the objects are now), complete
     again = [(r.status, r.signed_distance, *r.normal) for r in settings.results]
     assert [row[0] for row in again] == [row[0] for row in settled] == ['penetrating'] * 3
@@ -470,7 +486,8 @@ def test_a_non_convex_pair_apart_left_without_time_is_answered_from_its_last_dis
     distance and at least the last one less the move (the panel says so), pending; exact again once it stops."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
     panel = importlib.import_module(addon.__name__ + ".ui.panel")
-    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    interface_runs(addon, monkeypatch)
+    monkeypatch.setattr(live, "UPDATE_BUDGET_SECONDS", 60.0)  # the new shape measured at once, however loaded the host
     bpy.data.objects["A"].data = l_shape("L")
     b = bpy.data.objects["B"]
     b.location = (1.25, 0.0, 1.2)  # in the notch: 0.2 above the foot
@@ -498,7 +515,7 @@ def test_settling_readies_separated_non_convex_pairs_for_the_next_drag(live_pair
     they are dropped and the answer stays (a renewal left under way by the drag too)."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
     translated = importlib.import_module(addon.__name__ + ".core.mesh.drag.translated_distance")
-    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    interface_runs(addon, monkeypatch)
     full = counted_full_measurements(addon, monkeypatch)
     searches = []
     for name in ("near_triangle_pair_steps", "mesh_distance_steps"):
@@ -526,7 +543,8 @@ def test_settling_readies_separated_non_convex_pairs_for_the_next_drag(live_pair
     assert not full and not searches and result("A", "B").distance == pytest.approx(0.2, abs=1e-6)
     [(pair, start)] = [(pair, slot) for pair, slot in live._cache._warm.items() if slot is not None]
     live._cache._warm[pair] = translated.Renewal(start, (None for _ in ()))  # a renewal the drag left under way
-    monkeypatch.setattr(live, "KEPT_PAIRS_BUDGET_BYTES", 0)
+    solid_cache = importlib.import_module(addon.__name__ + ".analysis.solid_cache")
+    monkeypatch.setattr(solid_cache, "KEPT_PAIRS_BUDGET_BYTES", 0)
     while live.settle() is not None:
         pass
     assert kept() == 0 and result("A", "B").distance == pytest.approx(0.2, abs=1e-6)  # dropped with its pairs
@@ -546,7 +564,7 @@ def test_switching_on_while_the_interface_runs_measures_in_idle_time(live_pair, 
     and preparing one object or measuring one pair at a time within its budget; then a drag finds the shapes
     prepared."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
-    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    interface_runs(addon, monkeypatch)
     monkeypatch.setattr(live, "SETTLE_BUDGET_SECONDS", 0.0)  # a pair per call
     settings = live_pair.collision_inspector
     add_cube("C", 6.0)
@@ -556,9 +574,7 @@ def test_switching_on_while_the_interface_runs_measures_in_idle_time(live_pair, 
     settings.live_update = False
     bpy.data.objects["C"].location.x = 3.75  # B-C now penetrate: stale until measured
     bpy.context.view_layer.update()
-    reads = []
-    read = live.read_solid
-    monkeypatch.setattr(live, "read_solid", lambda *args: reads.append(args[0].name) or read(*args))
+    reads = counted_reads(addon, monkeypatch)
     settings.live_update = True
     assert not reads and result("B", "C").stale and result("B", "C").status == 'separated'
     panel = importlib.import_module(addon.__name__ + ".ui.panel")
@@ -571,7 +587,8 @@ def test_switching_on_while_the_interface_runs_measures_in_idle_time(live_pair, 
         assert live.settle() == live.SETTLE_STEP_SECONDS
         assert reads == expected_reads and len(measured) == expected_measured
     assert not result("A", "C").stale and result("B", "C").stale
-    prepared = live._cache.solid(live.Source("C", bpy.data.objects["C"], bpy.data.objects["C"]),
+    shapes = importlib.import_module(addon.__name__ + ".analysis.shapes")
+    prepared = live._cache.solid(shapes.Source("C", bpy.data.objects["C"], bpy.data.objects["C"]),
                                  bpy.context.evaluated_depsgraph_get(), False)
     assert {"method", "hull"} <= prepared.__dict__.keys()  # classified, its hull built before the measurement
     assert live.settle() == live.SETTLE_STEP_SECONDS and reads == ["A", "C", "B"] and len(measured) == 1
@@ -593,10 +610,8 @@ def test_after_a_file_load_or_undo_the_objects_are_prepared_again_in_idle_time(l
     while the interface runs, ``settle`` reads and prepares them again in idle time (as switching on does), so that
     the first drag reads none; with it off, nothing is read."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
-    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
-    reads = []
-    read = live.read_solid
-    monkeypatch.setattr(live, "read_solid", lambda *args: reads.append(args[0].name) or read(*args))
+    interface_runs(addon, monkeypatch)
+    reads = counted_reads(addon, monkeypatch)
     live.on_data_replaced()  # the handler of load_post, undo_post and redo_post
     assert not reads
     while live.settle() is not None:
@@ -619,7 +634,7 @@ def test_switching_on_ends_with_an_object_scaled_flat(live_pair, addon, monkeypa
     """An object scaled to nothing along an axis (a singular matrix) is read at each measurement, never kept: the
     idle measuring after switching on still comes to an end, the pair measured."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
-    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    interface_runs(addon, monkeypatch)
     settings = live_pair.collision_inspector
     settings.live_update = False
     bpy.data.objects["B"].scale.x = 0.0  # flat: its face at x = 3, 2 from A
@@ -640,11 +655,9 @@ def test_editing_a_mesh_slow_to_measure_leaves_its_pairs_to_settle(live_pair, ad
     ``settle`` reads it once the edit pauses, also after the next edit gesture. An object that took that long to
     read, prepare and measure a pair of after switching live update on waits from its first edit."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
-    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    interface_runs(addon, monkeypatch)
     monkeypatch.setattr(live, "UPDATE_BUDGET_SECONDS", 0.0)  # every edit "slow"
-    reads = []
-    read = live.read_solid
-    monkeypatch.setattr(live, "read_solid", lambda *args: reads.append(args[0].name) or read(*args))
+    reads = counted_reads(addon, monkeypatch)
     mesh = bpy.data.objects["B"].data  # the cube at x = 3, 2 from A
 
     def pull_left_face(x: float) -> None:
@@ -724,7 +737,7 @@ def test_a_waiting_pair_keeps_its_last_answer_but_its_label_drops_the_volume(liv
     bpy.context.view_layer.update()
     assert result("A", "B").overlap_volume == pytest.approx(0.25, abs=1e-9)
     assert overlay._scene_drawing(live_pair).volumes.tolist() == [pytest.approx(0.25, abs=1e-6)]
-    monkeypatch.setattr(live, "measures_volumes_later", lambda: True)
+    interface_runs(addon, monkeypatch)
     monkeypatch.setattr(live, "_slow_edits", {b.as_pointer()})  # as if its last edit had been slow to measure
     b.data.vertices[0].co.z += 0.01
     b.data.update()

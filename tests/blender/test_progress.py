@@ -1,4 +1,4 @@
-"""Long analyses: the check as steps (``clash.start_check``), the operator's slicing (``stepwise.advance``)
+"""Long analyses: the check as steps (``clash.start_check``), the operator's slicing (``base.advance``)
 and the interface call path, which must run to the end at once in background mode."""
 
 from __future__ import annotations
@@ -61,14 +61,14 @@ def test_closing_the_steps_early_keeps_the_clashes_so_far_sorted(empty_scene, cl
 
 
 @pytest.fixture
-def stepwise(addon):
-    return importlib.import_module(addon.__name__ + ".operators.stepwise")
+def operators_base(addon):
+    return importlib.import_module(addon.__name__ + ".operators.base")
 
 
-def test_advance_runs_for_its_time_slice_then_reports_where_it_is(stepwise):
+def test_advance_runs_for_its_time_slice_then_reports_where_it_is(operators_base):
     steps = iter([(1, 3), (2, 3), (3, 3)])
-    assert stepwise.advance(steps, seconds=0.0) == (1, 3)  # at least one step per slice
-    assert stepwise.advance(steps, seconds=60.0) is None  # ran out: the check is over
+    assert operators_base.advance(steps, seconds=0.0) == (1, 3)  # at least one step per slice
+    assert operators_base.advance(steps, seconds=60.0) is None  # ran out: the check is over
     assert next(steps, None) is None
 
 

@@ -1,10 +1,5 @@
-"""Long operators run a slice at a time: from the interface on a timer (progress bar, Esc cancels, the
-interface stays responsive), from scripts and in background mode to the end at once.
-
-``_Stepwise`` is the shared Operator behaviour; an operator using it implements ``start(context) -> bool``
-(False: refused, already reported), ``step(context) -> outcome or None`` (None: not finished yet) and
-``stop(context)``.
-"""
+"""What operators share: the poll of those that need stored results (``NeedsResultsMixin``), and running long
+work a slice at a time (``StepwiseMixin``)."""
 
 import time
 from collections.abc import Iterator
@@ -29,8 +24,13 @@ def advance(steps: Iterator[tuple[int, int]], seconds: float) -> tuple[int, int]
     return None
 
 
-class _Stepwise:
-    """execute/invoke/modal/cancel of an operator that works in slices (see the module docstring)."""
+class StepwiseMixin:
+    """execute/invoke/modal/cancel of an operator that works in slices: from the interface on a timer (progress,
+    Esc cancels, the interface stays responsive), from scripts and in background mode to the end at once.
+
+    An operator using it implements ``start(context) -> bool`` (False: refused, already reported),
+    ``step(context) -> outcome or None`` (None: not finished yet) and ``stop(context)``.
+    """
 
     #: Reported when Esc cancels a modal run.
     cancelled_message = "Cancelled; the previous results are kept"
@@ -73,3 +73,16 @@ class _Stepwise:
         if self._timer is not None:
             context.window_manager.event_timer_remove(self._timer)
             self._timer = None
+
+
+class NeedsResultsMixin:
+    """``poll()`` is True when the scene has results; otherwise the button's tooltip gives ``no_results``."""
+
+    no_results = "No results: analyse first"
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        if not context.scene.collision_inspector.results:
+            cls.poll_message_set(cls.no_results)
+            return False
+        return True

@@ -41,6 +41,7 @@ import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
+from .app_handlers import DATA_REPLACED, add_handler, remove_handler
 from .geometry import ObjectGeometryError
 from .remeasure import listen, mark_waiting, remeasure, stop_listening, stored_sources
 from .solid_cache import SolidCache
@@ -285,31 +286,21 @@ def on_data_replaced(*_args) -> None:
             _settle_later()
 
 
-def _handler_lists() -> tuple:
-    handlers = bpy.app.handlers
-    return ((handlers.depsgraph_update_post, on_depsgraph_update),
-            *((handler_list, on_data_replaced) for handler_list in (handlers.load_post, handlers.undo_post,
-                                                                    handlers.redo_post)))
-
-
 def add_handlers(on_results_changed=None) -> None:
     """Install the handlers once (after tracking's, so a re-measured result is not left stale);
     ``on_results_changed()`` is called whenever re-measured results were stored (the overlay's refresh)."""
     remove_handlers()
     if on_results_changed is not None:
         _on_results_changed.append(on_results_changed)
-    for handler_list, function in _handler_lists():
-        handler_list.append(function)
+    add_handler(on_depsgraph_update, "depsgraph_update_post")
+    add_handler(on_data_replaced, *DATA_REPLACED)
     listen(_remeasured)
 
 
 def remove_handlers() -> None:
     """Remove what ``add_handlers`` installed (safe to call twice) and drop the prepared shapes."""
-    for handler_list, function in _handler_lists():
-        for existing in list(handler_list):
-            if (getattr(existing, "__qualname__", None), getattr(existing, "__module__", None)) == (
-                    function.__qualname__, function.__module__):
-                handler_list.remove(existing)
+    remove_handler(on_depsgraph_update, "depsgraph_update_post")
+    remove_handler(on_data_replaced, *DATA_REPLACED)
     if bpy.app.timers.is_registered(settle):
         bpy.app.timers.unregister(settle)
     stop_listening(_remeasured)

@@ -19,6 +19,7 @@ import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
+from .app_handlers import DATA_REPLACED, add_handler, remove_handler
 from .shapes import instanced_objects, is_collection_instancer
 
 _index: dict = {"key": None, "objects": {}, "generation": 0}
@@ -139,22 +140,12 @@ def on_data_replaced(*_args) -> None:
 def add_handlers() -> None:
     """Install the handlers once (a reloaded module replaces its earlier copies)."""
     remove_handlers()
-    bpy.app.handlers.depsgraph_update_post.append(on_depsgraph_update)
-    for handler_list in _replacing_handler_lists():
-        handler_list.append(on_data_replaced)
+    add_handler(on_depsgraph_update, "depsgraph_update_post")
+    add_handler(on_data_replaced, *DATA_REPLACED)
 
 
 def remove_handlers() -> None:
     """Remove what ``add_handlers`` installed (safe to call twice)."""
-    for handler_list, function in ((bpy.app.handlers.depsgraph_update_post, on_depsgraph_update),
-                                   *((handlers, on_data_replaced) for handlers in _replacing_handler_lists())):
-        for existing in list(handler_list):
-            if (getattr(existing, "__qualname__", None), getattr(existing, "__module__", None)) == (
-                    function.__qualname__, function.__module__):
-                handler_list.remove(existing)
+    remove_handler(on_depsgraph_update, "depsgraph_update_post")
+    remove_handler(on_data_replaced, *DATA_REPLACED)
     forget()
-
-
-def _replacing_handler_lists() -> tuple:
-    handlers = bpy.app.handlers
-    return handlers.load_post, handlers.undo_post, handlers.redo_post

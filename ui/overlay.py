@@ -28,6 +28,7 @@ from bpy.app.handlers import persistent
 from gpu_extras.batch import batch_for_shader
 from mathutils import Matrix
 
+from ..analysis.app_handlers import DATA_REPLACED, add_handler, remove_handler
 from ..analysis.ordering import enum_column, number_column, visible_statuses
 from ..analysis.review import CLASHING
 from ..analysis.store import stored_polylines
@@ -82,9 +83,7 @@ def add_handlers() -> None:
         space = bpy.types.SpaceView3D
         _draw_handles.append(space.draw_handler_add(_draw_post_view, (), 'WINDOW', 'POST_VIEW'))
         _draw_handles.append(space.draw_handler_add(_draw_post_pixel, (), 'WINDOW', 'POST_PIXEL'))
-    for handler_list in _app_handler_lists():
-        _remove_same_function(handler_list, _on_data_replaced)
-        handler_list.append(_on_data_replaced)
+    add_handler(_on_data_replaced, *DATA_REPLACED)
     refresh()
 
 
@@ -93,8 +92,7 @@ def remove_handlers() -> None:
     for handle in _draw_handles:
         bpy.types.SpaceView3D.draw_handler_remove(handle, 'WINDOW')
     _draw_handles.clear()
-    for handler_list in _app_handler_lists():
-        _remove_same_function(handler_list, _on_data_replaced)
+    remove_handler(_on_data_replaced, *DATA_REPLACED)
     refresh()
     release_gpu_resources()
 
@@ -132,20 +130,6 @@ def tag_redraw() -> None:
             for area in window.screen.areas:
                 if area.type == 'VIEW_3D':
                     area.tag_redraw()
-
-
-def _app_handler_lists() -> tuple:
-    handlers = bpy.app.handlers
-    return handlers.load_post, handlers.undo_post, handlers.redo_post
-
-
-def _remove_same_function(handler_list, function) -> None:
-    """Remove ``function`` and copies of it left by an earlier import of this module (add-on reload)."""
-    for existing in list(handler_list):
-        if getattr(existing, "__qualname__", None) == function.__qualname__ and (
-            getattr(existing, "__module__", None) == function.__module__
-        ):
-            handler_list.remove(existing)
 
 
 @persistent

@@ -20,7 +20,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import core  # noqa: E402  (the repository root must be on sys.path first)
-from core.contact_patch.region import contact_region, contact_regions  # noqa: E402
+from core.contact_patch.batch import contact_regions  # noqa: E402
+from core.contact_patch.region import contact_region  # noqa: E402
 from timing import machine_load, median_us  # noqa: E402  (this script's folder is on sys.path)
 
 PAIRS = 1000

@@ -5,7 +5,8 @@ from .narrowphase.collide import collide, intersect
 from .contact import PENETRATING, SEPARATED, TOUCHING, Contact
 from .planar.gjk_epa import Circle, Polygon, collide_2d
 from .shapes.primitives import Capsule, Cone, Cylinder, Rounded
-from .contact_patch.region import ContactRegion, contact_region, contact_regions
+from .contact_patch.batch import contact_regions
+from .contact_patch.region import ContactRegion, contact_region
 from .narrowphase.sat import cross_check, sat_polytopes
 from .shapes.convex import Box, Polytope, Shape, Sphere
 

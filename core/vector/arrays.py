@@ -10,3 +10,16 @@ def cross(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     times faster on stacks of small vectors; works on exact Python-integer object arrays too)."""
     return np.stack([u[..., 1] * v[..., 2] - u[..., 2] * v[..., 1], u[..., 2] * v[..., 0] - u[..., 0] * v[..., 2],
                      u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]], axis=-1)
+
+
+def dot_rows(points: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``points @ rows.T`` for 3-vectors, (..., K, 3) and (..., R, 3) to (..., K, R), summed in the fixed
+    order x, y, z (a matrix product's order depends on its shape), so one pair and a batch round alike."""
+    return ((points[..., :, None, 0] * rows[..., None, :, 0] + points[..., :, None, 1] * rows[..., None, :, 1])
+            + points[..., :, None, 2] * rows[..., None, :, 2])
+
+
+def combine_rows(coefficients: np.ndarray, plane: np.ndarray) -> np.ndarray:
+    """``coefficients @ plane``: (..., K, 2) combinations of the rows of ``plane`` (..., 2, 3), in a fixed order."""
+    return (coefficients[..., :, 0, None] * plane[..., None, 0, :]
+            + coefficients[..., :, 1, None] * plane[..., None, 1, :])

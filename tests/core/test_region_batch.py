@@ -8,10 +8,11 @@ import pytest
 from scipy.spatial import ConvexHull
 
 import core
-import core.contact_patch.region
+import core.contact_patch.batch
 from core.shapes.hull import convex_polygon
 from core.shapes.primitives import Capsule, Cylinder, Rounded
-from core.contact_patch.region import contact_region, contact_regions
+from core.contact_patch.batch import contact_regions
+from core.contact_patch.region import contact_region
 from generators import affine, cloud, cylinder, random_rotation, rotation_about, sphere
 
 GAPS = (-0.05, -1e-3, 0.0, 0.0, 1e-3, 0.05)
@@ -20,7 +21,7 @@ GAPS = (-0.05, -1e-3, 0.0, 0.0, 1e-3, 0.05)
 @pytest.fixture(autouse=True)
 def batch_every_pair(monkeypatch):
     """Even one or two pairs go through the lockstep path here."""
-    monkeypatch.setattr(core.contact_patch.region, "MIN_BATCH_PAIRS", 1)
+    monkeypatch.setattr(core.contact_patch.batch, "MIN_BATCH_PAIRS", 1)
 
 
 def stacked(rng, frame, half_a, half_b, turn, gap):

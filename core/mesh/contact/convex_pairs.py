@@ -9,7 +9,8 @@ from collections.abc import MutableSequence
 import numpy as np
 
 from ...contact import PENETRATING, SEPARATED, Contact, frozen_instance
-from ...contact_patch.region import ContactRegion, contact_region, contact_regions
+from ...contact_patch.batch import contact_regions
+from ...contact_patch.region import ContactRegion, contact_region
 from ...narrowphase.batch import ApartPairs, ShapeSet, screen_many
 from ...narrowphase.collide import collide
 from ...narrowphase.warm_epa import WarmStart, collide_warm_many

@@ -68,6 +68,11 @@ _on_results_changed: list = []
 _busy = [False]
 
 
+def prepared_shapes() -> SolidCache:
+    """The live update's solid cache: the shapes it has read and prepared, and its pairs' warm starts."""
+    return _cache
+
+
 @contextmanager
 def paused():
     """No live update inside (an animation scan steps through frames; its results come after)."""

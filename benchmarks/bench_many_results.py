@@ -133,11 +133,11 @@ def main() -> None:
     def rebuild(index, new_view=False):
         """The overlay's own work after Next: re-read what changed, per-view geometry, batches, labels."""
         next_index()
-        overlay._view_drawing(scene, *view(index, new_view), WIDTH, HEIGHT)
+        overlay.view_drawing(scene, *view(index, new_view), WIDTH, HEIGHT)
 
     def lookup(_index):
         """A redraw's own work when nothing changed: find the cached batches."""
-        overlay._view_drawing(scene, *view(0, False), WIDTH, HEIGHT)
+        overlay.view_drawing(scene, *view(0, False), WIDTH, HEIGHT)
 
     def draw(index, new_view=False):
         overlay.draw_scene_overlay(scene, *view(index, new_view), WIDTH, HEIGHT)
@@ -149,7 +149,7 @@ def main() -> None:
         if draw_too:
             overlay.draw_scene_overlay(scene, *framed_view(target), WIDTH, HEIGHT)
         else:
-            overlay._view_drawing(scene, *framed_view(target), WIDTH, HEIGHT)
+            overlay.view_drawing(scene, *framed_view(target), WIDTH, HEIGHT)
 
     def next_and_draw(index):
         bpy.ops.collision_inspector.next_result('EXEC_DEFAULT', True)

@@ -35,6 +35,11 @@ MAX_REPORTED_PAIRS = 20
 _running: list = [None]
 
 
+def mark_running(operator: bpy.types.Operator | None) -> None:
+    """Note the modal analysis that runs now (None: none does)."""
+    _running[0] = operator
+
+
 def analysis_running() -> bool:
     """True while a modal analysis runs (its operator still exists and has not finished)."""
     operator = _running[0]
@@ -69,7 +74,7 @@ class COLLISION_INSPECTOR_OT_analyze(StepwiseMixin, bpy.types.Operator):
         """From the interface: analyse a slice per timer tick (one analysis at a time); Esc cancels."""
         outcome = super().invoke(context, event)
         if outcome == {'RUNNING_MODAL'}:
-            _running[0] = self
+            mark_running(self)
         return outcome
 
     def start(self, context: bpy.types.Context) -> bool:
@@ -78,7 +83,7 @@ class COLLISION_INSPECTOR_OT_analyze(StepwiseMixin, bpy.types.Operator):
         self._scene, self._view_layer = context.scene, context.view_layer  # where the results will go
         try:
             modes = measure_modes(context.scene, context)
-            self._report, self._steps = start_check(
+            self._report, self.steps = start_check(
                 context.scene, context.evaluated_depsgraph_get(), scope=settings.scope,
                 collection_a=settings.collection_a, collection_b=settings.collection_b,
                 clearance=typed_decimal(settings.clearance), every_pair=settings.scope in EVERY_PAIR_SCOPES,
@@ -95,15 +100,15 @@ class COLLISION_INSPECTOR_OT_analyze(StepwiseMixin, bpy.types.Operator):
     def stop(self, context: bpy.types.Context) -> None:
         """End the progress indicator and the timer; abandon the check's remaining steps."""
         if _running[0] is self:
-            _running[0] = None
-        self._steps.close()
+            mark_running(None)
+        self.steps.close()
         context.window_manager.progress_end()
         self.end_timer(context)
 
     def step(self, context: bpy.types.Context, seconds: float = SLICE_SECONDS) -> set | None:
         """Advance the check for about ``seconds``; the operator's outcome once it is over, else None."""
         try:
-            progress = advance(self._steps, seconds)
+            progress = advance(self.steps, seconds)
         except (ObjectGeometryError, ReferenceError) as error:  # ReferenceError: an object was deleted meanwhile
             self.stop(context)
             self.report({'ERROR'}, str(error))

@@ -34,6 +34,8 @@ class StepwiseMixin:
 
     #: Reported when Esc cancels a modal run.
     cancelled_message = "Cancelled; the previous results are kept"
+    #: The work's steps, ``(done, total)`` each, from ``start`` on (closed once abandoned).
+    steps: Iterator[tuple[int, int]] | None = None
     _timer = None
 
     def execute(self, context: bpy.types.Context) -> set:

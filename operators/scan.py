@@ -41,7 +41,7 @@ class COLLISION_INSPECTOR_OT_scan(StepwiseMixin, bpy.types.Operator):
         scene = context.scene
         settings = scene.collision_inspector
         try:
-            self._report, self._steps = start_scan(
+            self._report, self.steps = start_scan(
                 scene, context.evaluated_depsgraph_get(), frame_start=scene.frame_start, frame_end=scene.frame_end,
                 scope=settings.scope, collection_a=settings.collection_a, collection_b=settings.collection_b,
                 clearance=typed_decimal(settings.clearance), every_pair=settings.scope in EVERY_PAIR_SCOPES,
@@ -55,13 +55,13 @@ class COLLISION_INSPECTOR_OT_scan(StepwiseMixin, bpy.types.Operator):
 
     def stop(self, context: bpy.types.Context) -> None:
         with live.paused():
-            self._steps.close()  # restores the frame
+            self.steps.close()  # restores the frame
         context.window_manager.progress_end()
         self.end_timer(context)
 
     def step(self, context: bpy.types.Context, seconds: float = SLICE_SECONDS) -> set | None:
         with live.paused():
-            progress = advance(self._steps, seconds)
+            progress = advance(self.steps, seconds)
         if progress is not None:
             done, total = progress
             context.window_manager.progress_update(PROGRESS_STEPS * done // max(total, 1))

@@ -50,7 +50,7 @@ _MAX_CACHED_TEXTS = 100_000
 
 
 @dataclass(frozen=True)
-class _SceneDrawing:
+class SceneDrawing:
     """What the overlay draws for one scene, independent of the view."""
 
     results: draw_geometry.ResultArrays
@@ -155,7 +155,7 @@ def _current_view_drawing() -> _ViewDrawing | None:
     region, region_3d = context.region, context.region_data
     if region is None or region_3d is None:
         return None
-    return _view_drawing(
+    return view_drawing(
         context.scene, region_3d.view_matrix, region_3d.window_matrix, region.width, region.height
     )
 
@@ -171,7 +171,7 @@ def draw_scene_overlay(scene: bpy.types.Scene, view_matrix: Matrix, projection_m
     ``view_matrix`` maps world to eye space, ``projection_matrix`` eye to clip space, ``width`` and
     ``height`` are the framebuffer's size in pixels. Arrows, points and labels as in the viewport.
     """
-    view = _view_drawing(scene, view_matrix, projection_matrix, width, height)
+    view = view_drawing(scene, view_matrix, projection_matrix, width, height)
     if view is None:
         return
     with gpu.matrix.push_pop(), gpu.matrix.push_pop_projection():
@@ -212,9 +212,9 @@ def _draw_labels(view: _ViewDrawing) -> None:
 # Caches
 
 
-def _view_drawing(scene, view_matrix: Matrix, projection_matrix: Matrix, width: int, height: int):
+def view_drawing(scene, view_matrix: Matrix, projection_matrix: Matrix, width: int, height: int):
     """The cached drawing of ``scene`` in this view, or None when there is nothing to draw."""
-    drawing = _scene_drawing(scene)
+    drawing = scene_drawing(scene)
     if drawing is None or not (drawing.show_arrows or drawing.show_labels or drawing.contact is not None):
         return None
     key = (view_matrix.copy().freeze(), projection_matrix.copy().freeze(), width, height)
@@ -228,7 +228,7 @@ def _view_drawing(scene, view_matrix: Matrix, projection_matrix: Matrix, width: 
     return view
 
 
-def _build_view(scene, drawing: _SceneDrawing, view_matrix, projection_matrix, width, height) -> _ViewDrawing:
+def _build_view(scene, drawing: SceneDrawing, view_matrix, projection_matrix, width, height) -> _ViewDrawing:
     geometry = draw_geometry.compute_overlay_geometry(
         drawing.results, view_matrix, projection_matrix, (width, height), drawing.style, max_detailed=MAX_DETAILED,
         cull=True,  # results off screen are left out of the batches: cheaper to build and to draw
@@ -251,7 +251,7 @@ def _build_view(scene, drawing: _SceneDrawing, view_matrix, projection_matrix, w
     return _ViewDrawing(lines, triangles, labels, drawing.style.pixel_scale, leaders)
 
 
-def _label_batches(scene, drawing: _SceneDrawing, anchors: np.ndarray, chosen: np.ndarray) -> tuple:
+def _label_batches(scene, drawing: SceneDrawing, anchors: np.ndarray, chosen: np.ndarray) -> tuple:
     """``(label batches, leader batch or None)`` of the chosen labels: texts formatted (once per distinct value)
     and added to the atlas, spread so that none overlaps another (``label_layout``), with leader lines
     from the moved ones to their arrows."""
@@ -297,7 +297,7 @@ def _joined_batch(shader_name: str, primitive: str, parts: list):
     return batch_for_shader(gpu.shader.from_builtin(shader_name), primitive, {"pos": coords, "color": colors})
 
 
-def _scene_drawing(scene) -> _SceneDrawing | None:
+def scene_drawing(scene) -> SceneDrawing | None:
     """Results and display settings of ``scene``, re-read only when refreshed or the cheap key changed."""
     settings = getattr(scene, "collision_inspector", None)
     if settings is None or not len(settings.results):
@@ -356,7 +356,7 @@ def _units_key(units) -> tuple:
     return units.system, units.scale_length, units.length_unit, units.use_separate
 
 
-def _scene_from_columns(settings, columns: dict) -> _SceneDrawing:
+def _scene_from_columns(settings, columns: dict) -> SceneDrawing:
     """The results the list shows (status filter, Hide Touching) that still clash or are measured now
     (not the vanished clashes kept as 'resolved'), in stored order, and the display style."""
     listed = draw_geometry.status_codes(sorted(visible_statuses(set(settings.show_statuses), settings.hide_touching)))
@@ -382,7 +382,7 @@ def _scene_from_columns(settings, columns: dict) -> _SceneDrawing:
     contact = (draw_geometry.contact_geometry(curves, regions, shown, codes, style.colors)
                if settings.show_curves else None)
     volumes = np.where(codes == draw_geometry.PENETRATING, columns["overlap_volume"], 0.0)
-    return _SceneDrawing(arrays, values, volumes, style, settings.show_arrows, settings.show_labels, contact)
+    return SceneDrawing(arrays, values, volumes, style, settings.show_arrows, settings.show_labels, contact)
 
 
 def vanished_clashes(statuses: np.ndarray, review_states: np.ndarray) -> np.ndarray:

@@ -88,11 +88,11 @@ def test_switching_on_measures_at_once_and_the_overlay_is_refreshed(live_pair, a
     bpy.data.objects["B"].location.x = 0.75
     bpy.context.view_layer.update()
     overlay = importlib.import_module(addon.__name__ + ".ui.overlay")
-    before = overlay._scene_drawing(live_pair)
+    before = overlay.scene_drawing(live_pair)
     live_pair.collision_inspector.live_update = True
     pair = result("A", "B")
     assert pair.status == 'penetrating' and pair.depth == pytest.approx(0.25, abs=1e-6) and not pair.stale
-    assert overlay._scene_drawing(live_pair) is not before
+    assert overlay.scene_drawing(live_pair) is not before
 
 
 def l_shape(name: str) -> bpy.types.Mesh:
@@ -239,20 +239,20 @@ def test_support_tables_are_built_once_idle_not_in_the_middle_of_a_drag(empty_sc
     monkeypatch.setattr(live, "SETTLE_BUDGET_SECONDS", 0.0)
     for _ in range(3):  # in idle time: each shape read and prepared at a call, then the pair measured
         assert live.settle() == live.SETTLE_STEP_SECONDS
-    assert live._cache.support_tables_pending and len(live._cache.unbuilt_support_tables()) == 2
+    assert live.prepared_shapes().support_tables_pending and len(live.prepared_shapes().unbuilt_support_tables()) == 2
     b = bpy.data.objects["B"]
     b.data.vertices[0].co.z += 1e-4  # edited: read again, its old shape's table no longer wanted
     b.data.update()
     bpy.context.view_layer.update()
-    assert len(live._cache.unbuilt_support_tables()) == 2
+    assert len(live.prepared_shapes().unbuilt_support_tables()) == 2
     for k in range(40):  # far past the 64 queries after which a shape builds its table on its own
         b.location.y = 0.001 * (k % 2)
         bpy.context.view_layer.update()
-    assert live._cache.support_tables_pending and result("A", "B").status == 'penetrating'
+    assert live.prepared_shapes().support_tables_pending and result("A", "B").status == 'penetrating'
     depth = result("A", "B").depth
     while live.settle() is not None:
         pass
-    assert not live._cache.support_tables_pending and not result("A", "B").volume_pending
+    assert not live.prepared_shapes().support_tables_pending and not result("A", "B").volume_pending
     assert result("A", "B").depth == pytest.approx(depth, abs=1e-9)
     bpy.app.timers.unregister(live.settle)
 
@@ -276,7 +276,7 @@ def test_a_non_convex_objects_hull_builds_its_table_once_idle_not_in_the_middle_
     monkeypatch.setattr(live, "SETTLE_BUDGET_SECONDS", 0.0)
     for _ in range(3):  # each shape read and prepared at a call, then the pair measured (its hulls made)
         assert live.settle() == live.SETTLE_STEP_SECONDS
-    assert len(live._cache.unbuilt_support_tables()) == 2
+    assert len(live.prepared_shapes().unbuilt_support_tables()) == 2
     renewals = []
     original = batch.renewed_penetrating
     monkeypatch.setattr(batch, "renewed_penetrating", lambda a, b, start: renewals.append(start) or original(a, b, start))
@@ -285,10 +285,10 @@ def test_a_non_convex_objects_hull_builds_its_table_once_idle_not_in_the_middle_
         b.location.y = 0.04 * k
         bpy.context.view_layer.update()
         assert result("A", "B").status == 'penetrating'
-    assert len(renewals) > 2 and len(live._cache.unbuilt_support_tables()) == 2
+    assert len(renewals) > 2 and len(live.prepared_shapes().unbuilt_support_tables()) == 2
     while live.settle() is not None:
         pass
-    assert not live._cache.support_tables_pending and not result("A", "B").volume_pending
+    assert not live.prepared_shapes().support_tables_pending and not result("A", "B").volume_pending
     bpy.app.timers.unregister(live.settle)
 
 
@@ -345,9 +345,11 @@ def test_a_turned_object_dragged_is_moved_by_an_exact_translation(live_pair, add
         bpy.context.view_layer.update()
         assert len(full) == 1, step  # answered from the start: the moves are translations
         assert result("A", "B").status == 'penetrating' and result("A", "B").volume_pending
-    key = next(key for key in live._cache._entries if key[1] == b.as_pointer())
-    assert live._cache._entries[key].last_solid.placement[1][:3, :3].tolist() == np.eye(3).tolist()
-    assert live._cache._entries[key].last_solid.hull._linear is None
+    shapes = importlib.import_module(addon.__name__ + ".analysis.shapes")
+    convex = importlib.import_module(addon.__name__ + ".core.shapes.convex")
+    moved = live.prepared_shapes().solid(shapes.Source("B", b, b), bpy.context.evaluated_depsgraph_get(), False)
+    assert moved.placement[1][:3, :3].tolist() == np.eye(3).tolist()
+    assert moved.hull.affine[0] is convex.IDENTITY  # not turned: its queries skip the linear part
     assert live.settle() is None
     bpy.app.timers.unregister(live.settle)
 
@@ -527,8 +529,16 @@ def test_settling_readies_separated_non_convex_pairs_for_the_next_drag(live_pair
     b.location = (1.25, 0.0, 1.2)  # 0.2 above the L's foot
     bpy.context.view_layer.update()
 
+    remeasure = importlib.import_module(addon.__name__ + ".analysis.remeasure")
+
+    def sides() -> list:
+        """The pair's sources, as the live update's cache knows them."""
+        found = remeasure.stored_sources(bpy.context.evaluated_depsgraph_get(), live_pair.collision_inspector.results,
+                                         [0])
+        return [found[0]]
+
     def kept() -> int:
-        [start] = [slot for slot in live._cache._warm.values() if slot is not None]
+        [start] = live.prepared_shapes().warm_starts(sides())
         return len(start.gaps)
 
     b.location.y = 0.3  # a fast move: no triangle pairs kept while dragging
@@ -541,8 +551,8 @@ def test_settling_readies_separated_non_convex_pairs_for_the_next_drag(live_pair
     b.location.y = 0.301  # the next drag
     bpy.context.view_layer.update()
     assert not full and not searches and result("A", "B").distance == pytest.approx(0.2, abs=1e-6)
-    [(pair, start)] = [(pair, slot) for pair, slot in live._cache._warm.items() if slot is not None]
-    live._cache._warm[pair] = translated.Renewal(start, (None for _ in ()))  # a renewal the drag left under way
+    [start] = live.prepared_shapes().warm_starts(sides())
+    live.prepared_shapes().keep_warm_starts(sides(), [translated.Renewal(start, (None for _ in ()))])  # left under way
     solid_cache = importlib.import_module(addon.__name__ + ".analysis.solid_cache")
     monkeypatch.setattr(solid_cache, "KEPT_PAIRS_BUDGET_BYTES", 0)
     while live.settle() is not None:
@@ -588,7 +598,7 @@ def test_switching_on_while_the_interface_runs_measures_in_idle_time(live_pair, 
         assert reads == expected_reads and len(measured) == expected_measured
     assert not result("A", "C").stale and result("B", "C").stale
     shapes = importlib.import_module(addon.__name__ + ".analysis.shapes")
-    prepared = live._cache.solid(shapes.Source("C", bpy.data.objects["C"], bpy.data.objects["C"]),
+    prepared = live.prepared_shapes().solid(shapes.Source("C", bpy.data.objects["C"], bpy.data.objects["C"]),
                                  bpy.context.evaluated_depsgraph_get(), False)
     assert {"method", "hull"} <= prepared.__dict__.keys()  # classified, its hull built before the measurement
     assert live.settle() == live.SETTLE_STEP_SECONDS and reads == ["A", "C", "B"] and len(measured) == 1
@@ -670,10 +680,11 @@ def test_editing_a_mesh_slow_to_measure_leaves_its_pairs_to_settle(live_pair, ad
     pull_left_face(-1.0)  # the first edit: read and measured at once (and found slow)
     assert reads == ["B"] and result("A", "B").distance == pytest.approx(1.5, abs=1e-6)
     assert not result("A", "B").stale
-    refreshed = []
-    monkeypatch.setattr(live, "_on_results_changed", [lambda: refreshed.append(True)])
+    overlay = importlib.import_module(addon.__name__ + ".ui.overlay")
+    drawn = overlay.scene_drawing(live_pair)
     pull_left_face(-1.5)  # the edit goes on: its pair waits (and the overlay is told)
-    assert reads == ["B"] and result("A", "B").stale and result("A", "B").volume_pending and refreshed
+    assert reads == ["B"] and result("A", "B").stale and result("A", "B").volume_pending
+    assert overlay.scene_drawing(live_pair) is not drawn
     assert result("A", "B").distance == pytest.approx(1.5, abs=1e-6)
     while live.settle() is not None:
         pass
@@ -736,13 +747,13 @@ def test_a_waiting_pair_keeps_its_last_answer_but_its_label_drops_the_volume(liv
     b.location.x = 0.75  # background mode: complete, with its volume
     bpy.context.view_layer.update()
     assert result("A", "B").overlap_volume == pytest.approx(0.25, abs=1e-9)
-    assert overlay._scene_drawing(live_pair).volumes.tolist() == [pytest.approx(0.25, abs=1e-6)]
+    assert overlay.scene_drawing(live_pair).volumes.tolist() == [pytest.approx(0.25, abs=1e-6)]
     interface_runs(addon, monkeypatch)
-    monkeypatch.setattr(live, "_slow_edits", {b.as_pointer()})  # as if its last edit had been slow to measure
+    monkeypatch.setattr(live, "UPDATE_BUDGET_SECONDS", 0.0)  # no time to measure the edit: its pair waits
     b.data.vertices[0].co.z += 0.01
     b.data.update()
     bpy.context.view_layer.update()
     pair = result("A", "B")
     assert pair.stale and pair.volume_pending and pair.overlap_volume == pytest.approx(0.25, abs=1e-9)
-    assert overlay._scene_drawing(live_pair).volumes.tolist() == [0.0]
+    assert overlay.scene_drawing(live_pair).volumes.tolist() == [0.0]
     bpy.app.timers.unregister(live.settle)

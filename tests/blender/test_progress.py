@@ -122,4 +122,4 @@ def test_escape_cancels_the_modal_analysis_and_keeps_the_previous_results(empty_
     assert operator.reports == [({'WARNING'}, "Analysis cancelled; the previous results are kept")]
     assert len(empty_scene.collision_inspector.results) == 3
     with pytest.raises(StopIteration):
-        next(operator._steps)  # the check was abandoned
+        next(operator.steps)  # the check was abandoned

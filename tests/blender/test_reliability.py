@@ -179,7 +179,7 @@ def test_a_second_analysis_is_refused_while_one_runs(empty_scene, analyze, monke
     refusals = []
 
     def start_as_invoke_does(self, context):
-        analyze._running[0] = self  # what invoke() does when the analysis runs modally
+        analyze.mark_running(self)  # what invoke() does when the analysis runs modally
         refusals.append(not bpy.ops.collision_inspector.analyze.poll())
         with pytest.raises(RuntimeError, match="already running"):
             bpy.ops.collision_inspector.analyze()
@@ -188,7 +188,7 @@ def test_a_second_analysis_is_refused_while_one_runs(empty_scene, analyze, monke
     monkeypatch.setattr(operator_class, "start", start_as_invoke_does)
     assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
     assert refusals == [True]
-    assert analyze._running[0] is None
+    assert not analyze.analysis_running()
     monkeypatch.undo()
     assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
 

@@ -1,6 +1,8 @@
 """``Solid``: an object's triangles, classified once so that each pair is measured the exact way it needs.
 
-An object is split into loose parts (islands of triangles sharing vertices). Its *method* says how its
+Its topology comes from its geometry: the triangles are first repaired (``repair.repaired``: coincident
+vertices welded, nearly closed meshes capped), so that a mesh split along seams or sharp edges is as closed
+as it looks, and ``volume_certainty`` says how sure its enclosed volume is. It is then split into loose parts (islands of triangles sharing vertices). Its *method* says how its
 answers are computed:
 
 - ``'convex'``: one part that equals its convex hull (within ``CONVEXITY_TOLERANCE`` of its size), so
@@ -21,7 +23,8 @@ from ..vector.arrays import cross
 from ..shapes.hull import distinct_directions
 from ..shapes.convex import Polytope
 from .bvh import TriangleBVH
-from .topology import convexity_defect, edge_table, is_closed, loose_parts, share_topology, submesh
+from .repair import NONE, MeshRepair, bounds_volume, repaired
+from .topology import convexity_defect, edge_table, loose_parts, share_topology, submesh
 from .trimesh import TriangleMesh
 
 CONVEX, PARTS, MESH, HULL = "convex", "parts", "mesh", "hull"
@@ -42,7 +45,7 @@ _IDENTITY_4.flags.writeable = False
 
 @dataclass(frozen=True, eq=False)
 class Part:
-    """One loose part: its triangles, whether it encloses a volume, and how far it is from convex
+    """One loose part: its triangles, whether it encloses a volume (``repair.bounds_volume``), and how far it is from convex
     (``topology.convexity_defect``: relative to its size, inf when it cannot be)."""
 
     mesh: TriangleMesh
@@ -60,22 +63,22 @@ class Part:
         return Polytope(self.mesh.vertices)
 
 
-def outward(mesh: TriangleMesh) -> TriangleMesh:
-    """The mesh with every loose part facing outward (positive enclosed volume).
+def outward(mesh: TriangleMesh) -> tuple[TriangleMesh, int]:
+    """The mesh with every loose part facing outward (positive enclosed volume), and how many parts were turned.
 
     Modelling tools leave inside-out parts behind (a mirrored primitive, flipped normals); containment
     and overlap volume need outward faces, so such parts are turned over.
     """
     if len(mesh.triangles) == 0:
-        return mesh
+        return mesh, 0
     labels, count = loose_parts(mesh)
     corners = mesh.corners - mesh.vertices.mean(axis=0)
     tetrahedra = np.einsum("ij,ij->i", corners[:, 0], cross(corners[:, 1], corners[:, 2]))
     inside_out = np.bincount(labels, weights=tetrahedra, minlength=count) < 0.0
     if not inside_out.any():
-        return mesh
+        return mesh, 0
     triangles = np.where(inside_out[labels][:, None], mesh.triangles[:, ::-1], mesh.triangles)
-    return TriangleMesh.from_arrays(mesh.vertices, triangles)
+    return TriangleMesh.from_arrays(mesh.vertices, triangles), int(inside_out.sum())
 
 
 class Solid:
@@ -104,9 +107,46 @@ class Solid:
         return _moved_mesh(source.mesh, matrix, self.name)
 
     @cached_property
+    def repair(self) -> MeshRepair:
+        """The triangles repaired (``repair.repaired``: welded, nearly closed meshes capped) and what was changed
+        (a moved copy's: its source's, whose mesh is not moved)."""
+        if self._placement is not None:
+            return self._placement[0].repair
+        return repaired(self.raw_mesh)
+
+    @cached_property
+    def _outward(self) -> tuple[TriangleMesh, int]:
+        """The repaired triangles with every loose part facing outward, and how many parts were turned."""
+        return outward(self.repair.mesh)
+
+    @cached_property
     def mesh(self) -> TriangleMesh:
-        """The triangles, every loose part facing outward (see ``outward``; a moved copy's already do)."""
-        return self.raw_mesh if self.use_hull or self._placement is not None else outward(self.raw_mesh)
+        """The triangles measured: repaired, every loose part facing outward (see ``outward``; a moved copy's are its
+        source's, moved; as given when hulls are asked for)."""
+        return self.raw_mesh if self.use_hull or self._placement is not None else self._outward[0]
+
+    @property
+    def turned_parts(self) -> int:
+        """How many loose parts were inside out and turned over (a moved copy: its source's)."""
+        if self.use_hull:
+            return 0
+        return self._placement[0].turned_parts if self._placement is not None else self._outward[1]
+
+    @property
+    def volume_certainty(self) -> str:
+        """How sure the volume this object encloses is: 'exact' (closed after welding), 'approximate' (nearly closed:
+        holes capped, within ``volume_error``) or 'none' (an open surface, or hulls asked for: no volume)."""
+        return NONE if self.use_hull else self.repair.certainty
+
+    @property
+    def volume_error(self) -> float:
+        """A bound on the error of the enclosed volume (world units³; 0 unless 'approximate'), scaled with a moved
+        copy's map."""
+        if self.use_hull:
+            return 0.0
+        if self._placement is None:
+            return self.repair.volume_error
+        return self.repair.volume_error * abs(float(np.linalg.det(self._placement[1][:3, :3])))
 
     @cached_property
     def parts(self) -> tuple[Part, ...]:
@@ -119,7 +159,7 @@ class Solid:
             return (Part(self.mesh, closed=False, convexity_defect=np.inf),)
         labels, count = loose_parts(self.mesh)
         pieces = [self.mesh] if count == 1 else [submesh(self.mesh, labels == k) for k in range(count)]
-        return tuple(Part(piece, is_closed(piece), convexity_defect(piece))
+        return tuple(Part(piece, bounds_volume(piece), convexity_defect(piece))
                      for piece in pieces)
 
     @cached_property

@@ -91,6 +91,19 @@ def share_topology(source: TriangleMesh, target: TriangleMesh) -> None:
             target.__dict__[key] = source.__dict__[key]
 
 
+def renumber_topology(source: TriangleMesh, target: TriangleMesh, index: np.ndarray) -> None:
+    """Give ``target``, whose triangles are ``source``'s with vertex ``v`` renumbered ``index[v]`` (an increasing
+    map, as when unused vertices are dropped), the edge table and loose parts already computed for ``source``."""
+    key = f"_{edge_table.__name__}"
+    if key in source.__dict__:
+        table = source.__dict__[key]
+        target.__dict__[key] = EdgeTable(index[table.edges], table.triangle_edges, table.forward, table.uses,
+                                         table.forward_uses)
+    key = f"_{loose_parts.__name__}"
+    if key in source.__dict__:
+        target.__dict__[key] = source.__dict__[key]
+
+
 @_once_per_mesh
 def edge_table(mesh: TriangleMesh) -> EdgeTable:
     """The undirected edges of ``mesh`` and which triangles use them in which direction."""

@@ -1,0 +1,81 @@
+"""Welding: vertices at the same place become one vertex, so that topology follows the geometry.
+
+Exporters split vertices wherever a corner carries different data (glTF and PLY per face of a flat-shaded
+mesh and along UV seams, OBJ along seams, Blender's Edge Split along sharp edges): the surface is closed,
+its indexing is not. ``exact_representatives`` merges bit-identical positions (a hash of the coordinates'
+bits, one linear-time sort); ``near_representatives`` merges given vertices (those left on open edges) that
+lie within a tolerance of each other, found in eight staggered grids so that no pair is missed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .topology import label_components
+
+#: Multipliers that mix the three coordinates' bits into one 64-bit key (odd constants of the xxHash family).
+_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9], dtype=np.uint64)
+#: The eight staggered grids: every combination of a half-cell shift along each axis.
+_SHIFTS = np.array([[x, y, z] for x in (0.0, 0.5) for y in (0.0, 0.5) for z in (0.0, 0.5)])
+
+
+def exact_representatives(vertices: np.ndarray) -> np.ndarray:
+    """(N,) for each vertex the smallest index of a vertex with bit-identical coordinates (-0.0 equals 0.0)."""
+    count = len(vertices)
+    if count < 2:
+        return np.arange(count, dtype=np.int64)
+    bits = np.ascontiguousarray(np.asarray(vertices, dtype=np.float64) + 0.0).view(np.uint64).reshape(-1, 3)
+    with np.errstate(over="ignore"):
+        keys = (bits[:, 0] * _MIX[0]) ^ (bits[:, 1] * _MIX[1]) ^ (bits[:, 2] * _MIX[2])
+    order = np.argsort(keys, kind="stable")  # stable: the smallest index leads each run of equal keys
+    ordered_keys = keys[order]
+    tied = np.flatnonzero(ordered_keys[1:] == ordered_keys[:-1])
+    if not len(tied):
+        return np.arange(count, dtype=np.int64)
+    if not (bits[order[tied]] == bits[order[tied + 1]]).all():
+        return _bit_equal_groups(bits)  # two different positions share a key
+    new_run = np.ones(count, dtype=bool)
+    new_run[tied + 1] = False
+    leader = order[np.flatnonzero(new_run)][np.cumsum(new_run) - 1]
+    representative = np.empty(count, dtype=np.int64)
+    representative[order] = leader
+    return representative
+
+
+def _bit_equal_groups(bits: np.ndarray) -> np.ndarray:
+    """``exact_representatives`` by a full lexicographic sort of the coordinates' bits: slower, used only when
+    two different positions share a hash key."""
+    order = np.lexsort(bits.T[::-1])
+    same = (bits[order][1:] == bits[order][:-1]).all(axis=1)
+    root, _ = label_components(len(bits), order[:-1][same], order[1:][same])
+    return root
+
+
+def near_representatives(vertices: np.ndarray, candidates: np.ndarray, tolerance: float) -> np.ndarray:
+    """(N,) representatives after welding the ``candidates`` (vertex indices) that lie within ``tolerance``.
+
+    Two candidates whose coordinates differ by less than ``tolerance`` along every axis share a cell of side
+    ``2 * tolerance`` in at least one of eight grids shifted by half a cell along each combination of axes, and
+    are welded; candidates welded this way lie within ``2 * tolerance`` along every axis of a neighbour (chains
+    of neighbours are welded together). Each group's representative is its smallest vertex index.
+    """
+    count = len(vertices)
+    representative = np.arange(count, dtype=np.int64)
+    candidates = np.asarray(candidates, dtype=np.int64)
+    if len(candidates) < 2 or not tolerance > 0.0:
+        return representative
+    points = vertices[candidates]
+    cell = 2.0 * tolerance
+    scaled = (points - points.min(axis=0)) / cell
+    first, second = [], []
+    for shift in _SHIFTS:
+        cells = np.floor(scaled + shift).astype(np.int64)
+        _, key = np.unique(cells, axis=0, return_inverse=True)
+        key = key.reshape(-1)
+        order = np.argsort(key, kind="stable")
+        same = key[order][1:] == key[order][:-1]
+        first.append(order[:-1][same])
+        second.append(order[1:][same])
+    root, _ = label_components(len(candidates), np.concatenate(first), np.concatenate(second))
+    representative[candidates] = candidates[root]  # roots are the smallest local index, so the smallest vertex
+    return representative

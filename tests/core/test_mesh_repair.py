@@ -1,0 +1,150 @@
+"""Welding and repair (``core.mesh.weld``, ``core.mesh.repair``) against independent references: numpy's row
+grouping and scipy's k-d tree for welding, manifold3d's merged meshes for volumes, and the meshes as built before
+they were split, cracked, flipped or holed."""
+
+import manifold3d
+import numpy as np
+import pytest
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+from scipy.spatial import cKDTree
+
+import mesh_fixtures as fx
+from core.mesh.repair import APPROXIMATE, EXACT, NONE, WELD_TOLERANCE, repaired
+from core.mesh.solid import CONVEX, Solid
+from core.mesh.volume import mesh_volume
+from core.mesh.weld import exact_representatives, near_representatives
+
+SHAPES = {"box": fx.box(), "sphere": fx.uv_sphere(), "torus": fx.torus(), "cup": fx.cup(),
+          "l_bracket": fx.l_bracket(), "chain_link": fx.chain_link()}
+
+
+def split_per_face(shape):
+    """Every triangle on its own three vertices, as glTF and STL store flat-shaded meshes."""
+    vertices = shape.vertices[shape.triangles].reshape(-1, 3)
+    return fx.mesh(vertices, np.arange(len(vertices)).reshape(-1, 3))
+
+
+def merged_volume(shape) -> float:
+    """manifold3d's volume of the mesh with coincident vertices merged (its own welding)."""
+    mesh = manifold3d.Mesh64(vert_properties=np.array(shape.vertices), tri_verts=shape.triangles.astype(np.uint64))
+    mesh.merge()
+    return manifold3d.Manifold(mesh).volume()
+
+
+def components(count, first, second):
+    return connected_components(coo_matrix((np.ones(len(first)), (first, second)), shape=(count, count)))[1]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_exact_welding_groups_bit_identical_rows(seed):
+    rng = np.random.default_rng(seed)
+    points = rng.integers(0, 4, size=(3000, 3)).astype(float) * 0.25
+    points[rng.random(3000) < 0.1] *= -0.0  # -0.0 is the same place as 0.0
+    representative = exact_representatives(points)
+    _, reference = np.unique(points + 0.0, axis=0, return_inverse=True)
+    reference = reference.reshape(-1)
+    np.testing.assert_array_equal(reference[representative], reference)  # welded only onto equal rows
+    assert len(np.unique(representative)) == len(np.unique(reference))  # and every equal row welded
+    first_of_group = np.full(reference.max() + 1, len(points))
+    np.minimum.at(first_of_group, reference, np.arange(len(points)))
+    np.testing.assert_array_equal(representative, first_of_group[reference])  # onto the smallest index
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_near_welding_joins_every_pair_within_the_tolerance_and_none_far_apart(seed):
+    rng = np.random.default_rng(seed)
+    tolerance = 1e-3
+    centres = rng.random((400, 3))
+    points = np.concatenate([centres, centres[:200] + rng.uniform(-0.9, 0.9, (200, 3)) * tolerance,
+                             centres[:50] + rng.uniform(-5, 5, (50, 3)) * tolerance])
+    candidates = np.arange(len(points))
+    representative = near_representatives(points, candidates, tolerance)
+    tree = cKDTree(points)
+    close = np.array(sorted(tree.query_pairs(tolerance * (1 - 1e-12), p=np.inf)))
+    assert (representative[close[:, 0]] == representative[close[:, 1]]).all()
+    # every welded group is a chain of neighbours within twice the tolerance along every axis
+    reach = np.array(sorted(tree.query_pairs(2 * tolerance, p=np.inf)))
+    chains = components(len(points), reach[:, 0], reach[:, 1])
+    assert (chains[representative] == chains).all()
+    assert (representative <= np.arange(len(points))).all()
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_a_mesh_split_per_face_is_closed_again_with_its_volume(name):
+    shape = SHAPES[name]
+    split = split_per_face(shape)
+    repair = repaired(split)
+    assert repair.certainty == EXACT and repair.open_edges == 0
+    assert len(repair.mesh.vertices) == len(shape.vertices)
+    assert repair.welded_vertices == len(split.vertices) - len(shape.vertices)
+    assert mesh_volume(repair.mesh) == pytest.approx(merged_volume(split), rel=1e-12)
+    assert Solid(split).method == Solid(shape).method
+
+
+def test_a_split_cube_is_convex_and_its_vertices_are_its_own():
+    split = split_per_face(fx.box())
+    solid = Solid(split)
+    assert solid.method == CONVEX and solid.volume_certainty == EXACT
+    original = {tuple(p) for p in split.vertices}
+    assert {tuple(p) for p in solid.mesh.vertices} <= original
+
+
+def test_a_crack_of_rounding_is_welded_and_a_wider_one_is_capped():
+    sphere = fx.uv_sphere(rings=12, segments=16)
+    split = split_per_face(sphere)
+    vertices = split.vertices.copy()
+    seam = np.abs(vertices[:, 1]) < 1e-12  # the meridian at angle 0 (y = 0, x > 0) and the poles
+    seam &= vertices[:, 0] > 0
+    first_side = seam & (np.arange(len(vertices)) % 2 == 0)
+    vertices[first_side, 1] += 0.2 * WELD_TOLERANCE * 2.0  # a fraction of the tolerance (size 2)
+    repair = repaired(fx.mesh(vertices, split.triangles))
+    assert repair.certainty == EXACT and repair.open_edges == 0
+    assert mesh_volume(repair.mesh) == pytest.approx(mesh_volume(sphere), rel=1e-6)
+    vertices[first_side, 1] += 100 * WELD_TOLERANCE * 2.0  # far beyond it: a thin slit, capped
+    repair = repaired(fx.mesh(vertices, split.triangles))
+    assert repair.certainty == APPROXIMATE and repair.holes >= 1
+    assert abs(mesh_volume(repair.mesh) - mesh_volume(sphere)) <= repair.volume_error
+
+
+@pytest.mark.parametrize("name", ["sphere", "torus", "chain_link"])
+def test_a_missing_face_is_capped_within_the_stated_bound(name):
+    shape = SHAPES[name]
+    rng = np.random.default_rng(3)
+    keep = np.ones(len(shape.triangles), dtype=bool)
+    keep[rng.choice(len(shape.triangles), 2, replace=False)] = False
+    repair = repaired(fx.mesh(shape.vertices, shape.triangles[keep]))
+    assert repair.certainty == APPROXIMATE and repair.open_edges > 0 and repair.holes in (1, 2)
+    assert 0.0 < repair.volume_error < 0.05 * mesh_volume(shape)
+    assert abs(mesh_volume(repair.mesh) - merged_volume(shape)) <= repair.volume_error
+
+
+def test_turned_faces_duplicates_and_degenerate_faces_are_counted_and_left_out():
+    shape = SHAPES["torus"]
+    triangles = shape.triangles.copy()
+    turned = np.arange(0, len(triangles), 7)
+    triangles[turned] = triangles[turned, ::-1]
+    degenerate = np.array([[0, 0, 5], [3, 9, 3]])
+    duplicates = triangles[[10, 11, 12]]
+    repair = repaired(fx.mesh(shape.vertices, np.concatenate([triangles, degenerate, duplicates])))
+    assert repair.certainty == EXACT
+    assert (repair.turned_faces, repair.degenerate_faces, repair.duplicate_faces) == (len(turned), 2, 3)
+    assert abs(mesh_volume(repair.mesh)) == pytest.approx(merged_volume(shape), rel=1e-12)
+
+
+def test_open_surfaces_have_no_volume():
+    box = SHAPES["box"]
+    plane = fx.mesh([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]], [[0, 1, 2], [0, 2, 3]])
+    cup_sheet = fx.mesh(box.vertices, box.triangles[np.abs(box.corners[:, :, 2] - 1.0).max(axis=1) > 0])  # no lid
+    for surface in (plane, cup_sheet):
+        repair = repaired(surface)
+        assert repair.certainty == NONE and repair.volume_error == 0.0 and repair.open_edges > 0
+        assert Solid(surface).volume_certainty == NONE and not Solid(surface).closed
+
+
+def test_parts_joined_along_an_edge_bound_their_volume():
+    a, b = fx.box((0, 0, 0), (1, 1, 1)), fx.box((1, 1, 0), (2, 2, 1))  # sharing the edge x = y = 1
+    repair = repaired(split_per_face(fx.joined(a, b)))
+    assert repair.certainty == EXACT and repair.non_manifold_edges == 0  # counted only when repair goes on
+    assert mesh_volume(repair.mesh) == pytest.approx(2.0, rel=1e-12)
+    assert Solid(split_per_face(fx.joined(a, b))).closed

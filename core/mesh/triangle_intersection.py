@@ -46,6 +46,11 @@ def _dot(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     return u[..., 0] * v[..., 0] + u[..., 1] * v[..., 1] + u[..., 2] * v[..., 2]
 
 
+def _same(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Whether points are the same, coordinate for coordinate (over the last axis)."""
+    return (u[..., 0] == v[..., 0]) & (u[..., 1] == v[..., 1]) & (u[..., 2] == v[..., 2])
+
+
 def _exact_integers(values: np.ndarray) -> np.ndarray:
     """The floats as Python integers, all scaled by one power of two (an object array; exact)."""
     mantissa, exponent = np.frexp(values)
@@ -63,29 +68,37 @@ def _tie_vectors(p0, p1, p2, p3, tie: str):
     return normal if tie == "point_moves" else -normal
 
 
-def orientation_signs(p0, p1, p2, p3, tie: str) -> np.ndarray:
+def orientation_signs(p0, p1, p2, p3, tie: str | None) -> np.ndarray:
     """Exact sign of det(p1 − p0, p2 − p0, p3 − p0) in the perturbed model (int8, broadcast shape).
 
     ``tie`` says which points move with δ: ``"edges"`` (p2 and p3: an edge of B against an edge p0 p1 of
     A), ``"point_moves"`` (p3 against the plane of triangle p0 p1 p2) or ``"plane_moves"``. A float
     evaluation decides every sign its error bound makes certain; the rest are recomputed exactly in
     integer arithmetic, and exact zeros take the sign of the derivative along δ (also exact). Zero only
-    when that derivative vanishes too (a zero-area triangle, parallel edges).
+    when that derivative vanishes too (a zero-area triangle, parallel edges). With ``tie`` None nothing
+    moves: the exact sign of the determinant itself, zero included (a point on a plane, coincident points).
     """
     p0, p1, p2, p3 = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (p0, p1, p2, p3)))
     d1, d2, d3 = p1 - p0, p2 - p0, p3 - p0
     value = _dot(d1, cross(d2, d3))
     permanent = _dot(np.abs(d1), np.abs(d2[..., [1, 2, 0]] * d3[..., [2, 0, 1]])
                      + np.abs(d2[..., [2, 0, 1]] * d3[..., [1, 2, 0]]))
-    signs = np.sign(value).astype(np.int8)
+    signs = np.array(np.sign(value), dtype=np.int8)  # (an array even for one point: assigned to below)
     unsure = np.abs(value) <= _FILTER * permanent
+    if tie is None:  # a zero permanent (a zero factor in every term) or two equal points: exactly 0
+        zero = (permanent == 0.0) | _same(p3, p0) | _same(p3, p1) | _same(p3, p2) | _same(p2, p0) \
+            | _same(p2, p1) | _same(p1, p0)
+        signs[zero] = 0
+        unsure &= ~zero
     if unsure.any():
         points = _exact_integers(np.stack([p0[unsure], p1[unsure], p2[unsure], p3[unsure]]))
         e0, e1, e2, e3 = points
         exact = _dot(e1 - e0, cross(e2 - e0, e3 - e0))
-        tie_signs = _first_nonzero_sign(np.sign(_tie_vectors(e0, e1, e2, e3, tie)).astype(np.int8))
         exact_signs = np.sign(exact).astype(np.int8)
-        signs[unsure] = np.where(exact_signs != 0, exact_signs, tie_signs)
+        if tie is not None:
+            tie_signs = _first_nonzero_sign(np.sign(_tie_vectors(e0, e1, e2, e3, tie)).astype(np.int8))
+            exact_signs = np.where(exact_signs != 0, exact_signs, tie_signs)
+        signs[unsure] = exact_signs
     return signs
 
 

@@ -1,0 +1,313 @@
+"""Self-intersections of one mesh: the pairs of its own faces that pass through each other, and where.
+
+Candidate pairs are the triangles whose boxes overlap (``self_candidate_pairs``: a uniform grid). Each is
+decided by exact orientation signs with nothing perturbed (``orientation_signs`` without a tie), so faces
+that only touch are never intersections: faces sharing a vertex or an edge (by index, or at bit-identical
+positions, as split-vertex imports have them), a vertex on a face, faces meeting along a segment without
+passing through each other. Two faces intersect when
+
+- each has corners strictly on both sides of the other's plane and their chords along the planes' common
+  line overlap over a positive length (the interval test of Devillers and Guigue, with strict signs): they
+  cross there; or
+- they lie in one plane and their areas overlap (a flap folded onto its neighbour): no edge line of either
+  has the other wholly on its outer side, tested with exact 2D orientations on the coordinate plane that
+  drops the normal's largest axis.
+
+The crossing segments (in floats, for drawing) are grouped into curves by what made their ends: an edge
+of one face piercing the other, the same point for the two segments it joins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..broadphase.sort_and_sweep import GRID_CELLS_PER_BOX, overlapping_pairs_between
+from ..vector.arrays import cross
+from .topology import label_components
+from .triangle_intersection import orientation_signs
+from .trimesh import TriangleMesh
+
+#: A side test's float value decides when it exceeds this times |e1| |e2| |q - o|, a bound on its rounding
+#: (about 10 units of 1.1e-16 for the differences, the cross product and the dot product) with a wide margin.
+SIDE_FILTER = 1e-13
+#: Candidate pairs decided per block: bounds the memory of the (pairs, 3, 3) corner arrays.
+PAIRS_PER_BLOCK = 1 << 19
+
+_ROTATIONS = np.array([[0, 1, 2], [1, 2, 0], [2, 0, 1]])
+_UP = np.array([0.0, 0.0, 1.0])
+
+
+@dataclass(frozen=True)
+class SelfIntersection:
+    """The faces of one mesh that pass through each other (``self_intersection``'s result).
+
+    - ``pairs`` (K, 2): triangle index pairs (smaller first) that intersect; ``coplanar`` (K,): those that
+      overlap lying in one plane (a fold) rather than crossing.
+    - ``segments`` (C, 2, 3): where the crossing pairs (``pairs[~coplanar]``, in order) cross.
+    - ``curve_of_segment`` (C,): the curve each segment belongs to, 0..``curve_count`` - 1.
+    - ``triangles``: the distinct triangles taking part, sorted.
+    """
+
+    pairs: np.ndarray
+    coplanar: np.ndarray
+    segments: np.ndarray
+    curve_of_segment: np.ndarray
+
+    @property
+    def count(self) -> int:
+        """How many face pairs intersect."""
+        return len(self.pairs)
+
+    @property
+    def curve_count(self) -> int:
+        return int(self.curve_of_segment.max()) + 1 if len(self.curve_of_segment) else 0
+
+    @property
+    def triangles(self) -> np.ndarray:
+        return np.unique(self.pairs)
+
+
+def self_candidate_pairs(mesh: TriangleMesh) -> Iterator[np.ndarray]:
+    """Blocks of (K, 2) triangle pairs ``(i, j)``, i < j, whose boxes overlap (touching counts), each pair once.
+
+    A uniform grid with cells the size of the median box: each triangle is entered in the cells its box
+    meets, the pairs of each cell are listed, and a pair is kept only in the cell holding the larger corner
+    of the two boxes' lows (which both boxes meet when they overlap), so no pair is listed twice and no sort
+    is needed. Boxes meeting more than ``GRID_CELLS_PER_BOX`` cells are paired with all boxes by a sweep instead
+    (``overlapping_pairs_between``).
+    """
+    lows, highs = mesh.lows, mesh.highs
+    count = len(lows)
+    if count < 2:
+        return
+    origin = lows.min(axis=0)
+    extent = float((highs.max(axis=0) - origin).max())
+    cell = float(np.median((highs - lows).max(axis=1)))
+    if not cell > 0.0 or extent / cell > 2.0 ** 20:
+        cell = extent / 2.0 ** 20 or 1.0  # degenerate boxes, or a grid too fine for the keys
+    first = np.floor((lows - origin) / cell).astype(np.int64)
+    spans = np.floor((highs - origin) / cell).astype(np.int64) - first + 1
+    cells = spans.prod(axis=1)
+    wide = np.flatnonzero(cells > GRID_CELLS_PER_BOX)
+    narrow = np.flatnonzero(cells <= GRID_CELLS_PER_BOX)
+    owner = np.repeat(narrow, cells[narrow]).astype(np.int32)
+    rank = np.arange(len(owner)) - np.repeat(np.cumsum(cells[narrow]) - cells[narrow], cells[narrow])
+    y_z = spans[owner, 1] * spans[owner, 2]
+    coords = first[owner] + np.stack([rank // y_z, (rank // spans[owner, 2]) % spans[owner, 1],
+                                      rank % spans[owner, 2]], axis=1)
+    del rank, y_z
+    keys = (coords[:, 0] << 42) | (coords[:, 1] << 21) | coords[:, 2]
+    del coords
+    order = np.argsort(keys, kind="stable")
+    keys, owner = keys[order], owner[order]
+    del order
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    sizes = np.diff(np.r_[starts, len(keys)])
+    cell_of = np.repeat(np.arange(len(starts)), sizes)
+    later = (starts[cell_of] + sizes[cell_of] - 1 - np.arange(len(keys))).astype(np.int64)  # entries after it
+    del cell_of
+    listed = np.cumsum(later) if len(later) else np.zeros(1, np.int64)
+    cuts = np.searchsorted(listed, np.arange(PAIRS_PER_BLOCK, int(listed[-1]) + PAIRS_PER_BLOCK, PAIRS_PER_BLOCK))
+    begin = 0
+    for end in np.unique(np.minimum(cuts + 1, len(keys))):
+        counts = later[begin:end]
+        i = np.repeat(np.arange(begin, end), counts)
+        j = i + 1 + np.arange(len(i)) - np.repeat(np.cumsum(counts) - counts, counts)
+        begin = end
+        a, b = owner[i], owner[j]
+        reference = np.maximum(first[a], first[b])
+        here = keys[i] == ((reference[:, 0] << 42) | (reference[:, 1] << 21) | reference[:, 2])
+        keep = here & np.all((lows[a] <= highs[b]) & (lows[b] <= highs[a]), axis=1)
+        yield np.sort(np.stack([a[keep], b[keep]], axis=1), axis=1).astype(np.int64)
+    if len(wide):  # paired with every box they meet: the narrow ones, and the wide ones after them
+        pairs = overlapping_pairs_between(lows[wide], highs[wide], lows, highs)
+        wide_box, other = wide[pairs[:, 0]], pairs[:, 1]
+        keep = (cells[other] <= GRID_CELLS_PER_BOX) | (other > wide_box)
+        yield np.sort(np.stack([wide_box[keep], other[keep]], axis=1), axis=1)
+
+
+def self_intersection(mesh: TriangleMesh) -> SelfIntersection:
+    """Which faces of ``mesh`` intersect each other, and the segments and curves where they cross.
+
+    Exact (see the module notes): faces that touch without passing through each other do not count.
+    """
+    crossing, folded, segments, names = [np.zeros((0, 2), np.int64)], [np.zeros((0, 2), np.int64)], \
+        [np.zeros((0, 2, 3))], [np.zeros((0, 2, 3), np.int64)]
+    planes = _Planes.of(mesh)
+    for block in self_candidate_pairs(mesh):
+        crosses, coplanar, ends, end_names = _decide(mesh, planes, block)
+        crossing.append(block[crosses])
+        folded.append(block[coplanar])
+        segments.append(ends)
+        names.append(end_names)
+    crossing, folded = np.concatenate(crossing), np.concatenate(folded)
+    pairs = np.concatenate([crossing, folded])
+    coplanar = np.arange(len(pairs)) >= len(crossing)
+    order = np.lexsort((pairs[:, 1], pairs[:, 0]))
+    crossing_order = np.lexsort((crossing[:, 1], crossing[:, 0]))  # segments in the order of their pairs
+    return SelfIntersection(pairs[order], coplanar[order], np.concatenate(segments)[crossing_order],
+                            _curves(mesh, np.concatenate(names)[crossing_order]))
+
+
+@dataclass(frozen=True)
+class _Planes:
+    """Each triangle's plane for the float filter of its side tests: first corner, area normal (edge cross
+    product) and the product of its two edges' lengths (the scale of the test's rounding)."""
+
+    origins: np.ndarray
+    normals: np.ndarray
+    scales: np.ndarray
+
+    @classmethod
+    def of(cls, mesh: TriangleMesh) -> "_Planes":
+        corners = mesh.corners
+        first, second = corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]
+        return cls(corners[:, 0], cross(first, second),
+                   np.sqrt(np.einsum("ij,ij->i", first, first) * np.einsum("ij,ij->i", second, second)))
+
+
+def _sides(mesh: TriangleMesh, planes: _Planes, t: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """(K, 3) exact sides (+1, -1, 0) of the corners of triangles ``s`` against the planes of triangles ``t``.
+
+    A corner that is a corner of t (by index) is on the plane. Otherwise the float value n_t . (q - o_t)
+    decides when it exceeds ``SIDE_FILTER`` x |e1| |e2| |q - o_t| (far beyond its rounding); the rest go to
+    the exact ``orientation_signs``.
+    """
+    ids = mesh.triangles[s]
+    points = mesh.vertices[ids]
+    offsets = points - planes.origins[t][:, None]
+    values = np.einsum("kij,kj->ki", offsets, planes.normals[t])
+    bound = SIDE_FILTER * planes.scales[t][:, None] * np.sqrt(np.einsum("kij,kij->ki", offsets, offsets))
+    sides = np.sign(values).astype(np.int8)
+    own = mesh.triangles[t]
+    on_plane = (ids[:, :, None] == own[:, None, :]).any(axis=2)
+    sides[on_plane] = 0
+    row, corner = np.nonzero((np.abs(values) <= bound) & ~on_plane)
+    if len(row):
+        c = mesh.corners_of(t[row])
+        sides[row, corner] = orientation_signs(c[:, 0], c[:, 1], c[:, 2], points[row, corner], None)
+    return sides
+
+
+def _decide(mesh: TriangleMesh, planes: _Planes, pairs: np.ndarray):
+    """For a block of candidate pairs: (crossing mask, coplanar-overlap mask, crossing segments (C, 2, 3),
+    their end names (C, 2, 3): edge vertex ids and the pierced triangle, per end)."""
+    t, s = pairs[:, 0], pairs[:, 1]
+    crossing, coplanar = np.zeros(len(pairs), bool), np.zeros(len(pairs), bool)
+    side_q = _sides(mesh, planes, t, s)  # s's corners against t's plane
+    maybe = np.flatnonzero(((side_q > 0).any(1) & (side_q < 0).any(1)) | ~side_q.any(1))
+    t, s, side_q = t[maybe], s[maybe], side_q[maybe]
+    side_p = _sides(mesh, planes, s, t)  # t's corners against s's plane
+    straddles = np.flatnonzero((side_p > 0).any(1) & (side_p < 0).any(1) & (side_q > 0).any(1) & (side_q < 0).any(1))
+    flat = np.flatnonzero(~side_p.any(1) & ~side_q.any(1))
+    p, q = mesh.corners_of(t[straddles]), mesh.corners_of(s[straddles])
+    ids_p, ids_q = mesh.triangles[t[straddles]], mesh.triangles[s[straddles]]
+    crossing[maybe[straddles]], ends, names = _chords_overlap(p, q, side_p[straddles], side_q[straddles], ids_p,
+                                                              ids_q, t[straddles], s[straddles])
+    coplanar[maybe[flat]] = _areas_overlap(mesh.corners_of(t[flat]), mesh.corners_of(s[flat]))
+    return crossing, coplanar, ends, names
+
+
+def _lone_first(signs: np.ndarray) -> np.ndarray:
+    """Per row, the cyclic order that puts first the corner alone on its side (the one positive corner
+    when there is one, else the one negative corner)."""
+    positive = signs > 0
+    lone = np.where(positive.sum(1) == 1, np.argmax(positive, 1), np.argmax(signs < 0, 1))
+    return _ROTATIONS[lone]
+
+
+def _chords_overlap(p, q, side_p, side_q, ids_p, ids_q, t, s):
+    """Pairs each straddling the other's plane: whether their chords overlap over a positive length, and
+    for those the segment and its ends' names (Devillers–Guigue, strict)."""
+    rows = np.arange(len(p))[:, None]
+    turn_p, turn_q = _lone_first(side_p), _lone_first(side_q)
+    p, ids_p, side_p = p[rows, turn_p], ids_p[rows, turn_p], side_p[rows, turn_p]
+    q, ids_q, side_q = q[rows, turn_q], ids_q[rows, turn_q], side_q[rows, turn_q]
+    # the lone corners on the positive sides: reversing a triangle's last two corners turns its plane over
+    swap_q = side_p[:, 0] < 0
+    swap_p = side_q[:, 0] < 0
+    q[swap_q], ids_q[swap_q] = q[swap_q][:, [0, 2, 1]], ids_q[swap_q][:, [0, 2, 1]]
+    p[swap_p], ids_p[swap_p] = p[swap_p][:, [0, 2, 1]], ids_p[swap_p][:, [0, 2, 1]]
+    first = orientation_signs(p[:, 0], p[:, 1], q[:, 0], q[:, 1], None)
+    second = orientation_signs(p[:, 0], p[:, 2], q[:, 2], q[:, 0], None)
+    overlap = (first < 0) & (second < 0)
+    keep = np.flatnonzero(overlap)
+    ends, names = _segments(p[keep], q[keep], ids_p[keep], ids_q[keep], t[keep], s[keep])
+    return overlap, ends, names
+
+
+def _segments(p, q, ids_p, ids_q, t, s):
+    """The common part of the two chords (float, for drawing), each end named by the edge that makes it
+    (its two vertex ids, smaller first) and the triangle that edge pierces."""
+    normal_p = cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
+    normal_q = cross(q[:, 1] - q[:, 0], q[:, 2] - q[:, 0])
+    points, names = [], []
+    for corners, ids, other_corners, other_normal, other in ((p, ids_p, q, normal_q, s), (q, ids_q, p, normal_p, t)):
+        height = np.einsum("kij,kj->ki", corners - other_corners[:, None, 0], other_normal)
+        for k in (1, 2):  # the lone corner's two edges reach the other plane
+            span = height[:, 0] - height[:, k]
+            along = height[:, 0] / np.where(span == 0.0, 1.0, span)
+            points.append(corners[:, 0] + along[:, None] * (corners[:, k] - corners[:, 0]))
+            edge = np.sort(ids[:, [0, k]], axis=1)
+            names.append(np.column_stack([edge, other]))
+    points, names = np.stack(points, 1), np.stack(names, 1)  # (C, 4, 3): chord of t (0, 1), chord of s (2, 3)
+    direction = cross(normal_p, normal_q)
+    position = np.einsum("kij,kj->ki", points, direction)
+    rows = np.arange(len(p))
+    low_t, low_s = np.where(position[:, 0] <= position[:, 1], 0, 1), np.where(position[:, 2] <= position[:, 3], 2, 3)
+    high_t, high_s = 1 - low_t, 5 - low_s
+    start = np.where(position[rows, low_t] >= position[rows, low_s], low_t, low_s)
+    end = np.where(position[rows, high_t] <= position[rows, high_s], high_t, high_s)
+    return (np.stack([points[rows, start], points[rows, end]], 1),
+            np.stack([names[rows, start], names[rows, end]], 1))
+
+
+def orient_2d(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Exact sign of the 2D cross product (b - a) x (c - a) of (..., 2) points (int8): the 3D orientation of
+    the points lifted to z = 0 against a point straight above a, which is that cross product exactly."""
+    a, b, c = (np.concatenate([v, np.zeros(v.shape[:-1] + (1,))], axis=-1) for v in np.broadcast_arrays(a, b, c))
+    return orientation_signs(a, b, c, a + _UP, None)
+
+
+def _areas_overlap(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Coplanar triangle pairs whose areas overlap (positive area): no edge of either has the other wholly
+    on the closed outer side of its line (for convex polygons the separating line, when there is one, can
+    be taken along an edge). Zero-area triangles overlap nothing."""
+    if not len(p):
+        return np.zeros(0, bool)
+    normal_p = np.abs(cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]))
+    normal_q = np.abs(cross(q[:, 1] - q[:, 0], q[:, 2] - q[:, 0]))  # (a folded pair's normals cancel: not summed)
+    drop = np.argmax(np.where((normal_p.max(1) >= normal_q.max(1))[:, None], normal_p, normal_q), 1)
+    keep = np.stack([(drop + 1) % 3, (drop + 2) % 3], 1)
+    rows = np.arange(len(p))[:, None, None]
+    flat_p, flat_q = p[rows, np.arange(3)[None, :, None], keep[:, None]], q[rows, np.arange(3)[None, :, None],
+                                                                            keep[:, None]]
+    turn_p = orient_2d(flat_p[:, 0], flat_p[:, 1], flat_p[:, 2])
+    turn_q = orient_2d(flat_q[:, 0], flat_q[:, 1], flat_q[:, 2])
+    overlap = (turn_p != 0) & (turn_q != 0)
+    for own, turn, other in ((flat_p, turn_p, flat_q), (flat_q, turn_q, flat_p)):
+        for k in range(3):
+            sides = orient_2d(own[:, None, k], own[:, None, (k + 1) % 3], other) * turn[:, None]
+            overlap &= (sides > 0).any(1)
+    return overlap
+
+
+def _curves(mesh: TriangleMesh, names: np.ndarray) -> np.ndarray:
+    """The curve of each segment: segments join where their ends have the same name (vertex ids welded
+    where positions are bit-identical, so split-vertex seams do not cut curves)."""
+    if not len(names):
+        return np.zeros(0, np.int64)
+    used, inverse = np.unique(names[:, :, :2], return_inverse=True)
+    _, welded = np.unique(mesh.vertices[used], axis=0, return_inverse=True)
+    edges = np.sort(welded.reshape(-1)[inverse.reshape(names.shape[0], 2, 2)], axis=2)
+    ends = np.concatenate([edges, names[:, :, 2:]], axis=2).reshape(-1, 3)
+    _, point = np.unique(ends, axis=0, return_inverse=True)
+    point = point.reshape(-1, 2)
+    count = len(names)
+    # segments are nodes; each end point links the segments that share it
+    root, _ = label_components(count + int(point.max()) + 1, np.repeat(np.arange(count), 2), count + point.ravel())
+    _, curve = np.unique(root[:count], return_inverse=True)
+    return curve.reshape(-1)

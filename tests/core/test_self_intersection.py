@@ -1,0 +1,172 @@
+"""Self-intersections of one mesh against brute force in exact rational arithmetic."""
+
+from fractions import Fraction
+from itertools import combinations
+
+import numpy as np
+import pytest
+
+import mesh_fixtures as fx
+from core.mesh.self_intersection import orient_2d, self_candidate_pairs, self_intersection
+
+
+def _sub(a, b):
+    return [x - y for x, y in zip(a, b)]
+
+
+def _cross(a, b):
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+
+def _dot(a, b):
+    return sum(x * y for x, y in zip(a, b))
+
+
+def _rational(triangle):
+    return [[Fraction(float(x)) for x in corner] for corner in triangle]
+
+
+def _chord(tri, other):
+    """tri ∩ plane(other) as two points, when tri has corners strictly on both sides of that plane."""
+    n = _cross(_sub(other[1], other[0]), _sub(other[2], other[0]))
+    h = [_dot(_sub(c, other[0]), n) for c in tri]
+    if not (max(h) > 0 > min(h)):
+        return None
+    points = [c for c, v in zip(tri, h) if v == 0]
+    for i, j in ((0, 1), (1, 2), (2, 0)):
+        if h[i] * h[j] < 0:
+            w = h[i] / (h[i] - h[j])
+            points.append([a + w * (b - a) for a, b in zip(tri[i], tri[j])])
+    return points
+
+
+def _clipped_area(p, q, drop):
+    """Area (projected, exact) of two coplanar triangles' overlap, by Sutherland-Hodgman in rationals."""
+    keep = [k for k in range(3) if k != drop]
+    flat = lambda tri: [[c[keep[0]], c[keep[1]]] for c in tri]  # noqa: E731
+
+    def turn(a, b, c):
+        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+
+    def ccw(tri):
+        return tri if turn(*tri) > 0 else tri[::-1]
+    polygon, clip = ccw(flat(p)), ccw(flat(q))
+    for k in range(3):
+        a, b = clip[k], clip[(k + 1) % 3]
+        out = []
+        for m in range(len(polygon)):
+            u, v = polygon[m], polygon[(m + 1) % len(polygon)]
+            su, sv = turn(a, b, u), turn(a, b, v)
+            if su >= 0:
+                out.append(u)
+            if (su > 0 > sv) or (su < 0 < sv):
+                w = su / (su - sv)
+                out.append([u[0] + w * (v[0] - u[0]), u[1] + w * (v[1] - u[1])])
+        polygon = out
+        if not polygon:
+            return 0
+    return sum(polygon[m][0] * polygon[(m + 1) % len(polygon)][1] - polygon[(m + 1) % len(polygon)][0] * polygon[m][1]
+               for m in range(len(polygon)))
+
+
+def reference_intersects(t, s) -> bool:
+    """Whether two triangles cross (positive-length common chord, each strictly on both sides of the other's
+    plane) or overlap in one plane with positive area, in exact rationals."""
+    t, s = _rational(t), _rational(s)
+    n_t = _cross(_sub(t[1], t[0]), _sub(t[2], t[0]))
+    n_s = _cross(_sub(s[1], s[0]), _sub(s[2], s[0]))
+    if not any(n_t) or not any(n_s):
+        return False
+    heights = [_dot(_sub(c, t[0]), n_t) for c in s]
+    if not any(heights):
+        drop = max(range(3), key=lambda k: abs(n_t[k]))
+        return _clipped_area(t, s, drop) > 0
+    chord_t, chord_s = _chord(t, s), _chord(s, t)
+    if chord_t is None or chord_s is None:
+        return False
+    direction = _cross(n_t, n_s)
+    along_t = sorted(_dot(p, direction) for p in chord_t)
+    along_s = sorted(_dot(p, direction) for p in chord_s)
+    return max(along_t[0], along_s[0]) < min(along_t[-1], along_s[-1])
+
+
+def brute_force_pairs(mesh) -> set:
+    corners = mesh.corners
+    return {(i, j) for i, j in combinations(range(len(corners)), 2) if reference_intersects(corners[i], corners[j])}
+
+
+def random_soup(rng, count, grid):
+    """Triangles on a coarse integer grid: shared vertices, shared edges, coplanar folds, touching corners."""
+    vertices = rng.integers(0, grid, size=(3 * count // 2, 3)).astype(float)
+    triangles = rng.integers(0, len(vertices), size=(count, 3))
+    triangles = triangles[(triangles[:, 0] != triangles[:, 1]) & (triangles[:, 1] != triangles[:, 2])
+                          & (triangles[:, 0] != triangles[:, 2])]
+    return fx.mesh(vertices, triangles)
+
+
+@pytest.mark.parametrize("seed, grid", [(0, 3), (1, 3), (2, 4), (3, 5), (4, 8)])
+def test_face_pairs_match_exact_brute_force(seed, grid):
+    soup = random_soup(np.random.default_rng(seed), 70, grid)
+    found = self_intersection(soup)
+    assert {tuple(pair) for pair in found.pairs.tolist()} == brute_force_pairs(soup)
+    assert len(found.pairs) > 10
+
+
+def test_candidate_pairs_are_every_overlapping_box_pair_once():
+    soup = random_soup(np.random.default_rng(7), 300, 6)
+    listed = np.concatenate(list(self_candidate_pairs(soup)))
+    lows, highs = soup.lows, soup.highs
+    overlap = np.all((lows[:, None] <= highs[None]) & (lows[None] <= highs[:, None]), axis=2)
+    expected = {(i, j) for i, j in zip(*np.nonzero(overlap)) if i < j}
+    assert len(listed) == len(expected) and {tuple(p) for p in listed.tolist()} == expected
+
+
+def test_closed_shapes_made_with_care_do_not_intersect_themselves():
+    for shape in (fx.uv_sphere(), fx.torus(), fx.cup(), fx.block_with_hole(), fx.chain_link(), fx.wall_with_door()):
+        assert self_intersection(shape).count == 0
+
+
+def test_split_vertices_and_flat_neighbours_only_touch():
+    """A box whose faces have their own vertices (a glTF import) and a flat grid: faces meet, never cross."""
+    cube = fx.box()
+    split = fx.mesh(cube.corners.reshape(-1, 3), np.arange(3 * len(cube.triangles)).reshape(-1, 3))
+    xs, ys = np.meshgrid(np.arange(5.0), np.arange(5.0))
+    grid_points = np.column_stack([xs.ravel(), ys.ravel(), np.zeros(25)])
+    ids = np.arange(25).reshape(5, 5)
+    quads = np.stack([ids[:-1, :-1], ids[:-1, 1:], ids[1:, 1:], ids[1:, :-1]], -1).reshape(-1, 4)
+    flat = fx.mesh(grid_points, np.vstack([quads[:, [0, 1, 2]], quads[:, [0, 2, 3]]]))
+    assert self_intersection(split).count == 0 and self_intersection(flat).count == 0
+
+
+def test_two_joined_boxes_cross_along_one_closed_curve_per_loop():
+    joined = fx.joined(fx.box((0, 0, 0), (1, 1, 1)), fx.box((0.5, 0.2, 0.3), (1.5, 0.7, 0.8)))
+    found = self_intersection(joined)
+    assert found.count == len(brute_force_pairs(joined)) > 0
+    assert found.curve_count == 1 and not found.coplanar.any()
+    # the crossing curve is the rectangle where the second box passes through the first box's face x = 1
+    ends = found.segments.reshape(-1, 3)
+    np.testing.assert_allclose(ends[:, 0], 1.0, atol=1e-12)
+    length = np.linalg.norm(found.segments[:, 1] - found.segments[:, 0], axis=1).sum()
+    assert length == pytest.approx(2 * (0.5 + 0.5))
+
+
+def test_folded_flap_is_a_coplanar_intersection():
+    vertices = np.array([[0.0, 0, 0], [1, 0, 0], [0, 1, 0], [0.8, 0.6, 0]])
+    folded = fx.mesh(vertices, [[0, 1, 2], [0, 1, 3]])  # both on the same side of their shared edge
+    opened = fx.mesh(np.array([[0.0, 0, 0], [1, 0, 0], [0, 1, 0], [0.5, -1, 0]]), [[0, 1, 2], [0, 1, 3]])
+    found = self_intersection(folded)
+    assert found.count == 1 and found.coplanar.all() and len(found.segments) == 0
+    assert self_intersection(opened).count == 0
+
+
+def test_faces_sharing_a_vertex_count_only_when_they_pass_through_each_other():
+    apex = [0.0, 0, 0]
+    through = fx.mesh(np.array([apex, [2, -1, 0], [2, 1, 0], [1, 0, -1], [1, 0, 1]]), [[0, 1, 2], [0, 3, 4]])
+    touching = fx.mesh(np.array([apex, [2, -1, 0], [2, 1, 0], [-1, 0, -1], [-1, 0, 1]]), [[0, 1, 2], [0, 3, 4]])
+    assert self_intersection(through).count == 1 and self_intersection(touching).count == 0
+
+
+def test_orient_2d_is_exact_on_nearly_collinear_points():
+    a, b = np.array([0.1, 0.1]), np.array([0.3, 0.3])
+    c = np.array([0.2, np.nextafter(0.2, 1.0)])
+    assert orient_2d(a, b, c) == 1 and orient_2d(a, b, np.array([0.5, 0.5])) == 0

@@ -33,6 +33,8 @@ from .trimesh import TriangleMesh
 #: A side test's float value decides when it exceeds this times |e1| |e2| |q - o|, a bound on its rounding
 #: (about 10 units of 1.1e-16 for the differences, the cross product and the dot product) with a wide margin.
 SIDE_FILTER = 1e-13
+#: Segment ends closer than about this fraction of the mesh's size join their segments into one curve.
+JOIN_DISTANCE = 1e-9
 #: Candidate pairs decided per block: bounds the memory of the (pairs, 3, 3) corner arrays.
 PAIRS_PER_BLOCK = 1 << 19
 
@@ -148,8 +150,9 @@ def self_intersection(mesh: TriangleMesh) -> SelfIntersection:
     coplanar = np.arange(len(pairs)) >= len(crossing)
     order = np.lexsort((pairs[:, 1], pairs[:, 0]))
     crossing_order = np.lexsort((crossing[:, 1], crossing[:, 0]))  # segments in the order of their pairs
-    return SelfIntersection(pairs[order], coplanar[order], np.concatenate(segments)[crossing_order],
-                            _curves(mesh, np.concatenate(names)[crossing_order]))
+    segments = np.concatenate(segments)[crossing_order]
+    return SelfIntersection(pairs[order], coplanar[order], segments,
+                            _curves(mesh, np.concatenate(names)[crossing_order], segments))
 
 
 @dataclass(frozen=True)
@@ -295,19 +298,30 @@ def _areas_overlap(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     return overlap
 
 
-def _curves(mesh: TriangleMesh, names: np.ndarray) -> np.ndarray:
-    """The curve of each segment: segments join where their ends have the same name (vertex ids welded
-    where positions are bit-identical, so split-vertex seams do not cut curves)."""
+def _curves(mesh: TriangleMesh, names: np.ndarray, segments: np.ndarray) -> np.ndarray:
+    """The curve of each segment: segments join where their ends have the same name (vertex ids welded where
+    positions are bit-identical, so split-vertex seams do not cut curves), or where their ends fall in one cell
+    of either of two grids ``JOIN_DISTANCE`` x the mesh's size wide, offset by half a cell (an end at an
+    edge-edge contact is named by either edge: the segments on its two sides name it differently)."""
     if not len(names):
         return np.zeros(0, np.int64)
     used, inverse = np.unique(names[:, :, :2], return_inverse=True)
     _, welded = np.unique(mesh.vertices[used], axis=0, return_inverse=True)
     edges = np.sort(welded.reshape(-1)[inverse.reshape(names.shape[0], 2, 2)], axis=2)
     ends = np.concatenate([edges, names[:, :, 2:]], axis=2).reshape(-1, 3)
-    _, point = np.unique(ends, axis=0, return_inverse=True)
-    point = point.reshape(-1, 2)
-    count = len(names)
-    # segments are nodes; each end point links the segments that share it
-    root, _ = label_components(count + int(point.max()) + 1, np.repeat(np.arange(count), 2), count + point.ravel())
-    _, curve = np.unique(root[:count], return_inverse=True)
+    cell = JOIN_DISTANCE * mesh.size or 1.0
+    points = segments.reshape(-1, 3) / cell
+    keys = [ends] + [np.floor(points + shift).astype(np.int64) for shift in (0.0, 0.5)]
+    count, ends_count = len(names), 2 * len(names)
+    first, second, offset = [], [], ends_count
+    for key in keys:
+        _, point = np.unique(key, axis=0, return_inverse=True)
+        first.append(np.arange(ends_count))
+        second.append(offset + point.reshape(-1))
+        offset += int(point.max()) + 1
+    # nodes: segment ends (2 per segment, an end's segment is end // 2), then one node per distinct key
+    first = np.concatenate([np.arange(ends_count), *first])
+    second = np.concatenate([np.repeat(np.arange(0, ends_count, 2), 2), *second])
+    root, _ = label_components(offset, first, second)
+    _, curve = np.unique(root[0:ends_count:2], return_inverse=True)
     return curve.reshape(-1)

@@ -23,6 +23,7 @@ from ..vector.arrays import cross
 from ..shapes.hull import distinct_directions
 from ..shapes.convex import Polytope
 from .bvh import TriangleBVH
+from .parts_union import part_overlaps
 from .repair import NONE, MeshRepair, bounds_volume, repaired
 from .topology import convexity_defect, edge_table, loose_parts, share_topology, submesh
 from .trimesh import TriangleMesh
@@ -161,6 +162,16 @@ class Solid:
         pieces = [self.mesh] if count == 1 else [submesh(self.mesh, labels == k) for k in range(count)]
         return tuple(Part(piece, bounds_volume(piece), convexity_defect(piece))
                      for piece in pieces)
+
+    @cached_property
+    def part_overlaps(self) -> list[tuple[int, int]]:
+        """The pairs of closed parts that share interior (``parts_union.part_overlaps``): the object's solid is
+        their union, and its volumes count that shared space once (a moved copy's: its source's)."""
+        if self._placement is not None:
+            return self._placement[0].part_overlaps
+        if len(self.parts) < 2:
+            return []
+        return part_overlaps([part.mesh for part in self.parts], [part.closed for part in self.parts])
 
     @cached_property
     def method(self) -> str:

@@ -16,9 +16,11 @@ from .operators.export import COLLISION_INSPECTOR_OT_export_report
 from .operators.inspect import CLASSES as INSPECT_CLASSES
 from .operators.resolve import CLASSES as RESOLVE_CLASSES
 from .operators.scan import COLLISION_INSPECTOR_OT_scan
-from .ui import overlay
+from .operators.self_check import COLLISION_INSPECTOR_OT_self_check
+from .ui import overlay, self_check_overlay
 from .ui.panel import CLASSES as PANEL_CLASSES
 from .ui.properties.result import CollisionInspectorResult
+from .ui.properties.self_check import CollisionInspectorSelfCheck
 from .ui.properties.settings import CollisionInspectorSettings
 
 # The handle of `blender --command collision_inspector` (cli.run) while registered.
@@ -26,6 +28,7 @@ _cli_command = None
 
 CLASSES = (
     CollisionInspectorResult,
+    CollisionInspectorSelfCheck,
     CollisionInspectorSettings,
     COLLISION_INSPECTOR_OT_analyze,
     COLLISION_INSPECTOR_OT_clear,
@@ -35,6 +38,7 @@ CLASSES = (
     *INSPECT_CLASSES,
     *RESOLVE_CLASSES,
     COLLISION_INSPECTOR_OT_scan,
+    COLLISION_INSPECTOR_OT_self_check,
     *PANEL_CLASSES,
 )
 
@@ -47,6 +51,7 @@ def register() -> None:
         bpy.utils.register_class(cls)
     bpy.types.Scene.collision_inspector = bpy.props.PointerProperty(type=CollisionInspectorSettings)
     overlay.add_handlers()
+    self_check_overlay.add_handlers()
     tracking.add_handlers()
     live.add_handlers(overlay.refresh)
     _cli_command = bpy.utils.register_cli_command(cli.COMMAND, cli.run)
@@ -61,6 +66,7 @@ def unregister() -> None:
     _cli_command = None
     live.remove_handlers()
     tracking.remove_handlers()
+    self_check_overlay.remove_handlers()
     overlay.remove_handlers()
     del bpy.types.Scene.collision_inspector
     for cls in reversed(CLASSES):

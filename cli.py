@@ -1,8 +1,9 @@
 """The headless command: ``blender --background FILE.blend --command collision_inspector check ...``.
 
 ``run(argv)`` parses the arguments after the command id, checks the open file's scene with
-``analysis.clash.start_check`` (review states come from the results stored in the file), prints one
-line per clash on stdout and progress on stderr, writes the optional JSON/CSV reports and returns
+``analysis.clash.start_check`` (review states come from the results stored in the file), or with ``--self`` each
+object against itself (``analysis.self_check``), prints one line per clash (per self-intersecting object) on
+stdout and progress on stderr, writes the optional JSON/CSV reports and returns
 the exit code: 0 when clean, 1 when clashes of the
 ``--fail-on`` kind exist, 2 on a usage, scene or file error (with a message on stderr): bad
 arguments, no ``.blend`` named, an unknown collection, an object with unusable geometry, a ``.blend``
@@ -27,6 +28,10 @@ from .analysis.geometry import ObjectGeometryError
 from .analysis.inspect import measure_modes, record_modes
 from .analysis.review import with_review_states
 from .analysis.scan import start_scan
+from .analysis.self_check import check_objects
+from .analysis.self_check_report import SelfCheckReport
+from .analysis.self_check_report import write_csv as write_self_csv
+from .analysis.self_check_report import write_json as write_self_json
 from .analysis.store import stored_reviews
 
 COMMAND = "collision_inspector"
@@ -128,6 +133,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="scan the animation: measure every frame from START to END (e.g. 1-250) and report, "
                             "per pair, its worst frame, first_contact_frame, deepest_frame, max_depth and the "
                             "frames in contact")
+    check.add_argument("--self", action="store_true", dest="self_check",
+                       help="check each object of the scope against itself instead of pairs: faces that pass "
+                            "through each other, the curves where they cross and, for closed objects, the volume "
+                            "covered twice; exits 1 when an object intersects itself (unless --fail-on none)")
     check.add_argument("--json", metavar="OUT", help="write the report as JSON to OUT")
     check.add_argument("--csv", metavar="OUT", help="write the report as CSV to OUT")
     check.add_argument("--fail-on", choices=tuple(FAILING_STATUSES), default="penetrating",
@@ -211,7 +220,7 @@ def unread_blend_files(argv: list[str]) -> list[str]:
     return [name for name in named_files(argv) if os.path.realpath(name) != open_file]
 
 
-def _check(arguments: argparse.Namespace) -> ClashReport:
+def _check(arguments: argparse.Namespace) -> ClashReport | SelfCheckReport:
     unread = unread_blend_files(sys.argv)
     if unread:
         raise UsageError(f"could not open {', '.join(unread)} (see Blender's message above)")
@@ -224,6 +233,10 @@ def _check(arguments: argparse.Namespace) -> ClashReport:
     if scope != "collections" and (arguments.a or arguments.b):
         raise UsageError(f"--a and --b only apply to --scope collections, not {scope}")
     context = bpy.context
+    if arguments.self_check:
+        if arguments.frames:
+            raise UsageError("--self checks the current frame: it does not take --frames")
+        return _self_check(context, scope, arguments)
     try:
         modes = measure_modes(context.scene)
     except ValueError as error:  # a 'View' plane in background mode, a zero custom normal
@@ -242,6 +255,33 @@ def _check(arguments: argparse.Namespace) -> ClashReport:
     # Review states of pairs reviewed in the panel and saved with the file carry over to the report.
     report.results = with_review_states(report.results, stored_reviews(context.scene.collision_inspector))
     return report
+
+
+def _self_check(context, scope: str, arguments: argparse.Namespace) -> SelfCheckReport:
+    """Each object of the scope (both collections' objects with --scope collections) checked against itself."""
+    view_layer = context.view_layer
+    if scope == "all":
+        objects = context.scene.objects
+    elif scope == "collections":
+        objects = {obj for name, option in ((arguments.a, "--a"), (arguments.b, "--b")) if name
+                   for obj in _collection(name, option).all_objects}
+    else:
+        objects = [obj for obj in view_layer.objects if obj.select_get(view_layer=view_layer)]
+        if scope == "active" and view_layer.objects.active is not None:
+            objects = [view_layer.objects.active]
+    report, _checked = check_objects(objects, view_layer, context.evaluated_depsgraph_get(), scope.upper())
+    return report
+
+
+def _print_self_report(report: SelfCheckReport) -> None:
+    for name, reason in sorted(report.skipped.items()):
+        print(f"{COMMAND}: skipped {name}: {reason}", file=sys.stderr)
+    for result in report.intersecting:
+        volume = "" if result.covered_twice_volume is None else \
+            f"\tcovered_twice_volume={result.covered_twice_volume:.6g}"
+        print(f"{result.object}\tself\tface_pairs={result.face_pairs}\tcurves={result.curves}{volume}")
+    print(f"{COMMAND}: {plural(len(report.results), 'object')} checked against themselves: "
+          f"{len(report.intersecting)} intersecting ({report.seconds:.2f} s)")
 
 
 def _scan(context, frames: tuple[int, int], options: dict) -> ClashReport:
@@ -287,7 +327,9 @@ def run(argv: list[str]) -> int:
         return USAGE_ERROR
     try:
         report = _check(arguments)
-        for path, write in ((arguments.json, write_json), (arguments.csv, write_csv)):
+        self_check = isinstance(report, SelfCheckReport)
+        for path, write in ((arguments.json, write_self_json if self_check else write_json),
+                            (arguments.csv, write_self_csv if self_check else write_csv)):
             if path:
                 write(report, path)
     except (UsageError, ObjectGeometryError) as error:
@@ -296,6 +338,9 @@ def run(argv: list[str]) -> int:
     except OSError as error:
         print(f"{COMMAND}: error: cannot write the report: {error}", file=sys.stderr)
         return USAGE_ERROR
+    if self_check:
+        _print_self_report(report)
+        return 1 if report.intersecting and arguments.fail_on != 'none' else 0
     _print_report(report)
     failing = FAILING_STATUSES[arguments.fail_on]
     return 1 if any(result.status in failing for result in report.results) else 0

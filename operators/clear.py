@@ -1,9 +1,10 @@
-"""Remove the stored results, and with them the viewport overlay."""
+"""Remove the stored results (pairs and self-intersections), and with them the viewport overlay."""
 
 import bpy
 
+from ..analysis.self_check_store import clear_self_checks
 from ..analysis.tracking import forget
-from ..ui import overlay
+from ..ui import overlay, self_check_overlay
 from .base import NeedsResultsMixin
 
 
@@ -16,10 +17,16 @@ class COLLISION_INSPECTOR_OT_clear(NeedsResultsMixin, bpy.types.Operator):
 
     no_results = "No results to clear"
 
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        return bool(context.scene.collision_inspector.self_checks) or super().poll(context)
+
     def execute(self, context: bpy.types.Context) -> set:
         settings = context.scene.collision_inspector
         settings.results.clear()
         settings.active_result_index = 0
+        clear_self_checks(settings)
         forget()
         overlay.refresh()
+        self_check_overlay.refresh()
         return {'FINISHED'}

@@ -359,3 +359,14 @@ def contact_geometry(curves: tuple, regions: tuple, shown: np.ndarray, codes: np
         triangle_coords=np.concatenate(triangles).reshape(-1, 3).astype(np.float32),
         triangle_colors=np.repeat(fill, 3, axis=0),
     )
+
+
+#: Colour of the curves where an object's own faces cross (``self_intersection_lines``).
+SELF_INTERSECTION_COLOR = (1.0, 0.25, 0.85, 1.0)
+
+
+def self_intersection_lines(segments: np.ndarray, owners: np.ndarray, shown: np.ndarray) -> np.ndarray:
+    """(2K, 3) float32 line ends of the stored self-intersection ``segments`` (S, 2, 3) whose ``owners`` (S,) are
+    among the ``shown`` item indices (those whose objects still exist)."""
+    keep = np.isin(owners, shown)
+    return np.ascontiguousarray(segments[keep].reshape(-1, 3), dtype=np.float32)

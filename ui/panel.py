@@ -386,6 +386,37 @@ def draw_result_actions(layout, settings, result, scene: bpy.types.Scene) -> Non
     row.operator("collision_inspector.resolve_all", text="All")
 
 
+class COLLISION_INSPECTOR_PT_self_check(_SidebarPanel, bpy.types.Panel):
+    """Each selected object checked against itself: its faces that pass through each other."""
+
+    bl_label = "Self-Intersections"
+    bl_parent_id = "COLLISION_INSPECTOR_PT_main"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw(self, context):
+        settings = context.scene.collision_inspector
+        layout = self.layout
+        row = layout.row(align=True)
+        row.operator("collision_inspector.self_check", icon='MOD_MESHDEFORM', text="Check")
+        row.operator("collision_inspector.self_check", icon='RESTRICT_SELECT_OFF',
+                     text="Check and Select Faces").select_faces = True
+        column = layout.column(align=True)
+        for item in settings.self_checks:
+            column.label(text=self_check_line(item, context.scene),
+                         icon='ERROR' if item.face_pairs or item.covered_twice_volume > 0.0 else 'CHECKMARK')
+
+
+def self_check_line(item, scene: bpy.types.Scene) -> str:
+    """"Body: 12 face pairs, 2 curves, 0.8 cm³ covered twice", or "Body: no self-intersections"."""
+    if not item.face_pairs and not item.covered_twice_volume > 0.0:
+        return f"{item.name}: no self-intersections"
+    text = f"{item.name}: {item.face_pairs} face pair{'' if item.face_pairs == 1 else 's'}, " \
+           f"{item.curves} curve{'' if item.curves == 1 else 's'}"
+    if item.covered_twice_measured and item.covered_twice_volume > 0.0:
+        text += f", {format_volume(item.covered_twice_volume, scene)} covered twice"
+    return text
+
+
 CLASSES = (
     COLLISION_INSPECTOR_UL_results,
     COLLISION_INSPECTOR_PT_main,
@@ -393,4 +424,5 @@ CLASSES = (
     COLLISION_INSPECTOR_PT_display,
     COLLISION_INSPECTOR_PT_results,
     COLLISION_INSPECTOR_PT_inspect,
+    COLLISION_INSPECTOR_PT_self_check,
 )

@@ -247,11 +247,16 @@ def draw(panel_class, context=None) -> RecordingLayout:
 
 def test_panels_sit_in_the_collision_tab(addon, panel_module, empty_scene):
     panels = [cls for cls in panel_module.CLASSES if issubclass(cls, bpy.types.Panel)]
-    assert len(panels) == 5  # main, thresholds, display, results, inspect
+    assert len(panels) == 6  # main, thresholds, display, results, inspect, self-intersections
     for cls in panels:
         assert (cls.bl_space_type, cls.bl_region_type, cls.bl_category) == ('VIEW_3D', 'UI', "Collision")
         assert bpy.types.Panel.bl_rna_get_subclass_py(cls.__name__) is not None
     assert bpy.types.UIList.bl_rna_get_subclass_py("COLLISION_INSPECTOR_UL_results") is not None
+
+
+def test_self_intersection_panel_offers_the_check_with_and_without_face_selection(panel_module, empty_scene):
+    layout = draw(panel_module.COLLISION_INSPECTOR_PT_self_check)
+    assert layout.entries("operator") == ["collision_inspector.self_check", "collision_inspector.self_check"]
 
 
 def test_main_panel_offers_analyse_and_clear(panel_module, empty_scene):

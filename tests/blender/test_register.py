@@ -9,8 +9,9 @@ import importlib
 import bpy
 import pytest
 
-#: The add-on's functions in each app handler list: the overlay's, the result tracker's and the live update's.
-APP_HANDLERS = {"load_post": 3, "undo_post": 3, "redo_post": 3, "depsgraph_update_post": 2}
+#: The add-on's functions in each app handler list: the overlay's, the self-intersection overlay's, the result
+#: tracker's and the live update's.
+APP_HANDLERS = {"load_post": 4, "undo_post": 4, "redo_post": 4, "depsgraph_update_post": 2}
 APP_HANDLER_LISTS = tuple(APP_HANDLERS)
 REGISTRABLE_BASES = (bpy.types.PropertyGroup, bpy.types.Operator, bpy.types.Panel, bpy.types.UIList, bpy.types.Menu)
 

@@ -15,6 +15,7 @@ from bpy.props import (
 
 from .enums import PLANE_MODE_ITEMS, SCOPE_ITEMS, SORT_ITEMS, STATUS_ITEMS
 from .result import CollisionInspectorResult
+from .self_check import CollisionInspectorSelfCheck
 
 
 def _redraw_overlay(_self, _context) -> None:
@@ -206,6 +207,8 @@ class CollisionInspectorSettings(bpy.types.PropertyGroup):
     color_clearance: _color("Clearance", (1.0, 0.5, 0.0, 1.0), "Colour of clearance violations")
     color_separated: _color("Separated", (0.0, 0.8, 0.9, 1.0), "Colour of separated pairs")
     results: CollectionProperty(type=CollisionInspectorResult, name="Results", description="Analysed pairs")
+    self_checks: CollectionProperty(type=CollisionInspectorSelfCheck, name="Self-Intersections",
+                                    description="Objects checked against themselves (Check Self-Intersections)")
     active_result_index: IntProperty(
         name="Active Result", description="Result shown in detail and highlighted in the viewport", default=0,
         min=0, update=_select_and_frame,

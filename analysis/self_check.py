@@ -1,0 +1,81 @@
+"""Self-intersection check: each object against itself (the faces of one object that pass through each other).
+
+Each object's evaluated world-space triangles are read once (``shapes``) and checked with
+``core.mesh.self_intersection`` (exact: faces that only touch do not count). For closed objects the volume
+inside two or more of their parts is measured too (``core.mesh.parts_union.covered_twice``); a single part
+crossing itself has no such number (None). The operator, the panel and the command line all call
+``check_objects``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import bpy
+import numpy as np
+
+from ..core.mesh import Solid
+from ..core.mesh.parts_union import covered_twice
+from ..core.mesh.self_intersection import SelfIntersection, self_intersection
+from ..core.mesh.topology import loose_parts
+from .self_check_report import SelfCheckReport, SelfCheckResult
+from .shapes import Source, read_mesh, scope_sources
+
+#: Crossing segments kept per object for drawing and reports; past it, every k-th (the counts stay exact).
+MAX_SEGMENTS = 100_000
+
+
+@dataclass(frozen=True)
+class CheckedObject:
+    """An object checked against itself: its report line and which of its evaluated triangles take part."""
+
+    result: SelfCheckResult
+    source: Source
+    triangles: np.ndarray
+
+
+def covered_twice_volume(solid: Solid, found: SelfIntersection) -> float | None:
+    """The volume inside two or more of a closed object's parts; None when it is open or cannot be measured (a part
+    crossing itself, or overlapping parts of which one is not convex, see ``parts_union``)."""
+    if not solid.closed:
+        return None
+    if found.count:
+        labels = loose_parts(solid.mesh)[0]
+        if (labels[found.pairs[:, 0]] == labels[found.pairs[:, 1]]).any():
+            return None
+    if not solid.part_overlaps:
+        return 0.0
+    return covered_twice([part.mesh for part in solid.parts], [part.convex for part in solid.parts],
+                         solid.part_overlaps)
+
+
+def check_source(source: Source, depsgraph: bpy.types.Depsgraph) -> CheckedObject:
+    """One object checked against itself (ObjectGeometryError, naming it, when its geometry cannot be read)."""
+    solid = Solid(read_mesh(source, depsgraph), name=source.name)
+    found = self_intersection(solid.mesh)
+    crossing = found.segments
+    if len(crossing) > MAX_SEGMENTS:
+        crossing = crossing[:: -(-len(crossing) // MAX_SEGMENTS)]
+    result = SelfCheckResult(
+        object=source.name, triangles=len(solid.mesh.triangles), face_pairs=found.count,
+        coplanar_pairs=int(found.coplanar.sum()), faces=len(found.triangles), curves=found.curve_count,
+        closed=solid.closed, covered_twice_volume=covered_twice_volume(solid, found),
+        segments=tuple(tuple(map(tuple, segment)) for segment in crossing.tolist()))
+    return CheckedObject(result, source, found.triangles)
+
+
+def check_objects(objects: Iterable[bpy.types.Object], view_layer: bpy.types.ViewLayer, depsgraph, scope: str
+                  ) -> tuple[SelfCheckReport, list[CheckedObject]]:
+    """Every object of ``objects`` (with geometry, visible) checked against itself, sorted by name; the report and
+    the checked objects (their triangles, for the face selection)."""
+    started, clock = datetime.now(UTC), time.perf_counter()
+    report = SelfCheckReport(scope=scope, blend_file=bpy.data.filepath, blender_version=bpy.app.version_string,
+                             time=started.isoformat(timespec="seconds"))
+    checked = [check_source(source, depsgraph) for source in scope_sources(objects, view_layer, depsgraph,
+                                                                           report.skipped)]
+    report.results = [item.result for item in checked]
+    report.seconds = time.perf_counter() - clock
+    return report, checked

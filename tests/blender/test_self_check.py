@@ -1,0 +1,140 @@
+"""Self-intersections: the operator, its stored results and overlay lines, the face selection, the command line
+and its JSON/CSV reports."""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import json
+
+import bpy
+import numpy as np
+import pytest
+from test_clash import add_cube, select_only
+
+CUBE_FACES = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+
+
+def add_joined_boxes(name: str, boxes) -> bpy.types.Object:
+    """One object made of the boxes ``[(low, high), ...]`` as loose parts (joined, not merged)."""
+    vertices, faces = [], []
+    for low, high in boxes:
+        start = len(vertices)
+        vertices += [(x, y, z) for x in (low[0], high[0]) for y in (low[1], high[1]) for z in (low[2], high[2])]
+        faces += [tuple(start + k for k in face) for face in CUBE_FACES]
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata(vertices, [], faces)
+    obj = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+@pytest.fixture
+def kitbash(empty_scene):
+    """"Prop": two boxes overlapping by 0.5 x 0.6 x 0.6 = 0.18 (the second pokes out through x = 1); "Crate": a
+    clean cube."""
+    prop = add_joined_boxes("Prop", [((0, 0, 0), (1, 1, 1)), ((0.5, 0.2, 0.2), (1.5, 0.8, 0.8))])
+    crate = add_cube("Crate", location=(4.0, 0.0, 0.0))
+    select_only(prop, crate, active=prop)
+    return prop, crate
+
+
+def _core(addon, name):
+    return importlib.import_module(f"{addon.__name__}.core.mesh.{name}")
+
+
+def test_operator_counts_each_objects_own_crossings(addon, kitbash):
+    prop, crate = kitbash
+    assert bpy.ops.collision_inspector.self_check() == {'FINISHED'}
+    checks = {item.name: item for item in bpy.context.scene.collision_inspector.self_checks}
+    assert set(checks) == {"Prop", "Crate"}
+    # the core's answer on the same triangles (the faces split as Blender draws them)
+    mesh = prop.data
+    mesh.calc_loop_triangles()
+    triangles = np.array([tuple(t.vertices) for t in mesh.loop_triangles])
+    vertices = np.array([v.co[:] for v in mesh.vertices])
+    expected = _core(addon, "self_intersection").self_intersection(
+        _core(addon, "trimesh").TriangleMesh.from_arrays(vertices, triangles))
+    assert checks["Prop"].face_pairs == expected.count > 0
+    assert checks["Prop"].curves == 1 and checks["Prop"].closed
+    assert checks["Prop"].covered_twice_measured
+    assert checks["Prop"].covered_twice_volume == pytest.approx(0.5 * 0.6 * 0.6, rel=1e-6)
+    assert checks["Crate"].face_pairs == 0 and checks["Crate"].covered_twice_volume == 0.0
+    panel = importlib.import_module(f"{addon.__name__}.ui.panel")
+    assert panel.self_check_line(checks["Crate"], bpy.context.scene) == "Crate: no self-intersections"
+    assert panel.self_check_line(checks["Prop"], bpy.context.scene).startswith(f"Prop: {expected.count} face pairs, 1 curve")
+
+
+def test_overlay_draws_the_crossing_curve_where_the_part_pokes_out(addon, kitbash):
+    bpy.ops.collision_inspector.self_check()
+    overlay = importlib.import_module(f"{addon.__name__}.ui.self_check_overlay")
+    lines = overlay.line_coords(bpy.context.scene)
+    assert len(lines) > 0 and len(lines) % 2 == 0
+    np.testing.assert_allclose(lines[:, 0], 1.0, atol=1e-6)  # the rectangle on the first box's face x = 1
+    length = np.linalg.norm(lines[1::2] - lines[::2], axis=1).sum()
+    assert length == pytest.approx(2 * (0.6 + 0.6), rel=1e-5)
+    bpy.context.scene.collision_inspector.show_curves = False
+    assert len(overlay.line_coords(bpy.context.scene)) == 0
+
+
+def test_nothing_is_selected_unless_asked(kitbash):
+    prop, _crate = kitbash
+    before = [p.select for p in prop.data.polygons]
+    bpy.ops.collision_inspector.self_check()
+    assert [p.select for p in prop.data.polygons] == before
+
+
+def test_select_faces_selects_exactly_the_crossing_faces(kitbash):
+    prop, crate = kitbash
+    assert bpy.ops.collision_inspector.self_check(select_faces=True) == {'FINISHED'}
+    selected = {p.index for p in prop.data.polygons if p.select}
+    centres = {p.index: tuple(round(float(c), 6) for c in p.center) for p in prop.data.polygons}
+    # the first box's face x = 1 and the second box's four sides running through it
+    assert {centres[k] for k in selected} == {(1.0, 0.5, 0.5), (1.0, 0.5, 0.2), (1.0, 0.5, 0.8), (1.0, 0.2, 0.5),
+                                              (1.0, 0.8, 0.5)}
+    assert not any(p.select for p in crate.data.polygons)
+
+
+def test_poll_explains_what_to_select(empty_scene):
+    select_only()
+    assert not bpy.ops.collision_inspector.self_check.poll()
+
+
+@pytest.fixture
+def cli(addon):
+    return importlib.import_module(addon.__name__ + ".cli")
+
+
+def test_command_line_checks_each_object_and_writes_reports(kitbash, cli, capsys, tmp_path):
+    json_path, csv_path = tmp_path / "self.json", tmp_path / "self.csv"
+    assert cli.run(["check", "--self", "--json", str(json_path), "--csv", str(csv_path)]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("Prop\tself\tface_pairs=")
+    assert "2 objects checked against themselves: 1 intersecting" in out
+    document = json.loads(json_path.read_text())
+    assert document["check"] == "self" and document["self_intersecting"] == 1
+    rows = {row["object"]: row for row in document["results"]}
+    assert rows["Prop"]["covered_twice_volume"] == pytest.approx(0.18, rel=1e-6)
+    assert rows["Prop"]["curves"] == 1 and len(rows["Prop"]["segments"]) > 0 and rows["Crate"]["face_pairs"] == 0
+    with csv_path.open() as stream:
+        table = list(csv.DictReader(line for line in stream if not line.startswith("#")))
+    by_name = {row["object"]: row for row in table}
+    assert int(by_name["Prop"]["face_pairs"]) == rows["Prop"]["face_pairs"] and by_name["Crate"]["closed"] == "true"
+    assert cli.run(["check", "--self", "--fail-on", "none"]) == 0
+
+
+def test_command_line_self_check_of_clean_objects_exits_0(empty_scene, cli, capsys):
+    add_cube("Box")
+    bpy.context.view_layer.update()
+    assert cli.run(["check", "--self"]) == 0
+    assert "1 object checked against themselves: 0 intersecting" in capsys.readouterr().out
+    assert cli.run(["check", "--self", "--frames", "1-3"]) == 2
+
+
+def test_clear_removes_the_self_intersections_and_their_curves(addon, kitbash):
+    bpy.ops.collision_inspector.self_check()
+    assert bpy.ops.collision_inspector.clear.poll()  # no pair results: the self-intersections are enough
+    assert bpy.ops.collision_inspector.clear() == {'FINISHED'}
+    overlay = importlib.import_module(f"{addon.__name__}.ui.self_check_overlay")
+    assert not len(bpy.context.scene.collision_inspector.self_checks)
+    assert len(overlay.line_coords(bpy.context.scene)) == 0

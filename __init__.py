@@ -1,14 +1,15 @@
 """Collision Inspector: exact penetration depth, contact normal and distance between Blender objects.
 
-This module only registers and unregisters; the work lives in ``core`` (pure numpy),
-``operators`` (Blender data -> core -> results) and ``ui`` (properties, sidebar, overlay).
+This module only registers and unregisters; the work lives in ``core`` (pure numpy), ``analysis`` (Blender
+geometry -> core -> reports and stored results), ``operators`` (thin Operator classes) and ``ui`` (properties,
+sidebar, overlay).
 """
 
 import bpy
 
 from . import cli
 from .analysis import live, tracking
-from .operators.analyze import COLLISION_INSPECTOR_OT_analyze
+from .operators.analyse import COLLISION_INSPECTOR_OT_analyze
 from .operators.browse import CLASSES as BROWSE_CLASSES
 from .operators.clear import COLLISION_INSPECTOR_OT_clear
 from .operators.crosscheck import COLLISION_INSPECTOR_OT_cross_check

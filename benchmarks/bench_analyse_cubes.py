@@ -32,7 +32,7 @@ CUBES = 300
 PARTS = (("core.mesh.contact.convex_pairs", "screen_many"), ("core.mesh.contact.convex_pairs", "sat_contacts"),
          ("core.mesh.contact.convex_pairs", "collide"), ("core.mesh.contact.convex_pairs", "contact_regions"),
          ("core.mesh.contact.batch", "pair_volumes"),
-         ("analysis.clash", "clash_result"), ("operators.analyze", "store_results"))
+         ("analysis.clash", "clash_result"), ("operators.analyse", "store_results"))
 LABELS = {"screen_many": "GJK screen of all pairs", "sat_contacts": "SAT on the overlapping pairs",
           "collide": "EPA on the others (touching, near)", "contact_regions": "contact regions",
           "pair_volumes": "overlap volumes", "clash_result": "results for the scene",

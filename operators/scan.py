@@ -15,7 +15,7 @@ from ..analysis.store import store_results
 from ..analysis.typed import typed_decimal
 from ..ui import overlay
 from ..ui.units import format_length
-from .analyze import EVERY_PAIR_SCOPES
+from .analyse import EVERY_PAIR_SCOPES
 from .base import PROGRESS_STEPS, SLICE_SECONDS, StepwiseMixin, advance
 
 

@@ -302,7 +302,7 @@ def result_details(result, scene: bpy.types.Scene) -> list:
     ]
 
 
-# Interactive inspection (issue 11): measuring modes, directional depth and Copy Pair for Report.
+# Interactive inspection: measuring modes, directional depth and Copy Pair for Report.
 
 def directional_summary(result, scene: bpy.types.Scene) -> str:
     """"Cube must move 0.25 m along Z to separate" (to touch when apart; or that it never touches)."""

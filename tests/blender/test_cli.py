@@ -16,7 +16,7 @@ import subprocess
 import bpy
 import pytest
 from conftest import in_real_blender
-from test_clash import add_cube
+from test_analysis_clash import add_cube
 
 
 @pytest.fixture
@@ -83,9 +83,16 @@ def test_a_blend_file_blender_could_not_open_exits_2(clashing_scene, cli, capsys
     assert missing in capsys.readouterr().err
 
 
-def test_no_blend_file_named_exits_2_rather_than_checking_the_startup_scene(clashing_scene, cli, capsys,
+@pytest.fixture
+def no_open_file() -> None:
+    """No .blend file open, as after "blender --background --command ..." (earlier tests may have opened one)."""
+    if bpy.data.filepath:
+        bpy.ops.wm.read_homefile(use_empty=True)
+
+
+def test_no_blend_file_named_exits_2_rather_than_checking_the_startup_scene(no_open_file, clashing_scene, cli, capsys,
                                                                              monkeypatch):
-    assert not bpy.data.filepath  # as after "blender --background --command ...": the startup scene
+    assert not bpy.data.filepath  # the startup scene
     monkeypatch.setattr("sys.argv", ["blender", "--background", "--command", "collision_inspector", "check"])
     assert cli.run(["check"]) == 2
     error = capsys.readouterr().err

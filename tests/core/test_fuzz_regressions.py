@@ -1,4 +1,4 @@
-"""Regressions of issue 8: the worst finds of ``benchmarks/fuzz_core.py`` on the core before the fix
+"""Regressions: the worst finds of ``benchmarks/fuzz_core.py`` on the core before the fix
 (seed 5, one per failure kind; then seed 2, the flat strips), and the issue's own examples, each
 checked against the exact reference (Qhull of A - B) or an analytic answer."""
 

@@ -10,7 +10,7 @@ import json
 import bpy
 import pytest
 
-from test_browser import add_cube, analyse, select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
+from test_operators_browse import add_cube, analyse, select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
 
 
 @pytest.fixture

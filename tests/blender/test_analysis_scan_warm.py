@@ -10,7 +10,7 @@ import bpy
 import numpy as np
 import pytest
 
-from test_browser import select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
+from test_operators_browse import select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
 
 
 def uv_sphere(name: str, x: float) -> bpy.types.Object:

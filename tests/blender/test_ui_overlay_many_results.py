@@ -2,7 +2,7 @@
 what is drawn, and clashes that vanished (kept as 'resolved') are not drawn.
 
 Results are written a column at a time (``foreach_set``), as an analysis of hundreds of objects would
-leave them; the drawing goes into an offscreen buffer (see ``test_overlay_gpu``).
+leave them; the drawing goes into an offscreen buffer (see ``test_ui_overlay_gpu``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from mathutils import Matrix, Vector
 
-from test_browser import add_cube, analyse, select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
+from test_operators_browse import add_cube, analyse, select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
 
 SIZE = 256
 LABEL_COLOR = (0.2, 1.0, 0.3, 1.0)  # penetrating, distinct from the other statuses

@@ -14,7 +14,7 @@ import mathutils
 import numpy as np
 import pytest
 
-from test_browser import add_cube, analyse, select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
+from test_operators_browse import add_cube, analyse, select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
 
 
 def result(a: str, b: str):

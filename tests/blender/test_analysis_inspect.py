@@ -1,4 +1,4 @@
-"""Interactive inspection (issue 11): directional depth, plane mode, rigid-body shapes, clicking a list row,
+"""Interactive inspection: directional depth, plane mode, rigid-body shapes, clicking a list row,
 and Copy Pair for Report.
 
 References are analytic: axis-aligned cubes and spheres whose travel, in-plane overlap or physics shape
@@ -16,7 +16,7 @@ import bpy
 import numpy as np
 import pytest
 
-from test_browser import add_cube, analyse, select_only
+from test_operators_browse import add_cube, analyse, select_only
 
 EXACT = 1e-6
 
@@ -225,7 +225,7 @@ def test_labels_of_coinciding_arrows_are_stacked_with_a_leader(empty_scene, addo
 def test_inspect_panel_offers_the_modes_the_axes_and_copy_pair(empty_scene, addon):
     from types import SimpleNamespace
 
-    from test_panel_units import RecordingLayout
+    from test_ui_panel_units import RecordingLayout
 
     class Layout(RecordingLayout):
         def _child(self, *_args, **_kwargs):
@@ -269,7 +269,7 @@ def test_directional_depth_uses_the_rigid_body_shapes(empty_scene):
 def test_rows_shorten_long_pair_names_to_the_sidebar_width(empty_scene, addon):
     from types import SimpleNamespace
 
-    from test_panel_units import RecordingLayout
+    from test_ui_panel_units import RecordingLayout
 
     panel = importlib.import_module(addon.__name__ + ".ui.panel")
     add_cube("Left bracket of the main assembly.001", 0.0)

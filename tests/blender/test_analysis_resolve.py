@@ -8,8 +8,8 @@ import math
 import bpy
 import pytest
 
-from test_browser import add_cube, analyse, select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
-from test_live import l_shape, result
+from test_operators_browse import add_cube, analyse, select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
+from test_analysis_live import l_shape, result
 
 
 def overlapping_cubes() -> None:

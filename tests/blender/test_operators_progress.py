@@ -11,7 +11,7 @@ import bpy
 import pytest
 from conftest import stand_in_operator
 
-from test_browser import add_cube, analyse, select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
+from test_operators_browse import add_cube, analyse, select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
 
 
 @pytest.fixture
@@ -20,8 +20,8 @@ def clash(addon):
 
 
 @pytest.fixture
-def analyze(addon):
-    return importlib.import_module(addon.__name__ + ".operators.analyze")
+def analyse_module(addon):
+    return importlib.import_module(addon.__name__ + ".operators.analyse")
 
 
 def row_of_cubes(count: int) -> None:
@@ -90,15 +90,15 @@ def test_a_broken_object_met_while_stepping_is_skipped_and_the_rest_measured(emp
     assert len(analyse('ALL')) == 2
 
 
-def modal_operator(analyze):
+def modal_operator(analyse_module):
     """The analyse operator driven through a stand-in instance (see ``conftest.stand_in_operator``)."""
-    return stand_in_operator(analyze.COLLISION_INSPECTOR_OT_analyze)
+    return stand_in_operator(analyse_module.COLLISION_INSPECTOR_OT_analyze)
 
 
-def test_modal_analysis_passes_other_events_and_finishes_on_timer_ticks(empty_scene, analyze):
+def test_modal_analysis_passes_other_events_and_finishes_on_timer_ticks(empty_scene, analyse_module):
     row_of_cubes(4)
     select_only(*bpy.data.objects)
-    operator = modal_operator(analyze)
+    operator = modal_operator(analyse_module)
     assert operator.start(bpy.context)
     assert operator.modal(bpy.context, SimpleNamespace(type='MOUSEMOVE')) == {'PASS_THROUGH'}
     assert len(empty_scene.collision_inspector.results) == 0
@@ -112,11 +112,11 @@ def test_modal_analysis_passes_other_events_and_finishes_on_timer_ticks(empty_sc
     assert operator.reports[-1] == ({'INFO'}, "Analysed 6 pairs: 3 penetrating, 3 separated")
 
 
-def test_escape_cancels_the_modal_analysis_and_keeps_the_previous_results(empty_scene, analyze):
+def test_escape_cancels_the_modal_analysis_and_keeps_the_previous_results(empty_scene, analyse_module):
     row_of_cubes(4)
     assert len(analyse('ALL')) == 3
     bpy.data.objects["C01"].location.x = 50.0
-    operator = modal_operator(analyze)
+    operator = modal_operator(analyse_module)
     assert operator.start(bpy.context)
     assert operator.modal(bpy.context, SimpleNamespace(type='ESC')) == {'CANCELLED'}
     assert operator.reports == [({'WARNING'}, "Analysis cancelled; the previous results are kept")]

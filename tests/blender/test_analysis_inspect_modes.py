@@ -1,4 +1,4 @@
-"""The measuring modes beyond Analyse (issue 11): live update and the animation scan measure in the plane or
+"""The measuring modes beyond Analyse: live update and the animation scan measure in the plane or
 with rigid-body shapes as Analyse does; instanced objects ("Instancer ▸ Object") follow their instancer and
 their object; Resolve refuses to move an instance and says why; reports name the mode they were measured in.
 
@@ -17,9 +17,9 @@ import math
 import bpy
 import pytest
 
-from test_browser import add_cube, analyse, new_collection, select_only  # noqa: I001
-from test_inspect import add_rigid_body, result_of
-from test_scan import fly_through, key_pass
+from test_operators_browse import add_cube, analyse, new_collection, select_only  # noqa: I001
+from test_analysis_inspect import add_rigid_body, result_of
+from test_analysis_scan import fly_through, key_pass
 
 EXACT = 1e-6
 INSTANCE = "Rack \u25b8 Peg"

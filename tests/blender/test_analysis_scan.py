@@ -12,8 +12,8 @@ import bpy
 import pytest
 from conftest import stand_in_operator
 
-from test_browser import add_cube, select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
-from test_live import result
+from test_operators_browse import add_cube, select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
+from test_analysis_live import result
 
 
 def fly_through(scene) -> None:
@@ -107,7 +107,7 @@ def test_the_panel_export_carries_the_scan(empty_scene, addon, tmp_path):
 
 
 def test_the_panel_shows_the_scan_and_offers_resolve(empty_scene, addon):
-    from test_panel_units import draw
+    from test_ui_panel_units import draw
 
     panel = importlib.import_module(addon.__name__ + ".ui.panel")
     fly_through(empty_scene)

@@ -109,10 +109,10 @@ def analysed_overlapping_cubes(distance: float = 0.9):
 
 def report_lines(addon, scene) -> list:
     """The lines the analyse operator reports for the scene's results (recorded instead of printed)."""
-    analyze = importlib.import_module(addon.__name__ + ".operators.analyze")
+    analyse = importlib.import_module(addon.__name__ + ".operators.analyse")
     lines = []
     recorder = SimpleNamespace(report=lambda kinds, text: lines.append((set(kinds), text)))
-    analyze.COLLISION_INSPECTOR_OT_analyze.report_results(recorder, scene, scene.collision_inspector.results)
+    analyse.COLLISION_INSPECTOR_OT_analyze.report_results(recorder, scene, scene.collision_inspector.results)
     return lines
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from mathutils.bvhtree import BVHTree
 
-from test_analyze import add_cube, analyse, assert_contact_conventions, only_result, rename  # noqa: I001
+from test_operators_analyse import add_cube, analyse, assert_contact_conventions, only_result, rename  # noqa: I001
 
 EXACT = 1e-6
 

@@ -10,7 +10,7 @@ import bpy
 import numpy as np
 import pytest
 
-from test_analyze import add_cube  # noqa: I001  (pytest puts tests/blender on sys.path)
+from test_operators_analyse import add_cube  # noqa: I001  (pytest puts tests/blender on sys.path)
 
 EXACT = 1e-6
 

@@ -3,7 +3,7 @@
 import bpy
 import pytest
 
-from test_analyze import add_cube, only_result, rename  # noqa: I001  (pytest puts tests/blender on sys.path)
+from test_operators_analyse import add_cube, only_result, rename  # noqa: I001  (pytest puts tests/blender on sys.path)
 
 
 def test_sat_agrees_with_an_analysed_convex_pair(empty_scene):

@@ -12,9 +12,9 @@ from types import SimpleNamespace
 import bpy
 import pytest
 
-from test_browser import add_cube, analyse, select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
-from test_panel_units import RecordingLayout, draw, set_units
-from test_progress import modal_operator
+from test_operators_browse import add_cube, analyse, select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
+from test_ui_panel_units import RecordingLayout, draw, set_units
+from test_operators_progress import modal_operator
 
 
 @pytest.fixture
@@ -23,8 +23,8 @@ def cli(addon):
 
 
 @pytest.fixture
-def analyze(addon):
-    return importlib.import_module(addon.__name__ + ".operators.analyze")
+def analyse_module(addon):
+    return importlib.import_module(addon.__name__ + ".operators.analyse")
 
 
 @pytest.fixture
@@ -146,7 +146,7 @@ def test_results_loaded_from_a_file_are_not_stale(empty_scene, tmp_path):
 
 
 @pytest.mark.parametrize("scope, count", [('ALL', 4), ('SELECTED', 6)])
-def test_results_go_to_the_scene_the_analysis_started_in(empty_scene, analyze, scope, count):
+def test_results_go_to_the_scene_the_analysis_started_in(empty_scene, analyse_module, scope, count):
     two_clashing_pairs()
     bpy.ops.mesh.primitive_torus_add(location=(5.0, 0.0, 0.0))  # measured as its hull: a convexity note
     bpy.context.active_object.name = "Ring"
@@ -154,7 +154,7 @@ def test_results_go_to_the_scene_the_analysis_started_in(empty_scene, analyze, s
     empty_scene.collision_inspector.scope = scope
     empty_scene.collision_inspector.use_hulls = True
     other = bpy.data.scenes.new("Other")
-    operator = modal_operator(analyze)
+    operator = modal_operator(analyse_module)
     assert operator.start(bpy.context)
     with bpy.context.temp_override(scene=other):  # the user switched scenes while it ran
         assert bpy.context.scene == other
@@ -168,18 +168,18 @@ def test_results_go_to_the_scene_the_analysis_started_in(empty_scene, analyze, s
     assert len(other.collision_inspector.results) == 0
 
 
-def test_a_second_analysis_is_refused_while_one_runs(empty_scene, analyze, monkeypatch):
+def test_a_second_analysis_is_refused_while_one_runs(empty_scene, analyse_module, monkeypatch):
     """While a modal analysis runs (invoke keeps the running operator, a real one), Analyse is greyed out and
     refuses to start; once it ends, it is available again."""
     two_clashing_pairs()
     empty_scene.collision_inspector.scope = 'ALL'
     assert bpy.ops.collision_inspector.analyze.poll()
-    operator_class = analyze.COLLISION_INSPECTOR_OT_analyze
+    operator_class = analyse_module.COLLISION_INSPECTOR_OT_analyze
     original_start = operator_class.start
     refusals = []
 
     def start_as_invoke_does(self, context):
-        analyze.mark_running(self)  # what invoke() does when the analysis runs modally
+        analyse_module.mark_running(self)  # what invoke() does when the analysis runs modally
         refusals.append(not bpy.ops.collision_inspector.analyze.poll())
         with pytest.raises(RuntimeError, match="already running"):
             bpy.ops.collision_inspector.analyze()
@@ -188,18 +188,18 @@ def test_a_second_analysis_is_refused_while_one_runs(empty_scene, analyze, monke
     monkeypatch.setattr(operator_class, "start", start_as_invoke_does)
     assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
     assert refusals == [True]
-    assert not analyze.analysis_running()
+    assert not analyse_module.analysis_running()
     monkeypatch.undo()
     assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
 
 
-def test_a_check_with_no_clash_says_so(empty_scene, analyze):
+def test_a_check_with_no_clash_says_so(empty_scene, analyse_module):
     for name, x in (("A", 0.0), ("B", 5.0), ("C", 10.0)):
         add_cube(name, x)
     select_only()
     lines = []
     empty_scene.collision_inspector.scope = 'ALL'
-    operator = modal_operator(analyze)
+    operator = modal_operator(analyse_module)
     operator.report = lambda kinds, text: lines.append(text)
     assert operator.start(bpy.context)
     assert operator.step(bpy.context, 10.0) == {'FINISHED'}

@@ -23,6 +23,7 @@ from ..core import overlapping_pairs
 from ..core.mesh import CONVEX, HULL, Solid, measure_solid_pairs
 from .clash_report import ClashReport, ClashResult, pair_status
 from .geometry import ObjectGeometryError
+from .mesh_notes import object_note, pair_note, volume_certainty
 from .inspect import MeasureModes, broad_phase_bounds, measure_in_mode, measure_modes, rigid_shape
 from .scope import SCOPES, allowed_pairs, possible_pairs, scope_sides
 from .separated import SeparatedRows
@@ -208,6 +209,11 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
     options = {"tolerance": report.tolerance, "touch_tolerance": report.touch_tolerance,
                "max_iterations": report.max_iterations or None}  # 0: the core's automatic cap
     note_of = cache(lambda index: hull_note(solids[index]))  # asked for hull pairs only: it classifies the object
+    object_notes = cache(lambda index: object_note(solids[index]))
+
+    def mesh_note_of(i: int, j: int) -> str:
+        return "; ".join(filter(None, (object_notes(i), object_notes(j))))
+
     for chunk in _batches(pairs, solids):
         moded = {(i, j): measure_in_mode(solids[i], solids[j], (shapes[i], shapes[j]), modes, options)
                  for i, j in chunk} if not modes.default else {}
@@ -219,8 +225,12 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
             listed = [usual[k] for k in apart.index.tolist()]
             notes = ["; ".join(filter(None, (note_of(i), note_of(j)))) if method == HULL else ""
                      for (i, j), method in zip(listed, apart.methods)]
-            report.separated_rows.append(SeparatedRows([names[i] for i, _j in listed], [names[j] for _i, j in listed],
-                                                       apart, notes))
+            certainties = [volume_certainty(solids[i], solids[j], has) for (i, j), has
+                           in zip(listed, apart.has_volume.tolist())]
+            report.separated_rows.append(SeparatedRows(
+                [names[i] for i, _j in listed], [names[j] for _i, j in listed], apart, notes,
+                [certainty for certainty, _error in certainties], [error for _certainty, error in certainties],
+                [mesh_note_of(i, j) for i, j in listed]))
         contacts = dict(zip(usual, answers))
         for i, j in chunk:
             contact, mode_note = moded.get((i, j)) or (contacts[(i, j)], None)
@@ -232,7 +242,7 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
             if status != 'separated' or every_pair:
                 note = mode_note if mode_note is not None else "; ".join(
                     filter(None, (note_of(i), note_of(j)))) if contact.method == HULL else ""
-                report.results.append(clash_result(names[i], names[j], status, contact, note))
+                report.results.append(clash_result(names[i], names[j], status, contact, (solids[i], solids[j]), note))
         done += len(chunk)
         yield done, len(members) + len(pairs)
 
@@ -266,9 +276,12 @@ def hull_note(solid: Solid) -> str:
     return f"{solid.name} is not convex: the answer is about its convex hull"
 
 
-def clash_result(name_a: str, name_b: str, status: str, contact, note: str = '') -> ClashResult:
-    """A ``ClashResult`` from a ``core.mesh.SolidContact`` (plain floats and tuples, float64)."""
+def clash_result(name_a: str, name_b: str, status: str, contact, solids: tuple[Solid, Solid],
+                 note: str = '') -> ClashResult:
+    """A ``ClashResult`` from a ``core.mesh.SolidContact`` (plain floats and tuples, float64) of the pair
+    ``solids``, with how sure its volume is and what repairing them changed (``analysis.mesh_notes``)."""
     region = contact.region
+    certainty, error = volume_certainty(*solids, contact.overlap_volume is not None or contact.volume_pending)
     return ClashResult(
         name_a, name_b, status, float(contact.signed_distance), tuple(contact.normal.tolist()),
         tuple(contact.point_a.tolist()), tuple(contact.point_b.tolist()), contact.solver_status,
@@ -280,5 +293,6 @@ def clash_result(name_a: str, name_b: str, status: str, contact, note: str = '')
         note=note,
         region=() if region is None else tuple(map(tuple, region.points_a.tolist())),
         region_area=0.0 if region is None else float(region.area),
-        volume_pending=contact.volume_pending,
+        volume_pending=contact.volume_pending, volume_certainty=certainty, volume_error=error,
+        mesh_note=pair_note(*solids),
     )

@@ -31,9 +31,10 @@ CSV_COLUMNS = (
     'normal_x', 'normal_y', 'normal_z',
     'point_a_x', 'point_a_y', 'point_a_z',
     'point_b_x', 'point_b_y', 'point_b_z',
-    'solver_status', 'review_state', 'method', 'overlap_volume', 'depth_lower_bound', 'depth_is_estimate',
+    'solver_status', 'review_state', 'method', 'overlap_volume', 'volume_certainty', 'volume_error',
+    'depth_lower_bound', 'depth_is_estimate',
     'distance_lower_bound', 'distance_is_estimate', 'region_area', 'first_contact_frame', 'deepest_frame',
-    'max_depth', 'contact_intervals',
+    'max_depth', 'contact_intervals', 'mesh_note',
 )
 
 MANIFEST = Path(__file__).resolve().parents[1] / "blender_manifest.toml"
@@ -54,7 +55,11 @@ class ClashResult:
     (apart, but closer than the clearance distance). ``review_state`` is the reviewer's verdict
     ('new' until someone reviews it). ``method`` says how the pair was measured ('convex', 'parts',
     'mesh' or 'hull', see ``core.mesh.solid``); ``overlap_volume`` is the volume both objects enclose
-    (world units³; None when an object is open or hulls were measured); a push-out (``-signed_distance``
+    (world units³; None when an object is open or hulls were measured) and ``volume_certainty`` how sure it is:
+    'exact' (both objects closed, after welding coincident vertices), 'approximate' (an object nearly closed, its
+    small holes capped: within ``volume_error`` world units³) or 'none' (no volume: an open surface, or hulls);
+    ``mesh_note`` names what repairing the objects' triangles changed (open and non-manifold edges, parts or faces
+    turned over, faces ignored: ``analysis.mesh_notes``); a push-out (``-signed_distance``
     of a penetrating pair) is at least ``depth_lower_bound`` and may be larger than needed when
     ``depth_is_estimate``; a distance is at most ``signed_distance`` and at least ``distance_lower_bound`` when
     ``distance_is_estimate`` (answered from the last exact distance while objects moved); ``curves`` are the
@@ -83,6 +88,9 @@ class ClashResult:
     review_state: str = 'new'
     method: str = 'convex'
     overlap_volume: float | None = 0.0
+    volume_certainty: str = 'exact'
+    volume_error: float = 0.0
+    mesh_note: str = ''
     depth_lower_bound: float = 0.0
     depth_is_estimate: bool = False
     distance_lower_bound: float = 0.0
@@ -105,6 +113,7 @@ class ClashResult:
             'point_a': list(self.point_a), 'point_b': list(self.point_b),
             'solver_status': self.solver_status, 'review_state': self.review_state,
             'method': self.method, 'overlap_volume': self.overlap_volume,
+            'volume_certainty': self.volume_certainty, 'volume_error': self.volume_error, 'mesh_note': self.mesh_note,
             'depth_lower_bound': self.depth_lower_bound, 'depth_is_estimate': self.depth_is_estimate,
             'distance_lower_bound': self.distance_lower_bound, 'distance_is_estimate': self.distance_is_estimate,
             'curves': [[list(point) for point in curve] for curve in self.curves], 'note': self.note,
@@ -117,12 +126,13 @@ class ClashResult:
         volume = '' if self.overlap_volume is None else repr(self.overlap_volume)
         return [self.object_a, self.object_b, self.status, repr(self.signed_distance),
                 *map(repr, self.normal), *map(repr, self.point_a), *map(repr, self.point_b),
-                self.solver_status, self.review_state, self.method, volume, repr(self.depth_lower_bound),
+                self.solver_status, self.review_state, self.method, volume, self.volume_certainty,
+                repr(self.volume_error), repr(self.depth_lower_bound),
                 str(self.depth_is_estimate).lower(), repr(self.distance_lower_bound),
                 str(self.distance_is_estimate).lower(), repr(self.region_area),
                 *('' if value is None else repr(value)
                   for value in (self.first_contact_frame, self.deepest_frame, self.max_depth)),
-                intervals_text(self.contact_intervals)]
+                intervals_text(self.contact_intervals), self.mesh_note]
 
 
 def intervals_text(intervals) -> str:

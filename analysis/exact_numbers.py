@@ -12,8 +12,8 @@ import numpy as np
 #: The float64 numbers of a result, in the order of its ``exact`` ID property: name -> (start, size).
 EXACT_LAYOUT = {"signed_distance": (0, 1), "normal": (1, 3), "point_a": (4, 3), "point_b": (7, 3),
                 "overlap_volume": (10, 1), "depth_lower_bound": (11, 1), "region_area": (12, 1),
-                "distance_lower_bound": (13, 1)}
-EXACT_SIZE = 14
+                "distance_lower_bound": (13, 1), "volume_error": (14, 1)}
+EXACT_SIZE = 15
 #: The single-precision copies (RNA properties, for ``foreach_get`` when drawing and sorting) of exact numbers.
 VIEW_COPIES = {"signed_distance": "signed_distance_view", "normal": "normal_view", "point_a": "point_a_view",
                "point_b": "point_b_view", "overlap_volume": "overlap_volume_view"}

@@ -135,12 +135,12 @@ def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, c
     cache.measured([pair for pair, answer in zip(sides, answers)
                     if answer is not None and not answered_from_last(answer[0])])
     mark_waiting(results, [index for index, answer in zip(measured, answers) if answer is None])
-    for index, answer in zip(measured, answers):
+    for index, solids, answer in zip(measured, pairs, answers):
         if answer is None:
             continue
         contact, note = answer
         status = pair_status(contact.signed_distance, contact.status, settings.clearance)
-        updates[index] = clash_result(results[index].name_a, results[index].name_b, status, contact, note)
+        updates[index] = clash_result(results[index].name_a, results[index].name_b, status, contact, solids, note)
     update_results(settings, updates)
     for callback in _listeners:
         callback(set(updates))

@@ -226,7 +226,7 @@ def _scan_results(report: ClashReport, members: list, frames: np.ndarray, distan
         intervals = contact_intervals(frames, in_contact)
         penetrating = series < -report.touch_tolerance
         results.append(replace(
-            clash_result(members[i].name, members[j].name, status, contact, note),
+            clash_result(members[i].name, members[j].name, status, contact, worst[(i, j)][2], note),
             first_contact_frame=int(frames[in_contact.argmax()]) if in_contact.any() else None,
             deepest_frame=int(at) if penetrating.any() else None,
             max_depth=float(max(-series.min(), 0.0)),

@@ -37,7 +37,7 @@ def stored_reviews(settings) -> list[Previous]:
 
 
 #: Per-result properties written one result at a time (``foreach_set`` has no strings or pointers).
-_ITEM_PROPERTIES = ('object_a', 'object_b', 'name_a', 'name_b', 'hull_note', 'contact_frames')
+_ITEM_PROPERTIES = ('object_a', 'object_b', 'name_a', 'name_b', 'hull_note', 'contact_frames', 'mesh_note')
 
 
 class _Column(NamedTuple):
@@ -75,6 +75,7 @@ def _clash_columns(clashes: list[ClashResult]) -> dict:
         'point_b_view': [c.point_b for c in clashes], 'status': [c.status for c in clashes],
         'solver_status': [c.solver_status for c in clashes], 'method': [c.method for c in clashes],
         'has_volume': [c.overlap_volume is not None for c in clashes],
+        'volume_certainty': [c.volume_certainty for c in clashes],
         'overlap_volume_view': [c.overlap_volume or 0.0 for c in clashes],
         'depth_is_estimate': [c.depth_is_estimate for c in clashes],
         'distance_is_estimate': [c.distance_is_estimate for c in clashes],
@@ -91,7 +92,7 @@ def _row_columns(rows: SeparatedRows) -> dict:
     return {'signed_distance_view': pairs.signed_distance, 'normal_view': pairs.normal,
             'point_a_view': pairs.point_a, 'point_b_view': pairs.point_b, 'status': ['separated'] * len(rows),
             'solver_status': pairs.solver_statuses(), 'method': rows.columns.methods,
-            'has_volume': rows.columns.has_volume}
+            'has_volume': rows.columns.has_volume, 'volume_certainty': rows.volume_certainty}
 
 
 def _column_values(given: list[dict], count: int, states: list[str], touch_tolerance: float,
@@ -161,7 +162,7 @@ def clash_numbers(clash: ClashResult) -> dict:
     return {"signed_distance": clash.signed_distance, "normal": clash.normal, "point_a": clash.point_a,
             "point_b": clash.point_b, "overlap_volume": clash.overlap_volume or 0.0,
             "depth_lower_bound": clash.depth_lower_bound, "region_area": clash.region_area,
-            "distance_lower_bound": clash.distance_lower_bound}
+            "distance_lower_bound": clash.distance_lower_bound, "volume_error": clash.volume_error}
 
 
 def _clash_rows(clashes: list[ClashResult]) -> list[list[float]]:
@@ -208,8 +209,9 @@ def store_results(settings, report: ClashReport, keep_vanished: bool) -> None:
     parts = [_clash_columns(clashes)] + ([_row_columns(rows)] if rows else [])
     values = _column_values(parts, len(names_a), states, report.touch_tolerance, columns)
     objects = {name: scene_object(name) for name in {*names_a, *names_b}}
-    extras = [(c.note, intervals_text(c.contact_intervals) if c.contact_intervals else '') for c in clashes]
-    extras += [(note, '') for note in rows.notes] if rows else []
+    extras = [(c.note, intervals_text(c.contact_intervals) if c.contact_intervals else '', c.mesh_note)
+              for c in clashes]
+    extras += [(note, '', mesh_note) for note, mesh_note in zip(rows.notes, rows.mesh_notes)] if rows else []
     exact = _clash_rows(clashes) + (rows.exact_numbers().tolist() if rows else [])
     order = np.lexsort((np.array(names_b), np.array(names_a))) if names_a else np.empty(0, dtype=np.int64)
     values = {name: column[order] for name, column in values.items()}
@@ -225,10 +227,12 @@ def store_results(settings, report: ClashReport, keep_vanished: bool) -> None:
     for name, column in values.items():
         if not (column == np.asarray(columns[name].default, dtype=columns[name].dtype)).all():
             results.foreach_set(name, column.ravel())  # new items read as the default until written
-    for result, (object_a, object_b, name_a, name_b, note, frames, numbers) in zip(results, items):
+    for result, (object_a, object_b, name_a, name_b, note, frames, mesh_note, numbers) in zip(results, items):
         result.object_a, result.object_b, result.name_a, result.name_b = object_a, object_b, name_a, name_b
         if note:
             result.hull_note = note
+        if mesh_note:
+            result.mesh_note = mesh_note
         if frames:
             result.contact_frames = frames
         if numbers:
@@ -270,6 +274,7 @@ def stored_report(scene: bpy.types.Scene) -> ClashReport:
                     normal=tuple(r.normal), point_a=tuple(r.point_a), point_b=tuple(r.point_b),
                     solver_status=r.solver_status, review_state=r.review_state, method=r.method,
                     overlap_volume=r.overlap_volume if r.has_volume and not r.volume_pending else None,
+                    volume_certainty=r.volume_certainty, volume_error=r.volume_error, mesh_note=r.mesh_note,
                     depth_lower_bound=r.depth_lower_bound, depth_is_estimate=r.depth_is_estimate,
                     distance_lower_bound=r.distance_lower_bound, distance_is_estimate=r.distance_is_estimate,
                     curves=curves.get(index, ()), note=r.hull_note, region=regions.get(index, ((),))[0],
@@ -325,6 +330,8 @@ def update_results(settings, updates: dict[int, ClashResult]) -> None:
         result.depth_is_estimate = clash.depth_is_estimate
         result.distance_is_estimate = clash.distance_is_estimate
         result.hull_note = clash.note
+        result.volume_certainty = clash.volume_certainty
+        result.mesh_note = clash.mesh_note
         result.stale = False
     _replace_contact_geometry(settings, updates)
     forget()

@@ -153,7 +153,8 @@ class COLLISION_INSPECTOR_OT_analyze(StepwiseMixin, bpy.types.Operator):
                 self.report(
                     {'WARNING'} if result.hull_note else {'INFO'},
                     f"{result.label}: {result.status} {format_length(result.value, scene)}"
-                    + (f" ({result.hull_note})" if result.hull_note else ""),
+                    + (f" ({result.hull_note})" if result.hull_note else "")
+                    + (f" ({result.mesh_note})" if result.mesh_note else ""),
                 )
         statuses = enum_column(results, "status")[:count]
         counts = {status: int(np.count_nonzero(statuses == status)) for status, *_rest in STATUS_ITEMS}

@@ -233,6 +233,11 @@ class COLLISION_INSPECTOR_PT_results(_SidebarPanel, bpy.types.Panel):
             note.label(text="Convex hull caveat:", icon='ERROR')
             for line in textwrap.wrap(result.hull_note, width):
                 note.label(text=line)
+        if result.mesh_note:
+            note = layout.column(align=True)
+            note.label(text="Mesh repairs:", icon='INFO')
+            for line in textwrap.wrap(result.mesh_note, width):
+                note.label(text=line)
 
 
 #: How a result was computed, as the panel says it (short: it must fit the sidebar).
@@ -272,8 +277,11 @@ def depth_details(result, scene: bpy.types.Scene) -> list:
                      f"measured once the object stops")
     if result.status == 'penetrating':
         lines.append("Overlap volume: measured once the object stops moving" if result.volume_pending
-                     else f"Overlap volume: {format_volume(result.overlap_volume, scene)}" if result.has_volume
-                     else "Overlap volume: none (an open mesh encloses no volume)")
+                     else "Overlap volume: none (an open mesh encloses no volume)" if not result.has_volume
+                     else f"Overlap volume: {format_volume(result.overlap_volume, scene)} \u00b1 "
+                          f"{format_volume(result.volume_error, scene)} (approximate: small holes capped)"
+                     if result.volume_certainty == 'approximate'
+                     else f"Overlap volume: {format_volume(result.overlap_volume, scene)}")
     if result.region_area > 0.0:
         lines.append(f"Contact area: {format_area(result.region_area, scene)}")
     return lines

@@ -359,12 +359,14 @@ def test_results_read_back_at_float64_far_from_the_origin(empty_scene):
     assert (result.depth, result.signed_distance_view) == (0.25, -0.25)
 
 
-def test_results_saved_with_fewer_exact_numbers_read_the_new_ones_as_zero(empty_scene):
-    """A result saved by an earlier release keeps 13 float64 numbers (no distance bound): read, the missing number
-    is 0; written, the list grows and the old numbers stay."""
+def test_results_saved_with_fewer_exact_numbers_read_the_new_ones_as_zero(empty_scene, addon):
+    """A result saved by an earlier release keeps 13 float64 numbers (no distance bound): read, the missing numbers
+    are 0; written, the list grows and the old numbers stay."""
     result = only_result(add_cube("A"), add_cube("B", location=(3.0, 0.0, 0.0)))
     result["exact"] = list(result["exact"])[:13]
     assert result.distance_lower_bound == 0.0 and result.distance == pytest.approx(2.0, abs=1e-9)
+    assert result.volume_error == 0.0
     result.distance_lower_bound = 1.5
-    assert len(result["exact"]) == 14 and result.distance_lower_bound == 1.5
+    size = importlib.import_module(addon.__name__ + ".analysis.exact_numbers").EXACT_SIZE
+    assert len(result["exact"]) == size and result.distance_lower_bound == 1.5
     assert result.distance == pytest.approx(2.0, abs=1e-9)

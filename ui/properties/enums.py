@@ -39,6 +39,13 @@ SOLVER_STATUS_ITEMS = (
 
 
 #: How a pair was measured (``core.mesh.solid``): identifier, name, description.
+#: How sure a result's overlap volume is (``analysis.mesh_notes.volume_certainty``): identifier, name, description.
+VOLUME_CERTAINTY_ITEMS = (
+    ('exact', "Exact", "Both objects are closed (after welding coincident vertices): the overlap volume is exact"),
+    ('approximate', "Approximate", "An object is nearly closed: its small holes were capped, and the overlap volume "
+                                   "is within the volume error"),
+    ('none', "None", "No overlap volume: an object is an open surface (or convex hulls were measured)"),
+)
 METHOD_ITEMS = [
     ('convex', "Convex", "Both objects are convex: GJK/EPA, exact"),
     ('parts', "Part by Part", "Loose convex parts measured pair by pair with GJK/EPA, exact"),

@@ -11,7 +11,7 @@ from bpy.props import (BoolProperty, EnumProperty, FloatProperty, FloatVectorPro
 from ...analysis.exact_numbers import ExactNumber
 from ...analysis.shapes import current_name
 from .enums import (DIRECTIONAL_AXIS_ITEMS, METHOD_ITEMS, REVIEW_STATE_ITEMS, SOLVER_STATUS_ITEMS, STATUS_ITEMS,
-                    status_icon)
+                    VOLUME_CERTAINTY_ITEMS, status_icon)
 
 
 class CollisionInspectorResult(bpy.types.PropertyGroup):
@@ -77,6 +77,17 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
         description="Both objects are closed, so the overlap volume exists (open meshes enclose none)",
         default=True,
     )
+    volume_certainty: EnumProperty(
+        name="Volume Certainty",
+        items=VOLUME_CERTAINTY_ITEMS,
+        default='exact',
+        description="How sure the overlap volume is: exact, approximate (within the volume error) or none",
+    )
+    mesh_note: StringProperty(
+        name="Mesh Note",
+        description="What repairing the objects' triangles changed: open and non-manifold edges, parts or faces "
+                    "turned over, faces ignored",
+    )
     depth_is_estimate: BoolProperty(
         name="Depth Is an Estimate",
         description="The push-out was checked to separate the pair but may be longer than the shortest one",
@@ -125,6 +136,8 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
     distance_lower_bound = ExactNumber("distance_lower_bound",
                                        "The objects are at least this far apart (when the distance is an estimate)")
     region_area = ExactNumber("region_area", "Area of the contact region (0 for a point or an edge)")
+    volume_error = ExactNumber("volume_error", "Bound on the overlap volume's error when its certainty is "
+                                               "'approximate' (0 otherwise)")
 
     @property
     def depth(self) -> float:

@@ -1,0 +1,202 @@
+"""Real assets: objects round-tripped through Blender's own exporters and importers, split by Edge Split, or with
+faces deleted are measured as the solids they look like.
+
+References are independent of the add-on: each object's volume from bmesh (``BMesh.calc_volume`` of the object as
+built, before its vertices were split), the overlap of two objects from Blender's exact Boolean modifier
+(intersect, then ``calc_volume``), and Blender's own ``BVHTree`` for witness points on the surfaces.
+"""
+
+import importlib
+import json
+import math
+import tempfile
+from pathlib import Path
+
+import bmesh
+import bpy
+import numpy as np
+import pytest
+
+from test_analyze import add_cube, only_result, rename  # noqa: I001
+from test_nonconvex import world_surface
+
+#: Blender's own exporters and importers (operator, keywords) of each format, in every claimed version.
+FORMATS = {
+    "gltf": (("export_scene", "gltf", {"export_format": 'GLB', "use_selection": True}),
+             ("import_scene", "gltf", {})),
+    "obj": (("wm", "obj_export", {"export_selected_objects": True, "export_materials": False}),
+            ("wm", "obj_import", {})),
+    "ply": (("wm", "ply_export", {"export_selected_objects": True, "export_normals": True, "export_uv": True}),
+            ("wm", "ply_import", {})),
+    "stl": (("wm", "stl_export", {"export_selected_objects": True}), ("wm", "stl_import", {})),
+}
+EXTENSIONS = {"gltf": "glb", "obj": "obj", "ply": "ply", "stl": "stl"}
+
+
+def world_volume(obj: bpy.types.Object) -> float:
+    """The evaluated object's enclosed volume in world space (bmesh)."""
+    bm = bmesh.new()
+    bm.from_object(obj, bpy.context.evaluated_depsgraph_get())
+    bm.transform(obj.matrix_world)
+    volume = abs(bm.calc_volume(signed=True))
+    bm.free()
+    return volume
+
+
+def boolean_overlap(a: bpy.types.Object, b: bpy.types.Object) -> float:
+    """Volume of A ∩ B by Blender's exact Boolean modifier on a copy of A (the copy removed afterwards)."""
+    copy = a.copy()
+    copy.data = a.data.copy()
+    bpy.context.scene.collection.objects.link(copy)
+    modifier = copy.modifiers.new("Intersect", 'BOOLEAN')
+    modifier.operation, modifier.solver, modifier.object = 'INTERSECT', 'EXACT', b
+    bpy.context.view_layer.update()
+    volume = world_volume(copy)
+    bpy.data.objects.remove(copy)
+    return volume
+
+
+def round_trip(obj: bpy.types.Object, kind: str) -> bpy.types.Object:
+    """``obj`` exported alone with Blender's own exporter of ``kind`` and imported back (the original deleted); the
+    imported object keeps the name."""
+    (export_module, export_name, export_options), (import_module, import_name, import_options) = FORMATS[kind]
+    name = obj.name
+    for other in bpy.context.view_layer.objects:
+        other.select_set(other == obj)
+    bpy.context.view_layer.objects.active = obj
+    with tempfile.TemporaryDirectory() as folder:
+        path = str(Path(folder) / f"{name}.{EXTENSIONS[kind]}")
+        assert getattr(getattr(bpy.ops, export_module), export_name)(filepath=path, **export_options) == {'FINISHED'}
+        bpy.data.objects.remove(obj)
+        before = set(bpy.data.objects)
+        assert getattr(getattr(bpy.ops, import_module), import_name)(filepath=path, **import_options) == {'FINISHED'}
+    imported = [new for new in bpy.data.objects if new not in before and new.type == 'MESH']
+    assert len(imported) == 1
+    return rename(imported[0], name)
+
+
+def uv_sphere(name: str, radius: float, location=(0.0, 0.0, 0.0), segments: int = 32, rings: int = 16):
+    bpy.ops.mesh.primitive_uv_sphere_add(radius=radius, location=location, segments=segments, ring_count=rings)
+    return rename(bpy.context.active_object, name)
+
+
+def vertex_count(obj: bpy.types.Object) -> int:
+    return len(obj.data.vertices)
+
+
+@pytest.mark.parametrize("kind", sorted(FORMATS))
+def test_a_crate_round_tripped_contains_the_cube_inside_it(empty_scene, kind):
+    crate = add_cube("Crate", size=2.0)
+    bpy.ops.object.shade_flat()
+    inner = add_cube("Inner", size=0.5, location=(0.2, 0.1, 0.0))
+    crate = round_trip(crate, kind)
+    result = only_result(crate, inner)
+    assert result.status == 'penetrating'
+    assert result.method == 'convex'  # the crate is one convex solid again, whatever its indexing
+    assert result.volume_certainty == 'exact' and result.volume_error == 0.0
+    assert result.overlap_volume == pytest.approx(world_volume(inner), rel=1e-6)
+    assert result.depth == pytest.approx(1.0 - 0.2 + 0.25, abs=1e-5)  # out through the nearest face, along +x
+
+
+@pytest.mark.parametrize("kind", ["gltf", "ply"])
+def test_a_uv_sphere_split_along_its_seams_overlaps_a_block_by_the_boolean_volume(empty_scene, kind):
+    sphere = uv_sphere("Sphere", 1.0)
+    bpy.ops.object.shade_smooth()
+    sphere = round_trip(sphere, kind)
+    assert vertex_count(sphere) > 32 * 15 + 2  # split along the UV seam (and per face where flat)
+    block = add_cube("Block", size=2.0, location=(1.5, 0.3, 0.2))
+    reference = boolean_overlap(sphere, block)
+    result = only_result(block, sphere)
+    assert result.status == 'penetrating' and result.volume_certainty == 'exact'
+    assert result.overlap_volume == pytest.approx(reference, rel=1e-5)
+    assert result.depth_lower_bound > 0.0
+
+
+def test_an_edge_split_box_around_a_ball_contains_it(empty_scene):
+    box = add_cube("Box", size=3.0)
+    box.modifiers.new("Split", 'EDGE_SPLIT')
+    ball = uv_sphere("Ball", 0.5, location=(0.3, 0.0, 0.2))
+    result = only_result(box, ball)
+    assert result.status == 'penetrating' and result.volume_certainty == 'exact'
+    assert result.overlap_volume == pytest.approx(world_volume(ball), rel=1e-6)
+
+
+def test_a_separated_round_tripped_pair_has_its_witness_points_on_the_real_surfaces(empty_scene):
+    crate = round_trip(add_cube("Crate", size=2.0), "gltf")
+    ring = rename(bpy.ops.mesh.primitive_torus_add(location=(3.0, 0.5, 0.3)) and bpy.context.active_object, "Ring")
+    result = only_result(crate, ring)
+    assert result.status == 'separated'
+    for point, obj in ((result.point_a, crate), (result.point_b, ring)):
+        assert world_surface(obj)[1].find_nearest(point)[3] == pytest.approx(0.0, abs=1e-6)
+
+
+def delete_faces(obj: bpy.types.Object, indices) -> None:
+    bm = bmesh.new()
+    bm.from_mesh(obj.data)
+    bm.faces.ensure_lookup_table()
+    bmesh.ops.delete(bm, geom=[bm.faces[k] for k in indices], context='FACES_ONLY')
+    bm.to_mesh(obj.data)
+    bm.free()
+    obj.data.update()
+
+
+def test_a_sphere_missing_a_face_still_contains_a_cube_within_the_stated_bound(empty_scene, addon):
+    sphere = uv_sphere("Sphere", 2.0)
+    whole = world_volume(sphere)
+    delete_faces(sphere, [100])
+    cube = add_cube("Cube", size=0.6, location=(0.1, 0.2, 0.0))
+    result = only_result(cube, sphere)
+    assert result.status == 'penetrating'  # contained: the hole does not let the inside out
+    assert result.volume_certainty == 'approximate' and 0.0 < result.volume_error < 0.05 * whole
+    assert abs(result.overlap_volume - world_volume(cube)) <= result.volume_error + 1e-9
+    assert "Sphere:" in result.mesh_note and "open edges" in result.mesh_note and "1 hole capped" in result.mesh_note
+    report_module = importlib.import_module(addon.__name__ + ".analysis.store")
+    clash_report = importlib.import_module(addon.__name__ + ".analysis.clash_report")
+    report = report_module.stored_report(bpy.context.scene)
+    with tempfile.TemporaryDirectory() as folder:
+        clash_report.write_json(report, Path(folder) / "report.json")
+        clash_report.write_csv(report, Path(folder) / "report.csv")
+        written = json.loads((Path(folder) / "report.json").read_text())["results"][0]
+        csv_lines = [line for line in (Path(folder) / "report.csv").read_text().splitlines() if not line.startswith("#")]
+    assert written["volume_certainty"] == 'approximate' and written["volume_error"] == result.volume_error
+    assert written["mesh_note"] == result.mesh_note
+    header, row = csv_lines[0].split(","), csv_lines[1]
+    assert "volume_certainty" in header and ",approximate," in row
+
+
+def test_an_open_surface_has_no_volume_and_says_so(empty_scene):
+    bpy.ops.mesh.primitive_plane_add(size=2.0)
+    plane = rename(bpy.context.active_object, "Plane")
+    cube = add_cube("Cube", size=0.5, location=(0.0, 0.0, 0.1))
+    result = only_result(cube, plane)
+    assert result.status == 'penetrating' and not result.has_volume
+    assert result.volume_certainty == 'none' and result.volume_error == 0.0
+    assert "Plane: 4 open edges" in result.mesh_note
+
+
+def test_turned_over_and_degenerate_faces_are_named_on_the_result(empty_scene):
+    crate = add_cube("Crate", size=2.0)
+    bm = bmesh.new()
+    bm.from_mesh(crate.data)
+    bm.faces.ensure_lookup_table()
+    bmesh.ops.reverse_faces(bm, faces=[bm.faces[0]])
+    bm.to_mesh(crate.data)
+    bm.free()
+    inner = add_cube("Inner", size=0.5)
+    result = only_result(crate, inner)
+    assert result.status == 'penetrating' and result.volume_certainty == 'exact'
+    assert result.overlap_volume == pytest.approx(world_volume(inner), rel=1e-9)
+    assert "faces turned to match their neighbours" in result.mesh_note or (
+        "face turned to match its neighbours" in result.mesh_note)
+
+
+def test_deleting_the_lid_of_a_box_leaves_an_open_cup(empty_scene):
+    cup = add_cube("Cup", size=2.0)
+    top = [face.index for face in cup.data.polygons if face.normal.z > 0.5]
+    delete_faces(cup, top)
+    ball = uv_sphere("Ball", 0.3, location=(0.0, 0.0, -0.2))
+    result = only_result(ball, cup)
+    assert result.volume_certainty == 'none' and not result.has_volume
+    assert result.status in {'separated', 'touching'} and result.distance == pytest.approx(
+        1.0 - 0.2 - 0.3, abs=0.02)  # from the ball to the cup's sheet, the nearest wall
+    assert math.isfinite(result.signed_distance)

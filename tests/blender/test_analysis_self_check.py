@@ -10,7 +10,7 @@ import json
 import bpy
 import numpy as np
 import pytest
-from test_clash import add_cube, select_only
+from test_analysis_clash import add_cube, select_only
 
 CUBE_FACES = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
 

@@ -17,8 +17,8 @@ import bpy
 import numpy as np
 import pytest
 
-from test_analyze import add_cube, only_result, rename  # noqa: I001
-from test_nonconvex import world_surface
+from test_operators_analyse import add_cube, only_result, rename  # noqa: I001
+from test_analysis_nonconvex import world_surface
 
 #: Blender's own exporters and importers (operator, keywords) of each format, in every claimed version.
 FORMATS = {

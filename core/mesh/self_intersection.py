@@ -35,6 +35,9 @@ from .trimesh import TriangleMesh
 SIDE_FILTER = 1e-13
 #: Segment ends closer than about this fraction of the mesh's size join their segments into one curve.
 JOIN_DISTANCE = 1e-9
+#: Grid cells are this many times the median box (its largest side): larger cells list more pairs per cell,
+#: smaller ones enter each box in more cells.
+CELL_SIZE = 1.0
 #: Candidate pairs decided per block: bounds the memory of the (pairs, 3, 3) corner arrays.
 PAIRS_PER_BLOCK = 1 << 19
 
@@ -73,7 +76,8 @@ class SelfIntersection:
 
 
 def self_candidate_pairs(mesh: TriangleMesh) -> Iterator[np.ndarray]:
-    """Blocks of (K, 2) triangle pairs ``(i, j)``, i < j, whose boxes overlap (touching counts), each pair once.
+    """Blocks of (K, 2) triangle pairs ``(i, j)``, i < j, whose boxes overlap (touching counts; boxes a float32
+    rounding apart may be listed too), each pair once.
 
     A uniform grid with cells the size of the median box: each triangle is entered in the cells its box
     meets, the pairs of each cell are listed, and a pair is kept only in the cell holding the larger corner
@@ -87,7 +91,7 @@ def self_candidate_pairs(mesh: TriangleMesh) -> Iterator[np.ndarray]:
         return
     origin = lows.min(axis=0)
     extent = float((highs.max(axis=0) - origin).max())
-    cell = float(np.median((highs - lows).max(axis=1)))
+    cell = CELL_SIZE * float(np.median((highs - lows).max(axis=1)))
     if not cell > 0.0 or extent / cell > 2.0 ** 20:
         cell = extent / 2.0 ** 20 or 1.0  # degenerate boxes, or a grid too fine for the keys
     first = np.floor((lows - origin) / cell).astype(np.int64)
@@ -98,32 +102,38 @@ def self_candidate_pairs(mesh: TriangleMesh) -> Iterator[np.ndarray]:
     owner = np.repeat(narrow, cells[narrow]).astype(np.int32)
     rank = np.arange(len(owner)) - np.repeat(np.cumsum(cells[narrow]) - cells[narrow], cells[narrow])
     y_z = spans[owner, 1] * spans[owner, 2]
-    coords = first[owner] + np.stack([rank // y_z, (rank // spans[owner, 2]) % spans[owner, 1],
-                                      rank % spans[owner, 2]], axis=1)
+    step = np.stack([rank // y_z, (rank // spans[owner, 2]) % spans[owner, 1], rank % spans[owner, 2]], axis=1)
     del rank, y_z
+    coords = first[owner] + step
     keys = (coords[:, 0] << 42) | (coords[:, 1] << 21) | coords[:, 2]
-    del coords
+    # which axes the entry's cell is its box's first cell along (bits 1, 2, 4): a pair is kept in the cell where,
+    # along every axis, one of the two is in its first cell (the cell of the larger low corner)
+    firsts = ((step == 0) * np.array([1, 2, 4], dtype=np.uint8)).sum(axis=1).astype(np.uint8)
+    del coords, step
     order = np.argsort(keys, kind="stable")
-    keys, owner = keys[order], owner[order]
+    keys, owner, firsts = keys[order], owner[order], firsts[order]
     del order
+    # the entries' boxes in entry order (float32, rounded outwards: a box test that may keep a few more pairs),
+    # so that a cell's pairs read neighbouring rows
+    entry_lows = np.nextafter(lows.astype(np.float32), np.float32(-np.inf))[owner]
+    entry_highs = np.nextafter(highs.astype(np.float32), np.float32(np.inf))[owner]
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
     sizes = np.diff(np.r_[starts, len(keys)])
-    cell_of = np.repeat(np.arange(len(starts)), sizes)
-    later = (starts[cell_of] + sizes[cell_of] - 1 - np.arange(len(keys))).astype(np.int64)  # entries after it
-    del cell_of
+    del keys
+    later = (np.repeat(starts + sizes, sizes) - 1 - np.arange(len(owner))).astype(np.int64)  # entries after it
     listed = np.cumsum(later) if len(later) else np.zeros(1, np.int64)
     cuts = np.searchsorted(listed, np.arange(PAIRS_PER_BLOCK, int(listed[-1]) + PAIRS_PER_BLOCK, PAIRS_PER_BLOCK))
     begin = 0
-    for end in np.unique(np.minimum(cuts + 1, len(keys))):
+    for end in np.unique(np.minimum(cuts + 1, len(owner))):
         counts = later[begin:end]
         i = np.repeat(np.arange(begin, end), counts)
         j = i + 1 + np.arange(len(i)) - np.repeat(np.cumsum(counts) - counts, counts)
         begin = end
-        a, b = owner[i], owner[j]
-        reference = np.maximum(first[a], first[b])
-        here = keys[i] == ((reference[:, 0] << 42) | (reference[:, 1] << 21) | reference[:, 2])
-        keep = here & np.all((lows[a] <= highs[b]) & (lows[b] <= highs[a]), axis=1)
-        yield np.sort(np.stack([a[keep], b[keep]], axis=1), axis=1).astype(np.int64)
+        keep = (firsts[i] | firsts[j]) == 7
+        i, j = i[keep], j[keep]
+        keep = ((entry_lows[i] <= entry_highs[j]) & (entry_lows[j] <= entry_highs[i])).all(axis=1)
+        a, b = owner[i[keep]], owner[j[keep]]
+        yield np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1).astype(np.int64)
     if len(wide):  # paired with every box they meet: the narrow ones, and the wide ones after them
         pairs = overlapping_pairs_between(lows[wide], highs[wide], lows, highs)
         wide_box, other = wide[pairs[:, 0]], pairs[:, 1]
@@ -157,19 +167,18 @@ def self_intersection(mesh: TriangleMesh) -> SelfIntersection:
 
 @dataclass(frozen=True)
 class _Planes:
-    """Each triangle's plane for the float filter of its side tests: first corner, area normal (edge cross
-    product) and the product of its two edges' lengths (the scale of the test's rounding)."""
+    """Each triangle's plane for the float filter of its side tests, one row (M, 7) per triangle so that a pair
+    gathers it at once: first corner, area normal (edge cross product) and the product of its two edges' lengths
+    (the scale of the test's rounding)."""
 
-    origins: np.ndarray
-    normals: np.ndarray
-    scales: np.ndarray
+    rows: np.ndarray
 
     @classmethod
     def of(cls, mesh: TriangleMesh) -> "_Planes":
         corners = mesh.corners
         first, second = corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]
-        return cls(corners[:, 0], cross(first, second),
-                   np.sqrt(np.einsum("ij,ij->i", first, first) * np.einsum("ij,ij->i", second, second)))
+        scales = np.sqrt(np.einsum("ij,ij->i", first, first) * np.einsum("ij,ij->i", second, second))
+        return cls(np.column_stack([corners[:, 0], cross(first, second), scales]))
 
 
 def _sides(mesh: TriangleMesh, planes: _Planes, t: np.ndarray, s: np.ndarray) -> np.ndarray:
@@ -180,18 +189,18 @@ def _sides(mesh: TriangleMesh, planes: _Planes, t: np.ndarray, s: np.ndarray) ->
     the exact ``orientation_signs``.
     """
     ids = mesh.triangles[s]
-    points = mesh.vertices[ids]
-    offsets = points - planes.origins[t][:, None]
-    values = np.einsum("kij,kj->ki", offsets, planes.normals[t])
-    bound = SIDE_FILTER * planes.scales[t][:, None] * np.sqrt(np.einsum("kij,kij->ki", offsets, offsets))
+    plane = planes.rows[t]
+    offsets = mesh.vertices[ids] - plane[:, None, :3]
+    values = np.einsum("kij,kj->ki", offsets, plane[:, 3:6])
+    bound = SIDE_FILTER * plane[:, 6:] * np.sqrt(np.einsum("kij,kij->ki", offsets, offsets))
     sides = np.sign(values).astype(np.int8)
     own = mesh.triangles[t]
-    on_plane = (ids[:, :, None] == own[:, None, :]).any(axis=2)
+    on_plane = (ids == own[:, :1]) | (ids == own[:, 1:2]) | (ids == own[:, 2:])
     sides[on_plane] = 0
     row, corner = np.nonzero((np.abs(values) <= bound) & ~on_plane)
     if len(row):
         c = mesh.corners_of(t[row])
-        sides[row, corner] = orientation_signs(c[:, 0], c[:, 1], c[:, 2], points[row, corner], None)
+        sides[row, corner] = orientation_signs(c[:, 0], c[:, 1], c[:, 2], mesh.vertices[ids[row, corner]], None)
     return sides
 
 

@@ -20,7 +20,9 @@ import numpy as np
 from ..core.mesh import Solid
 from ..core.mesh.parts_union import covered_twice
 from ..core.mesh.self_intersection import SelfIntersection, self_intersection
-from ..core.mesh.topology import loose_parts
+from ..core.mesh.topology import label_components
+from ..core.mesh.trimesh import TriangleMesh
+from ..core.mesh.weld import exact_representatives
 from .self_check_report import SelfCheckReport, SelfCheckResult
 from .shapes import Source, read_mesh, scope_sources
 
@@ -39,11 +41,12 @@ class CheckedObject:
 
 def covered_twice_volume(solid: Solid, found: SelfIntersection) -> float | None:
     """The volume inside two or more of a closed object's parts; None when it is open or cannot be measured (a part
-    crossing itself, or overlapping parts of which one is not convex, see ``parts_union``)."""
+    crossing itself, or overlapping parts of which one is not convex, see ``parts_union``). ``found``: the
+    self-intersections of the object's triangles as given (``solid.raw_mesh``)."""
     if not solid.closed:
         return None
     if found.count:
-        labels = loose_parts(solid.mesh)[0]
+        labels = geometric_parts(solid.raw_mesh)
         if (labels[found.pairs[:, 0]] == labels[found.pairs[:, 1]]).any():
             return None
     if not solid.part_overlaps:
@@ -52,15 +55,25 @@ def covered_twice_volume(solid: Solid, found: SelfIntersection) -> float | None:
                          solid.part_overlaps)
 
 
+def geometric_parts(mesh: TriangleMesh) -> np.ndarray:
+    """(M,) a label per triangle: triangles joined through vertices at bit-identical positions share one (the loose
+    parts as they look, whatever the vertex indexing)."""
+    corners = exact_representatives(mesh.vertices)[mesh.triangles]
+    root, _ = label_components(len(mesh.vertices), np.concatenate([corners[:, 0], corners[:, 1]]),
+                               np.concatenate([corners[:, 1], corners[:, 2]]))
+    return root[corners[:, 0]]
+
+
 def check_source(source: Source, depsgraph: bpy.types.Depsgraph) -> CheckedObject:
-    """One object checked against itself (ObjectGeometryError, naming it, when its geometry cannot be read)."""
+    """One object checked against itself (ObjectGeometryError, naming it, when its geometry cannot be read): its
+    triangles as evaluated, so that their indices are its faces' (``face_selection``)."""
     solid = Solid(read_mesh(source, depsgraph), name=source.name)
-    found = self_intersection(solid.mesh)
+    found = self_intersection(solid.raw_mesh)
     crossing = found.segments
     if len(crossing) > MAX_SEGMENTS:
         crossing = crossing[:: -(-len(crossing) // MAX_SEGMENTS)]
     result = SelfCheckResult(
-        object=source.name, triangles=len(solid.mesh.triangles), face_pairs=found.count,
+        object=source.name, triangles=len(solid.raw_mesh.triangles), face_pairs=found.count,
         coplanar_pairs=int(found.coplanar.sum()), faces=len(found.triangles), curves=found.curve_count,
         closed=solid.closed, covered_twice_volume=covered_twice_volume(solid, found),
         segments=tuple(tuple(map(tuple, segment)) for segment in crossing.tolist()))

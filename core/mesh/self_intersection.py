@@ -29,6 +29,7 @@ from ..vector.arrays import cross
 from .topology import label_components
 from .triangle_intersection import orientation_signs
 from .trimesh import TriangleMesh
+from .weld import exact_representatives
 
 #: A side test's float value decides when it exceeds this times |e1| |e2| |q - o|, a bound on its rounding
 #: (about 10 units of 1.1e-16 for the differences, the cross product and the dot product) with a wide margin.
@@ -315,8 +316,8 @@ def _curves(mesh: TriangleMesh, names: np.ndarray, segments: np.ndarray) -> np.n
     if not len(names):
         return np.zeros(0, np.int64)
     used, inverse = np.unique(names[:, :, :2], return_inverse=True)
-    _, welded = np.unique(mesh.vertices[used], axis=0, return_inverse=True)
-    edges = np.sort(welded.reshape(-1)[inverse.reshape(names.shape[0], 2, 2)], axis=2)
+    welded = exact_representatives(mesh.vertices[used])
+    edges = np.sort(welded[inverse.reshape(names.shape[0], 2, 2)], axis=2)
     ends = np.concatenate([edges, names[:, :, 2:]], axis=2).reshape(-1, 3)
     cell = JOIN_DISTANCE * mesh.size or 1.0
     points = segments.reshape(-1, 3) / cell

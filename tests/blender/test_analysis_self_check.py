@@ -138,3 +138,36 @@ def test_clear_removes_the_self_intersections_and_their_curves(addon, kitbash):
     overlay = importlib.import_module(f"{addon.__name__}.ui.self_check_overlay")
     assert not len(bpy.context.scene.collision_inspector.self_checks)
     assert len(overlay.line_coords(bpy.context.scene)) == 0
+
+
+def test_split_vertex_parts_are_parts_as_they_look(empty_scene):
+    """The kitbash with every face on its own vertices (as a glTF import stores it): faces meeting at split vertices
+    do not count, and the space the two boxes share is still measured."""
+    joined = add_joined_boxes("Split", [((0, 0, 0), (1, 1, 1)), ((0.5, 0.2, 0.2), (1.5, 0.8, 0.8))])
+    mesh = joined.data
+    corners = [tuple(mesh.vertices[k].co) for polygon in mesh.polygons for k in polygon.vertices]
+    faces = [tuple(range(4 * f, 4 * f + 4)) for f in range(len(mesh.polygons))]
+    split = bpy.data.meshes.new("Split faces")
+    split.from_pydata(corners, [], faces)
+    joined.data = split
+    select_only(joined, active=joined)
+    bpy.ops.collision_inspector.self_check()
+    item = bpy.context.scene.collision_inspector.self_checks[0]
+    assert item.face_pairs > 0 and item.curves == 1
+    assert item.covered_twice_measured and item.covered_twice_volume == pytest.approx(0.18, rel=1e-6)
+
+
+def test_a_single_part_crossing_itself_has_no_covered_twice_volume(empty_scene):
+    """Two boxes fused into one part by a shared vertex pushed through: its volume covered twice is not measured."""
+    prop = add_joined_boxes("Fused", [((0, 0, 0), (1, 1, 1)), ((0.5, 0.2, 0.2), (1.5, 0.8, 0.8))])
+    mesh = prop.data
+    # a triangle joining a corner of each box ties them into one part (still crossing)
+    fused = bpy.data.meshes.new("Fused one part")
+    vertices = [tuple(v.co) for v in mesh.vertices]
+    faces = [tuple(p.vertices) for p in mesh.polygons] + [(0, 8, 1), (0, 1, 8)]
+    fused.from_pydata(vertices, [], faces)
+    prop.data = fused
+    select_only(prop, active=prop)
+    bpy.ops.collision_inspector.self_check()
+    item = bpy.context.scene.collision_inspector.self_checks[0]
+    assert item.face_pairs > 0 and not item.covered_twice_measured

@@ -15,10 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-
-def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Dot products along the last axis (written out: faster than einsum on broadcast views)."""
-    return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1] + a[..., 2] * b[..., 2]
+from ..vector.arrays import dot, largest3, smallest3
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -36,8 +33,8 @@ def segment_closest_parameters(p1, q1, p2, q2) -> tuple[np.ndarray, np.ndarray]:
     Detection, 5.1.9).
     """
     d1, d2, r = q1 - p1, q2 - p2, p1 - p2
-    a, e, b = _dot(d1, d1), _dot(d2, d2), _dot(d1, d2)
-    c, f = _dot(d1, r), _dot(d2, r)
+    a, e, b = dot(d1, d1), dot(d2, d2), dot(d1, d2)
+    c, f = dot(d1, r), dot(d2, r)
     denominator = a * e - b * b
     skew = denominator > 1e-14 * a * e
     s = np.where(skew, _ratio(b * f - c * e, np.where(skew, denominator, 0.0)), 0.0)
@@ -51,7 +48,7 @@ def segment_closest_parameters(p1, q1, p2, q2) -> tuple[np.ndarray, np.ndarray]:
 def point_segment_closest(points: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Closest points of segments ``starts``-``ends`` to ``points`` (broadcast (..., 3))."""
     direction = ends - starts
-    t = _ratio(_dot(points - starts, direction), _dot(direction, direction))
+    t = _ratio(dot(points - starts, direction), dot(direction, direction))
     return starts + t[..., None] * direction
 
 
@@ -61,8 +58,8 @@ def _barycentric_inside(points: np.ndarray, tri: np.ndarray) -> tuple[np.ndarray
     Triangles too thin for their plane to be known get ``False`` (their edges answer instead).
     """
     e0, e1, w = tri[..., 1, :] - tri[..., 0, :], tri[..., 2, :] - tri[..., 0, :], points - tri[..., 0, :]
-    d00, d01, d11 = _dot(e0, e0), _dot(e0, e1), _dot(e1, e1)
-    d20, d21 = _dot(w, e0), _dot(w, e1)
+    d00, d01, d11 = dot(e0, e0), dot(e0, e1), dot(e1, e1)
+    d20, d21 = dot(w, e0), dot(w, e1)
     denominator = d00 * d11 - d01 * d01
     valid = denominator > 1e-24 * d00 * d11
     safe = np.where(valid, denominator, 1.0)
@@ -96,7 +93,7 @@ def point_triangle_closest(points: np.ndarray, tri: np.ndarray) -> tuple[np.ndar
     on_edges = point_segment_closest(points, starts, ends)
     projection, inside = _barycentric_inside(points[..., 0, :], tri)
     candidates = np.concatenate([on_edges, projection[..., None, :]], axis=-2)
-    distance_sq = _dot(candidates - points[..., :1, :], candidates - points[..., :1, :])
+    distance_sq = dot(candidates - points[..., :1, :], candidates - points[..., :1, :])
     distance_sq[..., 3] = np.where(inside, distance_sq[..., 3], np.inf)
     distance_sq, closest = _closest_of(distance_sq, candidates)
     return np.sqrt(distance_sq), closest
@@ -106,8 +103,8 @@ def _edge_crossings(tri_a: np.ndarray, tri_b: np.ndarray) -> tuple[np.ndarray, n
     """Where the edges of A (K, 3, 3) pass through triangles B (K, 3, 3): points (K, 3, 3), found (K, 3)."""
     starts, ends = _edges(tri_a)
     normal = np.cross(tri_b[:, 1] - tri_b[:, 0], tri_b[:, 2] - tri_b[:, 0])[:, None, :]
-    h0 = _dot(starts - tri_b[:, :1], normal)
-    h1 = _dot(ends - tri_b[:, :1], normal)
+    h0 = dot(starts - tri_b[:, :1], normal)
+    h1 = dot(ends - tri_b[:, :1], normal)
     crossing = ((h0 < 0.0) & (h1 > 0.0)) | ((h0 > 0.0) & (h1 < 0.0))
     fraction = np.where(crossing, h0 / np.where(crossing, h0 - h1, 1.0), 0.0)
     points = starts + fraction[..., None] * (ends - starts)
@@ -121,7 +118,7 @@ def _vertex_candidates(tri_a: np.ndarray, tri_b: np.ndarray):
     case is one of the edge pairs.
     """
     foot, inside = _barycentric_inside(tri_a, tri_b[:, None])
-    return np.where(inside, _dot(foot - tri_a, foot - tri_a), np.inf), tri_a, foot
+    return np.where(inside, dot(foot - tri_a, foot - tri_a), np.inf), tri_a, foot
 
 
 def _segment_candidates(tri_a: np.ndarray, tri_b: np.ndarray):
@@ -131,7 +128,7 @@ def _segment_candidates(tri_a: np.ndarray, tri_b: np.ndarray):
     s, t = segment_closest_parameters(starts_a, ends_a, starts_b, ends_b)
     on_a = (starts_a + s[..., None] * (ends_a - starts_a)).reshape(-1, 9, 3)
     on_b = (starts_b + t[..., None] * (ends_b - starts_b)).reshape(-1, 9, 3)
-    return _dot(on_b - on_a, on_b - on_a), on_a, on_b
+    return dot(on_b - on_a, on_b - on_a), on_a, on_b
 
 
 def _crossing_candidates(tri_a: np.ndarray, tri_b: np.ndarray):
@@ -173,25 +170,15 @@ def triangle_pair_distance(tri_a: np.ndarray, tri_b: np.ndarray, *,
 
 
 
-def _smallest3(values: np.ndarray) -> np.ndarray:
-    """Minimum over a last axis of length 3 (element-wise: much faster than ``min(axis=-1)``)."""
-    return np.minimum(np.minimum(values[..., 0], values[..., 1]), values[..., 2])
-
-
-def _largest3(values: np.ndarray) -> np.ndarray:
-    """Maximum over a last axis of length 3."""
-    return np.maximum(np.maximum(values[..., 0], values[..., 1]), values[..., 2])
-
-
 def _interval_gap(axis: np.ndarray, tri_a: np.ndarray, tri_b: np.ndarray) -> np.ndarray:
     """Gap between the projections of triangles A and B (K, 3, 3) on (K, 3) axes; negative if they overlap."""
-    along_a, along_b = _dot(tri_a, axis[:, None]), _dot(tri_b, axis[:, None])
-    return np.maximum(_smallest3(along_b) - _largest3(along_a), _smallest3(along_a) - _largest3(along_b))
+    along_a, along_b = dot(tri_a, axis[:, None]), dot(tri_b, axis[:, None])
+    return np.maximum(smallest3(along_b) - largest3(along_a), smallest3(along_a) - largest3(along_b))
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
     """Unit vectors; zero where the vector is zero."""
-    length = np.sqrt(_dot(vectors, vectors))
+    length = np.sqrt(dot(vectors, vectors))
     return vectors / np.where(length > 0.0, length, 1.0)[:, None]
 
 
@@ -227,9 +214,9 @@ def separating_axes(tri_a: np.ndarray, tri_b: np.ndarray, normal_a: np.ndarray,
     projection by ``axes @ t`` and leaves A's: the pair's distance is then at least ``gaps + axes @ t``."""
     centre_line = _unit(tri_b[:, 0] + tri_b[:, 1] + tri_b[:, 2] - tri_a[:, 0] - tri_a[:, 1] - tri_a[:, 2])
     candidates = np.stack([centre_line, normal_a, normal_b])  # (3, K, 3)
-    along_a, along_b = _dot(tri_a[None], candidates[:, :, None]), _dot(tri_b[None], candidates[:, :, None])
-    forward = _smallest3(along_b) - _largest3(along_a)
-    backward = _smallest3(along_a) - _largest3(along_b)
+    along_a, along_b = dot(tri_a[None], candidates[:, :, None]), dot(tri_b[None], candidates[:, :, None])
+    forward = smallest3(along_b) - largest3(along_a)
+    backward = smallest3(along_a) - largest3(along_b)
     signed = np.where(forward >= backward, 1.0, -1.0)
     gaps = np.maximum(forward, backward)
     best = np.argmax(gaps, axis=0)

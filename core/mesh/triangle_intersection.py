@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..vector.arrays import cross
+from ..vector.arrays import cross, dot
 
 _LOCAL_IDS = np.arange(3)
 
@@ -39,11 +39,6 @@ def _first_nonzero_sign(vectors: np.ndarray) -> np.ndarray:
     """Sign of the first non-zero component: the sign of δ · v for δ = (ε, ε², ε³)."""
     s = np.sign(vectors)
     return np.where(s[..., 0] != 0, s[..., 0], np.where(s[..., 1] != 0, s[..., 1], s[..., 2]))
-
-
-def _dot(u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Dot product over the last axis, in one fixed order: the same inputs round the same way in any shape."""
-    return u[..., 0] * v[..., 0] + u[..., 1] * v[..., 1] + u[..., 2] * v[..., 2]
 
 
 def _same(u: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -80,8 +75,8 @@ def orientation_signs(p0, p1, p2, p3, tie: str | None) -> np.ndarray:
     """
     p0, p1, p2, p3 = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (p0, p1, p2, p3)))
     d1, d2, d3 = p1 - p0, p2 - p0, p3 - p0
-    value = _dot(d1, cross(d2, d3))
-    permanent = _dot(np.abs(d1), np.abs(d2[..., [1, 2, 0]] * d3[..., [2, 0, 1]])
+    value = dot(d1, cross(d2, d3))
+    permanent = dot(np.abs(d1), np.abs(d2[..., [1, 2, 0]] * d3[..., [2, 0, 1]])
                      + np.abs(d2[..., [2, 0, 1]] * d3[..., [1, 2, 0]]))
     signs = np.array(np.sign(value), dtype=np.int8)  # (an array even for one point: assigned to below)
     unsure = np.abs(value) <= _FILTER * permanent
@@ -93,7 +88,7 @@ def orientation_signs(p0, p1, p2, p3, tie: str | None) -> np.ndarray:
     if unsure.any():
         points = _exact_integers(np.stack([p0[unsure], p1[unsure], p2[unsure], p3[unsure]]))
         e0, e1, e2, e3 = points
-        exact = _dot(e1 - e0, cross(e2 - e0, e3 - e0))
+        exact = dot(e1 - e0, cross(e2 - e0, e3 - e0))
         exact_signs = np.sign(exact).astype(np.int8)
         if tie is not None:
             tie_signs = _first_nonzero_sign(np.sign(_tie_vectors(e0, e1, e2, e3, tie)).astype(np.int8))
@@ -104,7 +99,7 @@ def orientation_signs(p0, p1, p2, p3, tie: str | None) -> np.ndarray:
 
 def plane_values(points: np.ndarray, origins: np.ndarray, normals: np.ndarray) -> np.ndarray:
     """n · (p − origin): positive in front of the plane (n = the triangle's area normal)."""
-    return _dot(normals, points - origins)
+    return dot(normals, points - origins)
 
 
 def plane_sides(points: np.ndarray, corners: np.ndarray, points_move: bool) -> np.ndarray:
@@ -184,7 +179,7 @@ def _plane_permanent(points: np.ndarray, corners: np.ndarray) -> np.ndarray:
     """The permanent bounding the rounding of ``plane_values`` (Shewchuk's error bound scale)."""
     origin = corners[..., 0, :]
     d1, d2, d3 = corners[..., 1, :] - origin, corners[..., 2, :] - origin, points - origin
-    return _dot(np.abs(d3), np.abs(d1[..., [1, 2, 0]] * d2[..., [2, 0, 1]])
+    return dot(np.abs(d3), np.abs(d1[..., [1, 2, 0]] * d2[..., [2, 0, 1]])
                 + np.abs(d1[..., [2, 0, 1]] * d2[..., [1, 2, 0]]))
 
 
@@ -208,7 +203,7 @@ def _edge_crossings(low: np.ndarray, high: np.ndarray, corners: np.ndarray):
                                           high[shallow]]))
         e0, e1, e2, e_low, e_high = exact
         normal = cross(e1 - e0, e2 - e0)
-        exact_low, exact_high = _dot(normal, e_low - e0), _dot(normal, e_high - e0)
+        exact_low, exact_high = dot(normal, e_low - e0), dot(normal, e_high - e0)
         span_exact = exact_low - exact_high
         nonzero = span_exact != 0
         exact_params = np.zeros(len(exact_low))

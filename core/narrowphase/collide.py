@@ -19,7 +19,7 @@ from .epa import Blowup, EpaResult, epa, expand_simplex
 from .gjk import GjkResult, closest_on_simplex, gjk, minkowski_support
 from ..shapes.convex import Polytope, Shape, as_shape
 from ..validation import MAX_COORDINATE, MIN_PAIR_SIZE, as_iteration_cap, as_length
-from ..vector.vec3 import Vec3, combine, dot, norm, orthonormal_basis, scale, sub
+from ..vector.vec3 import Vec3, combine, dot, norm, normalized, orthonormal_basis, scale, sub
 
 #: Default solver accuracy, relative to the pair's size.
 DEFAULT_RELATIVE_TOLERANCE = 1e-12
@@ -80,7 +80,7 @@ class PreparedPair:
         """Sign an undetermined normal (flat contact) so that it points from A toward B."""
         if normal is None:
             normal = self.a_to_b if norm(self.a_to_b) > 0.0 else (0.0, 0.0, 1.0)
-        normal = _unit(normal)
+        normal = normalized(normal)
         alignment = dot(normal, self.a_to_b)
         if alignment == 0.0:  # no preferred side: make the largest component positive
             alignment = max(normal, key=abs)
@@ -146,7 +146,7 @@ def solve_pair(pair: PreparedPair) -> tuple[Contact, EpaResult | None]:
     if found is None:  # A - B is flat (or a seed face is, to rounding): its nearest point is the answer
         point, simplex, weights = _nearest_point(result, seed)
         distance = norm(point)
-        normal = _unit(scale(point, -1.0)) if distance > tol else pair.orient(seed.flat_normal)
+        normal = normalized(scale(point, -1.0)) if distance > tol else pair.orient(seed.flat_normal)
         # Flat and measured to the tolerance: 'degenerate'; otherwise rounding kept GJK from the answer.
         status = "degenerate" if seed.dimension < 3 and distance - lower <= tol else "stalled"
         return pair_contact(pair, distance, normal, *_witnesses(simplex, weights), (lower, distance),
@@ -169,7 +169,7 @@ def solve_pair(pair: PreparedPair) -> tuple[Contact, EpaResult | None]:
 def _gjk_contact(pair: PreparedPair, result: GjkResult, bounds, epa_iterations: int, status: str) -> Contact:
     """The answer from GJK's point of A - B nearest the origin (not enclosed): value |v|, and the normal
     along which GJK found its lower bound (-v when it found none)."""
-    normal = _unit(scale(result.v, -1.0)) if result.normal is None else result.normal
+    normal = normalized(scale(result.v, -1.0)) if result.normal is None else result.normal
     return pair_contact(pair, result.distance, normal,
                         *_witnesses(result.simplex, result.weights), bounds, result.iterations, epa_iterations, status)
 
@@ -196,10 +196,6 @@ def intersect(points_a, points_b, *, tolerance: float | None = None, touch_toler
     if result.status == "stalled":  # rounding on a thin A - B: only the full answer decides
         return _solve(pair).colliding
     return result.overlapping or result.distance * pair.unit - pair.margin <= pair.touch_tolerance
-
-
-def _unit(v: Vec3) -> Vec3:
-    return scale(v, 1.0 / norm(v))
 
 
 def _witnesses(simplex, weights) -> tuple[Vec3, Vec3]:

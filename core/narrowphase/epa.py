@@ -28,7 +28,7 @@ import numpy as np
 
 from .gjk import SupportFn, Vertex
 from .simplex import EPSILON, closest_on_triangle, triangle_frame
-from ..vector.vec3 import Vec3, combine, cross, dot, norm, orthonormal_basis, scale, sub
+from ..vector.vec3 import Vec3, combine, cross, dot, norm, normalized, orthonormal_basis, scale, sub
 
 
 @dataclass
@@ -54,10 +54,6 @@ class EpaResult:
     status: str
     #: The final polytope (what ``core.narrowphase.warm_epa`` keeps to start the same pair's next query from).
     polytope: EpaPolytope | None = field(default=None, repr=False, compare=False)
-
-
-def _unit(v: Vec3) -> Vec3:
-    return scale(v, 1.0 / norm(v))
 
 
 def _distance_to_line(p: Vec3, origin: Vec3, unit_direction: Vec3) -> float:
@@ -94,7 +90,7 @@ def expand_simplex(support: SupportFn, simplex: list, tolerance: float) -> Blowu
             return Blowup(vertices, 0, None, lower)
     if len(vertices) == 2:
         base = vertices[0][0]
-        axis = _unit(sub(vertices[1][0], base))
+        axis = normalized(sub(vertices[1][0], base))
         e0, e1 = orthonormal_basis(axis)
         for k in range(6):
             angle = k * math.pi / 3.0
@@ -123,7 +119,7 @@ def expand_simplex(support: SupportFn, simplex: list, tolerance: float) -> Blowu
 def _triangle_normal(p: Vec3, q: Vec3, r: Vec3) -> Vec3:
     """Unit normal as ``edge x perpendicular`` from the longest edge (see ``triangle_frame``)."""
     _, _, edge, _, _, perpendicular, _ = triangle_frame(p, q, r)
-    return _unit(cross(edge, perpendicular))
+    return normalized(cross(edge, perpendicular))
 
 
 def _farthest_pair(vertices) -> list:

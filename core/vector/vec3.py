@@ -31,6 +31,10 @@ def norm(a: Vec3) -> float:
     return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
 
 
+def normalized(a: Vec3) -> Vec3:
+    return scale(a, 1.0 / norm(a))
+
+
 def combine(weights, points) -> Vec3:
     """Weighted sum of points."""
     x = y = z = 0.0

@@ -1,12 +1,6 @@
-"""Copy Pair for Report: a self-contained JSON document of one pair, and ``python -m core.replay FILE``.
-
-The document holds the two point sets (world space), the solver settings, the answer the add-on
-showed and the versions that produced it, so a bug report reproduces without Blender or the .blend:
-
-    python -m core.replay pair.json     # exit 0: reproduced, 1: a different answer, 2: a bad file
-
-Floats are written as JSON numbers with Python's ``repr`` (the shortest decimal that reads back as
-the same float64), so the points and the stored answer round-trip bit for bit.
+"""Copy Pair for Report: a self-contained JSON document of one pair (points, settings, the answer shown, versions),
+and ``python -m core.replay FILE`` (exit 0: reproduced, 1: a different answer, 2: a bad file).
+See docs/architecture.md, section "Replay: a pair in a file".
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""Broad phase: which axis-aligned boxes overlap, by a vectorised sort-and-sweep.
-
-Boxes are sorted by their low x; for each box, the boxes whose low x falls inside its x-interval are
-found with one ``searchsorted``, the candidate pairs are generated in bulk, and the y and z intervals
-filter them. The cost is O(N log N + pairs overlapping in x), not N², and no Python loop runs per box.
-Between two sets (the triangles of two meshes) a sweep along the best axis can still list far more
-pairs than overlap, when the meshes meet over a wide area; those go through a uniform grid instead.
+"""Broad phase: which axis-aligned boxes overlap, by a vectorised sort-and-sweep (O(N log N + pairs overlapping in x),
+no Python loop per box); a uniform grid between two sets that meet over a wide area.
+See docs/architecture.md, section "Broad phase: sort and sweep".
 """
 
 from __future__ import annotations

@@ -1,16 +1,6 @@
-"""``TriangleBVH``: a box tree over a mesh's triangles, and vectorised traversals of it.
-
-The tree is built top-down one level at a time: every node's triangles are sorted by their box
-centres along the node's widest axis and split into halves, all nodes of a level at once, until a
-node holds at most ``leaf_size`` triangles. Nodes are numbered level by level (root 0) and stored as
-arrays: an axis-aligned box, an oriented box (principal axes of the node's corners: for a flat patch
-the thin axis is its normal, so facing patches get tight bounds), two children (-1 for leaves), the
-node's range in ``order`` (its triangles) and an anchor (a corner of one of its triangles).
-
-The traversals process a whole frontier of (node, node) or (point, node) pairs per tree level, as
-arrays: box gaps give lower bounds, anchor distances give upper bounds (distances between actual
-surface points), and a pair is dropped once its lower bound exceeds the best upper bound. Every pair
-that can hold the minimum survives, so the queries built on them are exact.
+"""``TriangleBVH``: a box tree over a mesh's triangles (axis-aligned and oriented boxes per node), built a level at a
+time, and traversals over whole frontiers of node pairs that keep every pair that can hold the minimum.
+See docs/architecture.md, section "Mesh: the triangle tree".
 """
 
 from __future__ import annotations

@@ -1,23 +1,6 @@
-"""Overlap volume of convex closed meshes, many pairs at once, by clipping each surface with the other's planes.
-
-For convex A and B, A ∩ B is bounded by the part of ∂A inside B and the part of ∂B inside A, and the
-inside of a convex mesh is the intersection of its face half-spaces. Every triangle of A is clipped, as a
-convex polygon, by B's face planes (Sutherland–Hodgman on its edges: an edge leaving the half-space is cut
-where it leaves, one entering is cut where it enters, and the polygon is closed along the plane from the
-exit to the entry), and every triangle of B by A's. The divergence theorem turns the clipped boundary into
-volume and centroid as ``volume.overlap_volume`` does (tetrahedra fanned from each triangle's first corner).
-
-Faces of A and B in one plane with one orientation are counted once: A keeps what lies on B's planes and
-B drops what lies on A's, the convention of ``overlap_volume`` (identical boxes overlap fully, boxes
-sharing a face not at all). Plane distances within ``SNAP`` of the pair's size count as on the plane, so
-rounding cannot make a clipped convex polygon leave a half-space twice; a pair where it still would is
-measured by ``overlap_volume`` instead, as are pairs too finely tessellated to clip cheaply.
-
-Pairs are clipped together: every edge knows its pair, every pair has its own (padded) planes, and the
-polygons are clipped in rounds, each by the next plane it needs, all at once: a few numpy operations per
-round for a whole batch of small convex pairs, where the general method searches triangle pairs one mesh
-pair at a time.
-Only the triangles whose boxes meet the other mesh's box are clipped; the others lie outside it.
+"""Overlap volume of convex closed meshes, many pairs at once, by clipping each surface with the other's face planes
+in rounds (a few numpy operations per round for a whole batch).
+See docs/architecture.md, section "Mesh: overlap volume of convex pairs".
 """
 
 from __future__ import annotations

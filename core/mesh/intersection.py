@@ -1,12 +1,6 @@
-"""Where the surfaces of two triangle meshes meet: intersection curves, regions, coplanar patches.
-
-Candidate triangle pairs come from a two-set box sweep (``broad_phase.overlapping_pairs_between``), or
-from the two meshes' triangle trees when the caller has them (``candidate_pairs``); each pair is
-intersected by ``triangle_intersection.pair_crossings`` in the perturbed model described there (B moved
-by an infinitesimal generic translation), with vertex ids fixing the evaluation order, so neighbouring
-pairs agree on every shared decision. Each segment's ends are named by what made them (an
-edge of one mesh piercing a triangle of the other), so segments chain into polylines by those names,
-never by comparing floats: closed loops where closed surfaces cross.
+"""Where the surfaces of two triangle meshes meet: intersection curves (chained by the names of their ends, never by
+comparing floats), regions and coplanar patches.
+See docs/architecture.md, section "Mesh: intersection curves".
 """
 
 from __future__ import annotations

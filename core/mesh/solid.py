@@ -1,15 +1,6 @@
-"""``Solid``: an object's triangles, classified once so that each pair is measured the exact way it needs.
-
-Its topology comes from its geometry: the triangles are first repaired (``repair.repaired``: coincident
-vertices welded, nearly closed meshes capped), so that a mesh split along seams or sharp edges is as closed
-as it looks, and ``volume_certainty`` says how sure its enclosed volume is. It is then split into loose parts (islands of triangles sharing vertices). Its *method* says how its
-answers are computed:
-
-- ``'convex'``: one part that equals its convex hull (within ``CONVEXITY_TOLERANCE`` of its size), so
-  GJK/EPA on the hull is exact about the object itself;
-- ``'parts'``: several loose parts, each convex: measured part by part with GJK/EPA, exactly;
-- ``'mesh'``: at least one non-convex part: measured on the triangles themselves;
-- ``'hull'``: the user asked for convex hulls (physics-proxy answers), whatever the shape.
+"""``Solid``: an object's triangles, repaired (coincident vertices welded, nearly closed meshes capped) and classified
+once (``'convex'``, ``'parts'``, ``'mesh'`` or ``'hull'``) so that each pair is measured the exact way it needs.
+See docs/architecture.md, section "Mesh: solids and their methods".
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
-"""Exact closest points between triangles, between a point and a triangle, vectorised over many pairs.
-
-Every candidate answer is a pair of actual points, one on each primitive, and its distance is measured
-between those two points, so rounding can only make a candidate slightly long, never short; the minimum
-over the candidates is the exact distance up to rounding. The one other candidate is a crossing: an
-edge of one triangle through the other gives distance 0 at the crossing point. Degenerate input
-(zero-area triangles, coincident corners, parallel or zero-length segments) takes the same code paths
-and never gives NaN.
-
-Also cheap separating-axis lower bounds (``separation_lower_bound``) that let a search skip most
-triangle pairs before measuring them.
+"""Exact closest points between triangles, and between a point and a triangle, vectorised over many pairs; cheap
+separating-axis lower bounds let a search skip most pairs.
+See docs/architecture.md, section "Mesh: distances between triangles".
 """
 
 from __future__ import annotations

@@ -1,22 +1,6 @@
-"""Triangle–triangle intersection, vectorised over K pairs (triangle t of A, triangle s of B).
-
-Robustness comes from one consistent model, symbolic perturbation: B is taken as moved by an
-infinitesimal generic translation δ = (ε, ε², ε³). In that model no vertex lies on a plane and no two
-edges meet, so t ∩ s is empty or a segment whose two ends are each an edge of one triangle piercing the
-other. Every decision is the exact sign of one orientation determinant (``orientation_signs``: a float
-filter, exact integer arithmetic where the float sign is uncertain), taken from the vertices in a
-canonical order (smaller vertex index first):
-
-- ``plane_sides``: the side of a point relative to a triangle's plane, det(b − a, c − a, p − a);
-- ``edge_orientations``: the orientation det(q − p, x − p, y − p) of an edge pq of A against an edge xy
-  of B.
-
-A value that is exactly zero is decided by the sign of its derivative along δ (exact too: both are
-linear in δ), so coincident vertices, coplanar faces and edges through edges get a consistent, closed
-topology that is the one of a real configuration. Because overlap volumes and the like are continuous
-in δ, answers computed in the model are the exact answers at δ = 0. Exactly coplanar pairs never cross
-in the model; pairs coplanar within the tolerance are reported separately, with the area of their
-overlap (convex clipping of the two triangles in their common plane).
+"""Triangle-triangle intersection, vectorised over pairs, in one consistent model (B moved by an infinitesimal
+generic translation, exact orientation signs), so neighbouring pairs agree on every shared decision.
+See docs/architecture.md, section "Mesh: triangle intersection by symbolic perturbation".
 """
 
 from __future__ import annotations

@@ -1,18 +1,6 @@
-"""Enclosed volume of a closed mesh, and the exact volume and centroid where two closed meshes overlap.
-
-The overlap A ∩ B is bounded by the parts of ∂A inside B and the parts of ∂B inside A. For each
-triangle t of A, the part inside B is a plane polygon whose boundary is made of (a) the pieces of t's
-edges inside B and (b) the segments t ∩ s with B's triangles s, oriented along n_t × n_s (B's inside
-lies to their left seen from outside t). Fanning every boundary piece P→Q from t's first corner c
-gives signed tetrahedra (origin, c, P, Q) whose volumes and centroids sum to those of A ∩ B
-(divergence theorem); the same holds for B's triangles inside A, with the segments reversed.
-
-Inside/outside of the edge pieces: each edge is split where it pierces the other mesh (found with the
-triangle pairs, in the perturbed model of ``triangle_intersection``); the state flips at each piercing,
-travels along the mesh's edges (``label_components`` with parities), and is anchored once per connected
-piece by a ray test that uses the same predicates. Coincident and coplanar faces are therefore resolved
-as if B were moved by an infinitesimal translation, and the volume, being continuous in that
-translation, is exact: identical boxes overlap fully, boxes sharing a face not at all.
+"""Enclosed volume of a closed mesh, and the exact volume and centroid where two closed meshes overlap (divergence
+theorem over the parts of each surface inside the other).
+See docs/architecture.md, section "Mesh: overlap volume".
 """
 
 from __future__ import annotations

@@ -1,21 +1,6 @@
-"""Many pairs at once: GJK in lockstep over numpy arrays, EPA per pair for the few that need it.
-
-``collide_many`` answers ``collide(a, b)`` for every pair ``(shapes_a[i], shapes_b[i])``. It sets each
-pair up exactly as ``collide`` does (pair-local frame centred on the pair's box, tolerances scaled
-by its size), then runs GJK on all pairs together: every array holds one row per pair still
-running, and pairs leave the arrays as soon as their own stopping test fires. Supports come from
-each shape's local vertices padded to a common count (a polytope, a box's corners, a sphere's
-centre), so one step is a few numpy operations over all pairs. The simplex step finds the closest
-point of each pair's simplex by trying every face (vertex, edge, triangle, the tetrahedron) and
-keeping the nearest one whose barycentric weights are all positive: any such point lies in the
-simplex, so the nearest is the closest point.
-
-A pair clearly apart (its distance more than twice the tolerance from zero and from the touch
-band) gets its contact from the lockstep result. Every other pair (overlapping, touching or near
-the band's edge, or holding a shape too large to pad) is answered by ``collide`` itself, so those
-answers are identical to it; the distance of a separated pair is the same up to rounding (both are
-GJK's exact distance on polytopes) and so is its normal; its witness points are closest points,
-which need not be unique (two parallel faces).
+"""Many pairs at once: GJK in lockstep over numpy arrays (one row per pair still running), EPA per pair through
+``collide`` for the few that overlap or lie near the touch band, so their answers are ``collide``'s.
+See docs/architecture.md, section "Narrow phase: many pairs in lockstep".
 """
 
 from __future__ import annotations

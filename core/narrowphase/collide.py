@@ -1,11 +1,6 @@
-"""``collide`` and ``intersect``: GJK, then EPA when the shapes overlap, in a pair-local frame.
-
-Both shapes are shifted so the pair's bounding box is centred on the origin (and, for sizes beyond
-2^-100 .. 2^100, divided by a power of two close to the size: exactly, so nothing is lost), and
-tolerances are scaled by that size: the same pair gives the same answer at an offset of 1e6 as at the
-origin, and at any scale, and no square in the solver can overflow or underflow. Margins (a
-sphere's radius) are added exactly after the cores are solved: inflating both shapes by r moves
-every boundary point of A - B out by r along the normal.
+"""``collide`` and ``intersect``: GJK, then EPA when the shapes overlap, in a pair-local frame (centred, exactly
+rescaled, tolerances relative to the pair's size) so that answers do not depend on where or how large the pair is.
+See docs/architecture.md, section "Narrow phase: collide's pair-local frame".
 """
 
 from __future__ import annotations

@@ -1,22 +1,6 @@
-"""Directional depth: how far B must move along a chosen direction to separate from A, or to reach it.
-
-Moving B by ``t d`` makes the pair overlap exactly when ``t d`` lies in the Minkowski difference
-M = A - B, so the travels ``t`` that overlap form one interval ``[t_enter, t_exit]`` of the line
-through the origin along ``d`` (empty when the line misses M). Both ends come from the GJK ray cast
-(van den Bergen 2004, "Ray casting against general convex objects with application to continuous
-collision detection"): a ray started on the line outside M moves by conservative advancement to the
-support plane of M along ``v``, the vector from GJK's closest point of M to the ray's point, until
-that point is on M. Each advance lands on a plane of M and never passes the hit, so on polytopes
-the answer is exact up to rounding; curved cores converge to the tolerance.
-
-Margins (sphere and capsule radii, ``Rounded``) are handled exactly, as in ``collide``: the simplex
-holds points of the cores, the support planes are pushed out by the summed margin R, and the ray
-stops when its point is within R of the core (GJK's distance to a core polytope is exact, so a
-sphere or capsule gives the analytic answer).
-
-When the hit is reached the pair touches with B moved by ``t d``: the normal reported is the
-contact normal of that touching pair (outward normal of M at ``t d``, from A toward B), and the
-point is the contact point on A (B's point before the move plus ``t d``).
+"""Directional depth: how far B must move along a chosen direction to separate from A, or to reach it (GJK ray cast
+on A - B, margins added exactly).
+See docs/architecture.md, section "Narrow phase: directional depth".
 """
 
 from __future__ import annotations

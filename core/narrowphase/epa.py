@@ -1,21 +1,6 @@
-"""EPA on the Minkowski difference A - B: penetration depth, contact normal and witness points.
-
-The polytope starts from GJK's final simplex, blown up to a full-dimensional body around the origin
-(or found to be flat, a segment or a point: then there is no interior, the depth is at most the
-thickness and ``expand_simplex`` says so). Each step takes the face closest to the origin, asks for
-the support point along its normal, and stops when that point is within ``tolerance`` of the face
-plane: the face then lies on the boundary of A - B. Otherwise every face the point can see (a
-connected region found by flood fill from the closest face) is removed and the horizon is
-re-triangulated, which keeps the polytope convex. Faces keep their winding from the horizon, so
-orientation never depends on where the origin is; a face's signed distance can be slightly negative
-when the origin sits on or just outside the boundary, which makes touching cases come out as (tiny)
-distances, never NaN.
-
-The answer's bounds are certain, not hoped for: any support value ``n·w`` along a unit ``n`` bounds
-the depth from above, and the depth is at least the smallest distance from the origin to the
-polytope's faces, each face's distance lowered by the rounding error of its plane (large for sliver
-faces, whose normals float64 cannot pin down). ``resume`` runs the same loop from any closed mesh wound
-outward whose vertices are points of A - B (a previous query's polytope moved with the shapes: ``warm_epa``).
+"""EPA on the Minkowski difference A - B: penetration depth, contact normal and witness points, with bounds on the
+depth that are certain (each face's distance lowered by its plane's rounding error).
+See docs/architecture.md, section "Narrow phase: EPA and its certain bounds".
 """
 
 from __future__ import annotations

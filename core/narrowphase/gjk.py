@@ -1,14 +1,6 @@
-"""GJK on the Minkowski difference A - B: separation distance, closest points, or "they overlap".
-
-The support of A - B along ``d`` is ``support_A(d) - support_B(-d)``; each simplex vertex keeps both
-support points so witness points come out as the same barycentric mix. The loop keeps an upper bound
-``|v|`` and a lower bound ``v·w/|v|`` on the signed distance (both hold whatever the geometry, so they
-are reported as they are) and stops when they are within ``tolerance`` ('converged'), when the origin
-is enclosed or reached, or when rounding stops progress (a repeated support point or a distance that
-no longer shrinks: 'stalled' unless the bounds happen to meet the tolerance). On polytopes the result
-is the exact distance up to rounding, whatever the first search direction. The normal it reports is a
-direction along which the gap is the lower bound: for touching shapes ``v`` is rounding noise and its
-direction arbitrary, whereas such a direction puts the witness points on both support planes.
+"""GJK on the Minkowski difference A - B: separation distance, closest points, or "they overlap", with an upper and
+a lower bound on the signed distance that hold whatever the geometry.
+See docs/architecture.md, section "Narrow phase: GJK".
 """
 
 from __future__ import annotations

@@ -1,12 +1,6 @@
-"""Separating-axis test for convex polytopes: an independent check of GJK/EPA on point clouds.
-
-The signed distance of A and B is ``max over unit n`` of the gap ``min(B·n) - max(A·n)``, and the
-maximum is reached at a facet normal of A - B. For solid pairs those normals are A's and B's facet
-normals and the cross products of an edge of A with an edge of B, so the largest gap over these
-axes is the exact signed distance when the shapes overlap (minus the penetration depth) and a lower
-bound when they are apart (exact when the closest features are a face and a point, or two edges).
-When A - B is flat, a segment or a point, the axes of that subspace are added so the status stays
-exact.
+"""Separating-axis test for convex polytopes: an independent check of GJK/EPA on point clouds (exact signed distance
+when the shapes overlap, a lower bound when they are apart).
+See docs/architecture.md, section "Narrow phase: the separating-axis test".
 """
 
 from __future__ import annotations

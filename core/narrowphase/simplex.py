@@ -1,10 +1,6 @@
-"""Closest point to the origin on a simplex of 1-4 points, with barycentric weights.
-
-The Voronoi-region tests follow Ericson, *Real-Time Collision Detection* (5.1.5); the face region
-projects the origin with the triangle's normal, which keeps the direction of a tiny distance exact.
-Degenerate simplices (repeated, collinear or coplanar points) fall back to their sub-simplices, so
-the result is never NaN. Each function returns ``(closest_point, weights)`` with one weight per
-input point (zeros for the points that do not support the closest point).
+"""Closest point to the origin on a simplex of 1-4 points, with barycentric weights; degenerate simplices fall back
+to their sub-simplices, so the result is never NaN.
+See docs/architecture.md, section "Narrow phase: closest point on a simplex".
 """
 
 from __future__ import annotations

@@ -1,20 +1,6 @@
-"""``collide_warm``: ``collide`` for a pair queried again and again as it moves (animation frames, live
-edits), EPA started from the pair's previous polytope instead of from GJK's simplex.
-
-EPA's final polytope is kept as its triangulation and, per vertex, the indices of its two points on A and
-on B among the shapes' vertices (``WarmStart``). At the next query those vertices are placed where the
-shapes are now (all at once) and the triangulation is laid over them: a closed mesh wound outward whose
-vertices are points of A - B. If every face has the origin certainly on its inner side (its distance,
-lowered by its plane's rounding error, positive), EPA goes on from that mesh: its bounds are then as
-certain as a cold start's (see ``epa.resume``), and a pair that moved a little needs a step or two where a
-cold start needs dozens. Otherwise (the pair came apart, a face collapsed, other shapes) and whenever the
-warm answer's bounds do not meet the tolerance, the pair is solved cold, as ``collide`` solves it. Either
-way the answer meets ``collide``'s certificate: same tolerance, certain bounds; the depth agrees with a
-cold start to the tolerance, witness points may sit elsewhere on the same contact face.
-
-``signed_distance_warm`` (and ``signed_distances_warm`` for many pairs, placed together) answers the signed
-distance alone, for an animation scan's frames: when the placed polytope's closest face is already on the
-boundary of A - B to the tolerance (one support query says so), the value is read off it.
+"""``collide_warm``: ``collide`` for a pair queried again and again as it moves (animation frames, live edits), EPA
+started from the pair's previous polytope: a step or two instead of dozens, with a cold start's certificate.
+See docs/architecture.md, section "Narrow phase: warm-started EPA".
 """
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""``collide_2d``: GJK and EPA in the plane, for convex polygons (hulls of (N, 2) clouds) and circles.
-
-The same algorithm as ``core.collide`` one dimension down, with the same ``Contact`` fields and
-conventions (2-vectors instead of 3-vectors): GJK on A - B with the closest point on a segment or
-triangle, then, when the origin is within the tolerance of A - B, EPA on a convex polygon around
-the origin (closest edge, support point along its outward normal, the edges that see the point are
-replaced by two). A - B without area (collinear or single points) has no interior: the answer is
-GJK's distance with ``solver_status == 'degenerate'``. A circle is a point with a margin, added
-exactly after the solve, so answers on polygons and circles are exact up to rounding.
+"""``collide_2d``: GJK and EPA in the plane for convex polygons (hulls of (N, 2) clouds) and circles, with
+``core.collide``'s fields and conventions in 2D.
+See docs/architecture.md, section "Planar: GJK and EPA in the plane".
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
-"""Plane mode: two shapes seen in a plane (top, front, side, a view or any custom plane).
-
-Projecting a convex body onto a plane gives the convex hull of its projected points, so a pair's
-in-plane contact is ``collide_2d`` of the two projected clouds: depth, gap, normal and witness points
-as a plan drawing of the scene shows them (floor plans, cut sheets, layouts). The 2D answer is lifted
-back into the plane in world space, so it can be drawn like any other result.
-
-The plane's basis is deterministic and matches Blender's orthographic views: for the top view
-(normal +Z) ``u = X, v = Y``; for the front view (normal -Y, toward the viewer) ``u = X, v = Z``; for
-the right view (normal +X) ``u = Y, v = Z``. Always ``u x v == normal``.
+"""Plane mode: two shapes seen in a plane (top, front, side, a view or any custom plane), measured by ``collide_2d``
+on their projections and lifted back into world space; the plane's basis matches Blender's orthographic views.
+See docs/architecture.md, section "Planar: plane mode".
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
-"""Convex shapes as support mappings: polytopes (hulls of point clouds), boxes and spheres.
-
-Every shape is a local body mapped to the world by an affine transform ``x -> L x + t``. The support
-point of the mapped body along ``d`` is ``L · support_local(Lᵀ d) + t``, so moving a shape only swaps
-its transform and never touches the (prepared) points. A shape may carry a ``margin``: the body is
-then its core inflated by a ball of that radius (a sphere is a point with a margin), which the solver
-adds exactly after working on the cores.
-
-Support points are plain float 3-tuples: the solver's per-iteration arithmetic on three numbers is
-faster in Python floats than in tiny numpy arrays.
+"""Convex shapes as support mappings: polytopes (hulls of point clouds), boxes and spheres, each a local body under an
+affine map, with an optional margin the solver adds exactly.
+See docs/architecture.md, section "Shapes: support mappings".
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""Exact primitives as support mappings: capsules, cylinders, cones, and rounded versions of any shape.
-
-A capsule is a segment with a margin and ``Rounded`` adds a margin to any shape, so their answers
-are exact like a sphere's: the solver works on the cores and adds the margins afterwards. Cylinders
-and cones are curved cores (local axis along z, centred on the middle of the axis); GJK and EPA
-converge on them to the requested tolerance. Cylinders and cones take any affine transform, like
-``Box``; a margin stays a ball only under similarities, so capsules and rounded shapes refuse other
-matrices.
+"""Exact primitives as support mappings: capsules, cylinders, cones, and rounded versions of any shape (margins are
+added after the cores are solved, so capsules and rounded shapes are exact).
+See docs/architecture.md, section "Shapes: primitives and margins".
 """
 
 from __future__ import annotations

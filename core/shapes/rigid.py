@@ -1,31 +1,6 @@
-"""Rigid-body collision shapes as Blender's physics (Bullet) builds them, from plain data (no bpy).
-
-What Blender does (``rigidbody.cc``, ``rb_bullet_api.cpp``) and what this module reproduces:
-
-- **Size** comes from the object's local bounding box, halved, **centred on the object's origin**
-  (not on the box's centre: Blender assumes the origin is in the middle, so an off-centre origin
-  shifts the physics shape, as in the simulation). ``BOX`` uses the half sizes; ``SPHERE`` the
-  largest half size as radius; ``CAPSULE``, ``CYLINDER`` and ``CONE`` stand on the local z axis with
-  radius max(half x, half y) and half height = half z (a capsule's straight part is
-  2 (half z - radius), at least 0, so its total length is the box's).
-- **Placement**: location and rotation of ``matrix_world`` (its columns normalised, negated when the
-  matrix mirrors, as ``mat4_to_loc_quat`` does; a sheared matrix gives its nearest rotation); the
-  scale (column lengths) is Bullet's local scaling, applied per shape as Bullet does: box and
-  cylinder dimensions scale per axis (a cylinder's radius takes the x scale), a sphere's radius
-  takes the x scale, a capsule's radius the y scale and its half length the z scale, a cone's radius
-  the mean of the x and y scales, a hull's points each axis.
-- **Margin** (``RBO_GET_MARGIN``): the object's ``collision_margin`` when ``use_margin`` is on, and
-  always for cones and convex hulls; otherwise Bullet's default 0.04. Box and cylinder embed it
-  (Bullet keeps their outer size and rounds their edges: core shrunk by the margin, plus a ball of
-  it, in world units, not scaled). Spheres and capsules are exactly their radius (the margin is not
-  used). Cones add it outside. Convex hulls without ``use_margin`` are shrunk by 0.04 (local units,
-  every face moved in) and get a margin of 0.04 x the smallest scale, which keeps their outer faces;
-  if the hull is flat, or a face is within 0.04 of its centroid, nothing is embedded and the margin
-  is 0. With ``use_margin`` the hull is not shrunk and the margin is added outside.
-
-Bullet's dedicated box-box algorithm sees two boxes with sharp corners; the shapes here are those of
-its general convex algorithm (GJK/EPA with margins). The two differ only within the margin of an edge
-or corner.
+"""Rigid-body collision shapes as Blender's physics (Bullet) builds them, from plain data (no bpy): size, placement
+and margin as ``rigidbody.cc`` and ``rb_bullet_api.cpp`` compute them.
+See docs/architecture.md, section "Shapes: Blender's rigid-body shapes".
 """
 
 from __future__ import annotations

@@ -1,19 +1,6 @@
-"""Support features of large point clouds along nearby directions, without a full scan.
-
-A contact region needs the points of a shape within a slab of its support plane (``region``). For a
-cloud of thousands of points that is a pass over all of them per query, and a live update asks again
-for every pair at every step, each time along a direction close to the last one. So each full pass
-also keeps a *cap*: the rows within ``reach`` of the top along that unit direction ``u0``. The same caps
-answer support queries along nearby directions (``Polytope``, while no support table serves it), and a
-cap made after the direction drifted from the nearest kept one reaches further, for a fast drag's next steps.
-
-Why a cap answers a nearby direction: let ``R`` bound ``|p - c|`` over the cloud (``c`` its box centre),
-``q`` the top along ``u0`` and ``p`` a point outside the cap (``p.u0 < q.u0 - reach``). For a unit ``u``
-with ``|u - u0| = delta``, ``p.u - q.u = (p - q).u0 + (p - q).(u - u0) < -reach + 2 R delta``. So when
-``reach - 2 R delta`` is at least the slab (along ``u``) plus a rounding guard, ``p`` lies below the
-slab under the top along ``u``: the top and every point of the feature are in the cap. The guard covers
-the rounding of heights computed as sums of three products (in any order), so the feature found among the
-cap's points is the one a pass over all points finds.
+"""Support features of large point clouds along nearby directions without a full scan: each full pass keeps a cap
+of the rows near the top, which provably holds the feature along directions close enough.
+See docs/architecture.md, section "Support queries: caps for nearby directions".
 """
 
 from __future__ import annotations

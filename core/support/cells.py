@@ -1,20 +1,6 @@
-"""Exact support queries warm-started per cell of directions: certified local subproblems, cached.
-
-Directions are split into cells by a cube map: each face of the cube [-1, 1]³ is cut into
-``RESOLUTION``² squares and each square into two triangles. A direction d crosses the cube's surface
-in one triangle, so ``d = Σ λi ui`` with ``λi >= 0`` and ``ui`` the triangle's corners (points of the
-cube's surface). Along each corner u the index gives a cap: the points whose value ``p·u`` is above
-the largest one, ``h(u)``, less a slab. A point outside the three caps of a cell is below
-``h(ui) - slab`` along every corner, so its value along d is below ``Σ λi (h(ui) - slab)``: when the
-best of the caps' points beats that, it is the exact maximum over the whole cloud. When it does not,
-the index's branch and bound answers (exact either way) and the cell's caps are rebuilt with a slab
-``SLAB_GROWTH`` times thicker. On a sphere of radius R a cell spans about 2 / RESOLUTION radians and
-the certificate holds with the first slab, R / RESOLUTION² (a fifth of it already fails at times).
-
-Caps are kept per corner (each serves the six cells around it) and cells as one array of their
-caps' points, the most recent ones up to a budget of points, so directions asked again, by later GJK
-and EPA iterations or by the next query after a move, cost one scan of about a thousand points. The
-caches live in the index, which moved copies of a shape share.
+"""Exact support queries warm-started per cell of directions (a cube map): the points near the supports along a cell's
+corners certify the maximum for every direction of the cell, and are cached.
+See docs/architecture.md, section "Support queries: certified cells of directions".
 """
 
 from __future__ import annotations

@@ -1,20 +1,6 @@
-"""Sublinear exact support queries on large point clouds.
-
-Points are bucketed into a voxel grid sized so that occupied voxels hold about ``cluster_size``
-points each (the grid is refined once more for clouds that live on a surface, where occupancy grows
-with the square of the resolution), and voxels into groups of ``GROUP_CELLS``³ neighbouring voxels.
-Every cluster and every group keeps an oriented bounding box of its points (axes from the points'
-covariance), so a patch of a surface is bounded by a thin slab rather than a ball.
-
-A support query along ``d`` is a two-level branch and bound on a box's upper bound, the largest
-``corner·d`` of its eight corners: it scans the best cluster of the best group exactly, then only the
-clusters, of the groups whose bound beats that value, whose own bound beats it. The answer is the
-exact argmax over all points; on a sphere of 1M points a query reads about a thousand of them.
-
-Queries first go through ``support_cells.CellCache``: per cell of directions, a certified local
-subproblem made of the points near the supports along the cell's corners (``caps``), built once and
-kept, so directions asked again (by later GJK/EPA iterations, or by the next query after a move)
-scan only those points; the branch and bound answers when the cell's certificate does not hold.
+"""Sublinear exact support queries on large point clouds: a two-level branch and bound over voxel clusters bounded
+by oriented boxes, behind the per-cell cache of ``support.cells``.
+See docs/architecture.md, section "Support queries: the index for large clouds".
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
-"""Find the points of a cloud that lie strictly inside its convex hull, by a cheap exact test.
-
-The cloud's support points along 50 fixed directions span an inner polytope. Its facets are found by
-brute force over the triples of those few points (a triple spans a facet when no support point lies
-beyond its plane), and each facet with the centroid of the support points spans a tetrahedron. A
-point strictly inside one of those tetrahedra (by a margin far above rounding) is a convex
-combination of points of the cloud with the origin of the fan inside the hull, so it lies strictly
-inside the hull: it is never a support point, and dropping it changes no support query (nor which
-point wins a tie). The test only ever certifies; a facet found wrongly or missed only prunes less.
-Solid clouds (scans of volumes, dense interiors) lose most of their points; clouds whose points all
-lie near the hull (a sphere's surface) lose few.
+"""The points of a cloud strictly inside its convex hull, by a cheap exact test (tetrahedra of an inner polytope):
+dropping them changes no support query.
+See docs/architecture.md, section "Support queries: pruning interior points".
 """
 
 from __future__ import annotations

@@ -1,18 +1,6 @@
-"""Exact support queries on mid-size point clouds: a table over the sphere of directions.
-
-Directions are split into the cells of a cube map (``resolution`` x ``resolution`` cells on each face
-of the cube ``max |d_i| = 1``, read through the gnomonic projection ``d / max |d_i|``). Each cell keeps,
-in the cloud's order, every point that can be the support along some direction of the cell, so a
-query scans a few dozen points instead of all of them and returns what the full scan returns (up to
-ties within the rounding of the dot products).
-
-Why a point can be left out: let ``c`` be the cell's unit centre direction, ``alpha`` the largest angle
-from ``c`` to the cell, ``s`` a support point along ``c`` and ``u = p - s``. Write ``u·c = -|u| sin b``.
-For a unit ``d`` within ``alpha`` of ``c``, ``u·d <= -|u| sin(b - alpha) <= -|u| (sin b cos alpha -
-sin alpha)`` when ``b >= alpha``. So if ``u·c < -|u| tan(alpha) - eta``, then ``u·d < -eta cos(alpha)``:
-``p`` falls short of ``s`` along every direction of the cell by more than the rounding of the products,
-and is never the (computed) maximum. ``eta`` is far above that rounding, ``alpha`` is padded, and the
-test runs on centred points with ``|u|`` overestimated, so rounding in the test only keeps more points.
+"""Exact support queries on mid-size point clouds: per cell of a cube map of directions, the few points that can be
+the support along some direction of the cell.
+See docs/architecture.md, section "Support queries: the table for mid-size clouds".
 """
 
 from __future__ import annotations

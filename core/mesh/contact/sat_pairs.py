@@ -1,11 +1,6 @@
-"""Overlapping pairs of small convex objects measured by SAT, many at once, instead of EPA one by one.
-
-For convex polytopes the separating-axis test is exact: the penetration depth is the smallest overlap
-over the facet normals of A - B, which are among A's and B's facet normals and the cross products of
-their edges (``core.narrowphase.sat``). Boxes, wedges and low-poly parts have a few dozen such axes, so all the
-overlapping pairs of a clash check are projected on theirs in a few numpy operations, where EPA costs a
-Python loop per pair. Objects qualify through ``Solid.hull_features`` (small, convex to rounding);
-pairs SAT does not find clearly penetrating (touching, within twice the touch band) keep EPA's answer.
+"""Overlapping pairs of small convex objects measured by SAT, many at once, instead of EPA one by one (exact for
+convex polytopes; pairs SAT does not find clearly penetrating keep EPA's answer).
+See docs/architecture.md, section "Mesh contact: SAT for small convex pairs".
 """
 
 from __future__ import annotations

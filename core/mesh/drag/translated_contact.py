@@ -1,22 +1,6 @@
-"""A penetrating mesh pair answered again after a pure translation, from what its last full answer proved.
-
-The full answer for two non-convex objects (``contact._mesh_pair``) proves two things about their placement:
-moving B by the push-out ``p`` leaves them touching or apart (checked on the triangles), and a ball of
-radius ``r`` at ``c`` lies inside both (its distance to both surfaces, and winding numbers). When A then
-moves by ``s`` and B by ``t`` without turning or scaling (a drag), with ``d = t - s``:
-
-- B moved by ``p - d`` is where the checked placement was, relative to A: still a push-out, so the depth
-  is at most ``|p - d|``;
-- the ball's copies in A and in B are ``|d|`` apart: a ball of radius ``r - |d| / 2`` lies inside both,
-  so the depth is at least ``2r - |d|``, and while that exceeds the touch band the pair certainly
-  penetrates.
-
-So while that lower bound holds, the pair is answered with no triangle test at all: penetrating, depth
-``|p - d|`` along its direction (``depth_is_estimate`` when above the bound), the overlap volume and the
-crossing curves left for the full measurement (``volume_pending``). Anything else (a rotation, a scale,
-another shape) needs the full measurement. A bound used up by a translation can be renewed where the pair is
-now (``renewed_start``): ``p - d`` is still a push-out, and so is any move that separates the convex hulls
-(the objects lie inside them); a new ball inside both proves the overlap again.
+"""A penetrating mesh pair answered again after a pure translation, from what its last full answer proved: a
+push-out carried along bounds the depth from above, a ball inside both objects from below.
+See docs/architecture.md, section "Dragging: penetrating pairs".
 """
 
 from __future__ import annotations

@@ -1,32 +1,6 @@
-"""A separated mesh pair measured again after a pure translation, exactly, from its last full answer.
-
-The full answer for two non-convex objects apart (``contact._mesh_pair``: exact surface distance ``d0``,
-closest points ``a0`` on A and ``b0`` on B) is extended once by every pair of triangles that may lie within
-a horizon ``h > d0`` of each other (``distance.near_triangle_pairs``; every other pair is further apart than
-``h``), each with a separating axis ``n`` and the gap ``g`` of the triangles' projections on it
-(``triangle_distance.separating_axes``). When A then moves by ``s`` and B by ``t`` without turning or
-scaling (a drag), with ``d = t - s``:
-
-- ``b0 + t`` and ``a0 + s`` are surface points ``U = |b0 - a0 + d|`` apart: the distance is at most ``U``
-  (after the first answer, ``a0`` and ``b0`` are the last answer's closest points taken back to where the start
-  has the objects: the bound stays tight while the drag goes on);
-- each pair of triangles comes at most ``|d|`` closer: a pair outside the kept ones is now further apart
-  than ``h - |d|``, so while that is at least ``U`` none of them can be the closest;
-- a kept pair's projections on its axis are now ``g + n . d`` apart, a lower bound on its distance: only
-  the pairs where that is at most ``U`` can be the closest (a few, for a small drag in any direction);
-- so the exact distance is the least over those, measured with ``triangle_distance.triangle_pair_distance``
-  as the full search does.
-
-While ``|d| < d0`` the surfaces stayed apart along the straight move, so neither object can have entered the
-other; and a distance within the touch band is left to the full measurement (it finds the touching curves).
-The answer is exact, not an estimate: it is the full search over a set proven to hold the closest pair.
-
-A drag that outruns the kept pairs but not the distance (``|d| < d0``) needs no full measurement either
-(``start_after_translation``): the pair is still apart with neither inside the other, so a new start, with the
-triangle pairs within ``U`` plus the reach where the pair is now, holds its exact distance; each start proves the
-next. ``contact.start_for_next_drag`` makes one while nothing moves, for the next drag. While the interface runs,
-a start the drag has spent more than ``RENEW_AHEAD`` of is renewed ahead, a step at a time in the time its updates
-have left (``renewal_steps``, ``Renewal``), and answers meanwhile.
+"""A separated mesh pair measured again after a pure translation, exactly, from its last full answer: only the kept
+triangle pairs that can still be the closest are measured; starts are renewed a step at a time.
+See docs/architecture.md, section "Dragging: separated pairs".
 """
 
 from __future__ import annotations

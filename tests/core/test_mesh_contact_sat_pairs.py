@@ -9,7 +9,7 @@ from core.mesh import Solid, collide_solid_pairs, collide_solids
 from core.mesh.contact.sat_pairs import sat_contacts, sat_ready
 from generators import random_rotation
 from reference import reference_contact
-from test_convex_volume import hull_mesh
+from test_mesh_convex_volume import hull_mesh
 
 
 def overlapping_pairs(seed: int, count: int) -> list:

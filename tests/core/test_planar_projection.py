@@ -10,7 +10,7 @@ import core
 from checks import angle, assert_tangents
 from core.planar.projection import collide_in_plane, lift_from_plane, plane_basis, project_to_plane
 from generators import box, cloud, random_rotation, unit_vectors
-from test_planar import reference_2d
+from test_planar_gjk_epa import reference_2d
 
 TOL = 1e-9
 

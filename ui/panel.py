@@ -270,11 +270,13 @@ def depth_details(result, scene: bpy.types.Scene) -> list:
     """How sure the depth is, the overlap volume and the contact area, where they apply."""
     lines = []
     if result.status == 'penetrating' and result.depth_is_estimate:
-        lines.append(f"Depth: a checked push-out; the shortest is at least "
-                     f"{format_length(result.depth_lower_bound, scene)}")
+        lines.append("Depth: a checked push-out; the shortest is at least "
+                     f"{format_length(result.depth_lower_bound, scene)}" if result.depth_lower_bound > 0.0
+                     else "Depth: a checked push-out; a shorter one may exist")
     if result.status != 'penetrating' and result.distance_is_estimate:
-        lines.append(f"Distance: at most this, at least {format_length(result.distance_lower_bound, scene)}; "
-                     f"measured once the object stops")
+        bound = (f", at least {format_length(result.distance_lower_bound, scene)}"
+                 if result.distance_lower_bound > 0.0 else "")
+        lines.append(f"Distance: at most this{bound}; measured once the object stops")
     if result.status == 'penetrating':
         lines.append("Overlap volume: measured once the object stops moving" if result.volume_pending
                      else "Overlap volume: none (an open mesh encloses no volume)" if not result.has_volume

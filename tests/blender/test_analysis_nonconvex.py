@@ -188,3 +188,26 @@ def test_results_say_how_they_were_computed_and_hulls_stay_available(empty_scene
     assert [r.method for r in analyse(core, ring)] == ['mesh']
     empty_scene.collision_inspector.use_hulls = True
     assert [(r.method, r.status) for r in analyse(core, ring)] == [('hull', 'penetrating')]
+
+
+def test_a_cube_sunk_into_suzanne_has_its_witness_points_on_the_objects_and_says_what_it_knows(empty_scene, addon):
+    """The push-out's points lie on the cube and on Suzanne (Blender's nearest-surface queries), the panel leaves
+    out a lower bound that says nothing, and the status's tooltip does not speak of convex hulls."""
+    import importlib
+
+    panel = importlib.import_module(addon.__name__ + ".ui.panel")
+    cube = add_cube("Cube", location=(0.9, 0.0, 0.0))
+    bpy.ops.mesh.primitive_monkey_add()
+    monkey = rename(bpy.context.active_object, "Suzanne")
+    result = only_result(cube, monkey)
+    assert (result.status, result.method) == ('penetrating', 'mesh')
+    assert_contact_conventions(result)
+    near = result.depth * 2.0 ** -10 + EXACT
+    for point, obj in ((result.point_a, cube), (result.point_b, monkey)):
+        assert world_surface(obj)[1].find_nearest(point)[3] <= near, obj.name
+    result.depth_is_estimate, result.depth_lower_bound = True, 0.0  # what the depth of such a pair often is
+    assert "Depth: a checked push-out; a shorter one may exist" in panel.depth_details(result, empty_scene)
+    result.depth_lower_bound = 0.05
+    assert "Depth: a checked push-out; the shortest is at least 0.05 m" in panel.depth_details(result, empty_scene)
+    status = result.bl_rna.properties["status"].enum_items["penetrating"]
+    assert "hull" not in status.description

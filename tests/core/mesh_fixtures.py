@@ -221,14 +221,32 @@ def rotation_z(angle: float) -> np.ndarray:
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
+def _coal_model(shape: TriangleMesh):
+    bvh = coal.BVHModelOBBRSS()
+    bvh.beginModel(len(shape.triangles), len(shape.vertices))
+    bvh.addVertices(np.array(shape.vertices))
+    bvh.addTriangles(np.array(shape.triangles))
+    bvh.endModel()
+    return bvh
+
+
 def coal_distance(a: TriangleMesh, b: TriangleMesh) -> float:
     """coal's exact BVH (OBBRSS) distance between two triangle meshes' surfaces (0 when they touch or cross)."""
-    def model(shape: TriangleMesh):
-        bvh = coal.BVHModelOBBRSS()
-        bvh.beginModel(len(shape.triangles), len(shape.vertices))
-        bvh.addVertices(np.array(shape.vertices))
-        bvh.addTriangles(np.array(shape.triangles))
-        bvh.endModel()
-        return bvh
     result = coal.DistanceResult()
-    return coal.distance(model(a), coal.Transform3s(), model(b), coal.Transform3s(), coal.DistanceRequest(), result)
+    return coal.distance(_coal_model(a), coal.Transform3s(), _coal_model(b), coal.Transform3s(),
+                         coal.DistanceRequest(), result)
+
+
+#: The radius of the ball that stands for a point in ``coal_surface_distance``.
+POINT_BALL = 1e-12
+
+
+def coal_surface_distance(point, shape: TriangleMesh) -> float:
+    """coal's distance from ``point`` to the surface of ``shape`` (inside or out): a tiny ball there against the
+    triangles."""
+    place = coal.Transform3s()
+    place.setTranslation(np.asarray(point, dtype=float))
+    result = coal.DistanceResult()
+    gap = coal.distance(coal.Sphere(POINT_BALL), place, _coal_model(shape), coal.Transform3s(), coal.DistanceRequest(),
+                        result)
+    return gap + POINT_BALL if gap > 0.0 else float(np.linalg.norm(result.getNearestPoint1() - result.getNearestPoint2()))

@@ -13,9 +13,11 @@ import pytest
 import core.mesh.contact.batch as batch_module
 import core.mesh.contact.dispatch as dispatch_module
 import core.mesh.contact.mesh_pairs as mesh_pairs_module
+import core.mesh.contact.pushout as pushout_module
 from core.mesh import Solid, collide_solid_pairs, collide_solids
 from core.mesh.contact.result import answered_from_last
-from mesh_fixtures import (block_with_hole, box, chain_link, coal_distance, cup, joined, l_bracket, manifold_overlap,
+from mesh_fixtures import (block_with_hole, box, chain_link, coal_distance, coal_surface_distance, cup, joined,
+                           l_bracket, manifold_overlap,
                            moved, rod, torus, transformed, uv_sphere, wall_with_door)
 
 EXACT = 1e-9
@@ -162,6 +164,31 @@ def test_inside_out_parts_are_turned_over():
     contact = measure(inner, flipped)
     assert contact.overlap_volume == pytest.approx(0.125, rel=1e-12)
     assert contact.depth == pytest.approx(1.05, abs=EXACT)
+
+
+def assert_witnesses_on_surfaces(a, b, contact):
+    """``point_a`` lies on A's surface and ``point_b`` on B's (coal's point-to-triangles distance), within the
+    push-out's bisection bracket."""
+    near = contact.depth * 2.0 ** -pushout_module.PUSHOUT_STEPS + EXACT
+    assert coal_surface_distance(contact.point_a, a) <= near
+    assert coal_surface_distance(contact.point_b, b) <= near
+
+
+@pytest.mark.parametrize("shapes", [
+    pytest.param(lambda: (box((-0.5, -0.5, -0.5), (0.5, 0.5, 0.5)), torus(major=1.0, minor=0.3)), id="box-torus"),
+    pytest.param(lambda: (l_bracket(size=2.0, thickness=1.0), box((0.9, 1.2, 0.0), (1.5, 1.8, 1.0))),
+                 id="bracket-block"),
+    pytest.param(lambda: (joined(box((-1.5, -0.5, -0.5), (-0.5, 0.5, 0.5)), box((0.5, -0.5, -0.5), (1.5, 0.5, 0.5))),
+                          uv_sphere(0.6)), id="parts-ball"),
+    pytest.param(lambda: (box((-0.5, -0.5, -0.5), (0.5, 0.5, 0.5)), transformed(cup(), offset=(0.3, 0.2, 0.1))),
+                 id="box-cup"),
+])
+def test_witness_points_of_a_non_convex_push_out_lie_on_their_objects(shapes):
+    a, b = shapes()
+    contact = measure(a, b)
+    assert contact.status == "penetrating" and contact.method in {"mesh", "parts"}
+    assert_witnesses_on_surfaces(a, b, contact)
+    assert_certified(a, b, contact)
 
 
 def test_face_contacts_put_the_witness_points_at_the_patch_centre():

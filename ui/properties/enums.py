@@ -1,7 +1,7 @@
 """The enum items of the scene data (statuses, review states, scopes, sorting, methods, inspection modes)."""
 
 STATUS_ITEMS = (
-    ('penetrating', "Penetrating", "The convex hulls overlap by more than the touch tolerance", 'ERROR', 0),
+    ('penetrating', "Penetrating", "The objects overlap by more than the touch tolerance", 'ERROR', 0),
     ('touching', "Touching", "The signed distance is within the touch tolerance", 'PIVOT_BOUNDBOX', 1),
     ('clearance', "Clearance", "Apart, but closer than the clearance distance", 'CON_DISTLIMIT', 3),
     ('separated', "Separated", "Apart by more than the touch tolerance and the clearance", 'CHECKMARK', 2),

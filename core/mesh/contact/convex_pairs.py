@@ -15,7 +15,7 @@ from ...narrowphase.batch import ApartPairs, ShapeSet, screen_many
 from ...narrowphase.collide import collide
 from ...narrowphase.warm_epa import WarmStart, collide_warm_many
 from ..solid import HULL, PARTS, Solid
-from .pushout import certified_pushout
+from .pushout import certified_pushout, pushout_witnesses
 from .result import SolidContact, pair_method
 from .sat_pairs import sat_contacts, sat_ready
 from .volumes import pair_volume
@@ -96,9 +96,9 @@ def parts_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
     candidates = [(c.normal, c.depth) for c in sorted(overlapping, key=lambda c: -c.depth)]
     depth, normal = certified_pushout(a, b, candidates, separated_after, deepest.depth, options["tolerance"])
     volume, centroid = pair_volume(a, b)
-    point_b = deepest.point_b
+    point_a, point_b = pushout_witnesses(a, b, depth, normal, options["tolerance"])
     return SolidContact(
-        status=PENETRATING, signed_distance=-depth, normal=normal, point_a=point_b + depth * normal,
+        status=PENETRATING, signed_distance=-depth, normal=normal, point_a=point_a,
         point_b=point_b, method=PARTS, tolerance=deepest.tolerance, depth_lower_bound=deepest.depth,
         depth_is_estimate=depth > deepest.depth + options["tolerance"], overlap_volume=volume,
         overlap_centroid=centroid, solver_status=deepest.solver_status)

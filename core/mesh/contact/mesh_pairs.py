@@ -12,7 +12,7 @@ from ..drag.translated_contact import TranslationStart, translation_start
 from ..intersection import surface_intersection
 from ..solid import MESH, Solid
 from .containment import boxes_apart, share_interior
-from .pushout import certified_pushout, common_ball
+from .pushout import certified_pushout, common_ball, pushout_witnesses
 from .result import SolidContact
 from .volumes import pair_volume
 
@@ -40,10 +40,11 @@ def mesh_pair(a: Solid, b: Solid, options: dict) -> tuple[SolidContact, Translat
     lower = 0.0 if ball is None else 2.0 * ball[1]
     depth, normal = certified_pushout(a, b, candidates, separated_after, lower, precision=tolerance)
     status = TOUCHING if depth <= touch else PENETRATING
-    point_b = _deepest_point(crossing, centroid, b)
-    start = translation_start(a, b, point_b, depth * normal, ball, touch, tolerance) if status == PENETRATING else None
+    deepest = _deepest_point(crossing, centroid, b)
+    start = translation_start(a, b, deepest, depth * normal, ball, touch, tolerance) if status == PENETRATING else None
+    point_a, point_b = pushout_witnesses(a, b, depth, normal, tolerance)
     return SolidContact(
-        status=status, signed_distance=-depth, normal=normal, point_a=point_b + depth * normal, point_b=point_b,
+        status=status, signed_distance=-depth, normal=normal, point_a=point_a, point_b=point_b,
         method=MESH, tolerance=touch, depth_lower_bound=min(lower, depth), depth_is_estimate=depth > lower + tolerance,
         overlap_volume=volume, overlap_centroid=centroid, curves=curves), start
 

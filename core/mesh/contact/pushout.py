@@ -7,12 +7,16 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..distance import nearest_on_surface
+from ..distance import mesh_distance, nearest_on_surface
 from ..solid import Solid
 from .containment import indices_in_box, points_inside, strided_sample
 
 #: Bisection steps per push-out direction: the push-out is within 2^-steps of its bracket.
 PUSHOUT_STEPS = 12
+#: Witness points of a push-out are looked for at most this share of it apart first (its bisection leaves the moved
+#: pair closer than its bracket, 2^-PUSHOUT_STEPS of the push-out when the bisection ran to the end); further only
+#: when none are that close.
+WITNESS_SEARCH = 2.0 ** (2 - PUSHOUT_STEPS)
 #: Vertices sampled per object for ball centres of the depth's lower bound.
 LOWER_BOUND_SAMPLES = 16
 AXES = np.vstack([np.eye(3), -np.eye(3)])
@@ -21,6 +25,20 @@ AXES = np.vstack([np.eye(3), -np.eye(3)])
 def _slab(a: Solid, b: Solid, direction: np.ndarray) -> float:
     """How far B must move along ``direction`` to lie wholly beyond A's support plane: always enough."""
     return max(float((a.mesh.vertices @ direction).max() - (b.mesh.vertices @ direction).min()), 0.0)
+
+
+def pushout_witnesses(a: Solid, b: Solid, depth: float, normal: np.ndarray, tolerance: float
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """``(point_a, point_b)`` of the push-out ``depth * normal``, on the surfaces: where B so moved meets A. The moved
+    pair's closest points are at most the push-out's bisection bracket apart; ``point_a`` is their midpoint and
+    ``point_b`` that point moved back with B, so ``point_a - point_b == depth * normal`` and each point lies within
+    half that bracket of its object's surface."""
+    offset = depth * np.asarray(normal, dtype=np.float64)
+    moved = b.translated(offset)
+    found = mesh_distance(a.mesh, moved.mesh, bvh_a=a.bvh, bvh_b=moved.bvh,
+                          upper_bound=max(depth * WITNESS_SEARCH, tolerance))
+    middle = 0.5 * (found.point_a + found.point_b)
+    return middle, middle - offset
 
 
 def certified_pushout(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, float]],

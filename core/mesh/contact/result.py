@@ -23,8 +23,9 @@ class SolidContact(SignedDistanceMixin):
     - Penetrating: ``point_a - point_b == depth * normal``, and moving B by ``depth * normal`` was
       checked to leave the pair touching or apart. For convex pairs the depth is exact; otherwise it is
       at least ``depth_lower_bound`` and ``depth_is_estimate`` says when it may be larger than needed.
-      For mesh pairs ``point_b`` lies on the deepest intersection region and ``point_a`` is where the
-      push-out takes it.
+      For part and mesh pairs both lie on the surfaces, where the objects meet once B is pushed out
+      (``pushout.pushout_witnesses``); while an object is dragged (``volume_pending``) a mesh pair's ``point_b`` is
+      a point of its deepest region carried along and ``point_a`` is where the push-out takes it.
     - Separated or touching: ``point_b - point_a == distance * normal`` with both points on the surfaces. When
       ``distance_is_estimate`` (a separated mesh pair answered from its last exact answer while dragged, no time
       being left to measure it: ``volume_pending`` too), the distance is at most ``distance`` (those two points)

@@ -16,7 +16,7 @@ from .operators.crosscheck import COLLISION_INSPECTOR_OT_cross_check
 from .operators.export import COLLISION_INSPECTOR_OT_export_report
 from .operators.inspect import CLASSES as INSPECT_CLASSES
 from .operators.resolve import CLASSES as RESOLVE_CLASSES
-from .operators.scan import COLLISION_INSPECTOR_OT_scan
+from .operators.scan import CLASSES as SCAN_CLASSES
 from .operators.self_check import COLLISION_INSPECTOR_OT_self_check
 from .ui import overlay, self_check_overlay
 from .ui.panel import CLASSES as PANEL_CLASSES
@@ -38,7 +38,7 @@ CLASSES = (
     *BROWSE_CLASSES,
     *INSPECT_CLASSES,
     *RESOLVE_CLASSES,
-    COLLISION_INSPECTOR_OT_scan,
+    *SCAN_CLASSES,
     COLLISION_INSPECTOR_OT_self_check,
     *PANEL_CLASSES,
 )

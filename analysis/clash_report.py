@@ -72,7 +72,8 @@ class ClashResult:
     (the numbers above), ``first_contact_frame`` (first frame touching or penetrating), ``deepest_frame``
     and ``max_depth`` (deepest penetration, 0 when it never penetrates), ``contact_intervals``
     (``((first, last), ...)`` frames in contact) and ``depth_series`` (the depth at each scanned frame,
-    for the panel's plot; not written to reports). Outside a scan the frames are None.
+    for the panel's plot; not written to reports), and ``measured_frame``, the worst frame whose numbers these are
+    (for the overlay, which draws them at that frame only; not written either). Outside a scan the frames are None.
     ``volume_pending``: measured while objects move (live update), without the overlap volume (None), which
     follows once they stop.
     """
@@ -104,6 +105,7 @@ class ClashResult:
     max_depth: float | None = None
     contact_intervals: tuple = ()
     depth_series: tuple = ()
+    measured_frame: int | None = None
     volume_pending: bool = False
 
     def as_dict(self) -> dict:

@@ -232,6 +232,7 @@ def _scan_results(report: ClashReport, members: list, frames: np.ndarray, distan
             max_depth=float(max(-series.min(), 0.0)),
             contact_intervals=intervals,
             depth_series=tuple(np.maximum(-np.where(np.isfinite(series), series, 0.0), 0.0).tolist()),
+            measured_frame=int(at),
         ))
     return results
 

@@ -82,6 +82,7 @@ def _clash_columns(clashes: list[ClashResult]) -> dict:
         'scanned': [c.max_depth is not None for c in clashes],
         'first_contact_frame': [c.first_contact_frame or 0 for c in clashes],
         'deepest_frame': [c.deepest_frame or 0 for c in clashes],
+        'measured_frame': [c.measured_frame or 0 for c in clashes],
         'max_depth': [c.max_depth or 0.0 for c in clashes],
     }
 
@@ -293,7 +294,7 @@ def scan_fields(result) -> dict:
                       for part in result.contact_frames.split())
     return {'first_contact_frame': result.first_contact_frame if intervals else None,
             'deepest_frame': result.deepest_frame if result.max_depth > 0.0 else None,
-            'max_depth': result.max_depth, 'contact_intervals': intervals}
+            'max_depth': result.max_depth, 'contact_intervals': intervals, 'measured_frame': result.measured_frame}
 
 
 def store_depth_series(settings, clashes: list[ClashResult], positions: list[int], count: int) -> None:

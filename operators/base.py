@@ -1,5 +1,5 @@
-"""What operators share: the poll of those that need stored results (``NeedsResultsMixin``), and running long
-work a slice at a time (``StepwiseMixin``)."""
+"""What operators share: the poll of those that need stored results (``NeedsResultsMixin``) and the result their
+``index`` names (``chosen_result``), and running long work a slice at a time (``StepwiseMixin``)."""
 
 import time
 from collections.abc import Iterator
@@ -88,3 +88,14 @@ class NeedsResultsMixin:
             cls.poll_message_set(cls.no_results)
             return False
         return True
+
+
+def chosen_result(operator: bpy.types.Operator, context: bpy.types.Context):
+    """The result the operator works on: its ``index``, or the active one when ``index`` is -1; None (an error
+    reported) when there is no such result."""
+    settings = context.scene.collision_inspector
+    index = settings.active_result_index if operator.index < 0 else operator.index
+    if not 0 <= index < len(settings.results):
+        operator.report({'ERROR'}, f"No result {index}; there are {len(settings.results)}")
+        return None
+    return settings.results[index]

@@ -16,17 +16,7 @@ from ..core.replay import write_pair
 from ..ui.properties.enums import DIRECTIONAL_AXIS_ITEMS
 from ..ui.panel import directional_summary
 from .export import blend_relative_file_path
-from .base import NeedsResultsMixin
-
-
-def _chosen_result(operator, context):
-    """The result the operator works on: ``index``, or the active one when ``index`` is -1."""
-    settings = context.scene.collision_inspector
-    index = settings.active_result_index if operator.index < 0 else operator.index
-    if not 0 <= index < len(settings.results):
-        operator.report({'ERROR'}, f"No result {index}; there are {len(settings.results)}")
-        return None
-    return settings.results[index]
+from .base import NeedsResultsMixin, chosen_result
 
 
 class COLLISION_INSPECTOR_OT_directional_depth(NeedsResultsMixin, bpy.types.Operator):
@@ -42,7 +32,7 @@ class COLLISION_INSPECTOR_OT_directional_depth(NeedsResultsMixin, bpy.types.Oper
                                  description="Result to measure (-1: the active one)")
 
     def execute(self, context: bpy.types.Context) -> set:
-        result = _chosen_result(self, context)
+        result = chosen_result(self, context)
         if result is None:
             return {'CANCELLED'}
         try:
@@ -76,7 +66,7 @@ class COLLISION_INSPECTOR_OT_copy_pair(NeedsResultsMixin, bpy.types.Operator, Ex
                                          description="Also put the document on the clipboard")
 
     def execute(self, context: bpy.types.Context) -> set:
-        result = _chosen_result(self, context)
+        result = chosen_result(self, context)
         if result is None:
             return {'CANCELLED'}
         try:

@@ -1,8 +1,10 @@
-"""The Scan Animation operator: measure the panel's scope at every frame of the scene's range.
+"""The Scan Animation operator: measure the panel's scope at every frame of the scene's range; and Go to Frame,
+which shows a scanned result's worst or first-contact frame.
 
-Like Analyse, it runs modally from the panel (a slice per timer tick, progress, Esc cancels and keeps the
+Like Analyse, the scan runs modally from the panel (a slice per timer tick, progress, Esc cancels and keeps the
 previous results) and at once from scripts and in background mode. The live update is paused while it
-steps through the frames; the current frame is restored.
+steps through the frames; the current frame is restored. A scanned result's numbers are those of its worst
+frame, and the viewport draws it at that frame only: Go to Frame takes the scene there.
 """
 
 import bpy
@@ -16,7 +18,7 @@ from ..analysis.typed import typed_decimal
 from ..ui import overlay
 from ..ui.units import format_length
 from .analyse import EVERY_PAIR_SCOPES
-from .base import PROGRESS_STEPS, SLICE_SECONDS, StepwiseMixin, advance
+from .base import PROGRESS_STEPS, SLICE_SECONDS, NeedsResultsMixin, StepwiseMixin, advance, chosen_result
 
 
 class COLLISION_INSPECTOR_OT_scan(StepwiseMixin, bpy.types.Operator):
@@ -84,3 +86,48 @@ class COLLISION_INSPECTOR_OT_scan(StepwiseMixin, bpy.types.Operator):
         for name, reason in sorted(report.skipped.items()):
             self.report({'WARNING'}, f"Skipped {name}: {reason}")
         return {'FINISHED'}
+
+
+#: Go to Frame's choices: the worst frame (whose numbers the result shows) or the first contact.
+FRAME_ITEMS = (
+    ('DEEPEST', "Deepest", "The pair's worst scanned frame: its deepest penetration (its closest approach when it "
+                           "never penetrates), the frame the result's numbers and arrow describe"),
+    ('FIRST', "First Contact", "The first scanned frame where the pair touches or penetrates"),
+)
+
+
+class COLLISION_INSPECTOR_OT_go_to_frame(NeedsResultsMixin, bpy.types.Operator):
+    """Go to a scanned result's deepest (worst) frame or its first contact"""
+
+    bl_idname = "collision_inspector.go_to_frame"
+    bl_label = "Go to Frame"
+    bl_options = {'REGISTER'}
+
+    index: bpy.props.IntProperty(name="Index", default=-1, min=-1,
+                                 description="Result whose frame to show (-1: the active one)")
+    which: bpy.props.EnumProperty(name="Frame", items=FRAME_ITEMS, default='DEEPEST',
+                                  description="Which of the result's scanned frames")
+
+    @classmethod
+    def description(cls, _context: bpy.types.Context, properties) -> str:
+        return next(text for name, _label, text in FRAME_ITEMS if name == properties.which)
+
+    def execute(self, context: bpy.types.Context) -> set:
+        result = chosen_result(self, context)
+        if result is None:
+            return {'CANCELLED'}
+        if not result.scanned:
+            self.report({'ERROR'}, f"{result.label} was not scanned: Scan Animation first")
+            return {'CANCELLED'}
+        if self.which == 'FIRST' and not result.contact_frames:
+            self.report({'ERROR'}, f"{result.label} never touches in the scanned frames")
+            return {'CANCELLED'}
+        frame = result.first_contact_frame if self.which == 'FIRST' else result.measured_frame
+        context.scene.frame_set(frame)
+        what = "first contact" if self.which == 'FIRST' else (
+            "deepest" if result.max_depth > 0.0 else "closest")
+        self.report({'INFO'}, f"Frame {frame}: {result.label}, {what}")
+        return {'FINISHED'}
+
+
+CLASSES = (COLLISION_INSPECTOR_OT_scan, COLLISION_INSPECTOR_OT_go_to_frame)

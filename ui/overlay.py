@@ -304,10 +304,11 @@ def scene_drawing(scene) -> SceneDrawing | None:
         return None
     units = _units_key(scene.unit_settings)
     key = (_cache["generation"], scene.as_pointer(), len(settings.results), *_settings_key(settings),
-           *units, _ui_scale())
+           *units, _ui_scale(), scene.frame_current)
     cached = _cache["scene"]
     if cached is None or cached[0] != key:
-        cached = _cache["scene"] = (key, _scene_from_columns(settings, _columns(scene, settings)))
+        cached = _cache["scene"] = (key, _scene_from_columns(settings, _columns(scene, settings),
+                                                             scene.frame_current))
         _cache["views"].clear()
     return cached[1]
 
@@ -329,6 +330,8 @@ def _columns(scene, settings) -> dict:
         statuses = enum_column(results, "status")
         columns["codes"] = draw_geometry.status_codes(statuses)
         columns["vanished"] = vanished_clashes(statuses, enum_column(results, "review_state"))
+        columns["scanned"] = number_column(results, "scanned", dtype=bool)
+        columns["measured_frame"] = number_column(results, "measured_frame", dtype=np.int32)
         columns["curves"] = stored_polylines(settings, "curve")
         columns["regions"] = stored_polylines(settings, "region")
         cached = _cache["columns"] = (key, columns)
@@ -356,11 +359,14 @@ def _units_key(units) -> tuple:
     return units.system, units.scale_length, units.length_unit, units.use_separate
 
 
-def _scene_from_columns(settings, columns: dict) -> SceneDrawing:
+def _scene_from_columns(settings, columns: dict, frame: int) -> SceneDrawing:
     """The results the list shows (status filter, Hide Touching) that still clash or are measured now
-    (not the vanished clashes kept as 'resolved'), in stored order, and the display style."""
+    (not the vanished clashes kept as 'resolved'), in stored order, and the display style. A scanned result
+    describes its worst frame: it is drawn at ``frame`` only when that is the one (elsewhere its objects are
+    somewhere else)."""
     listed = draw_geometry.status_codes(sorted(visible_statuses(set(settings.show_statuses), settings.hide_touching)))
-    shown = np.flatnonzero(np.isin(columns["codes"], listed) & ~columns["vanished"])
+    elsewhere = columns["scanned"] & (columns["measured_frame"] != frame)
+    shown = np.flatnonzero(np.isin(columns["codes"], listed) & ~columns["vanished"] & ~elsewhere)
     curves, regions = columns["curves"], columns["regions"]
     if len(shown) < len(columns["codes"]):
         columns = {name: column[shown] for name, column in columns.items() if name not in ("curves", "regions")}

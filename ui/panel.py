@@ -382,13 +382,31 @@ def scan_lines(result, settings, index: int, scene: bpy.types.Scene) -> list:
     return lines
 
 
+def draw_scan_frames(layout, settings, result, scene: bpy.types.Scene) -> None:
+    """A scanned result's Go to Frame buttons (its worst frame, its first contact), and a note when the viewport
+    does not draw it because another frame is shown."""
+    index = settings.active_result_index
+    row = layout.row(align=True)
+    worst = row.operator("collision_inspector.go_to_frame", icon='NEXT_KEYFRAME',
+                         text=f"Go to Frame {result.measured_frame}")
+    worst.index, worst.which = index, 'DEEPEST'
+    first = row.row(align=True)
+    first.enabled = bool(result.contact_frames)
+    contact = first.operator("collision_inspector.go_to_frame", icon='KEYFRAME',
+                             text=f"First {result.first_contact_frame}" if result.contact_frames else "First")
+    contact.index, contact.which = index, 'FIRST'
+    if scene.frame_current != result.measured_frame:
+        layout.label(text=f"Drawn in the viewport at frame {result.measured_frame} only", icon='INFO')
+
+
 def draw_result_actions(layout, settings, result, scene: bpy.types.Scene) -> None:
-    """The scan's lines for the active result, and the Resolve buttons for penetrating pairs."""
+    """The scan's lines and frames for the active result, and the Resolve buttons for penetrating pairs."""
     lines = scan_lines(result, settings, settings.active_result_index, scene)
     if lines:
         column = layout.column(align=True)
         for line in lines:
             column.label(text=line)
+        draw_scan_frames(layout, settings, result, scene)
     row = layout.row(align=True)
     single = row.row(align=True)
     single.enabled = result.status == 'penetrating'

@@ -118,7 +118,9 @@ def test_the_panel_shows_the_scan_and_offers_resolve(empty_scene, addon):
     assert "Deepest: 0.5 m at frame 11" in labels
     plot = next(text for text in labels if text.startswith("Depth: |"))
     assert "\u2588" in plot
-    assert {"collision_inspector.resolve", "collision_inspector.resolve_all"} <= set(layout.entries("operator"))
+    assert {"collision_inspector.resolve", "collision_inspector.resolve_all",
+            "collision_inspector.go_to_frame"} <= set(layout.entries("operator"))
+    assert "Drawn in the viewport at frame 11 only" in labels  # the scene shows frame 5
 
 
 def modal_scan(addon):
@@ -157,3 +159,38 @@ def test_the_scan_report_gives_the_deepest_depth_in_scene_units(empty_scene, add
         pass
     assert operator.reports[-1] == ({'INFO'}, "Scanned frames 1-21: 1 pair in contact; deepest: A \u2194 B, "
                                               "500 mm at frame 11")
+
+
+def test_a_scanned_result_is_drawn_at_its_worst_frame_only_and_go_to_frame_takes_the_scene_there(
+        empty_scene, overlay, snapshot):
+    """After the scan the frame is back at 5, where B is far from A: the pair's numbers (frame 11's) are not drawn
+    there. Go to Frame shows the deepest frame, where they are drawn, and the first contact."""
+    from test_overlay_gpu import contact_view, draw, drawn
+
+    fly_through(empty_scene)
+    assert bpy.ops.collision_inspector.scan() == {'FINISHED'}
+    pair = result("A", "B")
+    assert empty_scene.frame_current == 5 and pair.measured_frame == 11
+    _points, (view, projection) = contact_view(empty_scene)
+    assert not drawn(draw(snapshot, empty_scene, view, projection)).any()
+    assert bpy.ops.collision_inspector.go_to_frame(which='DEEPEST') == {'FINISHED'}
+    assert empty_scene.frame_current == 11 and not pair.stale
+    assert drawn(draw(snapshot, empty_scene, view, projection)).any()
+    assert bpy.ops.collision_inspector.go_to_frame(index=0, which='FIRST') == {'FINISHED'}
+    assert empty_scene.frame_current == 9
+
+
+def test_go_to_frame_refuses_results_that_were_not_scanned_or_never_touch(empty_scene):
+    fly_through(empty_scene)
+    assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
+    with pytest.raises(RuntimeError, match="was not scanned"):
+        bpy.ops.collision_inspector.go_to_frame()
+    bpy.data.objects["A"].location.y = 5.0  # B flies past, never touching
+    empty_scene.collision_inspector.scope = 'SELECTED'
+    assert bpy.ops.collision_inspector.scan() == {'FINISHED'}
+    assert bpy.ops.collision_inspector.go_to_frame(which='DEEPEST') == {'FINISHED'}  # its closest frame
+    closest = empty_scene.frame_current
+    assert 9 <= closest <= 13 and closest == result("A", "B").measured_frame  # B passes 4.5 from A's side then
+    with pytest.raises(RuntimeError, match="never touches"):
+        bpy.ops.collision_inspector.go_to_frame(which='FIRST')
+    assert empty_scene.frame_current == closest

@@ -162,6 +162,11 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
         name="First Contact Frame", description="First scanned frame where the pair touches or penetrates",
     )
     deepest_frame: IntProperty(name="Deepest Frame", description="Scanned frame of the deepest penetration")
+    measured_frame: IntProperty(
+        name="Measured Frame",
+        description="The frame whose scene the numbers describe: the pair's worst scanned frame (deepest, or "
+                    "closest when it never penetrates); the viewport draws the result at that frame only",
+    )
     max_depth: FloatProperty(
         name="Max Depth", subtype='DISTANCE', precision=6,
         description="Deepest penetration over the scanned frames (0 when it never penetrates)",

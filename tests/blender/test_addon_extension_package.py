@@ -64,6 +64,19 @@ def test_license_and_lowest_blender_version(manifest):
     assert bpy.app.version >= lowest  # this host is a claimed version
 
 
+def test_permissions_name_what_the_addon_does_outside_blender_and_why(addon, manifest):
+    """Reports and pair documents are written to files, Copy Pair uses the clipboard: both are declared with a
+    reason the extension platform accepts, and the manifest links to the add-on's page."""
+    source = "\n".join(path.read_text(encoding="utf-8") for path in Path(addon.__file__).parent.rglob("*.py"))
+    assert "window_manager.clipboard" in source and "write_text(" in source
+    permissions = manifest["permissions"]
+    assert set(permissions) == {"files", "clipboard"}
+    assert "report" in permissions["files"] and "Copy Pair" in permissions["clipboard"]
+    for reason in permissions.values():
+        assert len(reason) <= 64 and reason[-1].isalnum()
+    assert re.fullmatch(r"https://\S+", manifest["website"])
+
+
 def test_blender_validates_the_manifest():
     assert extension_command("validate", str(REPO_ROOT)) == 0
 

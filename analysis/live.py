@@ -173,6 +173,10 @@ def settle() -> float | None:
     while a measurement or a scan is running."""
     if _busy[0]:
         return SETTLE_SECONDS
+    # Evaluated before anything is measured, and not while busy: an edit made since the last evaluation (a script's
+    # timer may move an object right before this call) reaches the live update like any other, instead of being
+    # evaluated by a measurement below and ignored as the measurement's own write, its pair left stale.
+    depsgraph = bpy.context.evaluated_depsgraph_get()
     scene = bpy.context.scene
     settings = getattr(scene, "collision_inspector", None)
     count = len(settings.results) if settings is not None else 0
@@ -184,7 +188,6 @@ def settle() -> float | None:
     deadline = time.perf_counter() + SETTLE_BUDGET_SECONDS
     _busy[0] = True
     try:
-        depsgraph = bpy.context.evaluated_depsgraph_get()
         measured = False
         for queue, only_pending in ((_settle_queue, True), (_unprimed, False)):
             while queue and not (measured and time.perf_counter() >= deadline):

@@ -757,3 +757,22 @@ def test_a_waiting_pair_keeps_its_last_answer_but_its_label_drops_the_volume(liv
     assert pair.stale and pair.volume_pending and pair.overlap_volume == pytest.approx(0.25, abs=1e-9)
     assert overlay.scene_drawing(live_pair).volumes.tolist() == [0.0]
     bpy.app.timers.unregister(live.settle)
+
+
+def test_a_move_not_yet_evaluated_when_settle_runs_is_measured_not_left_waiting(live_pair, addon, monkeypatch):
+    """While the interface runs, a script's timer may move an object right before ``settle``'s timer call, in the
+    same pass of Blender's event loop: the depsgraph is evaluated inside ``settle`` then. That update reaches the
+    live update like any other: the pair is measured where B is now, not left stale ("Waiting until nothing
+    moves") with the old numbers."""
+    live = importlib.import_module(addon.__name__ + ".analysis.live")
+    interface_runs(addon, monkeypatch)
+    b = bpy.data.objects["B"]
+    b.location.x = 2.5  # a move, not evaluated yet
+    for _call in range(100):  # the timer's calls, until settle has nothing left
+        if live.settle() is None:
+            break
+    pair = result("A", "B")
+    assert not pair.stale and not pair.volume_pending
+    assert pair.distance == pytest.approx(1.5, abs=1e-6)
+    if bpy.app.timers.is_registered(live.settle):
+        bpy.app.timers.unregister(live.settle)

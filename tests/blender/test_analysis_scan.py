@@ -165,7 +165,7 @@ def test_a_scanned_result_is_drawn_at_its_worst_frame_only_and_go_to_frame_takes
         empty_scene, overlay, snapshot):
     """After the scan the frame is back at 5, where B is far from A: the pair's numbers (frame 11's) are not drawn
     there. Go to Frame shows the deepest frame, where they are drawn, and the first contact."""
-    from test_overlay_gpu import contact_view, draw, drawn
+    from test_ui_overlay_gpu import contact_view, draw, drawn
 
     fly_through(empty_scene)
     assert bpy.ops.collision_inspector.scan() == {'FINISHED'}

@@ -1,18 +1,6 @@
-"""Volumes of objects whose loose parts overlap each other: an object's solid is the union of its parts.
-
-Joined cubes, convex decompositions and kitbashed props are one object made of closed parts that may share
-interior. Measured on the whole mesh, the space two parts share would count twice; counted once, the volume
-both objects enclose is, by inclusion–exclusion over sets of parts,
-
-    vol(∪ P_i ∩ ∪ Q_j) = Σ over S, T of (−1)^(|S| + |T|) vol(P_S ∩ Q_T),    P_S = ∩ over i in S of P_i,
-
-where S runs over the non-empty sets of A's parts that pairwise overlap (``part_overlaps``: with positive
-volume; any other set's intersection has none) and likewise T for B, and every part of S must overlap every
-part of T. The volume inside two or more parts of one object is Σ over |S| >= 2 of (−1)^|S| (|S| − 1) vol(P_S).
-
-A term with one part on a side uses that part as it is (any closed shape, ``overlap_volume``); the
-intersection of several parts is built as a convex mesh (``convex_intersection``), so it needs convex
-parts: a set of two or more parts with a non-convex one among them is not measured (``None``).
+"""Volumes of objects whose loose parts overlap each other: an object's solid is the union of its parts, so shared
+space counts once (inclusion-exclusion over sets of overlapping parts, their intersections as convex meshes).
+See docs/architecture.md, section "Mesh: volumes of objects made of overlapping parts".
 """
 
 from __future__ import annotations

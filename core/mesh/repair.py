@@ -1,14 +1,6 @@
-"""The surface a mesh's geometry describes, whatever its indexing, and how sure its inside is.
-
-A mesh whose every edge is used as often in each direction bounds a volume exactly: it is kept as it is (the
-common case: its edge table is the one classification needs anyway). Any other mesh has its bit-identical
-vertices welded and the triangles left with two corners on one vertex dropped; if that closes it, it is exact.
-Any other mesh is repaired further: vertices on open edges within ``WELD_TOLERANCE`` of the mesh's size
-are welded (cracks, seams written with rounding), repeated triangles dropped, triangles turned over to agree
-with their neighbours, and each remaining hole capped by a fan from its centre. The repaired mesh's volume is
-then ``'exact'`` (closed without caps), ``'approximate'`` (capped holes small enough to change the volume by at
-most ``NEARLY_CLOSED_SHARE`` of it; ``volume_error`` bounds the change) or ``'none'`` (an open surface: a
-plane, a single-sheet cup, holes that cannot be capped). What was changed is counted (``MeshRepair``).
+"""The surface a mesh's geometry describes, whatever its indexing (welded, oriented, small holes capped), and how
+sure its inside is: ``'exact'``, ``'approximate'`` (with a bound on the volume's error) or ``'none'``.
+See docs/architecture.md, section "Mesh: repair and how sure an inside is".
 """
 
 from __future__ import annotations

@@ -1,20 +1,6 @@
-"""Self-intersections of one mesh: the pairs of its own faces that pass through each other, and where.
-
-Candidate pairs are the triangles whose boxes overlap (``self_candidate_pairs``: a uniform grid). Each is
-decided by exact orientation signs with nothing perturbed (``orientation_signs`` without a tie), so faces
-that only touch are never intersections: faces sharing a vertex or an edge (by index, or at bit-identical
-positions, as split-vertex imports have them), a vertex on a face, faces meeting along a segment without
-passing through each other. Two faces intersect when
-
-- each has corners strictly on both sides of the other's plane and their chords along the planes' common
-  line overlap over a positive length (the interval test of Devillers and Guigue, with strict signs): they
-  cross there; or
-- they lie in one plane and their areas overlap (a flap folded onto its neighbour): no edge line of either
-  has the other wholly on its outer side, tested with exact 2D orientations on the coordinate plane that
-  drops the normal's largest axis.
-
-The crossing segments (in floats, for drawing) are grouped into curves by what made their ends: an edge
-of one face piercing the other, the same point for the two segments it joins.
+"""Self-intersections of one mesh: the pairs of its own faces that pass through each other (exact orientation signs,
+nothing perturbed, so faces that only touch never count), and the curves where they cross.
+See docs/architecture.md, section "Mesh: self-intersections".
 """
 
 from __future__ import annotations

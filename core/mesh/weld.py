@@ -1,10 +1,6 @@
-"""Welding: vertices at the same place become one vertex, so that topology follows the geometry.
-
-Exporters split vertices wherever a corner carries different data (glTF and PLY per face of a flat-shaded
-mesh and along UV seams, OBJ along seams, Blender's Edge Split along sharp edges): the surface is closed,
-its indexing is not. ``exact_representatives`` merges bit-identical positions (a hash of the coordinates'
-bits, one linear-time sort); ``near_representatives`` merges given vertices (those left on open edges) that
-lie within a tolerance of each other, found in eight staggered grids so that no pair is missed.
+"""Welding: vertices at the same place become one vertex (bit-identical ones, or those on open edges within a
+tolerance), so that topology follows the geometry of split-vertex imports.
+See docs/architecture.md, section "Mesh: welding".
 """
 
 from __future__ import annotations

@@ -133,7 +133,7 @@ class Polytope(Shape):
 
     Flat clouds (a plane), segments and single points are valid. Unless ``index=False`` (for one-shot
     queries, where preparing costs more than it saves), clouds of ``PRUNE_MIN_POINTS`` or more drop
-    the points certainly inside their hull (``hull_prune``: solid clouds keep a few percent),
+    the points certainly inside their hull (``core.support.prune``: solid clouds keep a few percent),
     clouds still of ``INDEX_MIN_POINTS`` or more get a ``SupportIndex``, and clouds of ``TABLE_POINTS``
     points switch to a ``SupportTable`` once in repeated use.
     """
@@ -173,7 +173,7 @@ class Polytope(Shape):
 
     def support_candidates(self, direction: np.ndarray, slab: float) -> np.ndarray:
         """Rows of ``vertices()`` (ascending) holding every point within ``slab`` of the highest along the local
-        ``direction``: a few percent of a round cloud, kept for nearby directions (``support_caps``, shared by
+        ``direction``: a few percent of a round cloud, kept for nearby directions (``core.support.caps``, shared by
         the moved copies)."""
         return self._caps.candidates(direction, slab)
 

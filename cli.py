@@ -1,14 +1,8 @@
 """The headless command: ``blender --background FILE.blend --command collision_inspector check ...``.
 
-``run(argv)`` parses the arguments after the command id, checks the open file's scene with
-``analysis.clash.start_check`` (review states come from the results stored in the file), or with ``--self`` each
-object against itself (``analysis.self_check``), prints one line per clash (per self-intersecting object) on
-stdout and progress on stderr, writes the optional JSON/CSV reports and returns
-the exit code: 0 when clean, 1 when clashes of the
-``--fail-on`` kind exist, 2 on a usage, scene or file error (with a message on stderr): bad
-arguments, no ``.blend`` named, an unknown collection, an object with unusable geometry, a ``.blend``
-that Blender could not open, a report that cannot be written.
-``__init__.register()`` registers ``run`` under ``COMMAND`` with ``bpy.utils.register_cli_command``.
+``run(argv)`` checks the open file's scene with the same engine as the panel (or, with ``--self``, each object
+against itself), prints the clashes, writes the optional reports and returns the exit code: 0 clean, 1 clashes
+of the ``--fail-on`` kind, 2 a usage, scene or file error (docs/cli-and-reports.md).
 """
 
 from __future__ import annotations

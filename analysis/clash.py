@@ -1,12 +1,8 @@
 """Scene-wide clash check: which objects penetrate, touch or come closer than a clearance distance.
 
-``check_scene`` reads every object's evaluated world-space triangles once (``shapes``: visible objects
-and collection instances; the rest is skipped with a reason), asks the broad phase
-(``core.overlapping_pairs``, sort-and-sweep on world bounding boxes inflated by the clearance) for
-candidate pairs, and measures those pairs only with ``core.mesh.collide_solids``: GJK/EPA for convex
-objects and loose convex parts, exact triangle queries for non-convex ones (or hulls, when asked).
-N objects cost O(N log N + candidates), not N². No UI here; the panel, the operator and the command
-line (``cli.py``) all call ``check_scene``.
+``check_scene`` reads each object once, lets the broad phase pick candidate pairs and measures only those, so N
+objects cost O(N log N + candidates); the panel, the operator and the command line all call it
+(docs/architecture.md, "The clash check").
 """
 
 from __future__ import annotations

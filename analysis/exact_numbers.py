@@ -2,7 +2,7 @@
 
 Blender's float properties are single precision; the numbers a result promises at float64 live in one ID
 property list (saved with the .blend). This module is the one owner of its layout
-(docs/architecture.md, "Exact numbers of a result").
+(docs/architecture.md, "Results on the scene").
 """
 
 from __future__ import annotations

@@ -1,19 +1,5 @@
-"""Interactive inspection of one analysed pair or of the whole check: directional depth, plane mode,
-rigid-body shapes and the pair document of "Copy Pair for Report".
-
-- Rigid-body shapes (``use_rigid_body_shapes``): an object with a rigid body whose collision shape is a
-  box, sphere, capsule, cylinder, cone or convex hull is measured as Bullet sees it
-  (``core.shapes.rigid.rigid_body_shape``, margin included). 'MESH' and 'COMPOUND' shapes, and instanced objects,
-  keep their real surfaces. A pair with a rigid-body shape on one side is measured with GJK/EPA against
-  the other object's convex hull (exact when that object is convex; otherwise the result says so).
-- Plane mode (``plane_mode``): each pair is projected into the plane (top, front, side, view or a custom
-  normal) through the centre of the pair's bounds and measured in 2D (``core.planar.projection.collide_in_plane``):
-  depth, gap and normal of the outlines, witness points in that plane. An outline is the convex hull of
-  the projected vertices: exact for convex objects, about the hulls otherwise (said in the note).
-- Directional depth: ``core.narrowphase.directional.directional_depth`` on the pair's shapes (rigid-body shapes when
-  they are used, else the convex hulls): exact for convex pairs; for other pairs it is about the hulls.
-- Pair document: the world-space vertices of both objects and the solver settings
-  (``core.replay.pair_document``), which ``python -m core.replay FILE`` reproduces.
+"""Interactive inspection: directional depth, plane mode, rigid-body shapes, and the pair document of "Copy
+Pair for Report" (docs/architecture.md, "Inspection modes").
 """
 
 from __future__ import annotations

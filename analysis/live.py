@@ -1,35 +1,6 @@
-"""Live update: with ``scene.collision_inspector.live_update`` on, the stored pairs are measured again
-whenever one of their objects moves or changes shape (grab, N-panel, drivers, constraints, scripts).
-
-A ``depsgraph_update_post`` handler collects the objects the update moved (``is_updated_transform``) or
-reshaped (``is_updated_geometry``) and re-measures the stored results that point to them, in place
-(``store.update_results``), as the analysis measured them: in its plane, or with rigid-body shapes
-(``analysis.inspect.stored_modes``). Instanced objects ("Instancer ▸ Object") follow their instancer, and
-the object they instance (its mesh edited or moved in its collection). Shapes are prepared once per object
-(``SolidCache``): a moved object's prepared shape is moved with it (``core.mesh.Solid.transformed``), only
-an object whose geometry changed is read again. Pairs with a deleted object are left as they are (tracking
-marks them stale). The handler's own writes to the results cause another depsgraph update (of the scene,
-not of objects); a guard keeps it from re-entering anyway.
-
-While the interface runs, an update leaves out the overlap volumes of convex pairs (for finely tessellated
-objects most of the cost; ``volume_pending`` on the result) and measures them once no further update came
-for ``SETTLE_SECONDS``: a drag shows depth, normal and contact at every step, the volume when it stops. A
-penetrating non-convex pair that is only translated is answered from its last full answer while its proven
-lower bound lasts (``core.mesh.drag.translated_contact``: the push-out carried along, a bounded depth, volume and
-crossing curves pending), and measured in full once it stops. That runs a pair at a time, for at most
-``SETTLE_BUDGET_SECONDS`` per timer call, so the interface keeps drawing and answering while a drag of many
-large objects is measured in full; then the support tables of the shapes read meanwhile are built, one at a
-time (``core.shapes.convex.Polytope.defer_support_table``: built by the core after 64 queries, they would land in the
-middle of a drag). An update while the interface runs starts no full measurement of a pair (nor the EPA of an
-overlapping convex pair) after ``UPDATE_BUDGET_SECONDS``: the pairs that waited longest go first, a separated
-non-convex pair its start no longer answers is renewed a step at a time until then (and at the next updates), a
-penetrating convex pair or a separated non-convex pair left that was only moved is answered from its last exact
-answer (a checked push-out and a lower bound on the depth; a distance between the carried closest points and a
-lower bound), the rest stay stale and pending for the next update or ``settle``, and an object whose edit took
-longer than that to measure is left to ``settle`` at its further edits; what is left of the budget renews dragged
-non-convex pairs' starts ahead, a step at a time. Switching the live update on measures every pair in idle time
-too (``switched``). In background mode (scripts, tests, the command line) every update, and switching on, is
-complete at once.
+"""Live update: with ``live_update`` on, the stored pairs of objects that move or change shape are measured
+again at each depsgraph update; while the interface runs, within a time budget per update, the rest in idle
+time (``settle``), so a drag never freezes it (docs/architecture.md, "Live update").
 """
 
 from __future__ import annotations

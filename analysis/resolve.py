@@ -1,10 +1,6 @@
-"""Resolve: move object B of a penetrating pair out of A by the certified push-out, then measure again.
-
-The push-out of a stored result is ``depth * normal`` (normal from A toward B): moving B by it separates
-the pair (exactly to touching for convex pairs; for non-convex ones the depth is a checked push-out, at
-least the shortest). An optional ``clearance`` moves B that much farther along the normal. B is moved in
-world space: its world matrix gets the offset, and Blender turns it into its parent's space. Objects that
-cannot move are refused with the reason (``ResolveRefused``).
+"""Resolve: move object B of a penetrating pair out of A by the certified push-out (plus an optional
+clearance), then measure again; objects that cannot move are refused with the reason (``ResolveRefused``).
+See docs/architecture.md, "Resolve".
 """
 
 from __future__ import annotations

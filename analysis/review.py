@@ -1,9 +1,7 @@
 """Review states across analyses: which verdicts carry over, which pairs became 'resolved'.
 
-Pure Python (no bpy): results are matched by their pair of object names, in either order (the pair
-is the same clash whichever object is A, e.g. after a rename changed which name sorts first); the
-analyse operator applies the answer to the scene's result items. Names are read when the analysis
-ends, so a renamed object keeps its pair's state.
+Pure Python (no bpy): results are matched by their pair of object names, in either order; the analyse
+operator applies the answer to the scene's results.
 """
 
 from __future__ import annotations

@@ -1,16 +1,6 @@
-"""Animation scan: measure the scope's pairs at every frame of a range and keep, per pair, when it is in
-contact (intervals, first contact), its deepest frame and depth, and the depth at each frame.
-
-Each object is read once and moved with its animation (``solid_cache.SolidCache``: a rigidly animated object's
-prepared shape follows its matrix, an instanced object its instance's); objects whose geometry can change
-over time (modifiers, shape keys, animated mesh data) are read at every frame. Per frame a broad phase on the
-moved boxes picks the candidate pairs, which get their signed distance only (convex pairs together, by
-``core.narrowphase.batch``, to ``FRAME_RELATIVE_TOLERANCE`` of the smallest object's size; a convex pair that overlapped at
-the previous frame by EPA from that frame's polytope, ``core.narrowphase.warm_epa``, which a small move leaves a step or
-none from the answer); the full answer (normal, witness points, curves, volume) is measured once per pair, at
-its worst frame, and that is what the result's numbers describe. Pairs are measured in the check's modes
-(``analysis.inspect``): in a plane or with rigid-body shapes (taken at every frame), as Analyse measures them.
-The current frame is restored however the scan ends.
+"""Animation scan: the scope's pairs at every frame of a range; per pair its contact intervals, first contact,
+deepest frame and depth, and the depth at each frame. Objects are read once and moved with their animation;
+the full answer is measured once per pair, at its worst frame (docs/architecture.md, "Animation scan").
 """
 
 from __future__ import annotations

@@ -36,7 +36,8 @@ class SeparatedRows:
 
     def exact_numbers(self) -> np.ndarray:
         """``(K, EXACT_SIZE)`` float64 rows of the results' ``exact`` ID properties: signed distance, normal and
-        closest points, the volume's error bound (the overlap volume, depth and distance bounds and region area are 0)."""
+        closest points, the volume's error bound (the overlap volume, depth and distance bounds and region area
+        are 0)."""
         pairs = self.columns.pairs
         return exact_rows({"signed_distance": pairs.signed_distance, "normal": pairs.normal,
                            "point_a": pairs.point_a, "point_b": pairs.point_b, "volume_error": self.volume_error},

@@ -1,11 +1,6 @@
-"""What a check measures: each object (or instanced object) in the scope, read once as a ``core.mesh.Solid``.
-
-Only objects that the view layer evaluates and shows are measured: an object in an excluded or
-viewport-disabled collection, or hidden, has no current evaluated geometry, so measuring it would report
-phantom or stale clashes. A collection instance (an Empty instancing a collection) contributes every
-object it instances, placed by its instance transform and named "Instancer ▸ Object". Objects without
-measurable geometry (no mesh vertices after evaluation, e.g. Geometry Nodes points or instances, or
-coordinates at Blender's float limit) are skipped with a note saying why.
+"""What a check measures: each visible, evaluated object (or instanced object, "Instancer ▸ Object") in the
+scope, read once as a ``core.mesh.Solid``; objects without measurable geometry are skipped with the reason
+(docs/architecture.md, "What a check measures").
 """
 
 from __future__ import annotations

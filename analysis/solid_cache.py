@@ -83,11 +83,8 @@ def _move(read: np.ndarray, inverse: np.ndarray, matrix: np.ndarray) -> np.ndarr
 
 class SolidCache:
     """Each source's prepared ``Solid``, read once and moved to wherever the source is now, and each pair's
-    warm start: an overlapping convex pair's EPA polytope (``core.narrowphase.warm_epa``: its next update starts from there,
-    a step or two instead of dozens), or what a non-convex pair's last full answer proved: penetrating
-    (``core.mesh.drag.translated_contact``: while it is dragged, its depth follows without a triangle test), or apart
-    (``core.mesh.drag.translated_distance``: its exact distance is found among a few triangle pairs kept near the
-    closest ones)."""
+    warm start: an overlapping convex pair's EPA polytope, or what a non-convex pair's last full answer proved
+    (penetrating or apart), for its next measurement (docs/architecture.md, "Solid cache")."""
 
     def __init__(self) -> None:
         self._entries: dict[tuple, _Entry] = {}
@@ -195,11 +192,12 @@ class SolidCache:
 
     def prepare_separation_starts(self, deadline: float) -> bool:
         """Ready the separated non-convex pairs' starts for the next drag while nothing moves
-        (``core.mesh.drag.separated_pairs.start_for_next_drag``: the triangle pairs near their closest ones where they are now,
-        so that a drag's first updates search no tree), most recently measured first, until ``time.perf_counter()``
-        passes ``deadline`` (at least one). Starts beyond ``KEPT_PAIRS_BUDGET_BYTES`` of triangle pairs drop theirs
-        (``translated_distance.without_pairs``). A renewal the drag left under way is dropped for the start it
-        renews (its steps hold memory, and the pair stands still now). Whether any was readied."""
+        (``core.mesh.drag.separated_pairs.start_for_next_drag``: the triangle pairs near their closest ones where
+        they are now, so that a drag's first updates search no tree), most recently measured first, until
+        ``time.perf_counter()`` passes ``deadline`` (at least one). Starts beyond ``KEPT_PAIRS_BUDGET_BYTES`` of
+        triangle pairs drop theirs (``translated_distance.without_pairs``). A renewal the drag left under way is
+        dropped for the start it renews (its steps hold memory, and the pair stands still now). Whether any was
+        readied."""
         order = sorted((pair for pair, start in self._warm.items() if isinstance(start, (SeparationStart, Renewal))),
                        key=lambda pair: -self._measured.get(pair, -1))
         used, readied = 0, False

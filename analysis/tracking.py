@@ -1,16 +1,6 @@
-"""Keep the stored results honest while the scene changes after an analysis.
-
-A depsgraph handler (``on_depsgraph_update``) watches the objects the results point to:
-* an object that moved or changed shape makes its results ``stale`` (the panel asks to analyse again), and
-  so does an object a result's collection instance shows (edited or moved in its collection);
-* an object the user deleted is released: Blender deletes an object outright only when nothing else
-  uses it, and a result's pointer counts as a use, so the object would stay in the file (saved, not
-  purgeable, its name taken). When the results are all that keep an object that is in no collection,
-  their pointers are cleared (the results keep its name) and the object is removed, as Blender would have.
-
-Which results point to which object is indexed once per stored set of results (``forget`` drops the
-index when results are stored, cleared, or replaced by undo or a file load), so each update costs a
-look-up, not a pass over the results.
+"""Keep stored results honest while the scene changes: objects that move or change shape make their results
+stale, and objects the user deleted are released from the results' pointers (docs/architecture.md, "Stale
+results and deleted objects").
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
-"""The Analyse operator: run the panel's scope through the clash engine (``analysis.clash``) and store the results.
-
-One engine for the panel, the command line and scripts. The few-object scopes (selected, active vs
-selected) measure every pair and list separated ones too; collections and the whole scene list the
-clashes the broad phase lets through. Review states carry over between runs (``analysis.review``).
-
-From the panel the analysis runs modally, a slice per timer tick, with the window manager's progress
-indicator; Esc cancels and keeps the previous results. From scripts and in background mode it runs to
-the end at once. One analysis runs at a time: while one runs modally, the operator refuses to start
-another. The results go to the scene the analysis started in, whichever scene is current when it ends.
+"""The Analyse operator: run the panel's scope through the clash check (``analysis.clash``) and store the
+results, review states carried over. From the panel it runs a slice at a time (Esc cancels, the previous
+results stay); one analysis runs at a time (docs/architecture.md, "Operators").
 """
 
 import bpy

@@ -1,20 +1,7 @@
-"""Overlay geometry as plain arrays: arrows, witness points and label anchors for the analysed pairs.
+"""Overlay geometry as plain arrays: arrows, witness points and label anchors of the analysed pairs.
 
-Pure numpy (no bpy, no gpu) so that it is tested without a GPU; ``overlay`` turns the arrays into
-batches. Everything is vectorised over results. World-space input, world-space lines and triangles
-out (drawn in POST_VIEW), label anchors in region pixels (drawn in POST_PIXEL).
-
-What is drawn per status (conventions of ``core.Contact``):
-
-- penetrating: an arrow from ``point_b`` to ``point_a`` (``point_a - point_b == depth * normal``), so
-  its length is the depth and it points along the normal;
-- touching: an arrow of fixed on-screen length from ``point_b`` along the normal (the depth is ~0);
-- separated and clearance: a line between the closest points (``point_b - point_a == distance * normal``);
-- every status: both witness points, as diamonds of fixed on-screen size (triangles, because point
-  shaders with a size differ between Blender versions).
-
-Arrow heads keep a minimum on-screen size so they stay readable when zoomed out; with
-``fixed_length_px`` every arrow gets that on-screen length (for depths too small to see).
+Pure numpy (no bpy, no gpu), vectorised over results, so it is tested without a GPU; ``overlay`` turns the
+arrays into batches (docs/architecture.md, "The overlay").
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""Label texts drawn once into texture pages, then drawn every redraw as textured quads, one batch per page.
-
-Drawing a hundred texts with ``blf.draw`` on every redraw costs a draw call and a flush each; the
-atlas turns that into a batch per page. Texts are added as views need them (each distinct text and
-colour once) into fixed-size pages, so no texture ever exceeds ``PAGE_WIDTH`` x ``PAGE_HEIGHT``
-whatever the number of results; ``full`` tells the owner to start a new atlas. Needs a GPU context
-(create and fill it inside a draw callback, or after ``snapshot.ensure_gpu`` in background mode).
+"""Label texts drawn once into texture pages of bounded size, then drawn every redraw as textured quads, one
+batch per page instead of a ``blf.draw`` per label (docs/architecture.md, "The overlay"). Needs a GPU
+context (a draw callback, or ``snapshot.ensure_gpu`` in background mode).
 """
 
 from __future__ import annotations

@@ -1,20 +1,8 @@
 """Viewport overlay: witness points and arrows (POST_VIEW, ``gpu``) and value labels (POST_PIXEL, ``blf``).
 
-The draw callbacks only read ``scene.collision_inspector``; they never compute collisions, and never
-loop over the results in Python. Caches keep them cheap:
-
-- every result's numbers as numpy arrays (``foreach_get``), re-read when ``refresh()`` was called (the
-  operators that store results, undo/redo and file loads call it) or the number of results changed;
-- what is drawn (the shown results, colours, the active one), derived from those arrays with numpy
-  when a display setting, the active result or the unit settings change;
-- label texts, formatted once per distinct value, and drawn into texture pages (``label_atlas``), each
-  distinct text once, both kept across refreshes;
-- GPU batches per view (head sizes and label positions depend on the view), rebuilt when the view
-  matrices or the region size change. Every shown result gets its arrow; witness points and labels go
-  to the ``MAX_DETAILED`` results nearest the eye on screen (the active one first).
-
-``draw_scene_overlay`` draws everything for an explicit view into the bound framebuffer; the tests
-and ``snapshot`` use it with a camera's matrices.
+The draw callbacks only read ``scene.collision_inspector`` and cache what they derive from it, so a redraw
+loops over no result in Python (docs/architecture.md, "The overlay"). ``draw_scene_overlay`` draws for an
+explicit view (tests, ``snapshot``).
 """
 
 from __future__ import annotations

@@ -6,14 +6,17 @@ shared volume. Analytic answers where the construction gives one.
 """
 
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 import core.mesh.contact.batch as batch_module
+import core.mesh.contact.convex_pairs as convex_pairs_module
 import core.mesh.contact.dispatch as dispatch_module
 import core.mesh.contact.mesh_pairs as mesh_pairs_module
 import core.mesh.contact.pushout as pushout_module
+import core.mesh.drag.separated_pairs as separated_pairs_module
 from core.mesh import Solid, collide_solid_pairs, collide_solids
 from core.mesh.contact.result import answered_from_last
 from mesh_fixtures import (block_with_hole, box, chain_link, coal_distance, coal_surface_distance, cup, joined,
@@ -274,21 +277,24 @@ def test_a_deadline_leaves_full_measurements_undone_and_the_rest_answered(warm):
 def test_a_deadline_starts_no_pair_one_as_long_as_the_last_would_not_finish_before(monkeypatch):
     """Pairs measured one by one under a deadline: the first starts whenever it is before the deadline; the next only
     when one as long as the longest so far would still end before it, so that an update is late by one measurement
-    at most, not by two."""
+    at most, not by two. The core's clock is one that a measurement moves on by 0.2 s (the machine's load cannot
+    change what the test sees)."""
     measure = dispatch_module.mesh_pair
-    calls = []
+    calls, clock = [], [0.0]
 
     def slow(a, b, options):
         calls.append(1)
-        time.sleep(0.2)
+        clock[0] += 0.2
         return measure(a, b, options)
 
     monkeypatch.setattr(dispatch_module, "mesh_pair", slow)
+    for module in (batch_module, convex_pairs_module, separated_pairs_module):  # every module that reads it
+        monkeypatch.setattr(module, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
     pairs = [(Solid(l_bracket()), Solid(transformed(box(), offset=(1.2, 0.2, 0.8 + 0.01 * k)))) for k in range(3)]
-    answers = collide_solid_pairs(pairs, deadline=time.perf_counter() + 0.3)
+    answers = collide_solid_pairs(pairs, deadline=clock[0] + 0.3)
     assert len(calls) == 1 and answers[0] is not None and answers[1:] == [None, None]
     calls.clear()
-    answers = collide_solid_pairs(pairs, deadline=time.perf_counter() + 0.55)
+    answers = collide_solid_pairs(pairs, deadline=clock[0] + 0.55)
     assert len(calls) == 2 and None not in answers[:2] and answers[2] is None
 
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..shapes.hull import convex_hull
+from .convex_volume import convex_overlap_volumes
 from .trimesh import TriangleMesh
 from .volume import mesh_volume, overlap_volume
 
@@ -24,12 +25,26 @@ def _boxes_meet(a: TriangleMesh, b: TriangleMesh) -> bool:
                 and (b.vertices.min(axis=0) <= a.vertices.max(axis=0)).all())
 
 
-def part_overlaps(meshes: Sequence[TriangleMesh], closed: Sequence[bool]) -> list[tuple[int, int]]:
+def part_overlaps(meshes: Sequence[TriangleMesh], closed: Sequence[bool],
+                  exactly_convex: Sequence[bool] | None = None) -> list[tuple[int, int]]:
     """The pairs ``(i, j)``, i < j, of closed parts whose volumes overlap (positive volume; parts that only
-    touch, sharing a face, do not)."""
-    return [(i, j) for i in range(len(meshes)) for j in range(i + 1, len(meshes))
-            if closed[i] and closed[j] and _boxes_meet(meshes[i], meshes[j])
-            and overlap_volume(meshes[i], meshes[j])[0] > 0.0]
+    touch, sharing a face, do not). Only parts whose boxes share volume are measured; pairs of parts convex to rounding
+    (``exactly_convex``: their face planes bound them) are clipped together (``convex_overlap_volumes``)."""
+    if len(meshes) < 2:
+        return []
+    lows = np.array([mesh.vertices.min(axis=0) for mesh in meshes])
+    highs = np.array([mesh.vertices.max(axis=0) for mesh in meshes])
+    meet = np.all((lows[:, None] < highs[None]) & (lows[None] < highs[:, None]), axis=2)  # boxes sharing volume
+    usable = np.asarray(closed, dtype=bool)
+    first, second = np.nonzero(np.triu(meet & usable[:, None] & usable[None], k=1))
+    exact = np.zeros(len(meshes), bool) if exactly_convex is None else np.asarray(exactly_convex, dtype=bool)
+    clipped = np.flatnonzero(exact[first] & exact[second])
+    volumes = np.zeros(len(first))
+    volumes[clipped] = [volume for volume, _ in convex_overlap_volumes([(meshes[first[k]], meshes[second[k]])
+                                                                         for k in clipped])]
+    for k in np.flatnonzero(~(exact[first] & exact[second])):
+        volumes[k] = overlap_volume(meshes[first[k]], meshes[second[k]])[0]
+    return [(int(i), int(j)) for i, j, volume in zip(first, second, volumes) if volume > 0.0]
 
 
 def overlapping_sets(count: int, overlaps: Sequence[tuple[int, int]]) -> list[tuple[int, ...]] | None:

@@ -162,7 +162,8 @@ class Solid:
             return self._placement[0].part_overlaps
         if len(self.parts) < 2:
             return []
-        return part_overlaps([part.mesh for part in self.parts], [part.closed for part in self.parts])
+        return part_overlaps([part.mesh for part in self.parts], [part.closed for part in self.parts],
+                             [part.convexity_defect <= EXACT_CONVEXITY for part in self.parts])
 
     @cached_property
     def method(self) -> str:

@@ -67,7 +67,7 @@ def collide_warm_many(shapes_a: Sequence[Shape], shapes_b: Sequence[Shape], warm
     for first in range(0, len(shapes_a), max(together, 1)):
         chosen = range(first, min(first + together, len(shapes_a)))
         pairs = [PreparedPair(shapes_a[k], shapes_b[k], tolerance, touch_tolerance, max_iterations) for k in chosen]
-        for k, pair, placed in zip(chosen, pairs, _placed_together(pairs, [warms[k] for k in chosen])):
+        for k, pair, placed in zip(chosen, pairs, placed_together(pairs, [warms[k] for k in chosen])):
             if deadline is not None and time.perf_counter() >= deadline:
                 return contacts, kept
             contacts[k], kept[k] = _solved(pair, warms[k], placed)
@@ -92,7 +92,7 @@ def signed_distances_warm(shapes_a: Sequence[Shape], shapes_b: Sequence[Shape], 
     polytopes are placed and their planes computed together."""
     pairs = [PreparedPair(a, b, tolerance, touch_tolerance, max_iterations) for a, b in zip(shapes_a, shapes_b)]
     values, kept = [], []
-    for pair, warm, placed in zip(pairs, warms, _placed_together(pairs, warms)):
+    for pair, warm, placed in zip(pairs, warms, placed_together(pairs, warms)):
         value = None if placed is None else placed.settled(pair)
         start = warm  # read off the warm polytope: it serves again as it is
         if value is None:
@@ -159,9 +159,9 @@ def _indices(shape: Shape, directions: np.ndarray, points: np.ndarray, shift: np
     placed nearest to it."""
     linear, _offset = shape.affine
     indices = shape.support_rows(directions @ linear)
-    wrong = np.flatnonzero((_placed([shape], [indices], shift[None], np.array([inverse])) != points).any(axis=1))
+    wrong = np.flatnonzero((placed_points([shape], [indices], shift[None], np.array([inverse])) != points).any(axis=1))
     if wrong.size:
-        every = _placed([shape], [np.arange(len(shape.vertices()))], shift[None], np.array([inverse]))
+        every = placed_points([shape], [np.arange(len(shape.vertices()))], shift[None], np.array([inverse]))
         gaps = ((every[None, :, :] - points[wrong, None, :]) ** 2).sum(axis=2)
         indices[wrong] = gaps.argmin(axis=1)
     return indices
@@ -228,7 +228,7 @@ class _Placed:
         return value * pair.unit - pair.margin + 0.0
 
 
-def _placed_together(pairs: list[PreparedPair], warms: Sequence[WarmStart | None]) -> list[_Placed | None]:
+def placed_together(pairs: list[PreparedPair], warms: Sequence[WarmStart | None]) -> list[_Placed | None]:
     """Each pair's warm start placed where its shapes are now, the planes of all of them computed at once, and
     what ``epa.settled_on`` needs of each: its closest face, that face's facet and its certified distance;
     None for a pair without a warm start, with shapes of other vertex counts than its warm start's, or whose
@@ -240,8 +240,8 @@ def _placed_together(pairs: list[PreparedPair], warms: Sequence[WarmStart | None
         return [None] * len(pairs)
     shifts = np.array([pairs[k].center for k in ready])
     inverses = np.array([1.0 / pairs[k].unit for k in ready])
-    side_a = _placed([pairs[k].a for k in ready], [warms[k].vertices_a for k in ready], -shifts, inverses)
-    side_b = _placed([pairs[k].b for k in ready], [warms[k].vertices_b for k in ready], -shifts, inverses)
+    side_a = placed_points([pairs[k].a for k in ready], [warms[k].vertices_a for k in ready], -shifts, inverses)
+    side_b = placed_points([pairs[k].b for k in ready], [warms[k].vertices_b for k in ready], -shifts, inverses)
     points = side_a - side_b
     first_vertex = np.cumsum([0] + [len(warms[k].vertices_a) for k in ready])
     face_counts = [len(warms[k].triangles) for k in ready]
@@ -303,7 +303,8 @@ def _planes(points: np.ndarray, triangles: np.ndarray) -> tuple[np.ndarray, np.n
     return normals, distances, errors
 
 
-def _placed(shapes: list[Shape], indices: list[np.ndarray], shifts: np.ndarray, inverses: np.ndarray) -> np.ndarray:
+def placed_points(shapes: list[Shape], indices: list[np.ndarray], shifts: np.ndarray,
+                  inverses: np.ndarray) -> np.ndarray:
     """The vertices of every shape at ``indices[i]`` mapped by ``L p + t``, shifted by ``shifts[i]`` and scaled by
     ``inverses[i]`` (a power of two), stacked (sum of V, 3): ``Shape.support``'s arithmetic, term by term in the
     same order (then ``gjk.minkowski_support``'s), so the same floats; each shape's vertices are gathered, then

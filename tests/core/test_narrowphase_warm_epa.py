@@ -300,7 +300,7 @@ def test_a_settled_warm_polytope_is_read_off_as_epa_would_answer(seed):
                 shape_a, shape_b.transformed(affine(start[:3, :3], start[:3, 3] + step)), None, None, None))
             warms.append(warm)
     read_off = grew = 0
-    for pair, warm, placed_polytope in zip(pairs, warms, warm_module._placed_together(pairs, warms)):
+    for pair, warm, placed_polytope in zip(pairs, warms, warm_module.placed_together(pairs, warms)):
         if placed_polytope is None:
             continue
         options = dict(tolerance=pair.local_solver_tolerance, rounding=pair.local_rounding)
@@ -344,7 +344,7 @@ def supported(shape, index: int, shift: np.ndarray, inverse: float) -> list:
 
 
 def test_warm_vertices_are_placed_where_the_support_function_puts_them():
-    """``_placed`` (every pair's warm vertices mapped at once) gives the floats the support function gives each
+    """``placed_points`` (every pair's warm vertices mapped at once) gives the floats the support function gives each
     vertex: unturned, turned and scaled shapes, in frames divided by a power of two."""
     rng = np.random.default_rng(9)
     shapes = [core.Polytope(cloud(rng, 50)).transformed(affine(np.eye(3), rng.normal(size=3))),
@@ -353,7 +353,7 @@ def test_warm_vertices_are_placed_where_the_support_function_puts_them():
               core.Polytope(sphere(60, 0.2)).transformed(affine(random_rotation(rng), 1e3 * rng.normal(size=3)))]
     indices = [rng.integers(0, len(shape.vertices()), size=int(rng.integers(1, 20))) for shape in shapes]
     shifts, inverses = rng.normal(size=(len(shapes), 3)), np.array([1.0, 0.5, 2.0 ** -40, 1.0])
-    together = warm_module._placed(shapes, indices, shifts, inverses)
+    together = warm_module.placed_points(shapes, indices, shifts, inverses)
     expected = [supported(shape, index, shift, inverse) for shape, rows, shift, inverse
                 in zip(shapes, indices, shifts, inverses.tolist()) for index in rows.tolist()]
     assert together.tolist() == expected

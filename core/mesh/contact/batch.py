@@ -132,8 +132,9 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
     regions = pair_regions([pairs[k] for k, _contact in near], [contact for _k, contact in near])
     for (k, contact), region in zip(near, regions):
         overlaps = contact.status == PENETRATING
+        pending = overlaps and not volumes and has_overlap_volume(*pairs[k], methods[k])
         answers[k] = convex_answer(contact, *pairs[k], next(measured) if overlaps else (0.0, None), region,
-                                    volume_pending=overlaps and not volumes and has_overlap_volume(*pairs[k], methods[k]))
+                                   volume_pending=pending)
     if warm is not None:
         keep_convex_starts(pairs, convex, screened, starts, warm, answers, carry=not volumes)
     rows = apart.take(far)

@@ -6,10 +6,13 @@ from __future__ import annotations
 import csv
 import importlib
 import json
+import os
+import subprocess
 
 import bpy
 import numpy as np
 import pytest
+from conftest import in_real_blender
 from test_analysis_clash import add_cube, select_only
 
 CUBE_FACES = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
@@ -171,3 +174,17 @@ def test_a_single_part_crossing_itself_has_no_covered_twice_volume(empty_scene):
     bpy.ops.collision_inspector.self_check()
     item = bpy.context.scene.collision_inspector.self_checks[0]
     assert item.face_pairs > 0 and not item.covered_twice_measured
+
+
+@pytest.mark.skipif(not in_real_blender(), reason="the bpy module has no command line (bpy.app.binary_path)")
+def test_real_command_line_self_check_on_a_saved_file(kitbash, tmp_path):
+    blend, report = tmp_path / "kitbash.blend", tmp_path / "self.json"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend), copy=True)
+    command = [bpy.app.binary_path, "--background"]
+    if os.environ.get("PYTHONPATH"):  # dev.py passes Blender a numpy this way (Debian's Blender)
+        command.append("--python-use-system-env")
+    done = subprocess.run([*command, str(blend), "--command", "collision_inspector", "check", "--self", "--json",
+                           str(report)], check=False, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    assert "Prop\tself\tface_pairs=" in done.stdout
+    assert json.loads(report.read_text())["self_intersecting"] == 1

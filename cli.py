@@ -27,6 +27,7 @@ from .analysis.self_check_report import SelfCheckReport
 from .analysis.self_check_report import write_csv as write_self_csv
 from .analysis.self_check_report import write_json as write_self_json
 from .analysis.store import stored_reviews
+from .farm.plan import parse_shard
 
 COMMAND = "collision_inspector"
 USAGE_ERROR = 2
@@ -85,6 +86,14 @@ def _frame_range(text: str) -> tuple[int, int]:
     return int(match[1]), int(match[2])
 
 
+def _shard(text: str) -> tuple[int, int]:
+    """``K/N`` (argparse type): shard K of N, 1 <= K <= N."""
+    try:
+        return parse_shard(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that raises UsageError instead of exiting the (Blender) process on bad arguments."""
 
@@ -131,6 +140,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="check each object of the scope against itself instead of pairs: faces that pass "
                             "through each other, the curves where they cross and, for closed objects, the volume "
                             "covered twice; exits 1 when an object intersects itself (unless --fail-on none)")
+    check.add_argument("--shard", type=_shard, metavar="K/N",
+                       help="measure only shard K of N (1 <= K <= N): a share of the candidate pairs balanced by "
+                            "their estimated cost, or with --frames a run of frames; the shards' JSON reports are "
+                            "joined by 'python -m farm merge OUT.json PART.json ...' into the report of one "
+                            "whole check")
     check.add_argument("--json", metavar="OUT", help="write the report as JSON to OUT")
     check.add_argument("--csv", metavar="OUT", help="write the report as CSV to OUT")
     check.add_argument("--fail-on", choices=tuple(FAILING_STATUSES), default="penetrating",
@@ -230,6 +244,8 @@ def _check(arguments: argparse.Namespace) -> ClashReport | SelfCheckReport:
     if arguments.self_check:
         if arguments.frames:
             raise UsageError("--self checks the current frame: it does not take --frames")
+        if arguments.shard:
+            raise UsageError("--self checks each object once, in one process: it does not take --shard")
         return _self_check(context, scope, arguments)
     try:
         modes = measure_modes(context.scene)
@@ -237,7 +253,8 @@ def _check(arguments: argparse.Namespace) -> ClashReport | SelfCheckReport:
         raise UsageError(f"the file's plane mode cannot be measured here: {error}") from None
     options = dict(scope=scope.upper(), collection_a=_collection(arguments.a, "--a"),
                    collection_b=_collection(arguments.b, "--b"), clearance=arguments.clearance,
-                   touch_tolerance=arguments.touch_tolerance, use_hulls=arguments.hulls, modes=modes)
+                   touch_tolerance=arguments.touch_tolerance, use_hulls=arguments.hulls, modes=modes,
+                   shard=arguments.shard)
     if arguments.frames:
         report = _scan(context, arguments.frames, options)
     else:
@@ -280,8 +297,11 @@ def _print_self_report(report: SelfCheckReport) -> None:
 
 def _scan(context, frames: tuple[int, int], options: dict) -> ClashReport:
     """The animation scan of ``frames`` (``analysis.scan``), progress on stderr."""
-    report, steps = start_scan(context.scene, context.evaluated_depsgraph_get(), frame_start=frames[0],
-                               frame_end=frames[1], **options)
+    try:
+        report, steps = start_scan(context.scene, context.evaluated_depsgraph_get(), frame_start=frames[0],
+                                   frame_end=frames[1], **options)
+    except ValueError as error:  # a shard without frames
+        raise UsageError(f"--shard: {error}") from None
     progress = _ProgressPrinter()
     for done, total in steps:
         progress(done, total)

@@ -2,7 +2,7 @@
 """Collision Inspector's two developer commands; they set everything up themselves.
 
     python3 dev.py demo   # builds a demo scene, analyses it, prints the results, writes out/demo_overlay.png
-    python3 dev.py test   # every test layer: core, PyPI bpy 4.2 and 5.0.1, real Blender
+    python3 dev.py test   # every test layer: core, PyPI bpy 4.2 and 5.0.1, real Blender, cluster runner
 
 Needs only Python 3.11+ and the package index: virtual environments are created under ``.venv/`` and
 reused while their requirements are unchanged. The real-Blender layer uses ``$BLENDER`` or ``blender``
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shlex
 import shutil
 import subprocess
 import sys
@@ -191,6 +192,15 @@ def blender_home(blender: str, installer: Path) -> Iterator[tuple[list[str], dic
         shutil.rmtree(home, ignore_errors=True)
 
 
+def without_blender(name: str) -> LayerResult | None:
+    """A layer that needs Blender when there is none: a failure when ``CI`` is set, else None (reported as not run)."""
+    message = "no Blender binary ($BLENDER unset or not executable, no blender on PATH)"
+    if os.environ.get("CI"):
+        return LayerResult(name, error=message)
+    print(f"\n===== {name} =====\nNOT RUN: {message}; set BLENDER to run it", flush=True)
+    return None
+
+
 def blender_layer(installer: Path, pytest_args: list[str]) -> LayerResult | None:
     """Validate, build and install the extension zip into a temporary HOME, then run pytest in Blender.
 
@@ -199,11 +209,7 @@ def blender_layer(installer: Path, pytest_args: list[str]) -> LayerResult | None
     name = "real Blender"
     blender = find_blender()
     if blender is None:
-        message = "no Blender binary ($BLENDER unset or not executable, no blender on PATH)"
-        if os.environ.get("CI"):
-            return LayerResult(name, error=message)
-        print(f"\n===== {name} =====\nNOT RUN: {message}; set BLENDER to run it", flush=True)
-        return None
+        return without_blender(name)
     print(f"\n===== {name}: {blender} (the first call of a Blender wrapper may take minutes) =====", flush=True)
     started = time.monotonic()
     try:
@@ -226,6 +232,34 @@ def blender_layer(installer: Path, pytest_args: list[str]) -> LayerResult | None
     return result
 
 
+def farm_layer(python: Path, pytest_args: list[str]) -> LayerResult | None:
+    """The cluster runner's tests (``tests/farm``): dask's LocalCluster in the core environment, each shard in real
+    Blender, named to them in ``$BLENDER`` as a wrapper that adds numpy where Blender's Python lacks it.
+
+    None when there is no Blender binary and ``CI`` is unset (then the layer is reported as not run).
+    """
+    name = "cluster runner"
+    blender = find_blender()
+    if blender is None:
+        return without_blender(name)
+    started = time.monotonic()
+    try:
+        with blender_home(blender, python) as (command, env, home):
+            wrapper = home / "blender"
+            exports = f"export PYTHONPATH={shlex.quote(env['PYTHONPATH'])}\n" if "PYTHONPATH" in env else ""
+            wrapper.write_text(f'#!/bin/sh\n{exports}exec {shlex.join(command)} "$@"\n')
+            wrapper.chmod(0o755)
+            layer_env = {key: value for key, value in os.environ.items() if key != "BLENDER_XVFB"}  # no screen needed
+            layer_env.update(HOME=str(home), BLENDER=str(wrapper))
+            result = run_pytest_layer(name, [str(python), "-m", "pytest", *PYTEST_OPTIONS, "tests/farm", *pytest_args],
+                                      home / "junit.xml", layer_env)
+    except SetupError as error:
+        print(error, flush=True)
+        result = LayerResult(name, error="setup failed (see above)")
+    result.seconds = time.monotonic() - started
+    return result
+
+
 def command_test(pytest_args: list[str]) -> int:
     """Run every layer, print their summaries and ``total: N passed, M failed``; 0 only if all passed."""
     started = time.monotonic()
@@ -239,14 +273,14 @@ def command_test(pytest_args: list[str]) -> int:
         results = [run_pytest_layer(label, [str(pythons[env]), "-m", "pytest", *PYTEST_OPTIONS, *paths],
                                     Path(reports, f"{env}.xml"))
                    for label, env, paths in layers]
-    blender = blender_layer(pythons["core"], blender_tests)
-    if blender is not None:
-        results.append(blender)
+    needing_blender = {"real Blender": blender_layer(pythons["core"], blender_tests),
+                       "cluster runner": farm_layer(pythons["core"], pytest_args)}
+    results += [result for result in needing_blender.values() if result is not None]
     print("\n===== summary =====")
     for result in results:
         print(result.summary())
-    if blender is None:
-        print(f"{'real Blender':<22} NOT RUN (no Blender binary; set BLENDER)")
+    for name in (name for name, result in needing_blender.items() if result is None):
+        print(f"{name:<22} NOT RUN (no Blender binary; set BLENDER)")
     print(f"{'all, with setup':<22} {'':<36} {time.monotonic() - started:7.1f} s")
     passed = sum(r.passed for r in results)
     failed = sum(r.failed or bool(r.error) for r in results)  # a layer that broke counts as one failure

@@ -23,6 +23,7 @@ from .mesh_notes import object_note, pair_note, volume_certainty
 from .inspect import MeasureModes, broad_phase_bounds, measure_in_mode, measure_modes, rigid_shape
 from .scope import SCOPES, allowed_pairs, possible_pairs, scope_sides
 from .separated import SeparatedRows
+from .shard import shard_pairs
 from .shapes import Source, read_solid, scope_sources
 from .typed import typed_decimal
 
@@ -80,6 +81,7 @@ def start_check(
     every_pair: bool = False,
     use_hulls: bool | None = None,
     modes: MeasureModes | None = None,
+    shard: tuple[int, int] | None = None,
 ) -> tuple[ClashReport, Iterator[tuple[int, int]]]:
     """``(report, steps)``: the check as a generator, for callers that run it a slice at a time
     (the panel's cancellable analysis); ``check_scene`` simply runs it to the end.
@@ -106,7 +108,8 @@ def start_check(
     as columns in ``report.separated_rows`` where a batch found them apart.
     ``use_hulls`` measures every object's convex hull (the physics engines' proxy) instead of its
     real surfaces. ``modes`` (default: the scene's, ``analysis.inspect.measure_modes``) measures pairs in
-    a plane or with rigid-body shapes.
+    a plane or with rigid-body shapes. ``shard`` ``(K, N)`` measures only shard K's share of the candidate
+    pairs (``analysis.shard``; ``report.candidate_pairs`` still counts them all, the other numbers are K's).
 
     Objects the view layer does not evaluate or show, and objects without measurable geometry, are
     left out and listed in ``report.skipped`` with the reason. Only objects named in ``objects`` are
@@ -145,17 +148,19 @@ def start_check(
     if named:
         raise ObjectGeometryError(f"{named[0]} cannot be measured: {skipped[named[0]]}")
     report.skipped = skipped
+    report.shard = None if shard is None else {'index': shard[0], 'count': shard[1]}
     report.objects = len(members)
     report.possible_pairs = possible_pairs([s.name for s in sources_a], [s.name for s in sources_b])
     sides = ({s.name for s in sources_a}, {s.name for s in sources_b})
-    return report, _steps(report, members, sides, depsgraph, every_pair, use_hulls, required, started, modes)
+    return report, _steps(report, members, sides, depsgraph, every_pair, use_hulls, required, started, modes, shard)
 
 
 def _steps(report: ClashReport, members: list[Source], sides: tuple[set, set], depsgraph, every_pair: bool,
-           use_hulls: bool, required: set, started: float, modes: MeasureModes) -> Iterator[tuple[int, int]]:
+           use_hulls: bool, required: set, started: float, modes: MeasureModes,
+           shard: tuple[int, int] | None) -> Iterator[tuple[int, int]]:
     """Sort the results and time the check however the stepping ends (``_measure`` does the work)."""
     try:
-        yield from _measure(report, members, sides, depsgraph, every_pair, use_hulls, required, modes)
+        yield from _measure(report, members, sides, depsgraph, every_pair, use_hulls, required, modes, shard)
     finally:
         report.results.sort(key=lambda result: (result.object_a, result.object_b))
         report.seconds = time.perf_counter() - started
@@ -175,7 +180,8 @@ def _read(members: list[Source], depsgraph, use_hulls: bool, required: set,
 
 
 def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set], depsgraph, every_pair: bool,
-             use_hulls: bool, required: set, modes: MeasureModes) -> Iterator[tuple[int, int]]:
+             use_hulls: bool, required: set, modes: MeasureModes,
+             shard: tuple[int, int] | None) -> Iterator[tuple[int, int]]:
     """Read every object once, broad phase on their world boxes, then measure the allowed candidates.
 
     With ``every_pair`` every allowed pair is a candidate and separated ones are listed as well.
@@ -201,6 +207,8 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
                   else overlapping_pairs(lows, highs, margin=margin))
     pairs = allowed_pairs(candidates, in_a, in_b)
     report.candidate_pairs = len(pairs)
+    if shard is not None:
+        pairs = shard_pairs(pairs, solids, shard)
     done = len(members)
     options = {"tolerance": report.tolerance, "touch_tolerance": report.touch_tolerance,
                "max_iterations": report.max_iterations or None}  # 0: the core's automatic cap

@@ -164,6 +164,10 @@ class ClashReport:
     * How the pairs were measured: ``plane_mode`` ('NONE', or the plane: 'TOP', 'FRONT', 'SIDE', 'VIEW',
       'CUSTOM') and ``plane_normal`` (its unit normal, None without a plane); ``rigid_body_shapes``: objects
       with a rigid body were measured as their physics shapes (False in plane mode, which wins over them).
+    * ``shard``: None, or for one shard of a check (``check --shard K/N``) what ``farm.merge`` needs to join
+      the shards: ``index`` (K), ``count`` (N) and, for an animation scan, ``frames`` (the ones it scanned),
+      ``worst`` (per result: the frame-by-frame signed distance at its worst frame, and that frame) and
+      ``unlisted`` (``[object_a, object_b, value, frame]`` of candidate pairs found apart beyond the clearance).
     """
 
     scope: str
@@ -187,6 +191,7 @@ class ClashReport:
     plane_normal: tuple[float, float, float] | None = None
     rigid_body_shapes: bool = False
     skipped: dict[str, str] = field(default_factory=dict)
+    shard: dict | None = None
     results: list[ClashResult] = field(default_factory=list)
     separated_rows: list = field(default_factory=list)
 
@@ -206,7 +211,7 @@ class ClashReport:
 
     def metadata(self) -> dict:
         """Everything but the results: where, when, with which thresholds, and how many of each status."""
-        return {
+        metadata = {
             'blend_file': self.blend_file,
             'scope': self.scope,
             'collection_a': self.collection_a,
@@ -230,6 +235,9 @@ class ClashReport:
             'counts': self.counts,
             'skipped': dict(sorted(self.skipped.items())),
         }
+        if self.shard is not None:
+            metadata['shard'] = self.shard
+        return metadata
 
 
 def write_json(report: ClashReport, path: str | Path) -> None:
@@ -247,6 +255,9 @@ def write_csv(report: ClashReport, path: str | Path) -> None:
     """
     metadata = report.metadata()
     counts, skipped = metadata.pop('counts'), metadata.pop('skipped')
+    shard = metadata.pop('shard', None)
+    if shard is not None:
+        metadata['shard'] = f"{shard['index']}/{shard['count']}"
     normal = metadata['plane_normal']
     metadata['plane_normal'] = '' if normal is None else " ".join(map(repr, normal))
     metadata['rigid_body_shapes'] = str(metadata['rigid_body_shapes']).lower()

@@ -1,6 +1,8 @@
 """Animation scan: the scope's pairs at every frame of a range; per pair its contact intervals, first contact,
 deepest frame and depth, and the depth at each frame. Objects are read once and moved with their animation;
 the full answer is measured once per pair, at its worst frame (docs/architecture.md, "Animation scan").
+Warm starts begin afresh every ``farm.plan.SCAN_BLOCK`` frames, so that a shard of the scan (``shard``) measures
+each of its frames as the whole scan does (docs/architecture.md, "Shards that merge exactly").
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ..core.narrowphase.batch import screen_many
 from ..core.mesh import CONVEX, HULL, collide_solids
 from ..core.mesh.contact.result import pair_method
 from ..core.narrowphase.warm_epa import signed_distances_warm
+from ..farm.plan import SCAN_BLOCK, frame_chunk, scan_blocks
 from .clash import clash_result, start_check
 from .clash_report import ClashReport, pair_status
 from .geometry import ObjectGeometryError
@@ -51,7 +54,8 @@ def contact_intervals(frames: np.ndarray, in_contact: np.ndarray) -> tuple:
 
 
 def start_scan(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, *, frame_start: int, frame_end: int,
-               scope: str, every_pair: bool = False, **options) -> tuple[ClashReport, Iterator[tuple[int, int]]]:
+               scope: str, every_pair: bool = False, shard: tuple[int, int] | None = None,
+               **options) -> tuple[ClashReport, Iterator[tuple[int, int]]]:
     """``(report, steps)``: the scan as a generator, a frame per step (``(done, total)`` frames).
 
     ``scope`` and the keyword options are those of ``analysis.clash.start_check`` (scope, collections,
@@ -59,15 +63,26 @@ def start_scan(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, *, frame_
     the steps are exhausted (or closed early: ``report.cancelled``) ``report.results`` holds, per pair in
     contact or within the clearance at some frame (every allowed pair with ``every_pair``), the answer at its
     worst frame with the scan fields of ``ClashResult``.
-    ValueError for an empty or reversed frame range.
+    ``shard`` ``(K, N)`` scans only shard K's run of frames (``farm.plan.frame_chunk``) and keeps in
+    ``report.shard`` what merging the shards needs (see ``ClashReport``).
+    ValueError for an empty or reversed frame range, or a shard without frames.
     """
     if frame_end < frame_start:
         raise ValueError(f"the frame range {frame_start}-{frame_end} is empty")
+    frames = (frame_start, frame_end)
+    if shard is not None:
+        frames = frame_chunk(frame_start, frame_end, *shard)
+        if frames is None:
+            blocks = scan_blocks(frame_start, frame_end)
+            raise ValueError(f"shard {shard[0]}/{shard[1]} has no frames: frames {frame_start}-{frame_end} make "
+                             f"{blocks} block(s) of {SCAN_BLOCK} frames, so at most {blocks} shard(s)")
     options['modes'] = measure_modes(scene) if options.get('modes') is None else options['modes']
     report, _unused = start_check(scene, depsgraph, scope=scope, every_pair=every_pair, **options)
     _unused.close()
     record_modes(report, scene.collision_inspector, options['modes'])
-    return report, _scan_steps(scene, depsgraph, report, scope, every_pair, frame_start, frame_end, options)
+    if shard is not None:
+        report.shard = {'index': shard[0], 'count': shard[1], 'frames': list(frames)}
+    return report, _scan_steps(scene, depsgraph, report, scope, every_pair, frame_start, frames, options)
 
 
 def _members(scene, depsgraph, scope: str, options: dict) -> tuple[list, set, set]:
@@ -147,14 +162,15 @@ def _frame_tolerance(report: ClashReport, lows: np.ndarray, highs: np.ndarray) -
     return max(report.tolerance, min(FRAME_RELATIVE_TOLERANCE * smallest, 0.5 * report.touch_tolerance))
 
 
-def _scan_steps(scene, depsgraph, report: ClashReport, scope: str, every_pair: bool, frame_start: int,
-                frame_end: int, options: dict) -> Iterator[tuple[int, int]]:
-    """Step through the frames (see ``start_scan``), then build the results; restore the frame."""
+def _scan_steps(scene, depsgraph, report: ClashReport, scope: str, every_pair: bool, first_frame: int,
+                frame_range: tuple[int, int], options: dict) -> Iterator[tuple[int, int]]:
+    """Step through the frames of ``frame_range`` (see ``start_scan``; objects read at ``first_frame``, blocks
+    counted from there), then build the results; restore the frame."""
     started = time.perf_counter()
     frame, subframe = scene.frame_current, scene.frame_subframe
     members, names_a, names_b = _members(scene, depsgraph, scope, options)
     use_hulls = scene.collision_inspector.use_hulls if options.get('use_hulls') is None else options['use_hulls']
-    frames = np.arange(frame_start, frame_end + 1)
+    frames = np.arange(frame_range[0], frame_range[1] + 1)
     in_a = np.array([s.name in names_a for s in members], dtype=bool)
     in_b = np.array([s.name in names_b for s in members], dtype=bool)
     distances: dict[tuple[int, int], np.ndarray] = {}
@@ -163,8 +179,13 @@ def _scan_steps(scene, depsgraph, report: ClashReport, scope: str, every_pair: b
     warm: dict[tuple[int, int], object] = {}
     modes = options['modes']
     try:
+        if first_frame < frame_range[0]:  # read the objects where the whole scan reads them
+            scene.frame_set(first_frame)
+            _frame_shapes(members, depsgraph, cache, use_hulls, modes, {})
         for step, current in enumerate(frames.tolist()):
             scene.frame_set(current)
+            if (current - first_frame) % SCAN_BLOCK == 0:
+                warm.clear()
             solids, shapes = _frame_shapes(members, depsgraph, cache, use_hulls, modes, report.skipped)
             present = [k for k, solid in enumerate(solids) if solid is not None]
             if len(present) >= 2:
@@ -197,8 +218,9 @@ def _scan_results(report: ClashReport, members: list, frames: np.ndarray, distan
                   every_pair: bool, modes: MeasureModes) -> list:
     """A result per pair that comes within the clearance (every pair with ``every_pair``), measured at its
     worst frame (as Analyse measures it there), with its contact intervals, first contact, deepest frame and
-    the depth per frame."""
-    results = []
+    the depth per frame. A shard's report also keeps each pair's worst frame-by-frame value and frame (the
+    listed ones in ``report.shard['worst']``, the others in ``report.shard['unlisted']``) for merging."""
+    results, worst_listed, unlisted = [], [], []
     report.separated = 0
     order = sorted(distances, key=lambda pair: (members[pair[0]].name, members[pair[1]].name))
     options = {"tolerance": report.tolerance, "touch_tolerance": report.touch_tolerance,
@@ -211,7 +233,9 @@ def _scan_results(report: ClashReport, members: list, frames: np.ndarray, distan
         if status == 'separated':
             report.separated += 1
             if not every_pair:
+                unlisted.append([members[i].name, members[j].name, worst[(i, j)][0], at])
                 continue
+        worst_listed.append([worst[(i, j)][0], at])
         in_contact = series <= report.touch_tolerance
         intervals = contact_intervals(frames, in_contact)
         penetrating = series < -report.touch_tolerance
@@ -224,6 +248,8 @@ def _scan_results(report: ClashReport, members: list, frames: np.ndarray, distan
             depth_series=tuple(np.maximum(-np.where(np.isfinite(series), series, 0.0), 0.0).tolist()),
             measured_frame=int(at),
         ))
+    if report.shard is not None:
+        report.shard.update(worst=worst_listed, unlisted=unlisted)
     return results
 
 

@@ -5,6 +5,7 @@ Validation and building call the code behind ``blender --command extension valid
 checks the manifest with its own Blender version's rules.
 """
 
+import ast
 import re
 import shutil
 import tomllib
@@ -17,7 +18,9 @@ import pytest
 from bl_pkg import bl_extension_cli
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-ADDON_DIRECTORIES = ("core/", "core/mesh/", "analysis/", "operators/", "ui/")
+ADDON_DIRECTORIES = ("core/", "core/mesh/", "analysis/", "operators/", "ui/", "farm/")
+#: Packages only the cluster runner uses, imported when it runs: never needed to load the add-on.
+RUNNER_ONLY = ("dask", "distributed", "cloudpickle")
 DEVELOPMENT_PATHS = ("tests/", "benchmarks/", "scripts/", "docs/", ".ci/", ".git/", ".venv/", "dev.py", "out/",
                      "CONTRIBUTING.md")
 
@@ -98,6 +101,15 @@ def test_zip_holds_the_addon_and_no_development_files(built_zip):
         assert any(name.startswith(directory) and name.endswith(".py") for name in names), directory
     leaked = [name for name in names if name.startswith(DEVELOPMENT_PATHS) or "__pycache__" in name]
     assert leaked == []
+
+
+def test_no_module_of_the_zip_imports_dask_when_loaded(built_zip):
+    """The runner imports dask inside its functions only: the add-on loads where dask is not installed."""
+    for name in (name for name in built_zip.namelist() if name.endswith(".py")):
+        tree = ast.parse(built_zip.read(name))
+        loaded = [alias.name for node in tree.body if isinstance(node, ast.Import) for alias in node.names]
+        loaded += [node.module for node in tree.body if isinstance(node, ast.ImportFrom) and node.module]
+        assert not [module for module in loaded if module.split(".")[0] in RUNNER_ONLY], name
 
 
 def test_each_host_tests_the_right_copy_of_the_addon(addon, real_blender):

@@ -65,3 +65,17 @@ def test_operators_hold_only_operator_classes():
             if isinstance(node, ast.ClassDef):
                 mixin = path.name == "base.py" and node.name.endswith("Mixin")  # behaviour operators share
                 assert "_OT_" in node.name or mixin or node.name.startswith("_"), f"{path.name}: class {node.name}"
+
+
+#: What the cluster runner imports when it runs (inside its functions; the add-on never needs them).
+RUNNER_IMPORTS = {"distributed", "cloudpickle"}
+
+
+@pytest.mark.parametrize("path", package_files("farm"), ids=lambda p: str(p.relative_to(REPO)))
+def test_farm_imports_the_standard_library_and_itself_only(path):
+    """``python -m farm merge`` runs with a plain Python; only the runner reaches for dask."""
+    for level, module in imports_of(path):
+        if level:
+            assert top_package(path, level, module) == "farm", (path.name, module)
+        else:
+            assert module.split(".")[0] in ALLOWED_CORE_IMPORTS - {"numpy"} | RUNNER_IMPORTS, (path.name, module)

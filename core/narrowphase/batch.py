@@ -11,7 +11,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ..vector.arrays import cross
-from .collide import DEFAULT_RELATIVE_TOLERANCE, MIN_AUTOMATIC_ITERATIONS, MIN_RELATIVE_TOLERANCE, collide
+from .collide import (DEFAULT_RELATIVE_TOLERANCE, MIN_AUTOMATIC_ITERATIONS, MIN_RELATIVE_TOLERANCE, UNSCALED_SIZES,
+                      collide)
 from ..contact import Contact, classify, frozen_instance
 from ..shapes.convex import Shape, Sphere, as_shape, similarity_scale
 from ..validation import as_iteration_cap, as_length
@@ -85,7 +86,8 @@ class _Side:
             self.margin = self.margin.copy()
             self.margin[spheres] *= similarity_scale(matrices[spheres, :3, :3])
         self.spheres, self.linear, self.offset = prepared.spheres, linear, offset
-        self.points = linear @ prepared.local + offset[:, :, None]
+        self.turned = linear @ prepared.local  # the bodies turned, not yet moved: numbers about their size
+        self.points = self.turned + offset[:, :, None]
 
     def placed(self, row: int) -> Shape:
         """Shape ``row`` where the matrices put it, as a shape object (from the maps composed above,
@@ -106,8 +108,9 @@ class _Side:
         return low, high
 
     def shift(self, offset: np.ndarray) -> None:
-        """Move the points into the pair-local frames (``offset`` is subtracted, one per pair)."""
-        self.points -= offset[:, :, None]
+        """Move the points into the pair-local frames (``offset`` is subtracted, one per pair): the offsets
+        first, so that a body far from the origin keeps the digits of its size."""
+        self.points = self.turned + (self.offset - offset)[:, :, None]
 
     def support(self, directions: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Support points of the shapes ``rows`` along ``directions`` (one per row)."""
@@ -329,9 +332,9 @@ def screen_many(shapes_a: ShapeSet | Sequence, shapes_b: ShapeSet | Sequence, *,
     side_a = _Side(_prepared(shapes_a, "shapes_a"), _matrices(matrices_a, len(shapes_a), "matrices_a"))
     side_b = _Side(_prepared(shapes_b, "shapes_b"), _matrices(matrices_b, len(shapes_b), "matrices_b"))
     frames = _Frames(side_a, side_b, tolerance, touch_tolerance)
-    screened = side_a.padded & side_b.padded
-    rows = np.flatnonzero(screened)
-    apart, answered = ApartPairs.none(), ~screened if not solve_all else np.zeros(len(shapes_a), dtype=bool)
+    padded = side_a.padded & side_b.padded
+    rows = np.flatnonzero(padded & frames.unscaled)
+    apart, answered = ApartPairs.none(), ~padded if not solve_all else np.zeros(len(shapes_a), dtype=bool)
     if rows.size:
         lockstep = _Lockstep(_subset(side_a, rows), _subset(side_b, rows), frames.first_direction(rows),
                              frames.tolerance[rows])
@@ -372,6 +375,9 @@ class _Frames:
         low, high = np.minimum(low_a, low_b), np.maximum(high_a, high_b)
         self.center = 0.5 * (low + high)
         size = (high - low).max(axis=1)
+        # Pairs ``collide`` solves as they are; the others (divided by a power of two there, lest squares
+        # overflow or underflow) go to ``collide``.
+        self.unscaled = (size >= UNSCALED_SIZES[0]) & (size <= UNSCALED_SIZES[1])
         floor = MIN_RELATIVE_TOLERANCE * size
         self.tolerance = np.maximum(DEFAULT_RELATIVE_TOLERANCE * size if tolerance is None else tolerance, floor)
         self.touch_tolerance = np.maximum(self.tolerance if touch_tolerance is None else touch_tolerance,

@@ -18,11 +18,12 @@ from ..vector.vec3 import Vec3, combine, dot, norm, normalized, orthonormal_basi
 
 #: Default solver accuracy, relative to the pair's size.
 DEFAULT_RELATIVE_TOLERANCE = 1e-12
-#: Floor of the solver accuracy, relative to the pair's size: float64 cannot do better. Far from the
-#: origin (coordinates many times the size) the floor is 4 x SUPPORT_ROUNDING x the largest coordinate.
+#: Floor of the solver accuracy, relative to the pair's size: float64 cannot do better. For shapes whose
+#: supports add up larger numbers (``Shape.support_reach`` in the pair's frame: a transform putting a
+#: shape's own points far from its local origin) the floor is 4 x SUPPORT_ROUNDING x those numbers.
 MIN_RELATIVE_TOLERANCE = 1e-13
-#: Bound on how far a support value computed from world coordinates falls short of the exact one,
-#: relative to the largest coordinate: two 3-term dot products compared, for each of A and B.
+#: Bound on how far a computed support value falls short of the exact one, relative to the numbers the
+#: support adds up: two 3-term dot products compared, for each of A and B.
 SUPPORT_ROUNDING = 12.0 * math.sqrt(3.0) * 2.0 ** -53
 #: Pair sizes solved as they are; others are divided by a power of two near their size first.
 UNSCALED_SIZES = (2.0 ** -100, 2.0 ** 100)
@@ -40,13 +41,16 @@ class PreparedPair:
         touch_tolerance = as_length(touch_tolerance, "touch_tolerance", allow_none=True)
         cap = None if max_iterations is None else as_iteration_cap(max_iterations, "max_iterations")
         self.max_iterations = _automatic_cap(self.a, self.b) if cap is None else cap
-        low_a, high_a, reach_a = _measurable_bounds(self.a, "points_a")
-        low_b, high_b, reach_b = _measurable_bounds(self.b, "points_b")
+        low_a, high_a = _measurable_bounds(self.a, "points_a")
+        low_b, high_b = _measurable_bounds(self.b, "points_b")
         low, high = np.minimum(low_a, low_b), np.maximum(high_a, high_b)
-        # A support point is the argmax of dot products rounded at eps x the coordinates: its value can
-        # fall short of the true support value by this much (world units); lower bounds allow for it.
-        support_rounding = SUPPORT_ROUNDING * max(reach_a, reach_b)
         self.center = 0.5 * (low + high)
+        local_a, local_b = self.a.translated(-self.center), self.b.translated(-self.center)
+        # A support point is the argmax of dot products rounded at eps x the numbers the shape's support adds
+        # up in the pair's frame (about the pair's size: not its distance from the origin): its value can fall
+        # short of the true support value by this much (world units); lower bounds allow for it.
+        reach = max(local_a.support_reach(), local_b.support_reach())
+        support_rounding = SUPPORT_ROUNDING * reach
         self.center_tuple = tuple(self.center.tolist())
         size = float((high - low).max())
         if 0.0 < size < MIN_PAIR_SIZE:
@@ -57,14 +61,13 @@ class PreparedPair:
         self.unit = 1.0 if UNSCALED_SIZES[0] <= size <= UNSCALED_SIZES[1] or size == 0.0 else \
             math.ldexp(1.0, math.frexp(size)[1])
         self.rounding = MIN_RELATIVE_TOLERANCE * size
-        self.tolerance, self.touch_tolerance = pair_tolerances(size, max(reach_a, reach_b), tolerance, touch_tolerance)
+        self.tolerance, self.touch_tolerance = pair_tolerances(size, reach, tolerance, touch_tolerance)
         self.local_tolerance, self.local_rounding = self.tolerance / self.unit, self.rounding / self.unit
         self.local_support_rounding = support_rounding / self.unit
         # What GJK and EPA aim for, so that the bounds, widened by the support rounding, meet the tolerance.
         self.local_solver_tolerance = self.local_tolerance - 2.0 * self.local_support_rounding
         self.margin = self.a.margin + self.b.margin
         self.a_to_b = tuple((0.5 * (low_b + high_b - low_a - high_a) / self.unit).tolist())
-        local_a, local_b = self.a.translated(-self.center), self.b.translated(-self.center)
         self.support = minkowski_support(local_a.support, local_b.support, self.unit)
 
     def first_direction(self) -> Vec3:
@@ -94,21 +97,20 @@ def _automatic_cap(a: Shape, b: Shape) -> int:
 def pair_tolerances(size: float, reach: float, tolerance: float | None, touch_tolerance: float | None
                     ) -> tuple[float, float]:
     """``(solver tolerance, touch band)`` in world units for a pair whose box has largest extent ``size`` and
-    whose coordinates reach ``reach``: the defaults are relative to the size, never below the rounding of
-    supports that far from the origin."""
+    whose supports add up numbers as large as ``reach``: the defaults are relative to the size, never below
+    the rounding of those supports."""
     floor = max(MIN_RELATIVE_TOLERANCE * size, 4.0 * SUPPORT_ROUNDING * reach)
     return touch_band(size, tolerance, touch_tolerance, DEFAULT_RELATIVE_TOLERANCE, floor)
 
 
-def _measurable_bounds(shape: Shape, name: str) -> tuple[np.ndarray, np.ndarray, float]:
-    """The shape's world box and largest coordinate, refused by name when a transform or radius takes
-    it beyond float64's squares."""
+def _measurable_bounds(shape: Shape, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The shape's world box, refused by name when a transform or radius takes it beyond float64's squares."""
     low, high = shape.bounds()
     reach = max(map(abs, low.tolist() + high.tolist()))
     if not reach <= MAX_COORDINATE:
         raise ValueError(f"{name} reaches {reach:.3g} in world space, beyond ±{MAX_COORDINATE:g}: "
                          "too large to measure")
-    return low, high, reach
+    return low, high
 
 
 def collide(points_a, points_b, *, tolerance: float | None = None, touch_tolerance: float | None = None,

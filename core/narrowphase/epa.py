@@ -427,8 +427,10 @@ def _answer(vertices, facet: list, tightest: list, certified: float, min_support
         point, point_a, point_b = _witnesses(vertices, facet, (0.0, 0.0, 0.0))
         nearest = norm(point)
         if nearest > 0.0:
-            return EpaResult(nearest, scale(point, -1.0 / nearest), point_a, point_b, lower, min(upper, nearest),
-                             iterations, status)
+            # Within the tolerance of the lower bound the tightest face's normal achieves the value (a support
+            # query checked it), whereas the direction to a point of A - B that near the origin may be rounding.
+            normal = tightest[3] if nearest - lower <= tolerance else scale(point, -1.0 / nearest)
+            return EpaResult(nearest, normal, point_a, point_b, lower, min(upper, nearest), iterations, status)
     point, point_a, point_b = _witnesses(vertices, facet, scale(normal, distance))
     return EpaResult(-distance, normal, point_a, point_b, lower, min(upper, norm(point)), iterations, status)
 

@@ -121,6 +121,12 @@ class Shape:
         """This shape shifted by ``offset``; the solver uses it to work in a pair-local frame."""
         return self._with_affine(self._linear, self._offset + np.asarray(offset, dtype=np.float64))
 
+    def support_reach(self) -> float:
+        """A bound on the numbers ``support`` adds up (the body through the linear part, and the offset): its
+        answers are exact to a few ulps of this, however near the origin they lie."""
+        low, high = self._with_affine(self._linear, np.zeros(3)).bounds()
+        return float(np.abs(np.concatenate([low, high])).max() + np.abs(self._offset).max())
+
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Exact world-space axis-aligned bounding box (margin included)."""
         low = [self.support(tuple(-e))[k] for k, e in enumerate(np.eye(3))]
@@ -140,9 +146,10 @@ class Polytope(Shape):
 
     def __init__(self, points, transform=None, *, index: bool = True):
         cloud = as_points(points, "points")
+        linear, offset = (None, np.zeros(3)) if transform is None else as_affine(transform, "transform")
+        cloud, offset = _centred(cloud, linear, offset)
         if index and len(cloud) >= PRUNE_MIN_POINTS:
             cloud = cloud[~interior_points(cloud)]
-        linear, offset = (None, np.zeros(3)) if transform is None else as_affine(transform, "transform")
         self._index = SupportIndex(cloud) if index and len(cloud) >= INDEX_MIN_POINTS else None
         self._points = cloud if self._index is None else self._index.points
         use_table = index and TABLE_POINTS[0] <= len(cloud) <= TABLE_POINTS[1]
@@ -154,8 +161,14 @@ class Polytope(Shape):
 
     @property
     def points(self) -> np.ndarray:
-        """The local points supports are taken from (interior ones dropped, possibly reordered by the index)."""
+        """The local points supports are taken from (moved to their own centre when far from it, interior ones
+        dropped, possibly reordered by the index)."""
         return self._points
+
+    def support_reach(self) -> float:
+        low, high = self._box
+        body = np.maximum(np.abs(low), np.abs(high))
+        return float((body if self._linear is None else np.abs(self._linear) @ body).max() + np.abs(self._offset).max())
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """World box: the local box moved when the transform is a translation, else the box of the turned
@@ -222,6 +235,18 @@ class Polytope(Shape):
             self._table.build(self._points)
 
     _with_affine = Shape._moved_copy
+
+
+def _centred(cloud: np.ndarray, linear: np.ndarray | None, offset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A cloud lying farther from its origin than it is wide, moved to its box's centre (the offset takes the
+    move up): supports are then chosen among numbers about the cloud's size, not its distance. Coordinates
+    within a factor two of the centre's move exactly (Sterbenz); any other is within a size of it, so rounds
+    by an ulp of the size at most."""
+    low, high = cloud.min(axis=0), cloud.max(axis=0)
+    centre = 0.5 * low + 0.5 * high
+    if not np.abs(centre).max() > (high - low).max():
+        return cloud, offset
+    return cloud - centre, offset + (centre if linear is None else linear @ centre)
 
 
 class _LazyTable:

@@ -106,6 +106,9 @@ class Rounded(Shape):
     def support(self, d: Vec3) -> Vec3:
         return self.inner.support(d)
 
+    def support_reach(self) -> float:
+        return self.inner.support_reach()
+
     def transformed(self, matrix) -> "Rounded":
         """The moved shape; only similarities keep the rounding round."""
         linear, _ = as_affine(matrix, "matrix")

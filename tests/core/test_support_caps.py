@@ -88,7 +88,8 @@ def test_a_fast_drag_gets_caps_wide_enough_for_its_next_steps():
 def test_large_polytope_features_are_a_full_pass_s_while_the_direction_drifts(name):
     rng = np.random.default_rng(11)
     polytope = core.Polytope(CLOUDS[name])
-    local = polytope.vertices()
+    linear, offset = polytope.affine  # a cloud far from its origin is held about its centre
+    local = polytope.vertices() @ linear.T + offset
     for _ in range(4):
         matrix = affine(random_rotation(rng) * rng.uniform(0.5, 2.0), rng.normal(size=3) * 50.0)
         moved = polytope.transformed(matrix)

@@ -72,7 +72,9 @@ def _batch_contacts(pairs: list[tuple[Solid, Solid]], tolerance, touch_tolerance
     point_b = points_b[rows, deepest] + centre
     point_a = point_b - signed[:, None] * normals
     tangents = orthonormal_bases(normals)
-    sizes, reaches = (high - low).max(axis=1), np.maximum(np.abs(low), np.abs(high)).max(axis=1)
+    # The gaps come from coordinates about the pair's size (moved to its centre): they round as much.
+    sizes = (high - low).max(axis=1)
+    reaches = np.maximum(np.abs(low - centre), np.abs(high - centre)).max(axis=1)
     answers = []
     for k, (value, size, reach) in enumerate(zip(signed.tolist(), sizes.tolist(), reaches.tolist())):
         touch = pair_tolerances(size, reach, tolerance, touch_tolerance)[1]

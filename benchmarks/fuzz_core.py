@@ -4,9 +4,11 @@ Run from the repository root: ``python benchmarks/fuzz_core.py [--seed S] [--cou
 from the input classes that break GJK/EPA in practice: needles and plates 1e-9 thick, sliver
 triangles, segments against clusters of near-duplicate points, identical thin shapes, exact touching,
 tessellated spheres, at gaps in and around the touch band, at scales 2^-560 .. 2^340 (by powers of two, so
-the reference scales exactly) and offsets up to 1e4 x size. Every pair is checked against the Qhull
-reference of ``tests/core/reference.py`` and re-run swapped, translated and with its points reordered.
-It prints the number of ``collide`` calls and the failures by kind, with the worst case of each kind.
+the reference scales exactly) and offsets up to 1e4 x size (class 'mixed'); ``--classes`` adds touching
+faces under rotations, shapes a few micrometres across 1e8 from the origin and scales across the whole
+accepted range (``CLASSES``). Every pair is checked against the Qhull reference of ``tests/core/reference.py``
+and re-run swapped, translated, reordered and batched. It prints the number of ``collide`` calls and the
+failures by kind, with the worst case of each kind, and the figures per class.
 
 Failure kinds: ``exception:<Type>`` (valid input raised), ``refused`` (valid input rejected),
 ``not_refused`` (coordinates too large or a pair too small was accepted), ``bounds`` (the true value
@@ -15,7 +17,9 @@ lies outside ``bounds``), ``value`` (a converged or degenerate answer off the re
 outside the touch band), ``witness`` (a witness point off its shape), ``convention`` (``point_a -
 point_b != -signed_distance * normal``), ``swap`` / ``translate`` / ``order`` (a different answer,
 beyond 1e-9 x size or twice the tolerance; the normal is compared where it is unique and the gap far
-above the coordinates' rounding).
+above the coordinates' rounding), ``batch`` (``collide_many`` answers otherwise), ``normal`` (a converged
+answer whose normal does not achieve its value: the shapes are nearer along it than the value says, so the
+witness points are off the support planes).
 
 Qhull is not exact on thin inputs (it merges nearly coplanar facets, and the reference flattens what
 is thinner than 1e-11 x size): where A, B or A - B is thin without being flat, the reference is
@@ -43,10 +47,9 @@ sys.path.insert(0, str(ROOT / "tests" / "core"))
 if __name__ == "__main__" and "--core" in sys.argv:  # fuzz another checkout's core (e.g. before a change)
     sys.path.insert(0, sys.argv[sys.argv.index("--core") + 1])
 import core  # noqa: E402
-from core.validation import MAX_COORDINATE  # noqa: E402
-
-MIN_PAIR_SIZE = 1e-150  # pairs spanning less are refused by name (core.validation.MIN_PAIR_SIZE)
-from scipy.spatial import QhullError  # noqa: E402
+from core.narrowphase.batch import collide_many  # noqa: E402
+from core.validation import MAX_COORDINATE, MIN_PAIR_SIZE  # noqa: E402
+from scipy.spatial import ConvexHull, QhullError  # noqa: E402
 from reference import FLAT_TOLERANCE, ExactHull, reference_contact  # noqa: E402
 
 SAME_ANSWER = 1e-9  # swap/translation/order and converged values agree to this, relative to size
@@ -156,6 +159,65 @@ def random_pair(rng: np.random.Generator) -> tuple[str, np.ndarray, np.ndarray]:
     return f"{name_a}-{name_b}", a, _place(a, b, gap * _size(a, b))
 
 
+def touching_pair(rng: np.random.Generator) -> tuple[str, np.ndarray, np.ndarray]:
+    """Two tilted shapes face to face, exactly or 1e-16 .. 1e-15 x size apart or overlapping: a box and its
+    copy moved across one of its faces by its width, or a hull and its mirror image in one of its facets."""
+    offset = float(rng.choice([0.0, 1.0, -1.0])) * 10.0 ** rng.uniform(-16, -15)
+    if rng.uniform() < 0.5:
+        turn = _rotation(rng)
+        half = rng.uniform(0.05, 1.0, 3) if rng.uniform() < 0.5 else np.full(3, rng.uniform(0.05, 1.0))
+        signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
+        a = (signs * half) @ turn.T + rng.normal(size=3)
+        axis = int(rng.integers(3))
+        normal = turn[:, axis] * float(rng.choice([-1.0, 1.0]))
+        b = a + (2.0 * half[axis] + offset * _size(a, a)) * normal
+        return "touching-box", a, b[rng.permutation(len(b))]
+    name = str(rng.choice(["box", "cloud", "sphere"]))
+    a = SHAPES[name](rng) @ _rotation(rng).T
+    hull = ConvexHull(a)
+    facet = int(rng.integers(len(hull.simplices)))
+    normal = hull.equations[facet, :3] / np.linalg.norm(hull.equations[facet, :3])
+    plane = float((a[hull.simplices[facet]] @ normal).max())
+    b = a - 2.0 * (a @ normal - plane)[:, None] * normal + offset * _size(a, a) * normal
+    return f"touching-mirror-{name}", a, b
+
+
+def tiny_far_pair(rng: np.random.Generator) -> tuple[str, np.ndarray, np.ndarray]:
+    """Pairs for ``tiny_far_frame``: identical dense point spheres and needles slightly shifted, or any pair."""
+    roll = rng.uniform()
+    gap = float(rng.choice(GAPS)) * float(rng.choice([-1.0, 1.0]))
+    if roll < 0.25:
+        a = sphere(rng)
+        return "identical-sphere", a, a + gap * rng.normal(size=3)
+    if roll < 0.5:
+        a = needle(rng)
+        return "identical-needle", a, a + gap * rng.normal(size=3)
+    return random_pair(rng)
+
+
+def tiny_far_frame(rng: np.random.Generator) -> tuple[int, float]:
+    """A pair a few micrometres across (2^-20 .. 2^-16 x its unscaled size of about 2), about 1e7 .. 1e9 from the
+    origin: 1e12 .. 1e15 times its size."""
+    exponent = int(rng.integers(-20, -15))
+    return exponent, float(10.0 ** rng.uniform(7, 9) * 2.0 ** -exponent / 2.0)
+
+
+def extreme_pair(rng: np.random.Generator) -> tuple[str, np.ndarray, np.ndarray]:
+    """Any pair, scaled by a factor in [1, 2): with ``extreme_frame``'s power of two, scales such as 1e-120 or
+    1e90 that are no power of two."""
+    name, a, b = random_pair(rng)
+    factor = rng.uniform(1.0, 2.0)
+    return name, a * factor, b * factor
+
+
+def extreme_frame(rng: np.random.Generator) -> tuple[int, float]:
+    """A power of two anywhere across the accepted range (and a little beyond: those must be refused), with
+    offsets up to 1e4 x size in a third of the cases."""
+    low, high = math.frexp(MIN_PAIR_SIZE)[1] - 4, math.frexp(MAX_COORDINATE)[1] + 2
+    offset = float(10.0 ** rng.uniform(0, 4)) if rng.uniform() < 0.3 else 0.0
+    return int(rng.integers(low, high)), offset
+
+
 def random_frame(rng: np.random.Generator) -> tuple[int, float]:
     """Power-of-two scale exponent and offset (in sizes) for a case."""
     roll = rng.uniform()
@@ -193,14 +255,20 @@ class Fuzzer:
     def __init__(self) -> None:
         self.calls = 0
         self.failures: Counter = Counter()
+        self.klass = "mixed"  # the class of the cases being run (``CLASSES``)
+        self.by_class: dict[str, Counter] = {}  # class -> pairs, calls, failures
         self.worst: dict[str, tuple[float, str]] = {}
         self.statuses: Counter = Counter()
         self.skipped = 0  # cases the reference (Qhull) could not hull
         self.worst_pairs: dict[str, tuple] = {}
         self.current: tuple = ()
 
+    def count(self, what: str) -> None:
+        self.by_class.setdefault(self.klass, Counter())[what] += 1
+
     def fail(self, kind: str, amount: float, detail: str) -> None:
         self.failures[kind] += 1
+        self.count("failures")
         if kind not in self.worst or amount > self.worst[kind][0]:
             self.worst[kind] = (amount, detail)
             self.worst_pairs[kind] = self.current
@@ -214,6 +282,7 @@ class Fuzzer:
 
     def collide(self, a: np.ndarray, b: np.ndarray, detail: str):
         self.calls += 1
+        self.count("calls")
         try:
             return core.collide(a, b)
         except ValueError as exc:
@@ -227,6 +296,7 @@ class Fuzzer:
         """Check the pair ``(a + shift) * 2**exponent``, ``(b + shift) * 2**exponent`` against the reference
         of ``a``, ``b`` (exact, as ``dyadic_shift`` makes the shift exact): conventions, then swap,
         translation and order invariance."""
+        self.count("pairs")
         shift = np.asarray(shift, dtype=float)
         offset = float(np.abs(shift).max())
         detail = f"{name} exponent={exponent} shift={offset:.3g}"
@@ -263,12 +333,14 @@ class Fuzzer:
         if contact.signed_distance > 0.0 and truth > witness_gap + 2.0 * contact.tolerance + REFERENCE_SLACK * size:
             self.skipped += 1  # the witness points (checked on their shapes below) are closer than Qhull says
             return
-        slack = _reference_slack(ref, a, b) * factor + 1e-16 * max(np.abs(scaled_a).max(), np.abs(scaled_b).max())
+        # The inputs are exact: the answer owes nothing to how far from the origin they are.
+        slack = _reference_slack(ref, a, b) * factor
         self.check_contact(contact, truth, size, slack, scaled_a, scaled_b, factor, shift, detail)
         self.check_invariance(contact, scaled_a, scaled_b, size, ref, rng, detail)
 
     def check_refused(self, a, b, extent, pair_size, detail) -> None:
         self.calls += 1
+        self.count("calls")
         try:
             core.collide(a, b)
         except ValueError as exc:
@@ -291,8 +363,20 @@ class Fuzzer:
         if not low - slack <= truth <= high + slack:
             self.fail("bounds", max(low - truth, truth - high) / size,
                       f"{detail}: truth {truth!r} outside {contact.bounds} ({status})")
-        if status in ("converged", "degenerate") and abs(sd - truth) > max(SAME_ANSWER * size, tol):
+        if status in ("converged", "degenerate") and abs(sd - truth) > SAME_ANSWER * size + slack:
             self.fail("value", abs(sd - truth) / size, f"{detail}: {sd!r} vs {truth!r} ({status})")
+        if status == "converged":
+            # The normal achieves the value: the shapes are sd apart along it, up to the tolerance (else the
+            # witness points are off the support planes), measured on the exact unshifted points.
+            unshifted_a, unshifted_b = a / factor - shift, b / factor - shift
+            n = contact.normal
+            short = sd / factor - (float((unshifted_b @ n).min()) - float((unshifted_a @ n).max()))
+            reach = max(float(np.abs(unshifted_a).max()), float(np.abs(unshifted_b).max()))
+            allowed = (max(SAME_ANSWER * size, tol) + slack) / factor + 1e-15 * reach
+            if short > allowed:
+                self.fail("normal", short * factor / size,
+                          f"{detail}: the shapes are {short * factor / size:.3g} x size nearer along the normal "
+                          f"than the value says ({contact.status})")
         if status == "converged" and high - low > tol * (1.0 + 1e-9):
             self.fail("loose", (high - low) / tol, f"{detail}: bounds {contact.bounds} vs tolerance {tol:.3g}")
         if abs(truth) > tol + slack:
@@ -318,8 +402,7 @@ class Fuzzer:
 
     def check_invariance(self, contact, a, b, size, ref, rng, detail) -> None:
         sd = contact.signed_distance
-        # Far from the origin the tolerance grows with the coordinates (float64 cannot do better), and
-        # a normal is only determined when the gap is well above the coordinates' rounding.
+        # A normal is only determined when the gap is well above the coordinates' rounding.
         same = max(SAME_ANSWER * size, 2.0 * contact.tolerance)
         coordinate = max(np.abs(a).max(), np.abs(b).max())
         unique = ref.normal_unique and abs(contact.signed_distance) > 1e6 * max(1e-16 * coordinate, 1e-12 * size)
@@ -335,10 +418,19 @@ class Fuzzer:
         room = 0.5 * MAX_COORDINATE - max(np.abs(a).max(), np.abs(b).max())  # stay valid input
         if np.abs(shift).max() > room:
             shift *= max(room, 0.0) / np.abs(shift).max()
-        moved = self.collide(a + shift, b + shift, detail + " translated")
-        if moved is not None and abs(moved.signed_distance - sd) > same:
+        moved_a, moved_b = a + shift, b + shift
+        # Moved points are rounded to their new place: the exact answer moves by up to that rounding.
+        rounded = 4.0 * 2.0 ** -53 * max(np.abs(moved_a).max(), np.abs(moved_b).max())
+        moved = self.collide(moved_a, moved_b, detail + " translated")
+        if moved is not None and abs(moved.signed_distance - sd) > same + rounded:
             self.fail("translate", abs(moved.signed_distance - sd) / size,
                       f"{detail}: {sd!r} vs translated {moved.signed_distance!r}")
+        self.calls += 1
+        self.count("calls")
+        batched = collide_many([a], [b])[0]  # the batched path (GJK in lockstep) answers as collide does
+        if abs(batched.signed_distance - sd) > same or batched.status != contact.status:
+            self.fail("batch", abs(batched.signed_distance - sd) / size,
+                      f"{detail}: {sd!r} ({contact.status}) vs batched {batched.signed_distance!r} ({batched.status})")
         shuffled = self.collide(a[rng.permutation(len(a))], b[rng.permutation(len(b))], detail + " reordered")
         if shuffled is not None and abs(shuffled.signed_distance - sd) > same:
             self.fail("order", abs(shuffled.signed_distance - sd) / size,
@@ -351,16 +443,28 @@ class Fuzzer:
         for kind, count in sorted(self.failures.items()):
             amount, detail = self.worst[kind]
             lines.append(f"  {kind:24} {count:6}  worst {amount:.3g}: {detail[:300]}")
+        lines.append("per class: " + "; ".join(f"{klass} {tally['pairs']} pairs, {tally['calls']} calls, "
+                                               f"{tally['failures']} failures"
+                                               for klass, tally in self.by_class.items()))
         return "\n".join(lines)
 
 
-def fuzz(seed: int, count: int) -> Fuzzer:
-    """Run ``count`` seeded cases."""
+#: Input classes: class -> (pair, frame). 'mixed' is the near-degenerate pairs at scales 2^-560 .. 2^340 and
+#: offsets up to 1e4 x size; the others are touching faces under rotations, shapes a few micrometres across
+#: about 1e8 from the origin, and scales anywhere across the accepted range.
+CLASSES = {"mixed": (random_pair, random_frame), "touching-rotated": (touching_pair, random_frame),
+           "tiny-far": (tiny_far_pair, tiny_far_frame), "extreme-scale": (extreme_pair, extreme_frame)}
+
+
+def fuzz(seed: int, count: int, classes=("mixed",)) -> Fuzzer:
+    """Run ``count`` seeded cases, taking the ``classes`` in turn."""
     rng = np.random.default_rng(seed)
     fuzzer = Fuzzer()
-    for _ in range(count):
-        name, a, b = random_pair(rng)
-        exponent, offset = random_frame(rng)
+    for case in range(count):
+        fuzzer.klass = classes[case % len(classes)]
+        make_pair, make_frame = CLASSES[fuzzer.klass]
+        name, a, b = make_pair(rng)
+        exponent, offset = make_frame(rng)
         a, b, shift = dyadic_shift(a, b, offset, rng)
         fuzzer.run_case(name, a, b, exponent, shift, rng)
     return fuzzer
@@ -382,10 +486,13 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=6000, help="number of pairs (about 3.6 calls each)")
     parser.add_argument("--save", type=Path, help="directory for the worst pair of each failure kind (.npz)")
     parser.add_argument("--core", help="directory holding the `core` package to fuzz (default: this checkout)")
+    parser.add_argument("--classes", default="mixed", help=f"comma-separated classes taken in turn, or 'all': "
+                                                          f"{', '.join(CLASSES)} (default: mixed)")
     args = parser.parse_args()
+    classes = list(CLASSES) if args.classes == "all" else args.classes.split(",")
     start = time.perf_counter()
-    fuzzer = fuzz(args.seed, args.count)
-    print(f"seed {args.seed}, {args.count} pairs, core from {Path(core.__file__).parent}")
+    fuzzer = fuzz(args.seed, args.count, classes)
+    print(f"seed {args.seed}, {args.count} pairs ({', '.join(classes)}), core from {Path(core.__file__).parent}")
     print(fuzzer.report(time.perf_counter() - start))
     if args.save:
         fuzzer.save(args.save)

@@ -28,6 +28,7 @@ CELL_SIZE = 1.0
 #: Candidate pairs decided per block: bounds the memory of the (pairs, 3, 3) corner arrays.
 PAIRS_PER_BLOCK = 1 << 19
 
+_UNIT_STEPS = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)])
 _ROTATIONS = np.array([[0, 1, 2], [1, 2, 0], [2, 0, 1]])
 _UP = np.array([0.0, 0.0, 1.0])
 
@@ -86,11 +87,22 @@ def self_candidate_pairs(mesh: TriangleMesh) -> Iterator[np.ndarray]:
     cells = spans.prod(axis=1)
     wide = np.flatnonzero(cells > GRID_CELLS_PER_BOX)
     narrow = np.flatnonzero(cells <= GRID_CELLS_PER_BOX)
-    owner = np.repeat(narrow, cells[narrow]).astype(np.int32)
-    rank = np.arange(len(owner)) - np.repeat(np.cumsum(cells[narrow]) - cells[narrow], cells[narrow])
-    y_z = spans[owner, 1] * spans[owner, 2]
-    step = np.stack([rank // y_z, (rank // spans[owner, 2]) % spans[owner, 1], rank % spans[owner, 2]], axis=1)
-    del rank, y_z
+    # boxes meeting at most 2 cells along each axis (nearly all): their cells are their first one moved by 0 or 1
+    # along each axis; the others' cells are counted out one by one
+    small = narrow[(spans[narrow] <= 2).all(axis=1)]
+    large = narrow[(spans[narrow] > 2).any(axis=1)]
+    owners, steps = [], []
+    for step in _UNIT_STEPS:
+        moved = small[(spans[small] > step).all(axis=1)]
+        owners.append(moved)
+        steps.append(np.broadcast_to(step, (len(moved), 3)))
+    rank = np.arange(cells[large].sum()) - np.repeat(np.cumsum(cells[large]) - cells[large], cells[large])
+    owners.append(np.repeat(large, cells[large]))
+    y_z = spans[owners[-1], 1] * spans[owners[-1], 2]
+    steps.append(np.stack([rank // y_z, (rank // spans[owners[-1], 2]) % spans[owners[-1], 1],
+                           rank % spans[owners[-1], 2]], axis=1))
+    owner, step = np.concatenate(owners).astype(np.int32), np.concatenate(steps)
+    del owners, steps, rank, y_z
     coords = first[owner] + step
     keys = (coords[:, 0] << 42) | (coords[:, 1] << 21) | coords[:, 2]
     # which axes the entry's cell is its box's first cell along (bits 1, 2, 4): a pair is kept in the cell where,

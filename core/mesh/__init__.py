@@ -13,7 +13,7 @@ from .solid import CONVEX, HULL, MESH, PARTS, Part, Solid
 from .topology import is_closed, is_convex, loose_parts
 from .trimesh import TriangleMesh
 from .volume import mesh_volume, overlap_volume
-from .winding import contains, winding_numbers
+from .inside import contains, winding_numbers
 
 __all__ = ["TriangleMesh", "Solid", "Part", "collide_solids", "collide_solid_pairs", "measure_solid_pairs",
            "ApartSolids", "SolidContact",

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..vector.arrays import cross
-from .topology import edge_table, label_components, renumber_topology
+from .topology import bounds_volume, edge_table, label_components, renumber_topology
 from .trimesh import TriangleMesh
 from .volume import mesh_volume
 from .weld import exact_representatives, near_representatives
@@ -50,16 +50,6 @@ class MeshRepair:
     non_manifold_edges: int = 0
     holes: int = 0
     caps: int = 0
-
-
-def bounds_volume(mesh: TriangleMesh) -> bool:
-    """Every edge used as often in one direction as in the other (and some triangle): the mesh is the boundary
-    of a solid (a cycle), so every point off it has an integer winding number. Closed manifold meshes are; so
-    are closed parts joined along an edge."""
-    if not len(mesh.triangles):
-        return False
-    table = edge_table(mesh)
-    return bool(np.all(2 * table.forward_uses == table.uses))
 
 
 def repaired(mesh: TriangleMesh, tolerance: float = WELD_TOLERANCE) -> MeshRepair:

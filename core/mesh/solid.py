@@ -15,8 +15,8 @@ from ..shapes.hull import distinct_directions
 from ..shapes.convex import Polytope
 from .bvh import TriangleBVH
 from .parts_union import part_overlaps
-from .repair import NONE, MeshRepair, bounds_volume, repaired
-from .topology import convexity_defect, edge_table, loose_parts, share_topology, submesh
+from .repair import NONE, MeshRepair, repaired
+from .topology import bounds_volume, convexity_defect, edge_table, loose_parts, share_topology, submesh
 from .trimesh import TriangleMesh
 
 CONVEX, PARTS, MESH, HULL = "convex", "parts", "mesh", "hull"
@@ -37,8 +37,8 @@ _IDENTITY_4.flags.writeable = False
 
 @dataclass(frozen=True, eq=False)
 class Part:
-    """One loose part: its triangles, whether it encloses a volume (``repair.bounds_volume``), and how far it is from convex
-    (``topology.convexity_defect``: relative to its size, inf when it cannot be)."""
+    """One loose part: its triangles, whether it encloses a volume (``topology.bounds_volume``), and how far it is
+    from convex (``topology.convexity_defect``: relative to its size, inf when it cannot be)."""
 
     mesh: TriangleMesh
     closed: bool

@@ -141,6 +141,16 @@ def is_closed(mesh: TriangleMesh) -> bool:
     return bool(np.all(table.uses == 2) and np.all(table.forward_uses == 1))
 
 
+def bounds_volume(mesh: TriangleMesh) -> bool:
+    """Every edge used as often in one direction as in the other (and some triangle): the mesh is the boundary
+    of a solid (a cycle), so every point off it has an integer winding number. Closed manifold meshes are; so
+    are closed parts joined along an edge."""
+    if not len(mesh.triangles):
+        return False
+    table = edge_table(mesh)
+    return bool(np.all(2 * table.forward_uses == table.uses))
+
+
 def _vertex_angle_defects(mesh: TriangleMesh) -> np.ndarray:
     """2π minus the sum of the triangle angles at each used vertex (the discrete Gauss curvature)."""
     c = mesh.corners

@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 
 from .intersection import MeshPairs, default_tolerance
-from .rays import crossing_windings
+from .inside import crossing_windings
 from .topology import EdgeTable, edge_table, label_components
 from .trimesh import TriangleMesh
 

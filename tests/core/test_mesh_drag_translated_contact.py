@@ -10,7 +10,7 @@ import core.mesh.contact.dispatch as dispatch_module
 import core.mesh.drag.penetrating_pairs as penetrating_pairs
 from core.mesh import Solid, collide_solid_pairs
 from core.mesh.distance import nearest_on_surface
-from core.mesh.rays import crossing_windings
+from core.mesh.inside import crossing_windings
 from core.mesh.drag.translated_contact import TranslationStart
 from mesh_fixtures import l_bracket, manifold_overlap, moved, torus, transformed, uv_sphere
 

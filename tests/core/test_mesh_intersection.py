@@ -10,7 +10,7 @@ from core.mesh.intersection import (MeshPairs, chain_segments, default_tolerance
                                     surfaces_cross, surfaces_overlap)
 from core.mesh.triangle_intersection import intersect_triangle_pairs
 from core.mesh.volume import overlap_volume
-from core.mesh.winding import contains, winding_numbers
+from core.mesh.inside import contains, solid_angle_windings
 from generators import random_rotation
 
 
@@ -192,21 +192,21 @@ def test_winding_numbers_inside_and_outside():
     points = rng.uniform(-3, 3, size=(1000, 3)) * [1, 1, 0.3]
     tube = np.hypot(np.hypot(points[:, 0], points[:, 1]) - 2.0, points[:, 2])
     clear = np.abs(tube - 0.5) > 0.05  # away from the tessellated surface
-    w = winding_numbers(torus, points[clear])
+    w = solid_angle_windings(torus, points[clear])
     np.testing.assert_allclose(w, (tube[clear] < 0.5).astype(float), atol=1e-9)
     cup = fx.cup()
     assert contains(cup, [[0, 0, 0.05], [0.92, 0, 1.0], [-0.92, 0.0, 0.5]]).all()  # base and walls
     assert not contains(cup, [[0, 0, 0.5], [0, 0, 1.4], [0, 0, -0.1]]).any()  # in the cavity, below it
-    assert winding_numbers(cup, [[0.5, 0.0, 0.0]])[0] == pytest.approx(0.5, abs=1e-9)  # on the flat bottom
+    assert solid_angle_windings(cup, [[0.5, 0.0, 0.0]])[0] == pytest.approx(0.5, abs=1e-9)  # on the flat bottom
 
 
 def test_winding_numbers_flip_with_orientation_and_agree_across_chunks():
     sphere = fx.uv_sphere(1.0, 8, 10)
     points = np.random.default_rng(1).normal(size=(2000, 3))
-    w = winding_numbers(sphere, points)
-    np.testing.assert_allclose(winding_numbers(fx.mesh(sphere.vertices, sphere.triangles[:, ::-1]), points), -w,
+    w = solid_angle_windings(sphere, points)
+    np.testing.assert_allclose(solid_angle_windings(fx.mesh(sphere.vertices, sphere.triangles[:, ::-1]), points), -w,
                                atol=1e-12)
-    np.testing.assert_allclose(winding_numbers(sphere, points[:7]), w[:7], atol=1e-12)
+    np.testing.assert_allclose(solid_angle_windings(sphere, points[:7]), w[:7], atol=1e-12)
     assert np.all((np.abs(w) < 1e-9) | (np.abs(w - 1) < 1e-9) | (np.linalg.norm(points, axis=1) > 0.9)
                   & (np.linalg.norm(points, axis=1) < 1.0))
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..distance import nearest_on_surface
 from ..intersection import default_tolerance, surfaces_overlap
-from ..rays import crossing_windings
+from ..inside import crossing_windings
 from ..solid import Solid
 
 #: Vertices sampled per object for the containment test (winding numbers).

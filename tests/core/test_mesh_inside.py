@@ -1,15 +1,14 @@
-"""``core.mesh.rays.crossing_windings``: integer winding numbers of closed meshes from a ray's signed crossings,
+"""``core.mesh.inside.crossing_windings``: integer winding numbers of closed meshes from a ray's signed crossings,
 checked against analytic insides, the solid-angle winding numbers, and itself with and without a tree."""
 
 import numpy as np
 import pytest
 
-import core.mesh.rays as rays
+import core.mesh.inside as inside
 import mesh_fixtures as fx
 from core.mesh import Solid
 from core.mesh.bvh import TriangleBVH
-from core.mesh.rays import crossing_windings
-from core.mesh.winding import winding_numbers
+from core.mesh.inside import crossing_windings, solid_angle_windings
 
 
 def _both(mesh, points, points_move=True):
@@ -37,7 +36,7 @@ def test_windings_are_one_inside_and_zero_outside(name, shape, inside):
 def test_windings_are_the_solid_angle_winding_numbers_off_the_surface():
     link = fx.chain_link()
     points = np.random.default_rng(4).normal(scale=1.5, size=(1500, 3))
-    reference = winding_numbers(link, points)
+    reference = solid_angle_windings(link, points)
     off = np.abs(reference - np.round(reference)) < 1e-6  # not within rounding of the surface
     np.testing.assert_array_equal(_both(link, points[off]), np.round(reference[off]).astype(int))
     assert off.sum() > 1400 and (reference[off] > 0.5).sum() > 20
@@ -87,6 +86,26 @@ def test_points_are_tested_in_blocks_without_a_tree(monkeypatch):
     torus = fx.torus(2.0, 0.5, 24, 12)
     points = np.random.default_rng(6).uniform(-3, 3, size=(300, 3)) * [1, 1, 0.3]
     whole = crossing_windings(torus, points)
-    monkeypatch.setattr(rays, "CHUNK_TERMS", len(torus.triangles))
+    monkeypatch.setattr(inside, "CHUNK_TERMS", len(torus.triangles))
     np.testing.assert_array_equal(crossing_windings(torus, points), whole)
     assert whole.sum() > 10
+
+
+def test_a_nearly_closed_mesh_still_has_an_inside_and_a_closed_one_counts_crossings():
+    """A sphere with two faces missing: the generalized winding number is near 1 inside (away from the holes) and
+    near 0 outside, against the analytic inside of the sphere; ``contains`` of the whole sphere uses the exact
+    crossing count, which is the solid-angle sum rounded."""
+    sphere = fx.uv_sphere(1.0, 16, 24)
+    holed = fx.mesh(sphere.vertices, np.delete(sphere.triangles, [40, 41], axis=0))
+    points = np.random.default_rng(5).uniform(-1.3, 1.3, size=(3000, 3))
+    radius = np.linalg.norm(points, axis=1)
+    clear = np.abs(radius - 1.0) > 0.1
+    hole_centre = holed.vertices[sphere.triangles[40]].mean(axis=0)
+    far_from_hole = np.linalg.norm(points - hole_centre, axis=1) > 0.4
+    wanted = clear & far_from_hole
+    np.testing.assert_array_equal(inside.contains(holed, points[wanted]), radius[wanted] < 1.0)
+    generalized = inside.winding_numbers(holed, points[wanted])
+    assert np.abs(generalized - (radius[wanted] < 1.0)).max() < 0.1  # two small holes: far from them, nearly 0 or 1
+    exact = inside.winding_numbers(sphere, points[clear])
+    np.testing.assert_array_equal(exact, np.round(solid_angle_windings(sphere, points[clear])))
+    np.testing.assert_array_equal(inside.contains(sphere, points[clear], TriangleBVH.build(sphere)), radius[clear] < 1)

@@ -36,8 +36,9 @@ PYTEST_OPTIONS = ("-q", "-rfE", "-p", "no:cacheprovider")
 
 # One virtual environment per host Python: name -> pip requirements.
 ENVS = {
-    # coal, manifold3d: independent references; distributed: the cluster runner's tests (never in the add-on)
-    "core": ("numpy", "scipy", "pytest", "coal", "manifold3d", "distributed"),
+    # coal, manifold3d: independent references; distributed: the cluster runner's tests; airo-models: robot meshes
+    # (OBJ, STL) made by others, for the real-asset tests (none of them ever in the add-on)
+    "core": ("numpy", "scipy", "pytest", "coal", "manifold3d", "distributed", "airo-models"),
     "bpy-4.2": ("bpy==4.2.*", "scipy", "pytest"),
     "bpy-5.0.1": ("bpy==5.0.1", "scipy", "pytest"),
 }

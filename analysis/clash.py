@@ -19,7 +19,7 @@ from ..core import overlapping_pairs
 from ..core.mesh import CONVEX, HULL, Solid, measure_solid_pairs
 from .clash_report import ClashReport, ClashResult, pair_status
 from .geometry import ObjectGeometryError
-from .mesh_notes import object_note, pair_note, volume_certainty
+from .mesh_notes import pair_note, rows_certainty_and_notes, volume_certainty
 from .inspect import MeasureModes, broad_phase_bounds, measure_in_mode, measure_modes, rigid_shape
 from .scope import SCOPES, allowed_pairs, possible_pairs, scope_sides
 from .separated import SeparatedRows
@@ -213,11 +213,6 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
     options = {"tolerance": report.tolerance, "touch_tolerance": report.touch_tolerance,
                "max_iterations": report.max_iterations or None}  # 0: the core's automatic cap
     note_of = cache(lambda index: hull_note(solids[index]))  # asked for hull pairs only: it classifies the object
-    object_notes = cache(lambda index: object_note(solids[index]))
-
-    def mesh_note_of(i: int, j: int) -> str:
-        return "; ".join(filter(None, (object_notes(i), object_notes(j))))
-
     for chunk in _batches(pairs, solids):
         moded = {(i, j): measure_in_mode(solids[i], solids[j], (shapes[i], shapes[j]), modes, options)
                  for i, j in chunk} if not modes.default else {}
@@ -229,12 +224,9 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
             listed = [usual[k] for k in apart.index.tolist()]
             notes = ["; ".join(filter(None, (note_of(i), note_of(j)))) if method == HULL else ""
                      for (i, j), method in zip(listed, apart.methods)]
-            certainties = [volume_certainty(solids[i], solids[j], has) for (i, j), has
-                           in zip(listed, apart.has_volume.tolist())]
             report.separated_rows.append(SeparatedRows(
                 [names[i] for i, _j in listed], [names[j] for _i, j in listed], apart, notes,
-                [certainty for certainty, _error in certainties], [error for _certainty, error in certainties],
-                [mesh_note_of(i, j) for i, j in listed]))
+                *rows_certainty_and_notes(solids, np.array(listed).reshape(-1, 2), apart.has_volume)))
         contacts = dict(zip(usual, answers))
         for i, j in chunk:
             contact, mode_note = moded.get((i, j)) or (contacts[(i, j)], None)

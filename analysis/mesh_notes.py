@@ -7,6 +7,8 @@ faces turned over, faces ignored), so that no repair is silent.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..core.mesh import Solid
 from ..core.mesh.repair import APPROXIMATE, EXACT, NONE
 
@@ -52,3 +54,23 @@ def volume_certainty(a: Solid, b: Solid, has_volume: bool) -> tuple[str, float]:
     if APPROXIMATE in (a.volume_certainty, b.volume_certainty):
         return APPROXIMATE, a.volume_error + b.volume_error
     return EXACT, 0.0
+
+
+def rows_certainty_and_notes(solids: list[Solid], pairs: np.ndarray, has_volume: np.ndarray
+                             ) -> tuple[list[str], list[float], list[str]]:
+    """``volume_certainty`` and ``pair_note`` of many pairs at once (``pairs`` (K, 2): indices into ``solids``;
+    ``has_volume`` (K,)): ``(certainties, errors, notes)``, each object asked once however many pairs it is in."""
+    used, inverse = np.unique(pairs, return_inverse=True)
+    inverse = inverse.reshape(-1, 2)
+    approximate = np.array([solids[k].volume_certainty == APPROXIMATE for k in used.tolist()], dtype=bool)
+    errors = np.array([solids[k].volume_error for k in used.tolist()], dtype=np.float64)
+    notes = [object_note(solids[k]) for k in used.tolist()]
+    has_volume = np.asarray(has_volume, dtype=bool)
+    nearly = approximate[inverse].any(axis=1) & has_volume
+    certainties = np.where(has_volume, np.where(nearly, APPROXIMATE, EXACT), NONE).tolist()
+    pair_errors = np.where(nearly, errors[inverse].sum(axis=1), 0.0).tolist()
+    pair_notes = [""] * len(pairs)
+    for row in np.flatnonzero(np.array([bool(note) for note in notes], dtype=bool)[inverse].any(axis=1)).tolist():
+        first, second = inverse[row].tolist()
+        pair_notes[row] = "; ".join(filter(None, (notes[first], notes[second])))
+    return certainties, pair_errors, pair_notes

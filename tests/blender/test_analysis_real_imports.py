@@ -17,7 +17,7 @@ import bpy
 import numpy as np
 import pytest
 
-from test_operators_analyse import add_cube, only_result, rename  # noqa: I001
+from test_operators_analyse import add_cube, analyse, only_result, rename  # noqa: I001
 from test_analysis_nonconvex import world_surface
 
 #: Blender's own exporters and importers (operator, keywords) of each format, in every claimed version.
@@ -200,3 +200,18 @@ def test_deleting_the_lid_of_a_box_leaves_an_open_cup(empty_scene):
     assert result.status in {'separated', 'touching'} and result.distance == pytest.approx(
         1.0 - 0.2 - 0.3, abs=0.02)  # from the ball to the cup's sheet, the nearest wall
     assert math.isfinite(result.signed_distance)
+
+
+def test_pairs_found_apart_together_say_how_sure_their_volume_is(empty_scene):
+    """Convex pairs found apart in the batch (stored as columns, not one by one) carry the certainty and the note."""
+    sphere = uv_sphere("Sphere", 1.0)
+    delete_faces(sphere, [0])  # a flat quad: the sphere, capped, is convex again
+    far = add_cube("Far", size=0.5, location=(4.0, 0.0, 0.0))
+    other = add_cube("Other", size=0.5, location=(0.0, 4.0, 0.0))
+    results = {(r.name_a, r.name_b): r for r in analyse(sphere, far, other)}
+    assert all(r.status == 'separated' for r in results.values())
+    with_sphere = results[("Far", "Sphere")]
+    assert with_sphere.method == 'convex' and with_sphere.volume_certainty == 'approximate'
+    assert with_sphere.volume_error > 0.0 and with_sphere.mesh_note == "Sphere: 4 open edges (1 hole capped)"
+    cubes = results[("Far", "Other")]
+    assert cubes.volume_certainty == 'exact' and cubes.volume_error == 0.0 and cubes.mesh_note == ""

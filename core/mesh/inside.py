@@ -1,22 +1,9 @@
 """Inside or outside a mesh: winding numbers, the one place that answers it.
 
-For a mesh that bounds a volume (every edge used as often each way: ``topology.bounds_volume``; every solid the
-engine measures is one, nearly closed meshes after their holes are capped) the winding number is an integer:
-how many times a ray from the point leaves the mesh minus how many times it enters (``crossing_windings``).
-Each triangle the ray pierces counts +1 when the ray goes out through its front (outward) side, -1 when it comes
-in. The ray is a segment from the point to a point far outside the mesh along a fixed direction (``RAY``), and
-its tests are the predicates of the pair intersection (``triangle_intersection``: the point's side of each
-plane, the segment's orientation against each edge, with the same symbolic perturbation), so the count is exact
-and agrees with the crossings and volumes computed from those predicates. A point on the surface is counted as
-if moved by the perturbation (callers that need "strictly inside" check its distance too). Only the triangles
-whose boxes the ray meets are tested: those of the leaves of a triangle tree (``TriangleBVH``) it reaches, or,
-without a tree, those whose own boxes it meets.
-
-For any other mesh (holes, open rims) the generalized winding number of Jacobson, Kavan and Sorkine-Hornung
-(2013) answers (``solid_angle_windings``): each triangle contributes its signed solid angle Ω seen from the
-point, by the formula of Van Oosterom and Strackee, tan(Ω/2) = a·(b×c) / (|a||b||c| + (a·b)|c| + (b·c)|a| +
-(c·a)|b|) with a, b, c the corners relative to the point; the winding number is ΣΩ / 4π, near 1 inside a
-nearly closed mesh and fractional near its holes. ``winding_numbers`` and ``contains`` pick the right one.
+``crossing_windings``: the exact integer count of a ray's signed crossings, for meshes that bound a volume
+(every solid the engine measures, nearly closed ones once capped); ``solid_angle_windings``: the generalized
+winding number (Jacobson, Kavan, Sorkine-Hornung 2013) for any other mesh; ``winding_numbers`` and ``contains``
+pick the right one. See docs/architecture.md, section "Mesh: inside or outside".
 """
 
 from __future__ import annotations

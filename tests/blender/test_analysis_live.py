@@ -108,6 +108,18 @@ def l_shape(name: str) -> bpy.types.Mesh:
     return mesh
 
 
+@pytest.fixture
+def unhurried(monkeypatch):
+    """A clock that moves on 1 µs per reading, so that tests not about time budgets pass on a loaded machine:
+    every step fits its budget unless a test sets the budget to 0."""
+    now = [time.perf_counter()]
+
+    def tick() -> float:
+        now[0] += 1e-6
+        return now[0]
+    monkeypatch.setattr(time, "perf_counter", tick)
+
+
 def interface_runs(addon, monkeypatch, runs: bool = True) -> None:
     """Have the live update behave as while the interface runs (or, ``runs`` False, as in background mode)."""
     solid_cache = importlib.import_module(addon.__name__ + ".analysis.solid_cache")
@@ -292,7 +304,7 @@ def test_a_non_convex_objects_hull_builds_its_table_once_idle_not_in_the_middle_
     bpy.app.timers.unregister(live.settle)
 
 
-def test_dragging_a_non_convex_pair_carries_its_pushout_along(live_pair, addon, monkeypatch):
+def test_dragging_a_non_convex_pair_carries_its_pushout_along(unhurried, live_pair, addon, monkeypatch):
     """While the interface runs, a penetrating non-convex pair dragged (translated) is answered from its last full
     answer: its push-out carried along (exact here: B sinks straight down) and a proven lower bound, the volume
     pending; once the object stops, ``settle`` measures it in full again."""
@@ -482,7 +494,7 @@ def test_dragging_a_non_convex_pair_apart_keeps_its_distance_exact(live_pair, ad
     assert len(full) == 2 and result("A", "B").distance == pytest.approx(0.19, abs=1e-6)
 
 
-def test_a_non_convex_pair_apart_left_without_time_is_answered_from_its_last_distance(live_pair, addon, monkeypatch):
+def test_a_non_convex_pair_apart_left_without_time_is_answered_from_its_last_distance(unhurried, live_pair, addon, monkeypatch):
     """While the interface runs, a separated non-convex pair moved beyond its start in an update with no time left
     is answered from its last exact distance rather than left waiting: apart, at most the carried closest points'
     distance and at least the last one less the move (the panel says so), pending; exact again once it stops."""
@@ -511,7 +523,7 @@ def test_a_non_convex_pair_apart_left_without_time_is_answered_from_its_last_dis
     bpy.app.timers.unregister(live.settle)
 
 
-def test_settling_readies_separated_non_convex_pairs_for_the_next_drag(live_pair, addon, monkeypatch):
+def test_settling_readies_separated_non_convex_pairs_for_the_next_drag(unhurried, live_pair, addon, monkeypatch):
     """Once the objects stop, a separated non-convex pair's start keeps the triangle pairs near its closest ones
     where the pair is now, so the next drag's first update searches no tree; beyond the memory budget for them,
     they are dropped and the answer stays (a renewal left under way by the drag too)."""

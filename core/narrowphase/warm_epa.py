@@ -70,7 +70,7 @@ def collide_warm_many(shapes_a: Sequence[Shape], shapes_b: Sequence[Shape], warm
         for k, pair, placed in zip(chosen, pairs, placed_together(pairs, [warms[k] for k in chosen])):
             if deadline is not None and time.perf_counter() >= deadline:
                 return contacts, kept
-            contacts[k], kept[k] = _solved(pair, warms[k], placed)
+            contacts[k], kept[k] = solve_warm(pair, warms[k], placed)
     return contacts, kept
 
 
@@ -96,14 +96,14 @@ def signed_distances_warm(shapes_a: Sequence[Shape], shapes_b: Sequence[Shape], 
         value = None if placed is None else placed.settled(pair)
         start = warm  # read off the warm polytope: it serves again as it is
         if value is None:
-            contact, start = _solved(pair, warm, placed)
+            contact, start = solve_warm(pair, warm, placed)
             value = contact.signed_distance
         values.append(value)
         kept.append(start)
     return values, kept
 
 
-def _solved(pair: PreparedPair, warm: WarmStart | None, placed: _Placed | None) -> tuple[Contact, WarmStart | None]:
+def solve_warm(pair: PreparedPair, warm: WarmStart | None, placed: _Placed | None) -> tuple[Contact, WarmStart | None]:
     """``collide_warm`` on a prepared pair: from the ``placed`` warm polytope when it serves, else cold."""
     found_along: dict[tuple, tuple] = {}
     pair.support = _logged(pair.support, found_along)

@@ -427,12 +427,12 @@ def test_an_update_short_of_time_solves_overlapping_convex_pairs_waiting_longest
     update would."""
     live = importlib.import_module(addon.__name__ + ".analysis.live")
     warm_epa = importlib.import_module(addon.__name__ + ".core.narrowphase.warm_epa")
-    solve, solved = warm_epa._solved, []
+    solve, solved = warm_epa.solve_warm, []
     # a budget of ten minutes, and the solver's clock an hour later once the update has solved a pair
     monkeypatch.setattr(live, "UPDATE_BUDGET_SECONDS", 600.0)
     clock = SimpleNamespace(perf_counter=lambda: time.perf_counter() + 3600.0 * len(solved))
     monkeypatch.setattr(warm_epa, "time", clock)
-    monkeypatch.setattr(warm_epa, "_solved", lambda pair, *args: solved.append(pair) or solve(pair, *args))
+    monkeypatch.setattr(warm_epa, "solve_warm", lambda pair, *args: solved.append(pair) or solve(pair, *args))
     interface_runs(addon, monkeypatch)
     for k in range(3):  # ico spheres of 162 vertices: too many edge pairs for SAT, solved by EPA
         for name, x in ((f"A{k}", 10.0 * k), (f"B{k}", 10.0 * k + 1.5)):

@@ -10,34 +10,51 @@ from ..analysis.ordering import settings_order
 from ..analysis.scan import sparkline
 from ..analysis.store import depth_series, result_pair
 from .properties.enums import DIRECTIONAL_AXIS_ITEMS
-from .units import format_area, format_length, format_volume
+from .units import SMALLEST_SHOWN, format_area, format_length, format_volume, length_unit
 
 # Words on a result row: the length that matters for each status.
 VALUE_WORDS = {'penetrating': "depth", 'separated': "gap", 'clearance': "gap"}
 # Characters per line of wrapped notes when the sidebar's width is unknown, and pixels per character.
 NOTE_WIDTH_CHARS = 40
 PIXELS_PER_CHAR = 7
-# Width of a row's value column ("depth 12.4 mm", review state, frame button), in UI units (20 px at scale 1):
-# the pair's name gets the rest of the row; the full name and value are in the frame button's tooltip.
-VALUE_UNITS = 6.0
+#: Pixels of a UI unit (``ui_units_x``) at interface scale 1.
+UNIT_PX = 20
+#: A result row: pixels of the sidebar's tabs and margins and of the list's frame and scroll bar, and characters'
+#: worth of its status icon and of its review state and frame buttons. Rows take one line where the sidebar has
+#: room for ``ONE_LINE_CHARS`` and the row fits; else two (the names in full on the first, the value under them).
+ROW_MARGIN_PX = 90
+ICON_CHARS = 3
+BUTTON_CHARS = 8
+ONE_LINE_CHARS = 44
+#: Characters a row may take when the sidebar's width is unknown (a script drawing the list).
+UNKNOWN_ROW_CHARS = 80
 
 
 class COLLISION_INSPECTOR_UL_results(bpy.types.UIList):
     """One row per analysed pair: "A ↔ B", status, its length in scene units, review state and a button
-    that selects and frames it. Sorted and filtered by the scene's list settings (``settings_order``)."""
+    that selects and frames it; on two lines when the sidebar is too narrow for one (the names in full on the
+    first). Sorted and filtered by the scene's list settings (``settings_order``)."""
 
     def draw_item(self, context, layout, _data, item, _icon, _active_data, _active_prop, index=0, _flags=0):
-        row = layout.row(align=True)
-        region = getattr(context, "region", None)  # its width says how much of the names fits
-        text = item.label if region is None else pair_label(
-            *result_pair(item), (region.width - (VALUE_UNITS + 3) * 20) // PIXELS_PER_CHAR)
-        row.label(text=text, icon='TIME' if item.stale else item.status_icon)
-        value = row.row(align=True)
-        value.ui_units_x = VALUE_UNITS
-        value.alignment = 'RIGHT'
-        value.label(text=row_value(item, context.scene))
-        value.prop(item, "review_state", text="", icon_only=True, emboss=False)
-        value.operator("collision_inspector.show_result", text="", icon='ZOOM_SELECTED', emboss=False).index = index
+        region = getattr(context, "region", None)  # its width says how much fits on a line
+        chars = UNKNOWN_ROW_CHARS if region is None else row_chars(region.width)
+        value = row_value(item, context.scene)
+        icon = 'TIME' if item.stale else item.status_icon
+        end_chars = len(value) + BUTTON_CHARS
+        if chars >= ONE_LINE_CHARS and len(item.label) + ICON_CHARS + end_chars <= chars:
+            row = layout.row(align=True)
+            row.label(text=item.label, icon=icon)
+        else:
+            column = layout.column(align=True)
+            column.label(text=pair_label(*result_pair(item), chars - ICON_CHARS), icon=icon)
+            row = column.row(align=True)
+            row.label(icon='BLANK1')
+        end = row.row(align=True)
+        end.alignment = 'RIGHT'
+        end.ui_units_x = end_chars * PIXELS_PER_CHAR / UNIT_PX
+        end.label(text=value)
+        end.prop(item, "review_state", text="", icon_only=True, emboss=False)
+        end.operator("collision_inspector.show_result", text="", icon='ZOOM_SELECTED', emboss=False).index = index
 
     def draw_filter(self, context, layout):
         """The list's sort and filter settings live in the scene (see the Results panel), not in the list."""
@@ -46,6 +63,11 @@ class COLLISION_INSPECTOR_UL_results(bpy.types.UIList):
     def filter_items(self, context, data, propname):
         return list_filter(getattr(data, propname), settings_order(context.scene.collision_inspector),
                            self.bitflag_filter_item)
+
+
+def row_chars(width: int) -> int:
+    """Characters that fit on a line of the results list in a sidebar ``width`` pixels wide."""
+    return max(int(width - ROW_MARGIN_PX) // PIXELS_PER_CHAR, 9)
 
 
 def pair_label(name_a: str, name_b: str, chars: int) -> str:
@@ -90,11 +112,13 @@ def list_filter(results, order: list, visible_flag: int) -> tuple:
 
 
 def draw_list_settings(layout, settings) -> None:
-    """Sort order and status filter of the results list."""
+    """Sort order and status filter of the results list (two statuses a line: their names fit the sidebar)."""
     row = layout.row(align=True)
     row.prop(settings, "sort_by", text="Sort")
     row.prop(settings, "hide_touching", toggle=True)
-    layout.row(align=True).prop(settings, "show_statuses", expand=True)
+    statuses = layout.grid_flow(row_major=True, columns=2, even_columns=True, align=True)
+    for status in ('penetrating', 'touching', 'clearance', 'separated'):
+        statuses.prop_enum(settings, "show_statuses", status)
 
 
 def row_value(result, scene: bpy.types.Scene) -> str:
@@ -130,14 +154,14 @@ class COLLISION_INSPECTOR_PT_main(_SidebarPanel, bpy.types.Panel):
 
 
 class _SettingsSubpanel(_SidebarPanel):
-    """A closed-by-default sub-panel of settings, laid out with property split."""
+    """A closed-by-default sub-panel of settings, each named in its own field or beside its checkbox (a split
+    layout would cut the names at the sidebar's default width)."""
 
     bl_parent_id = "COLLISION_INSPECTOR_PT_main"
     bl_options = {'DEFAULT_CLOSED'}
 
     def draw(self, context):
-        self.layout.use_property_split = True
-        self.draw_settings(self.layout, context.scene.collision_inspector)
+        self.draw_settings(self.layout, context.scene)
 
 
 class COLLISION_INSPECTOR_PT_tolerances(_SettingsSubpanel, bpy.types.Panel):
@@ -146,8 +170,11 @@ class COLLISION_INSPECTOR_PT_tolerances(_SettingsSubpanel, bpy.types.Panel):
     bl_label = "Thresholds"
 
     @staticmethod
-    def draw_settings(layout, settings) -> None:
+    def draw_settings(layout, scene: bpy.types.Scene) -> None:
+        settings = scene.collision_inspector
         layout.prop(settings, "tolerance")
+        if 0.0 < settings.tolerance < SMALLEST_SHOWN * length_unit(scene):
+            layout.label(text=f"Tolerance is {format_length(settings.tolerance, scene)}", icon='INFO')  # the field shows 0
         layout.prop(settings, "touch_tolerance")
         layout.prop(settings, "clearance")
         layout.prop(settings, "max_iterations")
@@ -160,7 +187,8 @@ class COLLISION_INSPECTOR_PT_display(_SettingsSubpanel, bpy.types.Panel):
     bl_label = "Display"
 
     @staticmethod
-    def draw_settings(layout, settings) -> None:
+    def draw_settings(layout, scene: bpy.types.Scene) -> None:
+        settings = scene.collision_inspector
         layout.prop(settings, "show_arrows")
         arrows = layout.column()
         arrows.active = settings.show_arrows
@@ -174,11 +202,10 @@ class COLLISION_INSPECTOR_PT_display(_SettingsSubpanel, bpy.types.Panel):
         labels = layout.column()
         labels.active = settings.show_labels
         labels.prop(settings, "label_size")
-        colors = layout.column(heading="Colours")
-        colors.prop(settings, "color_penetrating")
-        colors.prop(settings, "color_touching")
-        colors.prop(settings, "color_clearance")
-        colors.prop(settings, "color_separated")
+        colors = layout.column(align=True)
+        colors.label(text="Colours:")
+        for status in ('penetrating', 'touching', 'clearance', 'separated'):
+            colors.prop(settings, f"color_{status}", text=status.capitalize())
 
 
 class COLLISION_INSPECTOR_PT_results(_SidebarPanel, bpy.types.Panel):
@@ -210,7 +237,7 @@ class COLLISION_INSPECTOR_PT_results(_SidebarPanel, bpy.types.Panel):
         if not 0 <= settings.active_result_index < len(settings.results):
             return
         result = settings.results[settings.active_result_index]
-        layout.prop(result, "review_state")
+        layout.prop(result, "review_state", text="Review")
         width = max(context.region.width // PIXELS_PER_CHAR if getattr(context, "region", None) else NOTE_WIDTH_CHARS,
                     20)
         details = layout.column(align=True)
@@ -338,7 +365,6 @@ class COLLISION_INSPECTOR_PT_inspect(_SidebarPanel, bpy.types.Panel):
         settings = context.scene.collision_inspector
         layout = self.layout
         modes = layout.column()
-        modes.use_property_split = True
         modes.prop(settings, "plane_mode")
         if settings.plane_mode == 'CUSTOM':
             modes.prop(settings, "plane_normal", text="Normal")
@@ -360,11 +386,11 @@ class COLLISION_INSPECTOR_PT_inspect(_SidebarPanel, bpy.types.Panel):
 
 
 def draw_interactive(layout, settings) -> None:
-    """Live update switch, the animation scan and its timeline-marker option."""
+    """Live update switch, the animation scan and its timeline-marker option (named: an icon alone says little)."""
+    layout.prop(settings, "live_update", toggle=True, icon='REC' if settings.live_update else 'PLAY')
     row = layout.row(align=True)
-    row.prop(settings, "live_update", toggle=True, icon='REC' if settings.live_update else 'PLAY')
     row.operator("collision_inspector.scan", icon='TIME')
-    row.prop(settings, "scan_markers", text="", icon='MARKER_HLT')
+    row.prop(settings, "scan_markers", text="Markers", toggle=True, icon='MARKER_HLT')
 
 
 def scan_lines(result, settings, index: int, scene: bpy.types.Scene) -> list:

@@ -28,6 +28,18 @@ CHECKED_BELOW = 1e-3
 _TINY_LENGTH_UNITS = {'METRIC': (1.0, " m"), 'IMPERIAL': (0.0254, "\""), 'NONE': (1.0, "")}
 
 
+#: Blender's length fields show at most 6 decimals of the unit they show: below half the last one they read 0.
+SMALLEST_SHOWN = 5e-7
+
+
+def length_unit(scene: bpy.types.Scene) -> float:
+    """Blender units per unit that the scene's length fields show (its fixed length unit; else the base unit)."""
+    units = scene.unit_settings
+    fixed = _FIXED_LENGTH_UNITS.get(units.length_unit) if units.system != 'NONE' else None
+    metres = fixed[0] if fixed is not None and not units.use_separate else 1.0
+    return metres / (units.scale_length if units.scale_length > 0.0 else 1.0)
+
+
 def format_length(value: float, scene: bpy.types.Scene, precision: int = 3) -> str:
     """``value`` (Blender units, i.e. metres at unit scale 1) as the scene displays lengths.
 

@@ -281,7 +281,7 @@ def test_rows_shorten_long_pair_names_to_the_sidebar_width(empty_scene, addon):
     panel.COLLISION_INSPECTOR_UL_results.draw_item(None, narrow, layout, empty_scene.collision_inspector,
                                                    empty_scene.collision_inspector.results[0], 0, None, "", 0)
     text = layout.entries("label")[0][0]
-    chars = (320 - (panel.VALUE_UNITS + 3) * 20) // panel.PIXELS_PER_CHAR
+    chars = panel.row_chars(320) - panel.ICON_CHARS
     assert len(text) <= chars < len("Left bracket of the main assembly.001")
     left, right = text.split(" \u2194 ")
     assert left.startswith("Left") and left.endswith("001") and right.startswith("Rig") and right.endswith("002")

@@ -218,13 +218,18 @@ class RecordingLayout:
     def _child(self, *_args, **_kwargs):
         return RecordingLayout(self.log)
 
-    row = column = box = split = _child
+    row = column = box = split = grid_flow = _child
 
     def label(self, text="", icon='NONE'):
         self.log.append(("label", text, icon))
 
-    def prop(self, data, name, **_kwargs):
+    def prop(self, data, name, **kwargs):
         self.log.append(("prop", name))
+        if "text" in kwargs:
+            self.log.append(("text", name, kwargs["text"]))
+
+    def prop_enum(self, data, name, value, **_kwargs):
+        self.log.append(("prop_enum", name, value))
 
     def operator(self, idname, **_kwargs):
         self.log.append(("operator", idname))
@@ -358,3 +363,47 @@ def test_viewport_labels_of_overlaps_give_depth_and_volume(addon, empty_scene):
     assert overlay.label_text(geometry.PENETRATING, 0.1, 0.064, empty_scene) == "depth 100 mm, 64000000 mm\u00b3"
     assert overlay.label_text(geometry.PENETRATING, 0.1, 0.0, empty_scene) == "depth 100 mm"  # open meshes: none
     assert overlay.label_text(geometry.SEPARATED, 0.25, 0.0, empty_scene) == "gap 250 mm"
+
+
+#: The sidebar's width in Blender 5.2's default layout (its region, tabs included), in pixels at interface scale 1.
+DEFAULT_SIDEBAR_PX = 292
+
+
+def drawn_row(panel_module, scene, result, width: int) -> RecordingLayout:
+    layout = RecordingLayout()
+    context = SimpleNamespace(scene=scene, region=SimpleNamespace(width=width))
+    panel_module.COLLISION_INSPECTOR_UL_results.draw_item(None, context, layout, scene.collision_inspector, result,
+                                                          0, None, "", 0)
+    return layout
+
+
+def test_result_rows_show_both_names_in_full_at_the_default_sidebar_width(panel_module, empty_scene):
+    """On two lines where one would cut them: the names, then the value with the review state and frame buttons;
+    on one line in a wide sidebar."""
+    result = analysed_overlapping_cubes()[0]
+    labels = [text for text, _icon in drawn_row(panel_module, empty_scene, result, DEFAULT_SIDEBAR_PX).entries("label")]
+    assert labels == [result.label, "", "depth 0.1 m"]
+    labels = [text for text, _icon in drawn_row(panel_module, empty_scene, result, 3 * DEFAULT_SIDEBAR_PX).entries(
+        "label")]
+    assert labels == [result.label, "depth 0.1 m"]
+
+
+def test_the_status_filter_names_each_status_where_it_fits(panel_module, empty_scene):
+    analysed_overlapping_cubes()
+    layout = draw(panel_module.COLLISION_INSPECTOR_PT_results)
+    assert layout.entries("prop_enum") == [("show_statuses", status)
+                                           for status in ('penetrating', 'touching', 'clearance', 'separated')]
+
+
+def test_the_marker_toggle_is_labelled(panel_module, empty_scene):
+    assert ("scan_markers", "Markers") in draw(panel_module.COLLISION_INSPECTOR_PT_main).entries("text")
+
+
+def test_a_tolerance_too_small_for_its_field_is_written_out(panel_module, empty_scene):
+    """Blender's length field shows 6 decimals: 1e-9 m reads "0 m" there, so the panel writes it out below."""
+    settings = empty_scene.collision_inspector
+    settings.tolerance = 1e-9
+    labels = [text for text, _icon in draw(panel_module.COLLISION_INSPECTOR_PT_tolerances).entries("label")]
+    assert labels == ["Tolerance is 1e-9 m"]
+    settings.tolerance = 1e-4
+    assert draw(panel_module.COLLISION_INSPECTOR_PT_tolerances).entries("label") == []

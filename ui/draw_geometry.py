@@ -53,6 +53,7 @@ class ArrowStyle:
     head_scale: float = 1.0  # factor on head sizes (the user's "Arrow Scale")
     fixed_length_px: float | None = None  # every arrow this long on screen; None: true lengths
     touching_length_px: float = 40.0  # touching arrows (depth ~0) always have an on-screen length
+    min_length_px: float = 40.0  # penetrating arrows are at least this long on screen (their shafts reach back)
     min_head_px: float = 14.0  # heads are at least this long on screen (times head_scale)
     head_fraction: float = 0.2  # heads are at least this fraction of the arrow's length
     head_width_ratio: float = 0.7  # head width over head length
@@ -169,6 +170,11 @@ def compute_overlay_geometry(
     if style.fixed_length_px is not None:
         lengths = np.full(len(arrows), style.fixed_length_px) / ppu
     tips = ends[arrows] = starts[arrows] + directions * lengths[:, None]
+    if style.fixed_length_px is None:  # too short to see: the shaft reaches back from the tip on point A
+        short = (statuses == PENETRATING) & (lengths < style.min_length_px / ppu)
+        lengths[short] = style.min_length_px / ppu[short]
+        starts = starts.copy()
+        starts[arrows[short]] = tips[short] - directions[short] * lengths[short, None]
 
     head_lengths = np.maximum(style.head_fraction * lengths, style.min_head_px / ppu) * style.head_scale
     head_lengths[arrows == style.highlight] *= HIGHLIGHT_HEAD_SCALE
@@ -238,7 +244,7 @@ def segments_on_screen(results: ResultArrays, view_projection: np.ndarray, size:
 def _on_screen(projected_starts, projected_ends, size: tuple[float, float], style: ArrowStyle) -> np.ndarray:
     """``segments_on_screen`` from the ``project_to_pixels`` of the segments' starts (B) and ends (A)."""
     (start_px, start_w), (end_px, end_w) = projected_starts, projected_ends
-    reach = max(style.fixed_length_px or 0.0, style.touching_length_px) + (
+    reach = max(style.fixed_length_px or 0.0, style.touching_length_px, style.min_length_px) + (
         style.min_head_px * style.head_scale * HIGHLIGHT_HEAD_SCALE)
     margin = OFF_SCREEN_MARGIN_PX + reach * style.pixel_scale
     low, high = np.minimum(start_px, end_px), np.maximum(start_px, end_px)

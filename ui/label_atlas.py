@@ -14,7 +14,10 @@ from gpu_extras.batch import batch_for_shader
 from mathutils import Matrix
 
 FONT_ID = 0
-PADDING_PX = 3  # room for the shadow around each text
+PADDING_PX = 3  # room for the shadow around each text, on the label's backdrop
+#: Each label sits on a dark, nearly opaque backdrop (straight RGBA): readable over curves, contact regions and
+#: objects of any colour, its own colour included.
+BACKDROP_RGBA = (0.05, 0.05, 0.05, 0.78)
 PAGE_WIDTH = 2048
 PAGE_HEIGHT = 1024
 #: The owner starts a new atlas rather than grow past this many pages (32 MB of RGBA8).
@@ -22,7 +25,8 @@ MAX_PAGES = 8
 
 
 class LabelAtlas:
-    """Texts in their colours with a dark shadow, packed in rows of equal height in RGBA texture pages."""
+    """Texts in their colours with a dark shadow on a dark backdrop, packed in rows of equal height in RGBA texture
+    pages."""
 
     def __init__(self, size_px: float) -> None:
         self.size_px = size_px
@@ -81,6 +85,7 @@ class LabelAtlas:
                 framebuffer.clear(color=(0.0, 0.0, 0.0, 0.0))
             gpu.matrix.load_identity()
             gpu.matrix.load_projection_matrix(pixel_projection(PAGE_WIDTH, PAGE_HEIGHT))
+            self._draw_backdrops(keys)
             blf.size(FONT_ID, self.size_px)
             blf.enable(FONT_ID, blf.SHADOW)
             blf.shadow(FONT_ID, 3, 0.0, 0.0, 0.0, 0.9)
@@ -92,6 +97,17 @@ class LabelAtlas:
                 blf.draw(FONT_ID, text)
             blf.disable(FONT_ID, blf.SHADOW)
         gpu.state.viewport_set(*viewport)
+
+    def _draw_backdrops(self, keys: list) -> None:
+        """Fill the texts' slots with ``BACKDROP_RGBA``, premultiplied as the page holds its pixels."""
+        slots = np.array([self.slots[key][1:] for key in keys], dtype=np.float64).reshape(-1, 4)
+        positions, _uvs = label_quads(slots[:, :2], slots, (PAGE_WIDTH, PAGE_HEIGHT))
+        shader = gpu.shader.from_builtin('UNIFORM_COLOR')
+        shader.bind()
+        *rgb, alpha = BACKDROP_RGBA
+        shader.uniform_float("color", (*(channel * alpha for channel in rgb), alpha))
+        gpu.state.blend_set('NONE')
+        batch_for_shader(shader, 'TRIS', {"pos": positions}).draw(shader)
 
     def batches(self, anchors: np.ndarray, slots: np.ndarray) -> list:
         """``[(page texture, batch)]`` of quads showing the labels in ``slots`` (from ``place``) with their

@@ -64,7 +64,7 @@ def compute(geometry, res, view, projection=None, **style):
 
 def test_penetrating_arrow_runs_from_point_b_to_point_a_along_the_normal(geometry):
     res = penetrating_x(geometry, depth=0.1)
-    out = compute(geometry, res, look_down_z(2.0))
+    out = compute(geometry, res, look_down_z(2.0), min_length_px=0.0)
     shaft_start, shaft_end = out.line_coords.astype(float)
     tip = out.triangle_coords[0].astype(float)
     np.testing.assert_allclose(shaft_start, res.points_b[0], atol=1e-6)
@@ -74,6 +74,22 @@ def test_penetrating_arrow_runs_from_point_b_to_point_a_along_the_normal(geometr
     np.testing.assert_allclose(direction, [1.0, 0.0, 0.0], atol=1e-6)
     np.testing.assert_allclose(out.line_colors, [COLORS[0]] * 2)
     np.testing.assert_allclose(out.triangle_colors, [COLORS[0]] * 3)
+
+
+@pytest.mark.parametrize("distance", [2.0, 50.0, 500.0])
+def test_a_short_penetrating_arrow_reaches_back_to_a_visible_length_its_tip_on_point_a(geometry, distance):
+    """0.2 deep, seen from afar: the arrow is drawn at least ``min_length_px`` long on screen, the head a part of
+    it, pointing along the normal to A's witness point (the shaft starts behind B's)."""
+    res, view = penetrating_x(geometry, depth=0.2), look_down_z(distance)
+    out = compute(geometry, res, view, min_length_px=40.0)
+    start, tip = out.line_coords[0].astype(float), out.triangle_coords[0].astype(float)
+    np.testing.assert_allclose(tip, res.points_a[0], atol=1e-5)
+    pixels, _ = geometry.project_to_pixels(np.array([start, tip, res.points_b[0]]), perspective() @ view,
+                                           (WIDTH, HEIGHT))
+    true_px = float(np.linalg.norm(pixels[1] - pixels[2]))
+    assert np.linalg.norm(pixels[1] - pixels[0]) == pytest.approx(max(40.0, true_px), rel=1e-3)
+    assert head_length_px(geometry, out, view, perspective()) < np.linalg.norm(pixels[1] - pixels[0])
+    np.testing.assert_allclose((tip - start) / np.linalg.norm(tip - start), [1.0, 0.0, 0.0], atol=1e-6)
 
 
 def test_arrow_head_keeps_a_minimum_size_on_screen_when_zoomed_out(geometry):

@@ -75,11 +75,13 @@ def test_arrow_is_drawn_in_the_penetrating_colour_where_the_contact_projects(ove
     for point in (a, b, b.lerp(a, 0.3)):  # both witness points and the shaft
         x, y = to_pixel(point, view, projection)
         assert red[y - 1:y + 2, x - 1:x + 2].any(), f"no arrow colour at {point} -> pixel {(x, y)}"
-    # Nothing else is drawn: every touched pixel is near the arrow (within the head and point sizes).
+    # Nothing else is drawn: every touched pixel is near the arrow (within the head and point sizes); a short
+    # arrow's shaft reaches back beyond B to the arrows' least on-screen length.
     rows, columns = np.nonzero(drawn(image))
     (x_a, y_a), (x_b, y_b) = to_pixel(a, view, projection), to_pixel(b, view, projection)
+    x_tail = x_a - max(abs(x_a - x_b), overlay.draw_geometry.ArrowStyle.min_length_px) * np.sign(x_a - x_b)
     margin = 16
-    assert columns.min() >= min(x_a, x_b) - margin and columns.max() <= max(x_a, x_b) + margin
+    assert columns.min() >= min(x_a, x_tail) - margin and columns.max() <= max(x_a, x_tail) + margin
     assert rows.min() >= min(y_a, y_b) - margin and rows.max() <= max(y_a, y_b) + margin
     assert red.sum() > 20
 
@@ -127,6 +129,20 @@ def test_labels_are_drawn_beside_the_arrow(overlay, snapshot, two_cubes):
     # Text starts at the middle of the arrow and sits above it (the arrow is horizontal).
     assert abs(columns.min() - x_middle) < 12 and rows.min() > y_middle
     assert columns.max() - columns.min() > 3 * settings.label_size  # "depth 0.1 m" is wide
+
+
+def test_labels_sit_on_a_dark_backdrop_readable_over_anything(overlay, snapshot, two_cubes):
+    """The label is a box: its pixels are nearly all drawn, nearly opaque, and mostly dark (the text's colour only
+    where the glyphs are), so that red text over a red contact region or a curve stays readable."""
+    settings = two_cubes.collision_inspector
+    settings.show_arrows = False
+    settings.label_size = 16
+    _points, (view, projection) = contact_view(two_cubes)
+    image = draw(snapshot, two_cubes, view, projection)
+    rows, columns = np.nonzero(drawn(image))
+    box = image[rows.min():rows.max() + 1, columns.min():columns.max() + 1]
+    assert (box[..., 3] > 0.6).mean() > 0.9
+    assert (box[..., :3].max(axis=-1) < 0.15).mean() > 0.5
 
 
 def test_settings_change_the_drawing_without_an_explicit_refresh(overlay, snapshot, two_cubes):

@@ -247,7 +247,7 @@ def test_the_rows_tooltip_names_the_pair_and_its_value_in_full(empty_scene, addo
     layout = RecordingLayout()
     panel.COLLISION_INSPECTOR_UL_results.draw_item(None, bpy.context, layout, empty_scene.collision_inspector,
                                                    empty_scene.collision_inspector.results[0], 0, None, "", 0)
-    assert layout.entries("label") == [(pair, 'ERROR'), ("depth 100 mm", 'NONE')]
+    assert layout.entries("label") == [(pair, 'ERROR'), ("", 'BLANK1'), ("depth 100 mm", 'NONE')]  # two lines
     labels = [text for text, _icon in draw(panel.COLLISION_INSPECTOR_PT_results).entries("label")]
     assert "A: Left bracket of the main assembly" in labels  # the details name both objects in full
 

@@ -73,7 +73,8 @@ class ClashResult:
     and ``max_depth`` (deepest penetration, 0 when it never penetrates), ``contact_intervals``
     (``((first, last), ...)`` frames in contact) and ``depth_series`` (the depth at each scanned frame,
     for the panel's plot; not written to reports), and ``measured_frame``, the worst frame whose numbers these are
-    (for the overlay, which draws them at that frame only; not written either). Outside a scan the frames are None.
+    (for the overlay, which draws them at that frame only; None when neither object moved or changed in the scanned
+    frames; not written either). Outside a scan the frames are None.
     ``volume_pending``: measured while objects move (live update), without the overlap volume (None), which
     follows once they stop.
     """

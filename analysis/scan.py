@@ -176,6 +176,8 @@ def _scan_steps(scene, depsgraph, report: ClashReport, scope: str, every_pair: b
     distances: dict[tuple[int, int], np.ndarray] = {}
     worst: dict[tuple[int, int], tuple] = {}
     cache, margin = SolidCache(), max(report.clearance, report.touch_tolerance)
+    placements: list = [None] * len(members)  # where each member was at the first frame
+    moving = np.array([geometry_may_change(member.obj) for member in members], dtype=bool)
     warm: dict[tuple[int, int], object] = {}
     modes = options['modes']
     try:
@@ -187,6 +189,7 @@ def _scan_steps(scene, depsgraph, report: ClashReport, scope: str, every_pair: b
             if (current - first_frame) % SCAN_BLOCK == 0:
                 warm.clear()
             solids, shapes = _frame_shapes(members, depsgraph, cache, use_hulls, modes, report.skipped)
+            _note_moving(solids, placements, moving)
             present = [k for k, solid in enumerate(solids) if solid is not None]
             if len(present) >= 2:
                 lows, highs = broad_phase_bounds([solids[k] for k in present], [shapes[k] for k in present], modes)
@@ -208,17 +211,30 @@ def _scan_steps(scene, depsgraph, report: ClashReport, scope: str, every_pair: b
             yield step + 1, len(frames)
     finally:
         scene.frame_set(frame, subframe=subframe)
-        report.results = _scan_results(report, members, frames, distances, worst, every_pair, modes)
+        report.results = _scan_results(report, members, frames, distances, worst, every_pair, modes, moving)
         report.candidate_pairs = len(distances)
         report.objects = len(members)
         report.seconds = time.perf_counter() - started
 
 
+def _note_moving(solids: list, placements: list, moving: np.ndarray) -> None:
+    """Mark in ``moving`` the members whose solid at this frame is missing or placed elsewhere than at the first
+    frame (``placements``: the prepared shape and matrix each had there)."""
+    for k, solid in enumerate(solids):
+        if solid is None:
+            moving[k] = True
+        elif placements[k] is None:
+            placements[k] = solid.placement
+        elif not (solid.placement[0] is placements[k][0] and np.array_equal(solid.placement[1], placements[k][1])):
+            moving[k] = True
+
+
 def _scan_results(report: ClashReport, members: list, frames: np.ndarray, distances: dict, worst: dict,
-                  every_pair: bool, modes: MeasureModes) -> list:
+                  every_pair: bool, modes: MeasureModes, moving: np.ndarray) -> list:
     """A result per pair that comes within the clearance (every pair with ``every_pair``), measured at its
     worst frame (as Analyse measures it there), with its contact intervals, first contact, deepest frame and
-    the depth per frame. A shard's report also keeps each pair's worst frame-by-frame value and frame (the
+    the depth per frame; ``measured_frame`` None when neither object moved or changed (``moving``): the numbers
+    hold at every scanned frame. A shard's report also keeps each pair's worst frame-by-frame value and frame (the
     listed ones in ``report.shard['worst']``, the others in ``report.shard['unlisted']``) for merging."""
     results, worst_listed, unlisted = [], [], []
     report.separated = 0
@@ -246,7 +262,7 @@ def _scan_results(report: ClashReport, members: list, frames: np.ndarray, distan
             max_depth=float(max(-series.min(), 0.0)),
             contact_intervals=intervals,
             depth_series=tuple(np.maximum(-np.where(np.isfinite(series), series, 0.0), 0.0).tolist()),
-            measured_frame=int(at),
+            measured_frame=int(at) if moving[i] or moving[j] else None,
         ))
     if report.shard is not None:
         report.shard.update(worst=worst_listed, unlisted=unlisted)

@@ -83,6 +83,7 @@ def _clash_columns(clashes: list[ClashResult]) -> dict:
         'first_contact_frame': [c.first_contact_frame or 0 for c in clashes],
         'deepest_frame': [c.deepest_frame or 0 for c in clashes],
         'measured_frame': [c.measured_frame or 0 for c in clashes],
+        'frame_bound': [c.measured_frame is not None for c in clashes],
         'max_depth': [c.max_depth or 0.0 for c in clashes],
     }
 
@@ -294,7 +295,8 @@ def scan_fields(result) -> dict:
                       for part in result.contact_frames.split())
     return {'first_contact_frame': result.first_contact_frame if intervals else None,
             'deepest_frame': result.deepest_frame if result.max_depth > 0.0 else None,
-            'max_depth': result.max_depth, 'contact_intervals': intervals, 'measured_frame': result.measured_frame}
+            'max_depth': result.max_depth, 'contact_intervals': intervals,
+            'measured_frame': result.measured_frame if result.frame_bound else None}
 
 
 def store_depth_series(settings, clashes: list[ClashResult], positions: list[int], count: int) -> None:
@@ -319,7 +321,8 @@ def depth_series(settings, index: int) -> np.ndarray:
 
 def update_results(settings, updates: dict[int, ClashResult]) -> None:
     """Write re-measured pairs over the stored results at their indices (``{index: clash}``), in place:
-    numbers, status, method, note, curves and regions; review states and scan fields stay. Not stale any more."""
+    numbers, status, method, note, curves and regions; review states and scan fields stay, but the numbers are no
+    longer those of a scanned frame (``frame_bound`` off: drawn where the objects are now). Not stale any more."""
     results = settings.results
     for index, clash in updates.items():
         result = results[index]
@@ -333,7 +336,7 @@ def update_results(settings, updates: dict[int, ClashResult]) -> None:
         result.hull_note = clash.note
         result.volume_certainty = clash.volume_certainty
         result.mesh_note = clash.mesh_note
-        result.stale = False
+        result.stale = result.frame_bound = False
     _replace_contact_geometry(settings, updates)
     forget()
 

@@ -318,7 +318,7 @@ def _columns(scene, settings) -> dict:
         statuses = enum_column(results, "status")
         columns["codes"] = draw_geometry.status_codes(statuses)
         columns["vanished"] = vanished_clashes(statuses, enum_column(results, "review_state"))
-        columns["scanned"] = number_column(results, "scanned", dtype=bool)
+        columns["frame_bound"] = number_column(results, "frame_bound", dtype=bool)
         columns["measured_frame"] = number_column(results, "measured_frame", dtype=np.int32)
         columns["curves"] = stored_polylines(settings, "curve")
         columns["regions"] = stored_polylines(settings, "region")
@@ -350,10 +350,10 @@ def _units_key(units) -> tuple:
 def _scene_from_columns(settings, columns: dict, frame: int) -> SceneDrawing:
     """The results the list shows (status filter, Hide Touching) that still clash or are measured now
     (not the vanished clashes kept as 'resolved'), in stored order, and the display style. A scanned result
-    describes its worst frame: it is drawn at ``frame`` only when that is the one (elsewhere its objects are
-    somewhere else)."""
+    whose objects move describes its worst frame: it is drawn at ``frame`` only when that is the one (elsewhere its
+    objects are somewhere else)."""
     listed = draw_geometry.status_codes(sorted(visible_statuses(set(settings.show_statuses), settings.hide_touching)))
-    elsewhere = columns["scanned"] & (columns["measured_frame"] != frame)
+    elsewhere = columns["frame_bound"] & (columns["measured_frame"] != frame)
     shown = np.flatnonzero(np.isin(columns["codes"], listed) & ~columns["vanished"] & ~elsewhere)
     curves, regions = columns["curves"], columns["regions"]
     if len(shown) < len(columns["codes"]):

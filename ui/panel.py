@@ -421,7 +421,7 @@ def draw_scan_frames(layout, settings, result, scene: bpy.types.Scene) -> None:
     contact = first.operator("collision_inspector.go_to_frame", icon='KEYFRAME',
                              text=f"First {result.first_contact_frame}" if result.contact_frames else "First")
     contact.index, contact.which = index, 'FIRST'
-    if scene.frame_current != result.measured_frame:
+    if result.frame_bound and scene.frame_current != result.measured_frame:
         layout.label(text=f"Drawn in the viewport at frame {result.measured_frame} only", icon='INFO')
 
 

@@ -194,3 +194,26 @@ def test_go_to_frame_refuses_results_that_were_not_scanned_or_never_touch(empty_
     with pytest.raises(RuntimeError, match="never touches"):
         bpy.ops.collision_inspector.go_to_frame(which='FIRST')
     assert empty_scene.frame_current == closest
+
+
+def test_a_pair_that_does_not_move_in_the_scan_is_drawn_at_every_frame(empty_scene, overlay, snapshot):
+    """A and a still C beside it: their numbers hold at every frame, so the viewport draws them at frame 5 too,
+    while the moving pair waits for its frame."""
+    from test_ui_overlay_gpu import draw, drawn
+
+    fly_through(empty_scene)
+    add_cube("C", -1.25)
+    select_only(*bpy.data.objects)
+    assert bpy.ops.collision_inspector.scan() == {'FINISHED'}
+    still, moving = result("A", "C"), result("A", "B")
+    assert not still.frame_bound and moving.frame_bound
+    empty_scene.collision_inspector.show_labels = False  # each view shows its own pair's drawing only
+    assert drawn(draw(snapshot, empty_scene, *top_view_of(still))).any()
+    assert not drawn(draw(snapshot, empty_scene, *top_view_of(moving))).any()
+
+
+def top_view_of(pair):
+    from mathutils import Vector
+    from test_ui_overlay_gpu import top_view
+
+    return top_view((Vector(pair.point_a) + Vector(pair.point_b)) / 2)

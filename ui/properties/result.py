@@ -165,7 +165,12 @@ class CollisionInspectorResult(bpy.types.PropertyGroup):
     measured_frame: IntProperty(
         name="Measured Frame",
         description="The frame whose scene the numbers describe: the pair's worst scanned frame (deepest, or "
-                    "closest when it never penetrates); the viewport draws the result at that frame only",
+                    "closest when it never penetrates)",
+    )
+    frame_bound: BoolProperty(
+        name="Frame Bound",
+        description="An object of the pair moves or changes in the scanned frames: the viewport draws the result at "
+                    "its measured frame only (else the numbers hold at every scanned frame)",
     )
     max_depth: FloatProperty(
         name="Max Depth", subtype='DISTANCE', precision=6,

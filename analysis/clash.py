@@ -24,7 +24,8 @@ from .inspect import MeasureModes, broad_phase_bounds, measure_in_mode, measure_
 from .scope import SCOPES, allowed_pairs, possible_pairs, scope_sides
 from .separated import SeparatedRows
 from .shard import shard_pairs
-from .shapes import Source, read_solid, scope_sources
+from .shapes import Source, scope_sources
+from .shared_shapes import SharedShapes
 from .typed import typed_decimal
 
 #: Pairs of convex objects measured together (``core.mesh.measure_solid_pairs``): large enough for the
@@ -168,10 +169,12 @@ def _steps(report: ClashReport, members: list[Source], sides: tuple[set, set], d
 
 def _read(members: list[Source], depsgraph, use_hulls: bool, required: set,
           report: ClashReport) -> Iterator[tuple[Source, Solid]]:
-    """Each member read once as a Solid; unmeasurable ones are skipped with the reason (raised if required)."""
+    """Each member read once as a Solid (a geometry several members show: classified once for all of them,
+    ``SharedShapes``); unmeasurable ones are skipped with the reason (raised if required)."""
+    shapes = SharedShapes(members, use_hulls)
     for source in members:
         try:
-            yield source, read_solid(source, depsgraph, use_hulls)
+            yield source, shapes.solid(source, depsgraph)
         except ObjectGeometryError as error:
             if source.owner.name in required:
                 raise

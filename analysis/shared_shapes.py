@@ -1,0 +1,110 @@
+"""Objects that show the same geometry (linked duplicates, arrays of one mesh, a collection instanced many times)
+read and classified once, in the geometry's own coordinates, and moved to each object (``Solid.transformed``).
+When a copy's map could change an answer (see ``shares_classification``) it is read on its own, as before.
+See docs/architecture.md, "Shared geometry".
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import bpy
+import numpy as np
+
+from ..core.mesh import Solid
+from ..core.mesh.repair import EXACT
+from ..core.mesh.solid import CONVEXITY_TOLERANCE, EXACT_CONVEXITY
+from ..core.mesh.weld import exact_representatives
+from .shapes import FLOAT32_LIMIT, Source, read_solid
+
+#: A copy whose map's linear part has a smaller determinant (relative to its largest singular value cubed) is
+#: read on its own: the map is too close to singular for its triangles to keep the geometry's shape.
+NEAR_SINGULAR = 1e-9
+
+
+def geometry_key(source: Source) -> tuple:
+    """What a source's evaluated geometry, in its own coordinates, depends on: an unmodified mesh object's mesh
+    data (its linked duplicates show the same), else the object itself (its instances show the same)."""
+    obj = source.obj
+    if (obj.type == 'MESH' and not obj.modifiers and obj.data.shape_keys is None and obj.mode != 'EDIT'):
+        return 'data', obj.data.as_pointer()
+    return 'object', obj.as_pointer()
+
+
+def shares_classification(local: Solid, linear: np.ndarray) -> bool:
+    """Whether ``local``'s classification holds for its copy under the linear map ``linear`` (3x3).
+
+    An affine map keeps loose parts, closedness and convexity, but a part's convexity defect is measured relative
+    to its size, and a map that stretches by up to κ (its condition number) changes that ratio by up to κ: the
+    classification is shared only where every part's defect stays on the same side of each threshold
+    (``CONVEXITY_TOLERANCE``, ``EXACT_CONVEXITY``) after multiplying or dividing it by κ. The repair is shared too,
+    so the geometry must have been closed as indexed or welded only where vertices are bit-identical (which a map
+    keeps); a tolerance weld or capped holes depend on the size and are not shared.
+    """
+    singular = np.linalg.svd(linear, compute_uv=False)
+    if not singular[-1] > NEAR_SINGULAR * singular[0]:
+        return False
+    stretch = singular[0] / singular[-1]
+    repair = local.repair
+    if repair.certainty != EXACT or repair.non_manifold_edges or repair.open_edges or repair.turned_faces:
+        return False
+    for part in local.parts:
+        defect = part.convexity_defect
+        if defect == 0.0 or defect == np.inf:
+            continue
+        for threshold in (CONVEXITY_TOLERANCE, EXACT_CONVEXITY):
+            if (defect * stretch > threshold) != (defect / stretch > threshold):
+                return False
+    return True
+
+
+class SharedShapes:
+    """Reads a check's sources, each geometry shown by more than one source once (``geometry_key``)."""
+
+    def __init__(self, sources: list[Source], use_hull: bool) -> None:
+        self.use_hull = use_hull
+        counts = Counter(geometry_key(source) for source in sources)
+        self._shared = {key for key, count in counts.items() if count > 1}
+        self._local: dict[tuple, Solid | None] = {}
+        #: How many geometries were read and classified in their own coordinates (for tests and benchmarks).
+        self.local_reads = 0
+
+    def solid(self, source: Source, depsgraph: bpy.types.Depsgraph) -> Solid:
+        """``source`` as a Solid in world space: its shared geometry moved when ``shares_classification`` allows,
+        else read on its own (``read_solid``). Raises ObjectGeometryError naming the source."""
+        key = geometry_key(source)
+        if key not in self._shared:
+            return read_solid(source, depsgraph, self.use_hull)
+        local = self._local_solid(key, source, depsgraph)
+        matrix = (source.matrix if source.matrix is not None else
+                  np.array(source.obj.evaluated_get(depsgraph).matrix_world, dtype=np.float64))
+        if local is None or not self._fits(local, matrix):
+            return read_solid(source, depsgraph, self.use_hull)
+        solid = local.transformed(matrix)
+        solid.name = source.name
+        return solid
+
+    def _local_solid(self, key: tuple, source: Source, depsgraph) -> Solid | None:
+        """The geometry read in its own coordinates and classified (None when it cannot be read or shared)."""
+        if key not in self._local:
+            try:
+                local = read_solid(Source(source.name, source.owner, source.obj, np.eye(4)), depsgraph,
+                                   self.use_hull)
+                local.method  # classified once, here, for every copy
+                self.local_reads += 1
+            except Exception:  # read on its own, where the error names the object
+                local = None
+            self._local[key] = local
+        return self._local[key]
+
+    @staticmethod
+    def _fits(local: Solid, matrix: np.ndarray) -> bool:
+        """Whether the copy under ``matrix`` is what reading it would classify the same way, with the same
+        vertices (``read_mesh`` moves them with the same arithmetic), none of them merged or too large."""
+        if not shares_classification(local, matrix[:3, :3]):
+            return False
+        moved = local.mesh.vertices @ matrix[:3, :3].T + matrix[:3, 3]
+        if not np.isfinite(moved).all() or np.abs(moved).max() >= FLOAT32_LIMIT:
+            return False
+        representatives = exact_representatives(moved)
+        return bool((representatives == np.arange(len(moved))).all())

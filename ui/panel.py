@@ -205,7 +205,9 @@ class COLLISION_INSPECTOR_PT_display(_SettingsSubpanel, bpy.types.Panel):
         colors = layout.column(align=True)
         colors.label(text="Colours:")
         for status in ('penetrating', 'touching', 'clearance', 'separated'):
-            colors.prop(settings, f"color_{status}", text=status.capitalize())
+            row = colors.split(factor=0.5)  # the name and its swatch on one line
+            row.label(text=status.capitalize())
+            row.prop(settings, f"color_{status}", text="")
 
 
 class COLLISION_INSPECTOR_PT_results(_SidebarPanel, bpy.types.Panel):

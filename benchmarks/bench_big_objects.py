@@ -7,7 +7,7 @@ Two UV spheres of ``SEGMENTS`` x ``SEGMENTS`` (default 1,000: 998,002 vertices, 
 into each other, selected. Prints the wall and CPU time of ``collision_inspector.analyze`` and of its parts:
 reading the evaluated triangles (``analysis.shapes.read_solid``), classifying each object (loose parts,
 closed, convex: ``Solid.method``), preparing the hulls' support (``Solid.hull``), and the pair's answer
-(``collide_solid_pairs``: GJK/EPA, contact region, overlap volume). Then the same analysis again with nothing
+(``measure_solid_pairs``: GJK/EPA, contact region, overlap volume). Then the same analysis again with nothing
 changed (the objects are read and prepared again: results do not cache shapes between analyses).
 """
 
@@ -68,7 +68,7 @@ def main() -> None:
     solid = importlib.import_module(addon.__name__ + ".core.mesh.solid")
     seconds = collections.Counter()
     timed(clash, "read_solid", seconds)
-    timed(clash, "collide_solid_pairs", seconds)
+    timed(clash, "measure_solid_pairs", seconds)
     for prop in ("method", "hull"):  # cached properties: time their first computation
         original = getattr(solid.Solid, prop)
 
@@ -93,7 +93,7 @@ def main() -> None:
               f"{result.depth:.6f} m, measured as {result.method}")
         for name, label in (("read_solid", "reading the evaluated triangles"), ("method", "classifying"),
                             ("hull", "preparing the hulls' supports"),
-                            ("collide_solid_pairs", "the pair's answer, hulls included")):
+                            ("measure_solid_pairs", "the pair's answer, hulls included")):
             print(f"  {label:<34} {seconds[name]:6.2f} s CPU")
     addon.unregister()
 

@@ -415,9 +415,13 @@ def _answer(vertices, facet: list, tightest: list, certified: float, min_support
 
     On a polytope with sliver faces the closest face's plane can be off by more than the tolerance;
     when its value misses the certain bounds, the ``tightest`` face (the lower bound itself) answers instead.
+    The normal is the tightest face's when it belongs to the facet: a support query checked it, whereas the
+    facet's other faces may tilt by rounding (on a thin A - B, by far more than the tolerance over its width).
     """
     lower = -min_support
     normal, distance, error = min(facet, key=lambda f: f[5])[3:6]
+    if any(face[:3] == tightest[:3] for face in facet):
+        normal = tightest[3]
     upper = -certified if certified > 0.0 else math.inf
     if not lower - tolerance <= -distance <= upper + tolerance:
         facet, (normal, distance, error) = [tightest], tightest[3:6]

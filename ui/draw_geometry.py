@@ -107,6 +107,14 @@ def project_to_pixels(points: np.ndarray, view_projection: np.ndarray, size: tup
     return pixels, w
 
 
+def pixel_segments(line_coords: np.ndarray, view_projection: np.ndarray, size: tuple[float, float]) -> np.ndarray:
+    """(S, 2, 2) region pixel end points of the line segments ``line_coords`` (2S, 3) (world) whose both ends lie
+    in front of the eye: what labels keep off (``label_layout.spread_labels``'s obstacles)."""
+    pixels, w = project_to_pixels(np.asarray(line_coords).reshape(-1, 3), view_projection, size)
+    in_front = (w.reshape(-1, 2) > 0).all(axis=1)
+    return pixels.reshape(-1, 2, 2)[in_front]
+
+
 def pixels_per_unit(w: np.ndarray, projection: np.ndarray, size: tuple[float, float]) -> np.ndarray:
     """On-screen pixels per world unit, for lengths across the view at points of clip-space ``w``.
 

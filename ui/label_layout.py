@@ -1,6 +1,7 @@
 """Labels that never overlap: each label keeps its place beside its arrow when it is free, else moves up or
 down in steps of its height to the nearest free place (a leader line joins it to where it belonged), else
-it is left out. Pure numpy (no ``gpu``, no ``blf``), so it is tested without a GPU.
+it is left out. Lines given as obstacles (intersection curves on screen) also block places, and then places
+one label width to either side are tried too. Pure numpy (no ``gpu``, no ``blf``), so it is tested without a GPU.
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ LABEL_GAP_PX = 2.0
 LEADER_INSET_PX = 3.0
 #: Places tried above and below a label's own before it is left out (each one label height away).
 MAX_STEPS = 6
+#: Obstacle lines are marked in a grid of cells this many pixels wide (a label keeps up to two cells off them)...
+OBSTACLE_CELL_PX = 4.0
+#: ... coarser when the labels spread over more than this many cells across (a bounded cost per view).
+MAX_OBSTACLE_CELLS = 512
 
 
 class LabelLayout(NamedTuple):
@@ -32,12 +37,85 @@ def _candidate_steps(steps: int) -> np.ndarray:
     return np.concatenate([[0], np.stack([k, -k], axis=1).ravel()]).astype(np.float64)
 
 
+def _candidate_offsets(sizes: np.ndarray, gap: float, steps: int, sideways: bool) -> np.ndarray:
+    """(N, C, 2) pixel offsets of each label's candidate places, nearest first: the label-height steps, and
+    with ``sideways`` the same steps one label width (plus gap) to the right and to the left, merged by distance."""
+    dy = _candidate_steps(steps)[None, :] * (sizes[:, 1:] + gap)  # (N, S)
+    offsets = np.stack([np.zeros_like(dy), dy], axis=2)
+    if not sideways:
+        return offsets
+    dx = (sizes[:, :1] + gap)[:, :, None] * np.array([1.0, -1.0])[None, None, :]  # (N, 1, 2)
+    side = [np.stack([np.broadcast_to(dx[:, :, k], dy.shape), dy], axis=2) for k in (0, 1)]
+    offsets = np.concatenate([offsets, *side], axis=1)
+    order = np.argsort((offsets ** 2).sum(axis=2), axis=1, kind="stable")
+    return np.take_along_axis(offsets, order[:, :, None], axis=1)
+
+
+def _clipped_segments(segments: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """(K, 2, 2) the parts of ``segments`` (S, 2, 2) inside the box ``low``..``high`` (Liang-Barsky)."""
+    start, delta = segments[:, 0], segments[:, 1] - segments[:, 0]
+    enter, leave = np.zeros(len(segments)), np.ones(len(segments))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for axis in (0, 1):
+            d = delta[:, axis]
+            t_low, t_high = (low[axis] - start[:, axis]) / d, (high[axis] - start[:, axis]) / d
+            inside = (start[:, axis] >= low[axis]) & (start[:, axis] <= high[axis])
+            flat = d == 0
+            enter = np.where(flat, np.where(inside, enter, 2.0), np.maximum(enter, np.minimum(t_low, t_high)))
+            leave = np.where(flat, leave, np.minimum(leave, np.maximum(t_low, t_high)))
+    kept = enter <= leave
+    t = np.stack([enter[kept], leave[kept]], axis=1)[:, :, None]
+    return start[kept][:, None, :] + t * delta[kept][:, None, :]
+
+
+def obstacle_blocked(lows: np.ndarray, highs: np.ndarray, segments: np.ndarray) -> np.ndarray:
+    """(...) which boxes ``lows``..``highs`` (..., 2) a line of ``segments`` (S, 2, 2) crosses or comes near.
+
+    The lines are sampled into a grid of cells (``OBSTACLE_CELL_PX``, coarser for wide views), widened by one
+    cell, and each box sums the marked cells it covers from a summed-area table: no box is missed that a line
+    crosses, a box within about two cells of a line counts as crossed, and the cost grows with the lines'
+    length on screen and the number of boxes, never with their product."""
+    flat_lows, flat_highs = lows.reshape(-1, 2), highs.reshape(-1, 2)
+    if not len(flat_lows) or not len(segments):
+        return np.zeros(lows.shape[:-1], dtype=bool)
+    origin, far = flat_lows.min(axis=0), flat_highs.max(axis=0)
+    cell = max(OBSTACLE_CELL_PX, float((far - origin).max()) / MAX_OBSTACLE_CELLS)
+    cells = np.ceil((far - origin) / cell).astype(int) + 1  # (x, y) cells across
+    segments = np.asarray(segments, dtype=np.float64).reshape(-1, 2, 2)
+    inside = ((segments >= origin) & (segments <= far)).all(axis=(1, 2))
+    segments = np.concatenate([segments[inside], _clipped_segments(segments[~inside], origin, far)])
+    starts, deltas = segments[:, 0], segments[:, 1] - segments[:, 0]
+    counts = np.ceil(np.abs(deltas).max(axis=1) / cell).astype(int) + 1  # samples at most a cell apart
+    owner = np.repeat(np.arange(len(segments)), counts)
+    t = (np.arange(len(owner)) - np.repeat(np.cumsum(counts) - counts, counts)) / np.maximum(counts - 1, 1)[owner]
+    samples = starts[owner] + t[:, None] * deltas[owner]
+    ij = np.clip(((samples - origin) / cell).astype(int), 0, cells - 1)
+    hit = np.zeros((cells[1] + 2, cells[0] + 2), dtype=bool)  # rows y, columns x, one cell of margin around
+    hit[ij[:, 1] + 1, ij[:, 0] + 1] = True
+    marked = hit.copy()  # widened by one cell each way: every cell a segment passes through is marked
+    for dy, dx in ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)):
+        marked[max(dy, 0):marked.shape[0] + min(dy, 0), max(dx, 0):marked.shape[1] + min(dx, 0)] |= \
+            hit[max(-dy, 0):hit.shape[0] + min(-dy, 0), max(-dx, 0):hit.shape[1] + min(-dx, 0)]
+    table = np.zeros((cells[1] + 3, cells[0] + 3), dtype=np.int64)
+    table[1:, 1:] = marked.cumsum(axis=0).cumsum(axis=1)
+    first = np.clip(((flat_lows - origin) / cell).astype(int), 0, cells - 1) + 1
+    last = np.clip(((flat_highs - origin) / cell).astype(int), 0, cells - 1) + 2  # one past, in margin indices
+    total = (table[last[:, 1], last[:, 0]] - table[first[:, 1], last[:, 0]]
+             - table[last[:, 1], first[:, 0]] + table[first[:, 1], first[:, 0]])
+    return (total > 0).reshape(lows.shape[:-1])
+
+
 def spread_labels(anchors: np.ndarray, sizes: np.ndarray, gap: float = LABEL_GAP_PX,
-                  steps: int = MAX_STEPS) -> LabelLayout:
+                  steps: int = MAX_STEPS, obstacles: np.ndarray | None = None) -> LabelLayout:
     """Place labels (bottom-left ``anchors`` (N, 2), ``sizes`` (N, 2) width and height in pixels) so no two
     shown ones overlap (boxes at least ``gap`` apart). Labels are placed in the given order (the first ones
     keep their place: pass the most important first); each takes the nearest free place among its own and
     ``steps`` label heights above or below, or is left out when none is free.
+
+    ``obstacles`` (S, 2, 2) pixel segments (intersection curves on screen) block the places they cross
+    (``obstacle_blocked``); a label a line reaches then also tries the places one label width to either side.
+    A label whose every place is crossed is placed as if there were no obstacles (shown over a line rather
+    than left out); labels no line reaches, and all labels without obstacles, are placed exactly as above.
 
     Every label's candidate places are marked blocked as the labels before it are placed (a few array
     operations per placed label, on the later labels whose candidates it reaches), so labels that find no
@@ -46,13 +124,18 @@ def spread_labels(anchors: np.ndarray, sizes: np.ndarray, gap: float = LABEL_GAP
     sizes = np.asarray(sizes, dtype=np.float64).reshape(-1, 2)
     shown = np.zeros(len(anchors), dtype=bool)
     moved_to = anchors.copy()
-    all_lows = np.repeat(anchors[:, None, :], 2 * steps + 1, axis=1)  # (N, C, 2): every label's candidates
-    all_lows[:, :, 1] += _candidate_steps(steps)[None, :] * (sizes[:, 1:] + gap)
+    segments = np.zeros((0, 2, 2)) if obstacles is None else np.asarray(obstacles, dtype=np.float64).reshape(-1, 2, 2)
+    offsets = _candidate_offsets(sizes, gap, steps, sideways=len(segments) > 0)  # (N, C, 2)
+    all_lows = anchors[:, None, :] + offsets
     all_highs = all_lows + sizes[:, None, :]
-    blocked = np.zeros(all_lows.shape[:2], dtype=bool)
+    crossed = obstacle_blocked(all_lows - gap, all_highs + gap, segments)
+    column = offsets[:, :, 0] == 0  # the places straight above and below
+    # Labels no line reaches, or that find no place off the lines, keep to their column as without obstacles.
+    as_before = crossed.all(axis=1) | ~(crossed & column).any(axis=1)
+    blocked = np.where(as_before[:, None], ~column, crossed)
     full = np.zeros(len(anchors), dtype=bool)  # every candidate of the label blocked
     reach_highs = all_highs + gap
-    column_low, column_reach = all_lows[:, -1], reach_highs[:, -2]  # around all of a label's candidates
+    column_low, column_reach = all_lows.min(axis=1), reach_highs.max(axis=1)  # around all of a label's candidates
     i = 0
     while i < len(anchors):
         i += int(full[i:].argmin())  # the labels left out meanwhile are skipped at once

@@ -235,14 +235,18 @@ def _build_view(scene, drawing: SceneDrawing, view_matrix, projection_matrix, wi
     if drawing.show_labels:
         chosen = geometry.detailed[geometry.label_visible[geometry.detailed]]
         if len(chosen):
-            labels, leaders = _label_batches(scene, drawing, geometry.label_anchors[chosen], geometry.rows[chosen])
+            curves = (draw_geometry.pixel_segments(drawing.contact.line_coords, projection_matrix @ view_matrix,
+                                                   (width, height)) if drawing.contact is not None else None)
+            labels, leaders = _label_batches(scene, drawing, geometry.label_anchors[chosen], geometry.rows[chosen],
+                                             curves)
     return _ViewDrawing(lines, triangles, labels, drawing.style.pixel_scale, leaders)
 
 
-def _label_batches(scene, drawing: SceneDrawing, anchors: np.ndarray, chosen: np.ndarray) -> tuple:
+def _label_batches(scene, drawing: SceneDrawing, anchors: np.ndarray, chosen: np.ndarray, curves) -> tuple:
     """``(label batches, leader batch or None)`` of the chosen labels: texts formatted (once per distinct value)
-    and added to the atlas, spread so that none overlaps another (``label_layout``), with leader lines
-    from the moved ones to their arrows."""
+    and added to the atlas, spread so that none overlaps another nor the ``curves`` (pixel segments of the drawn
+    intersection curves and region outlines, or None) (``label_layout``), with leader lines from the moved ones
+    to their arrows."""
     codes, values, volumes = drawing.results.statuses[chosen], drawing.values[chosen], drawing.volumes[chosen]
     cached, units = _cache["texts"], _units_key(scene.unit_settings)
     if len(cached) > _MAX_CACHED_TEXTS:
@@ -262,7 +266,7 @@ def _label_batches(scene, drawing: SceneDrawing, anchors: np.ndarray, chosen: np
     slots = atlas.place(texts, colors)
     active = chosen == drawing.style.highlight
     order = np.concatenate([np.flatnonzero(active), np.flatnonzero(~active)])  # the active label keeps its place
-    layout = spread_labels(anchors[order], slots[order, 3:5])
+    layout = spread_labels(anchors[order], slots[order, 3:5], obstacles=curves)
     shown = order[layout.shown]
     leader_colors = np.repeat(colors[order][_moved(layout, anchors[order])], 2, axis=0)
     leaders = _joined_batch('FLAT_COLOR', 'LINES', [(layout.leaders.reshape(-1, 2), leader_colors)])

@@ -194,6 +194,16 @@ def test_labels_behind_the_eye_are_hidden(geometry):
     assert not out.label_visible[0]
 
 
+def test_curve_segments_on_screen_are_in_pixels_and_those_behind_the_eye_left_out(geometry):
+    lines = np.array([[-0.5, 0.0, 0.0], [0.5, 0.0, 0.0],  # across the middle of the view
+                      [0.0, 0.0, 0.0], [0.0, 0.0, 5.0]], dtype=np.float32)  # runs behind the eye at z = 2
+    segments = geometry.pixel_segments(lines, perspective() @ look_down_z(2.0), (WIDTH, HEIGHT))
+    assert segments.shape == (1, 2, 2)
+    half_width_px = 0.5 / 2.0 / np.tan(0.4) * HEIGHT / 2.0  # 0.5 m at 2 m, in pixels
+    np.testing.assert_allclose(segments[0], [[WIDTH / 2 - half_width_px, HEIGHT / 2],
+                                             [WIDTH / 2 + half_width_px, HEIGHT / 2]], rtol=1e-5)
+
+
 def test_many_results_are_handled_together(geometry):
     rng = np.random.default_rng(1)
     count = 50

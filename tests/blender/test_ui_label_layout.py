@@ -89,6 +89,83 @@ def test_layout_follows_the_greedy_rule_in_crowded_and_sparse_views(layout, coun
     np.testing.assert_allclose(result.anchors, np.array(placed).reshape(-1, 2), rtol=0, atol=1e-9)
 
 
+def crosses(low: np.ndarray, size: np.ndarray, segment: np.ndarray) -> bool:
+    """Whether ``segment`` (2, 2) meets the box ``low``..``low + size`` (plain parametric clipping)."""
+    (x0, y0), (x1, y1) = segment.tolist()
+    enter, leave = 0.0, 1.0
+    for start, delta, lo, hi in ((x0, x1 - x0, low[0], low[0] + size[0]), (y0, y1 - y0, low[1], low[1] + size[1])):
+        if delta == 0.0:
+            if not lo <= start <= hi:
+                return False
+            continue
+        t0, t1 = sorted(((lo - start) / delta, (hi - start) / delta))
+        enter, leave = max(enter, t0), min(leave, t1)
+    return enter <= leave
+
+
+def test_a_label_on_a_curve_moves_off_it_with_a_leader(layout):
+    anchors, sizes = np.array([[100.0, 100.0]]), np.array([[80.0, 20.0]])
+    curve = np.array([[[90.0, 112.0], [200.0, 105.0]], [[200.0, 105.0], [210.0, 60.0]]])  # through the label
+    assert crosses(anchors[0], sizes[0], curve[0])
+    result = layout.spread_labels(anchors, sizes, obstacles=curve)
+    assert result.shown.all()
+    assert not any(crosses(result.anchors[0], sizes[0], segment) for segment in curve)
+    assert np.abs(result.anchors[0] - anchors[0]).max() <= 3 * (20.0 + layout.LABEL_GAP_PX)  # nearby
+    assert len(result.leaders) == 1
+
+
+def test_a_label_in_a_vertical_line_moves_sideways(layout):
+    anchors, sizes = np.array([[100.0, 100.0]]), np.array([[80.0, 20.0]])
+    line = np.array([[[140.0, -500.0], [140.0, 700.0]]])  # crosses every place above and below
+    result = layout.spread_labels(anchors, sizes, obstacles=line)
+    assert not crosses(result.anchors[0], sizes[0], line[0])
+    assert result.anchors[0, 1] == 100.0 and abs(result.anchors[0, 0] - 100.0) == 80.0 + layout.LABEL_GAP_PX
+
+
+def test_a_label_with_no_place_off_the_curves_stays_shown(layout):
+    anchors, sizes = np.array([[100.0, 100.0]]), np.array([[80.0, 20.0]])
+    xs = np.arange(-200.0, 400.0, 10.0)
+    hatch = np.stack([np.column_stack([xs, np.full_like(xs, -400.0)]),
+                      np.column_stack([xs, np.full_like(xs, 600.0)])], axis=1)
+    result = layout.spread_labels(anchors, sizes, obstacles=hatch)
+    assert result.shown.all()
+    np.testing.assert_array_equal(result.anchors, anchors)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_labels_keep_off_random_curves_and_off_each_other(layout, seed):
+    rng = np.random.default_rng(100 + seed)
+    anchors = rng.uniform(0.0, 800.0, size=(40, 2))
+    sizes = np.column_stack([rng.uniform(40.0, 110.0, 40), np.full(40, 18.0)])
+    centres = rng.uniform(100.0, 700.0, size=(3, 2))  # three projected rings (ellipses) of 48 segments
+    angles = np.linspace(0.0, 2.0 * np.pi, 49)
+    rings = [c + np.column_stack([90.0 * np.cos(angles), 40.0 * np.sin(angles)]) for c in centres]
+    curves = np.concatenate([np.stack([ring[:-1], ring[1:]], axis=1) for ring in rings])
+    before = layout.spread_labels(anchors, sizes)
+    result = layout.spread_labels(anchors, sizes, obstacles=curves)
+    assert overlapping(result.anchors, sizes[result.shown]) == []
+
+    def on_curves(placed, placed_sizes):
+        return sum(any(crosses(low, size, segment) for segment in curves) for low, size in zip(placed, placed_sizes))
+
+    assert on_curves(before.anchors, sizes[before.shown]) > 0  # the scene tests something
+    assert on_curves(result.anchors, sizes[result.shown]) == 0
+    assert result.shown.sum() >= before.shown.sum() - 2
+
+
+def test_without_curves_or_with_curves_out_of_reach_the_layout_is_unchanged(layout):
+    rng = np.random.default_rng(7)
+    anchors = rng.uniform(0.0, 300.0, size=(150, 2))
+    sizes = np.column_stack([rng.uniform(30.0, 120.0, 150), np.full(150, 18.0)])
+    before = layout.spread_labels(anchors, sizes)
+    far = np.array([[[5000.0, 5000.0], [6000.0, 5100.0]]])
+    for obstacles in (None, np.zeros((0, 2, 2)), far):
+        result = layout.spread_labels(anchors, sizes, obstacles=obstacles)
+        np.testing.assert_array_equal(result.shown, before.shown)
+        np.testing.assert_array_equal(result.anchors, before.anchors)
+        np.testing.assert_array_equal(result.leaders, before.leaders)
+
+
 @pytest.fixture
 def panel(addon):
     return importlib.import_module(addon.__name__ + ".ui.panel")

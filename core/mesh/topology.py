@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..vector.arrays import cross
+from ..vector.arrays import NEXT_CORNER, PREVIOUS_CORNER, cross
 from .trimesh import TriangleMesh
 
 
@@ -108,7 +108,7 @@ def renumber_topology(source: TriangleMesh, target: TriangleMesh, index: np.ndar
 def edge_table(mesh: TriangleMesh) -> EdgeTable:
     """The undirected edges of ``mesh`` and which triangles use them in which direction."""
     tails = mesh.triangles
-    heads = np.roll(mesh.triangles, -1, axis=1)
+    heads = mesh.triangles[:, NEXT_CORNER]
     low, high = np.minimum(tails, heads).ravel(), np.maximum(tails, heads).ravel()
     keys = low * len(mesh.vertices) + high
     unique_keys, inverse = np.unique(keys, return_inverse=True)
@@ -154,8 +154,8 @@ def bounds_volume(mesh: TriangleMesh) -> bool:
 def _vertex_angle_defects(mesh: TriangleMesh) -> np.ndarray:
     """2π minus the sum of the triangle angles at each used vertex (the discrete Gauss curvature)."""
     c = mesh.corners
-    into = np.roll(c, -1, axis=1) - c
-    out = np.roll(c, 1, axis=1) - c
+    into = c[:, NEXT_CORNER] - c
+    out = c[:, PREVIOUS_CORNER] - c
     angles = np.arctan2(np.linalg.norm(cross(into, out), axis=2), np.einsum("ijk,ijk->ij", into, out))
     sums = np.bincount(mesh.triangles.ravel(), weights=angles.ravel(), minlength=len(mesh.vertices))
     return 2.0 * np.pi - sums[np.unique(mesh.triangles)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..vector.arrays import dot, largest3, smallest3
+from ..vector.arrays import NEXT_CORNER, dot, largest3, smallest3
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -64,7 +64,7 @@ def _barycentric_inside(points: np.ndarray, tri: np.ndarray) -> tuple[np.ndarray
 
 def _edges(tri: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(..., 3, 3) starts and ends of the edges 0-1, 1-2, 2-0."""
-    return tri, np.roll(tri, -1, axis=-2)
+    return tri, tri[..., NEXT_CORNER, :]
 
 
 def _closest_of(distance_sq: np.ndarray, *candidates: np.ndarray):

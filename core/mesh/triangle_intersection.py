@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..vector.arrays import cross, dot
+from ..vector.arrays import NEXT_CORNER, cross, dot
 
 _LOCAL_IDS = np.arange(3)
 
@@ -102,7 +102,7 @@ def edge_orientations(p: np.ndarray, q: np.ndarray, x: np.ndarray, y: np.ndarray
 
 def canonical_edges(corners: np.ndarray, ids: np.ndarray):
     """Each triangle's edges k -> k+1 as (low, high) endpoints by vertex id, and ±1 for the flip."""
-    heads, head_ids = np.roll(corners, -1, axis=-2), np.roll(ids, -1, axis=-1)
+    heads, head_ids = corners[..., NEXT_CORNER, :], ids[..., NEXT_CORNER]
     flipped = ids > head_ids
     low = np.where(flipped[..., None], heads, corners)
     high = np.where(flipped[..., None], corners, heads)
@@ -205,8 +205,8 @@ def pair_crossings(corners_a: np.ndarray, ids_a: np.ndarray, normals_a: np.ndarr
     side_b = plane_sides(corners_b, corners_a[:, None], points_move=True)
     low_a, high_a, flip_a = canonical_edges(corners_a, ids_a)
     low_b, high_b, flip_b = canonical_edges(corners_b, ids_b)
-    a_crosses = side_a * np.roll(side_a, -1, axis=1) < 0
-    b_crosses = side_b * np.roll(side_b, -1, axis=1) < 0
+    a_crosses = side_a * side_a[:, NEXT_CORNER] < 0
+    b_crosses = side_b * side_b[:, NEXT_CORNER] < 0
     both = np.flatnonzero(a_crosses.any(axis=1) & b_crosses.any(axis=1))  # each straddles the other's plane
     orient = np.zeros((len(corners_a), 3, 3), dtype=np.int8)
     orient[both] = (edge_orientations(low_a[both, :, None], high_a[both, :, None], low_b[both, None, :],

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+#: Index of each triangle corner's next (and previous) corner, to take edges as ``corners[..., NEXT_CORNER, :]``
+#: (``np.roll``'s result, without its cost on small stacks).
+NEXT_CORNER = np.array([1, 2, 0])
+PREVIOUS_CORNER = np.array([2, 0, 1])
+
 
 def dot(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Dot products over the last axis of 3-vectors, written out in one fixed order: faster than einsum on broadcast

@@ -9,6 +9,8 @@ import itertools
 
 import numpy as np
 
+from ..vector.arrays import cross, dot
+
 _GOLDEN = (1.0 + 5.0 ** 0.5) / 2.0
 
 
@@ -85,7 +87,7 @@ def _fan_test(points: np.ndarray, sample: np.ndarray, directions: int) -> "_FanT
     center = support.mean(axis=0)
     triangles = inner_facets(support - center)
     radius = float(np.abs(sample - center).max())
-    triangles = triangles[np.linalg.det(triangles) > _MIN_VOLUME * radius ** 3]
+    triangles = triangles[dot(triangles[:, 0], cross(triangles[:, 1], triangles[:, 2])) > _MIN_VOLUME * radius ** 3]
     return _FanTest(triangles, center) if len(triangles) else None
 
 
@@ -108,8 +110,12 @@ class _FanTest:
 
     def __init__(self, triangles: np.ndarray, center: np.ndarray):
         self.center = center
-        # Rows of ``inverse[f]`` give the barycentric weights of a point on the edges of tetrahedron f.
-        self.inverse = np.linalg.inv(triangles.transpose(0, 2, 1))
+        # Rows of ``inverse[f]`` give the barycentric weights of a point on the edges of tetrahedron f: the
+        # inverse of the matrix whose columns are the corners a, b, c has rows (b×c, c×a, a×b) / det, written out
+        # (LAPACK's inverse of a stack of 3x3 matrices wakes BLAS threads, which on a busy machine costs far more).
+        a, b, c = triangles[:, 0], triangles[:, 1], triangles[:, 2]
+        rows = np.stack([cross(b, c), cross(c, a), cross(a, b)], axis=1)
+        self.inverse = rows / dot(a, rows[:, 0])[:, None, None]
         normal = np.cross(triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0])
         # The facet the ray from the centre through a point leaves by has the largest height/offset.
         self.scaled = (normal / np.einsum("fj,fj->f", normal, triangles[:, 0])[:, None]).T

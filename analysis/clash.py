@@ -18,6 +18,7 @@ import numpy as np
 from ..core import overlapping_pairs
 from ..core.mesh import CONVEX, HULL, Solid, measure_solid_pairs
 from .clash_report import ClashReport, ClashResult, pair_status
+from .background import meanwhile
 from .geometry import ObjectGeometryError
 from .mesh_notes import pair_note, rows_certainty_and_notes, volume_certainty
 from .inspect import MeasureModes, broad_phase_bounds, measure_in_mode, measure_modes, rigid_shape
@@ -216,12 +217,17 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
     options = {"tolerance": report.tolerance, "touch_tolerance": report.touch_tolerance,
                "max_iterations": report.max_iterations or None}  # 0: the core's automatic cap
     note_of = cache(lambda index: hull_note(solids[index]))  # asked for hull pairs only: it classifies the object
+    involved = sorted({index for pair in pairs for index in pair})
+    yield from meanwhile(lambda: [solids[index].method for index in involved],  # classify (the long part)
+                         [solids[index] for index in involved], (done, len(members) + len(pairs)))
     for chunk in _batches(pairs, solids):
         moded = {(i, j): measure_in_mode(solids[i], solids[j], (shapes[i], shapes[j]), modes, options)
                  for i, j in chunk} if not modes.default else {}
         usual = [(i, j) for i, j in chunk if moded.get((i, j)) is None]
-        apart, answers = measure_solid_pairs([(solids[i], solids[j]) for i, j in usual],
-                                             clearance=report.clearance, **options)
+        apart, answers = yield from meanwhile(
+            lambda: measure_solid_pairs([(solids[i], solids[j]) for i, j in usual], clearance=report.clearance,
+                                        **options),
+            [solids[index] for pair in usual for index in pair], (done, len(members) + len(pairs)))
         report.separated += len(apart.index)
         if every_pair and len(apart.index):
             listed = [usual[k] for k in apart.index.tolist()]

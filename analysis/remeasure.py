@@ -13,6 +13,8 @@ import bpy
 
 from ..core.mesh import HULL, collide_solid_pairs
 from ..core.mesh.contact.result import answered_from_last
+from ..core.steps import Steps, run_to_end
+from .background import meanwhile
 from .clash import clash_result, hull_note
 from .clash_report import pair_status
 from .geometry import ObjectGeometryError
@@ -89,7 +91,16 @@ def measure_pairs(pairs: list, shapes: list, modes: MeasureModes, options: dict,
 
 def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, cache: SolidCache,
               reread: set | None = None, volumes: bool = True, budget: float | None = None) -> list[int]:
-    """Measure the stored results at ``indices`` again, in the modes they were analysed in, and write them in
+    """``remeasure_steps`` run to the end at once."""
+    return run_to_end(remeasure_steps(scene, depsgraph, indices, cache, reread, volumes, budget))
+
+
+def remeasure_steps(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, cache: SolidCache,
+                    reread: set | None = None, volumes: bool = True, budget: float | None = None) -> Steps[list[int]]:
+    """As steps (``core.steps``): read the objects, then measure (big pairs on a worker thread,
+    ``analysis.background``), then store. Closed before its end, nothing is stored.
+
+    Measure the stored results at ``indices`` again, in the modes they were analysed in, and write them in
     place; the indices measured.
 
     ``reread``: pointers of objects whose geometry changed (read again once, then moved like the others).
@@ -119,6 +130,7 @@ def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, c
             rigid = tuple(rigid_shape(source, depsgraph) if modes.rigid_bodies else None for source in sources)
         except ObjectGeometryError:
             continue
+        yield
         pairs.append(solids)
         shapes.append(rigid)
         measured.append(index)
@@ -129,7 +141,9 @@ def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, c
                "max_iterations": settings.max_iterations or None}
     updates = {}
     warm = cache.warm_starts(sides)
-    answers = measure_pairs(pairs, shapes, modes, options, settings.clearance, volumes, warm, deadline)
+    answers = yield from meanwhile(
+        lambda: measure_pairs(pairs, shapes, modes, options, settings.clearance, volumes, warm, deadline),
+        [solid for pair in pairs for solid in pair])
     cache.keep_warm_starts(sides, warm)
     # (a convex pair answered from its last answer still waits for its solve: it keeps its place in the queue)
     cache.measured([pair for pair, answer in zip(sides, answers)

@@ -5,11 +5,14 @@ See docs/architecture.md, "Resolve".
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import bpy
 import numpy as np
 from mathutils import Vector
 
-from .remeasure import remeasure
+from ..core.steps import Steps, run_to_end
+from .remeasure import remeasure, remeasure_steps
 from .shapes import INSTANCE_SEPARATOR, current_name
 from .solid_cache import SolidCache
 from .store import result_pair
@@ -63,6 +66,19 @@ def resolve(context: bpy.types.Context, index: int, clearance: float = 0.0,
 
     Raises ``ResolveRefused`` when the index is out of range, the pair does not penetrate, or B cannot move.
     """
+    offset, _undo, steps = start_resolve(context, index, clearance, cache)
+    run_to_end(steps)
+    return offset
+
+
+def start_resolve(context: bpy.types.Context, index: int, clearance: float = 0.0,
+                  cache: SolidCache | None = None) -> tuple[np.ndarray, Callable[[], None], Steps[list[int]]]:
+    """``(offset, undo, steps)``: B of result ``index`` moved out of A (plus ``clearance``), and the measuring of
+    B's pairs again as steps (``analysis.remeasure.remeasure_steps``), for a caller that runs them a slice at a
+    time; ``undo()`` puts B back where it was (for a caller that abandons the steps: nothing was stored yet).
+
+    Raises ``ResolveRefused`` when the index is out of range, the pair does not penetrate, or B cannot move.
+    """
     scene = context.scene
     results = scene.collision_inspector.results
     if not 0 <= index < len(results):
@@ -75,10 +91,16 @@ def resolve(context: bpy.types.Context, index: int, clearance: float = 0.0,
         raise ResolveRefused(f"Cannot move {current_name(result.object_b, result.name_b)}: {reason}")
     offset = push_out(result, clearance)
     obj = result.object_b
+    placed = obj.matrix_world.copy()
     move_in_world(obj, offset)
     context.view_layer.update()
-    remeasure(scene, context.evaluated_depsgraph_get(), _pairs_of(scene, obj), cache or SolidCache())
-    return offset
+
+    def undo() -> None:
+        obj.matrix_world = placed
+        context.view_layer.update()
+
+    return offset, undo, remeasure_steps(scene, context.evaluated_depsgraph_get(), _pairs_of(scene, obj),
+                                         cache or SolidCache())
 
 
 def resolve_all(context: bpy.types.Context, clearance: float = 0.0, max_rounds: int = MAX_ROUNDS) -> tuple:

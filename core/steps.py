@@ -1,12 +1,14 @@
 """Work done a step at a time: a generator that yields between steps and returns its answer, so that a caller
 short of time (the live update, between two mouse moves) can stop after any step and go on later, and any other
-caller runs it to the end at once."""
+caller runs it to the end at once. ``in_background`` makes steps of one long call by running it on a worker thread
+(numpy lets go of the interpreter in its long operations, so the caller's thread stays free meanwhile)."""
 
 from __future__ import annotations
 
 import math
+import threading
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import TypeVar
 
 Answer = TypeVar("Answer")
@@ -34,3 +36,32 @@ def run_until(steps: Steps[Answer], deadline: float) -> tuple[bool, Answer | Non
         longest = max(longest, now - began)
         if now + longest >= deadline:
             return False, None
+
+
+#: How long a step of ``in_background`` waits for its worker before it yields (seconds).
+WAIT_SECONDS = 0.02
+
+
+def in_background(work: Callable[[], Answer], wait: float = WAIT_SECONDS) -> Steps[Answer]:
+    """``work()`` on a worker thread, as steps: each step waits up to ``wait`` seconds for it; the answer is
+    ``work``'s, or its exception raised in the caller. Closed early, the steps abandon the worker, which ends
+    on its own, its answer dropped: ``work`` must touch nothing the caller goes on using."""
+    outcome: list = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, work()))
+        except BaseException as error:  # handed to the caller, who raises it
+            outcome.append((False, error))
+
+    worker = threading.Thread(target=run, name="collision_inspector work", daemon=True)
+    worker.start()
+    while True:
+        worker.join(wait)
+        if not worker.is_alive():
+            break
+        yield
+    finished, answer = outcome[0]
+    if not finished:
+        raise answer
+    return answer

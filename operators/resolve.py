@@ -1,14 +1,18 @@
-"""Resolve operators: move object B of a penetrating result (or of every one) out of A."""
+"""Resolve operators: move object B of a penetrating result (or of every one) out of A. Resolve measures B's
+pairs again a slice at a time from the panel (Esc puts B back and keeps the results)."""
+
+import time
 
 import bpy
 from bpy.props import FloatProperty, IntProperty
 
-from ..analysis.resolve import MAX_ROUNDS, ResolveRefused, resolve, resolve_all
+from ..analysis.resolve import MAX_ROUNDS, ResolveRefused, resolve_all, start_resolve
+from ..core.steps import run_until
 from ..ui.units import format_length
-from .base import NeedsResultsMixin
+from .base import PROGRESS_STEPS, SLICE_SECONDS, NeedsResultsMixin, StepwiseMixin
 
 
-class COLLISION_INSPECTOR_OT_resolve(NeedsResultsMixin, bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_resolve(StepwiseMixin, NeedsResultsMixin, bpy.types.Operator):
     """Move object B of the pair out of A by the push-out (depth along the normal), plus a clearance"""
 
     bl_idname = "collision_inspector.resolve"
@@ -22,16 +26,46 @@ class COLLISION_INSPECTOR_OT_resolve(NeedsResultsMixin, bpy.types.Operator):
 
     no_results = "Analyse first: there are no results to resolve"
 
-    def execute(self, context: bpy.types.Context) -> set:
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        if any(operator.bl_idname == cls.__name__ for window in context.window_manager.windows
+               for operator in window.modal_operators):
+            cls.poll_message_set("A Resolve is already running (Esc cancels it)")
+            return False
+        return super().poll(context)
+
+    cancelled_message = "Resolve cancelled: the object is back where it was and the results are kept"
+
+    def start(self, context: bpy.types.Context) -> bool:
+        """Move B and begin measuring its pairs again; False (reported) when the pair cannot be resolved."""
         settings = context.scene.collision_inspector
-        index = settings.active_result_index if self.index < 0 else self.index
+        self._index = settings.active_result_index if self.index < 0 else self.index
         try:
-            offset = resolve(context, index, self.clearance)
+            self._offset, self._undo, self.steps = start_resolve(context, self._index, self.clearance)
         except ResolveRefused as error:
             self.report({'ERROR'}, str(error))
-            return {'CANCELLED'}
-        result = settings.results[index]
-        moved = ", ".join(format_length(value, context.scene) for value in offset)
+            return False
+        self._finished = False
+        context.window_manager.progress_begin(0, PROGRESS_STEPS)
+        return True
+
+    def stop(self, context: bpy.types.Context) -> None:
+        """End the progress indicator and the timer; abandoned before the end, B goes back where it was."""
+        self.steps.close()
+        if not self._finished:
+            self._undo()
+        context.window_manager.progress_end()
+        self.end_timer(context)
+
+    def step(self, context: bpy.types.Context) -> set | None:
+        """Measure for a slice of time; the outcome once B's pairs are measured again, else None."""
+        finished, _measured = run_until(self.steps, time.perf_counter() + SLICE_SECONDS)
+        if not finished:
+            return None
+        self._finished = True
+        self.stop(context)
+        result = context.scene.collision_inspector.results[self._index]
+        moved = ", ".join(format_length(value, context.scene) for value in self._offset)
         self.report({'INFO'}, f"Moved {result.object_b.name} by ({moved}); {result.label} is now {result.status}")
         return {'FINISHED'}
 

@@ -1,8 +1,11 @@
-"""``core.steps``: work done a step at a time, run to its end or until a deadline."""
+"""``core.steps``: work done a step at a time, run to its end or until a deadline, or on a worker thread."""
 
+import threading
 import time
 
-from core.steps import run_to_end, run_until
+import pytest
+
+from core.steps import in_background, run_to_end, run_until
 
 
 def counted(steps: int, log: list):
@@ -44,3 +47,30 @@ def test_run_until_takes_no_step_that_would_end_past_the_deadline_going_by_the_l
         log = []
         began = time.perf_counter()
         assert run_until(slow(log), began + left) == (False, None) and len(log) == taken
+
+
+def test_in_background_yields_while_its_work_runs_then_answers():
+    release = threading.Event()
+    steps = in_background(lambda: release.wait(60.0) and "answer", wait=0.001)
+    for _ in range(3):
+        assert next(steps) is None  # the work waits for the event: the steps go on yielding
+    release.set()
+    assert run_to_end(steps) == "answer"
+
+
+def test_in_background_raises_the_works_exception_in_the_caller():
+    def broken():
+        raise ValueError("Cube has no faces")
+
+    with pytest.raises(ValueError, match="Cube has no faces"):
+        run_to_end(in_background(broken))
+
+
+def test_in_background_closed_early_abandons_the_work_which_ends_on_its_own():
+    release, ended = threading.Event(), threading.Event()
+    steps = in_background(lambda: release.wait(60.0) and ended.set(), wait=0.001)
+    next(steps)
+    steps.close()  # returns at once although the work still runs
+    assert not ended.is_set()
+    release.set()
+    assert ended.wait(60.0)

@@ -1,0 +1,40 @@
+"""Long work on big solids (classifying, measuring) on a worker thread while the caller's steps wait for it a few
+hundredths of a second at a time, so that a modal operator's slice never holds the interface for the whole of one
+long call (docs/architecture.md, "Long work and the interface")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..core.mesh import Solid
+from ..core.steps import in_background
+
+#: Work on solids of at least this many triangles together runs on a worker thread; smaller work runs at once
+#: (a thread costs about a tenth of a millisecond).
+BACKGROUND_TRIANGLES = 20000
+
+
+def triangle_count(solid: Solid) -> int:
+    """The solid's triangles, counted on the solid it was moved from when it is a moved copy (without moving them)."""
+    while "raw_mesh" not in solid.__dict__:
+        solid = solid.placement[0]
+    return len(solid.raw_mesh.triangles)
+
+
+def meanwhile(work: Callable[[], Any], solids: list[Solid], progress: Any = None) -> Iterator[Any]:
+    """``work()`` on the ``solids``: on a worker thread when they are big enough to hold the interface, yielding
+    ``progress`` while it runs; its answer (or its exception). Closed early, the worker is abandoned (it only
+    touches the solids, which the caller drops)."""
+    if sum(triangle_count(solid) for solid in solids) < BACKGROUND_TRIANGLES:
+        return work()
+    steps = in_background(work)
+    try:
+        while True:
+            try:
+                next(steps)
+            except StopIteration as finished:
+                return finished.value
+            yield progress
+    finally:
+        steps.close()

@@ -1,0 +1,164 @@
+"""Long work on big objects: classifying and measuring on a worker thread (``analysis.background``) while the
+modal Analyse and Resolve go on ticking (the interface stays free, Esc cancels), with answers identical to
+those measured at once. Small objects are sent to the worker here by lowering its threshold."""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from types import SimpleNamespace
+
+import bpy
+import pytest
+from conftest import stand_in_operator
+
+from test_operators_browse import add_cube, analyse, select_only  # noqa: I001  (pytest puts tests/blender on sys.path)
+
+TICKS_WHILE_WAITING = 4
+
+
+@pytest.fixture
+def modules(addon):
+    def module(name):
+        return importlib.import_module(f"{addon.__name__}.{name}")
+
+    return SimpleNamespace(background=module("analysis.background"), clash=module("analysis.clash"),
+                           remeasure=module("analysis.remeasure"), analyse=module("operators.analyse"),
+                           resolve=module("operators.resolve"))
+
+
+@pytest.fixture
+def worker_calls(modules, monkeypatch):
+    """Every piece of work goes to the worker thread; the list counts the pieces that did."""
+    calls = []
+    in_background = modules.background.in_background
+    monkeypatch.setattr(modules.background, "BACKGROUND_TRIANGLES", 0)
+    monkeypatch.setattr(modules.background, "in_background", lambda work: calls.append(work) or in_background(work))
+    return calls
+
+
+def monkey_and_cubes() -> None:
+    """A subdivided Suzanne (not convex, open eyes) through a cube, and two convex cubes overlapping."""
+    bpy.ops.mesh.primitive_monkey_add(location=(0.0, 0.0, 0.0))
+    suzanne = bpy.context.active_object
+    suzanne.name = "Suzanne"
+    suzanne.modifiers.new("Subdivision", 'SUBSURF').levels = 1
+    add_cube("Cube", 0.9)
+    add_cube("Left", 10.0)
+    add_cube("Right", 10.8)
+    bpy.context.view_layer.update()
+
+
+def fields(results) -> list:
+    """Every stored number and name of the results, exactly."""
+    return [(r.name_a, r.name_b, r.status, r.value, tuple(r.normal), tuple(r.point_a), tuple(r.point_b),
+             r.overlap_volume, r.method) for r in results]
+
+
+def report_rows(report) -> list:
+    return [vars(result) for result in report.results]
+
+
+def test_the_check_on_a_worker_gives_the_report_measured_at_once(empty_scene, modules, worker_calls):
+    monkey_and_cubes()
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    on_worker = modules.clash.check_scene(empty_scene, depsgraph, scope='ALL')
+    assert len(worker_calls) >= 2  # the classification and the measurements went to the worker
+    modules.background.BACKGROUND_TRIANGLES = 1 << 60  # (restored by monkeypatch) nothing goes to the worker
+    at_once = modules.clash.check_scene(empty_scene, depsgraph, scope='ALL')
+    assert len(at_once.results) == 2 and {r.status for r in at_once.results} == {'penetrating'}
+    assert report_rows(on_worker) == report_rows(at_once)
+
+
+def gate(module, name: str, monkeypatch) -> threading.Event:
+    """``module.name`` waits for the returned event before it runs (the work of a big object, made long)."""
+    opened, original = threading.Event(), getattr(module, name)
+
+    def gated(*args, **kwargs):
+        assert opened.wait(60.0)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, gated)
+    return opened
+
+
+def ticks(operator, count: int) -> list:
+    return [operator.modal(bpy.context, SimpleNamespace(type='TIMER')) for _tick in range(count)]
+
+
+def until_done(operator) -> set:
+    for _tick in range(10000):
+        outcome = operator.modal(bpy.context, SimpleNamespace(type='TIMER'))
+        if outcome != {'RUNNING_MODAL'}:
+            return outcome
+    raise AssertionError("the operator did not finish")
+
+
+def test_modal_analysis_ticks_while_its_worker_measures_and_esc_keeps_the_results(empty_scene, modules,
+                                                                                 worker_calls, monkeypatch):
+    monkey_and_cubes()
+    select_only(*bpy.data.objects)
+    assert len(analyse('ALL')) == 2
+    before = fields(empty_scene.collision_inspector.results)
+    bpy.data.objects["Cube"].location.x = 0.7
+    opened = gate(modules.clash, "measure_solid_pairs", monkeypatch)
+    operator = stand_in_operator(modules.analyse.COLLISION_INSPECTOR_OT_analyze)
+    assert operator.start(bpy.context)
+    assert ticks(operator, TICKS_WHILE_WAITING) == [{'RUNNING_MODAL'}] * TICKS_WHILE_WAITING  # each tick returns
+    assert operator.modal(bpy.context, SimpleNamespace(type='ESC')) == {'CANCELLED'}
+    opened.set()
+    assert fields(empty_scene.collision_inspector.results) == before
+    assert operator.reports == [({'WARNING'}, "Analysis cancelled; the previous results are kept")]
+
+    operator = stand_in_operator(modules.analyse.COLLISION_INSPECTOR_OT_analyze)
+    assert operator.start(bpy.context) and until_done(operator) == {'FINISHED'}
+    stepwise = fields(empty_scene.collision_inspector.results)
+    assert stepwise != before and len(analyse('ALL')) == 2
+    assert fields(empty_scene.collision_inspector.results) == stepwise  # all at once: the same numbers
+
+
+def resolve_operator(modules):
+    operator = stand_in_operator(modules.resolve.COLLISION_INSPECTOR_OT_resolve)
+    operator.index, operator.clearance = -1, 0.0
+    return operator
+
+
+def penetrating_pair(empty_scene) -> None:
+    monkey_and_cubes()
+    bpy.data.objects.remove(bpy.data.objects["Left"])
+    bpy.data.objects.remove(bpy.data.objects["Right"])
+    select_only(bpy.data.objects["Suzanne"], bpy.data.objects["Cube"])
+    assert analyse() == [("Cube", "Suzanne", 'penetrating')]
+
+
+def test_escape_during_resolve_puts_b_back_and_keeps_the_results(empty_scene, modules, worker_calls, monkeypatch):
+    penetrating_pair(empty_scene)
+    suzanne = bpy.data.objects["Suzanne"]
+    placed, before = suzanne.matrix_world.copy(), fields(empty_scene.collision_inspector.results)
+    opened = gate(modules.remeasure, "measure_pairs", monkeypatch)
+    operator = resolve_operator(modules)
+    assert operator.start(bpy.context)
+    assert suzanne.matrix_world != placed  # moved at once, measured meanwhile
+    assert ticks(operator, TICKS_WHILE_WAITING) == [{'RUNNING_MODAL'}] * TICKS_WHILE_WAITING
+    assert operator.modal(bpy.context, SimpleNamespace(type='ESC')) == {'CANCELLED'}
+    opened.set()
+    assert suzanne.matrix_world == placed
+    assert fields(empty_scene.collision_inspector.results) == before
+    assert operator.reports == [({'WARNING'}, "Resolve cancelled: the object is back where it was and the "
+                                              "results are kept")]
+
+
+def test_resolve_measured_stepwise_gives_what_resolve_at_once_gives(empty_scene, modules, worker_calls):
+    penetrating_pair(empty_scene)
+    suzanne = bpy.data.objects["Suzanne"]
+    placed = suzanne.matrix_world.copy()
+    operator = resolve_operator(modules)
+    assert operator.start(bpy.context) and until_done(operator) == {'FINISHED'}
+    assert worker_calls
+    stepwise, moved = fields(empty_scene.collision_inspector.results), suzanne.matrix_world.copy()
+    assert stepwise[0][2] != 'penetrating'
+    suzanne.matrix_world = placed
+    assert analyse() == [("Cube", "Suzanne", 'penetrating')]
+    assert bpy.ops.collision_inspector.resolve() == {'FINISHED'}
+    assert suzanne.matrix_world == moved and fields(empty_scene.collision_inspector.results) == stepwise
+

@@ -15,6 +15,7 @@ from .operators.clear import COLLISION_INSPECTOR_OT_clear
 from .operators.crosscheck import COLLISION_INSPECTOR_OT_cross_check
 from .operators.export import COLLISION_INSPECTOR_OT_export_report
 from .operators.inspect import CLASSES as INSPECT_CLASSES
+from .operators.overlap import COLLISION_INSPECTOR_OT_make_overlap_object
 from .operators.resolve import CLASSES as RESOLVE_CLASSES
 from .operators.scan import CLASSES as SCAN_CLASSES
 from .operators.self_check import COLLISION_INSPECTOR_OT_self_check
@@ -38,6 +39,7 @@ CLASSES = (
     *BROWSE_CLASSES,
     *INSPECT_CLASSES,
     *RESOLVE_CLASSES,
+    COLLISION_INSPECTOR_OT_make_overlap_object,
     *SCAN_CLASSES,
     COLLISION_INSPECTOR_OT_self_check,
     *PANEL_CLASSES,

@@ -428,7 +428,8 @@ def draw_scan_frames(layout, settings, result, scene: bpy.types.Scene) -> None:
 
 
 def draw_result_actions(layout, settings, result, scene: bpy.types.Scene) -> None:
-    """The scan's lines and frames for the active result, and the Resolve buttons for penetrating pairs."""
+    """The scan's lines and frames for the active result, the Resolve buttons and Make Overlap Object for
+    penetrating pairs."""
     lines = scan_lines(result, settings, settings.active_result_index, scene)
     if lines:
         column = layout.column(align=True)
@@ -440,6 +441,10 @@ def draw_result_actions(layout, settings, result, scene: bpy.types.Scene) -> Non
     single.enabled = result.status == 'penetrating'
     single.operator("collision_inspector.resolve", icon='AUTOMERGE_OFF').index = settings.active_result_index
     row.operator("collision_inspector.resolve_all", text="All")
+    overlap = layout.row()
+    overlap.enabled = result.status == 'penetrating'
+    overlap.operator("collision_inspector.make_overlap_object", text="Make Overlap Object",
+                     icon='MOD_BOOLEAN').index = settings.active_result_index
 
 
 class COLLISION_INSPECTOR_PT_self_check(_SidebarPanel, bpy.types.Panel):

@@ -85,10 +85,13 @@ def obstacle_blocked(lows: np.ndarray, highs: np.ndarray, segments: np.ndarray) 
     inside = ((segments >= origin) & (segments <= far)).all(axis=(1, 2))
     segments = np.concatenate([segments[inside], _clipped_segments(segments[~inside], origin, far)])
     starts, deltas = segments[:, 0], segments[:, 1] - segments[:, 0]
-    counts = np.ceil(np.abs(deltas).max(axis=1) / cell).astype(int) + 1  # samples at most a cell apart
-    owner = np.repeat(np.arange(len(segments)), counts)
-    t = (np.arange(len(owner)) - np.repeat(np.cumsum(counts) - counts, counts)) / np.maximum(counts - 1, 1)[owner]
-    samples = starts[owner] + t[:, None] * deltas[owner]
+    # Samples at most a cell apart from each segment's start on (its end is within a cell of the last one).
+    counts = np.maximum(np.ceil(np.abs(deltas).max(axis=1) / cell), 1).astype(int)
+    long = np.flatnonzero(counts > 1)  # usually few: a curve's segments are mostly shorter than a cell
+    extra = counts[long] - 1
+    owner = np.repeat(long, extra)
+    t = (np.arange(1, len(owner) + 1) - np.repeat(np.cumsum(extra) - extra, extra)) / counts[owner]
+    samples = np.concatenate([starts, starts[owner] + t[:, None] * deltas[owner]])
     ij = np.clip(((samples - origin) / cell).astype(int), 0, cells - 1)
     hit = np.zeros((cells[1] + 2, cells[0] + 2), dtype=bool)  # rows y, columns x, one cell of margin around
     hit[ij[:, 1] + 1, ij[:, 0] + 1] = True
@@ -133,9 +136,14 @@ def spread_labels(anchors: np.ndarray, sizes: np.ndarray, gap: float = LABEL_GAP
     # Labels no line reaches, or that find no place off the lines, keep to their column as without obstacles.
     as_before = crossed.all(axis=1) | ~(crossed & column).any(axis=1)
     blocked = np.where(as_before[:, None], ~column, crossed)
+    if as_before.all():  # no label goes sideways: its column only (as cheap as without obstacles)
+        all_lows, all_highs = (corners[column].reshape(len(anchors), -1, 2) for corners in (all_lows, all_highs))
+        blocked = np.zeros(all_lows.shape[:2], dtype=bool)
     full = np.zeros(len(anchors), dtype=bool)  # every candidate of the label blocked
     reach_highs = all_highs + gap
-    column_low, column_reach = all_lows.min(axis=1), reach_highs.max(axis=1)  # around all of a label's candidates
+    # Around all of a label's candidates still open (the ones a line crosses never open again).
+    column_low = np.where(blocked[:, :, None], np.inf, all_lows).min(axis=1)
+    column_reach = np.where(blocked[:, :, None], -np.inf, reach_highs).max(axis=1)
     i = 0
     while i < len(anchors):
         i += int(full[i:].argmin())  # the labels left out meanwhile are skipped at once

@@ -1,8 +1,8 @@
 """Collision Inspector: exact penetration depth, contact normal and distance between Blender objects.
 
 This module only registers and unregisters; the work lives in ``core`` (pure numpy), ``analysis`` (Blender
-geometry -> core -> reports and stored results), ``operators`` (thin Operator classes) and ``ui`` (properties,
-sidebar, overlay).
+geometry -> core -> reports and stored results), ``operators`` (thin Operator classes), ``ui`` (properties,
+sidebar, overlay) and ``farm`` (shard plans, merging shard reports; its cluster runner imports dask only when run).
 """
 
 import bpy

@@ -18,6 +18,7 @@ import numpy as np
 from ..core import overlapping_pairs
 from ..core.mesh import CONVEX, HULL, Solid, measure_solid_pairs
 from .clash_report import ClashReport, ClashResult, pair_status
+from .analysed_shapes import placement
 from .background import meanwhile
 from .geometry import ObjectGeometryError
 from .mesh_notes import pair_note, rows_certainty_and_notes, volume_certainty
@@ -192,10 +193,11 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
     A Solid classifies itself (parts, convexity) and prepares its hull or tree on its first pair:
     objects that no box comes near (often most of a scene) cost only their reading.
     """
-    read = []
+    read, placements = [], []
     for done, (source, solid) in enumerate(_read(members, depsgraph, use_hulls, required, report), start=1):
         if solid is not None:
             read.append((source, solid))
+            placements.append(placement(source, depsgraph))
         yield done, len(members)
     report.objects = len(read)
     if len(read) < 2:
@@ -218,6 +220,7 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
                "max_iterations": report.max_iterations or None}  # 0: the core's automatic cap
     note_of = cache(lambda index: hull_note(solids[index]))  # asked for hull pairs only: it classifies the object
     involved = sorted({index for pair in pairs for index in pair})
+    kept: dict[int, tuple] = {}
     yield from meanwhile(lambda: [solids[index].method for index in involved],  # classify (the long part)
                          [solids[index] for index in involved], (done, len(members) + len(pairs)))
     for chunk in _batches(pairs, solids):
@@ -248,6 +251,9 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
                 note = mode_note if mode_note is not None else "; ".join(
                     filter(None, (note_of(i), note_of(j)))) if contact.method == HULL else ""
                 report.results.append(clash_result(names[i], names[j], status, contact, (solids[i], solids[j]), note))
+            if status == 'penetrating':
+                kept.update((index, (read[index][0], solids[index], *placements[index])) for index in (i, j))
+        report.shapes = list(kept.values())
         done += len(chunk)
         yield done, len(members) + len(pairs)
 

@@ -195,6 +195,9 @@ class ClashReport:
     shard: dict | None = None
     results: list[ClashResult] = field(default_factory=list)
     separated_rows: list = field(default_factory=list)
+    #: ``[(Source, Solid, matrix read at, geometry stamp)]`` of the objects of penetrating pairs, as read (the
+    #: Analyse operator keeps them for Resolve: ``analysis.analysed_shapes``); never written to a report.
+    shapes: list = field(default_factory=list, repr=False, compare=False)
 
     @property
     def listed(self) -> int:

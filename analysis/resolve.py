@@ -12,7 +12,8 @@ import numpy as np
 from mathutils import Vector
 
 from ..core.steps import Steps, run_to_end
-from .remeasure import remeasure, remeasure_steps
+from . import analysed_shapes
+from .remeasure import remeasure, remeasure_steps, stored_sources
 from .shapes import INSTANCE_SEPARATOR, current_name
 from .solid_cache import SolidCache
 from .store import result_pair
@@ -99,8 +100,21 @@ def start_resolve(context: bpy.types.Context, index: int, clearance: float = 0.0
         obj.matrix_world = placed
         context.view_layer.update()
 
-    return offset, undo, remeasure_steps(scene, context.evaluated_depsgraph_get(), _pairs_of(scene, obj),
-                                         cache or SolidCache())
+    depsgraph = context.evaluated_depsgraph_get()
+    indices = _pairs_of(scene, obj)
+    if cache is None:
+        cache = analysed_cache(scene, depsgraph, indices)
+    return offset, undo, remeasure_steps(scene, depsgraph, indices, cache)
+
+
+def analysed_cache(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices) -> SolidCache:
+    """A solid cache holding the shapes the analysis read of the objects of the results at ``indices`` whose
+    geometry is still what was read (``analysis.analysed_shapes``): moved where they are now, not read again."""
+    cache = SolidCache()
+    sources = [source for pair in stored_sources(depsgraph, scene.collision_inspector.results, indices).values()
+               for source in pair]
+    analysed_shapes.lend(cache, sources, depsgraph, scene.collision_inspector.use_hulls)
+    return cache
 
 
 def resolve_all(context: bpy.types.Context, clearance: float = 0.0, max_rounds: int = MAX_ROUNDS) -> tuple:
@@ -112,7 +126,8 @@ def resolve_all(context: bpy.types.Context, clearance: float = 0.0, max_rounds: 
     """
     scene = context.scene
     results = scene.collision_inspector.results
-    cache, moves, refusals = SolidCache(), 0, {}
+    cache = analysed_cache(scene, context.evaluated_depsgraph_get(), range(len(results)))
+    moves, refusals = 0, {}
     for _round in range(max_rounds):
         penetrating = [index for index, result in enumerate(results) if result.status == 'penetrating']
         movable = []

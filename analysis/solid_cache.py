@@ -56,7 +56,7 @@ def _data(source: Source) -> int:
     return source.obj.data.as_pointer() if source.obj.data is not None else 0
 
 
-def _key(source: Source) -> tuple:
+def source_key(source: Source) -> tuple:
     """What a cached shape belongs to: the owner, the object read, and an instance's name (one object may be
     instanced several times)."""
     return source.owner.as_pointer(), source.obj.as_pointer(), '' if source.matrix is None else source.name
@@ -103,7 +103,7 @@ class SolidCache:
         instance's, or the object's). Raises ObjectGeometryError."""
         matrix = (source.matrix if source.matrix is not None else
                   np.array(source.obj.evaluated_get(depsgraph).matrix_world, dtype=np.float64))
-        key = _key(source)
+        key = source_key(source)
         entry = self._entries.get(key)
         read = self._read_as(entry, source, use_hull)
         if read and (matrix == entry.last_matrix).all():
@@ -121,6 +121,14 @@ class SolidCache:
         entry.last_solid = entry.solid.transformed(_move(entry.matrix, entry.inverse, matrix))
         return entry.last_solid
 
+    def adopt(self, source: Source, solid: Solid, matrix: np.ndarray) -> None:
+        """Take ``solid``, read elsewhere (by an analysis) where ``source``'s matrix was ``matrix``, as its shape:
+        ``solid()`` hands it out moved to wherever the source is now, as if this cache had read it there (nothing
+        when ``matrix`` is singular: the source is then read on use)."""
+        if abs(_determinant(matrix)) > SINGULAR:
+            self._entries[source_key(source)] = _Entry(matrix, np.linalg.inv(matrix), solid, solid.use_hull,
+                                                       _data(source), matrix, solid)
+
     @staticmethod
     def _read_as(entry: _Entry | None, source: Source, use_hull: bool) -> bool:
         """``entry`` holds ``source``'s shape as it is now (the same mesh data, read as asked: hull or not)."""
@@ -128,7 +136,7 @@ class SolidCache:
 
     def has_read(self, source: Source, use_hull: bool) -> bool:
         """Whether ``source``'s shape is read (as ``solid`` would hand it out without reading it)."""
-        return self._read_as(self._entries.get(_key(source)), source, use_hull)
+        return self._read_as(self._entries.get(source_key(source)), source, use_hull)
 
     def prepare(self, source: Source, depsgraph: bpy.types.Depsgraph, use_hull: bool) -> None:
         """Read ``source``'s shape and prepare it for measuring: classified, and its hulls (convex objects) or its
@@ -152,24 +160,24 @@ class SolidCache:
 
     def warm_starts(self, pairs: list[tuple[Source, Source]]) -> list[PairStart | None]:
         """The warm start slot of each pair of sources (None where it has none yet)."""
-        return [self._warm.get((_key(a), _key(b))) for a, b in pairs]
+        return [self._warm.get((source_key(a), source_key(b))) for a, b in pairs]
 
     def keep_warm_starts(self, pairs: list[tuple[Source, Source]],
                          starts: list[PairStart | None]) -> None:
         """Keep ``starts`` (``warm_starts``' slots, as measuring left them) for the next update."""
         for (a, b), start in zip(pairs, starts):
-            self._warm[_key(a), _key(b)] = start
+            self._warm[source_key(a), source_key(b)] = start
 
     def waited_longest_first(self, pairs: list[tuple[Source, Source]]) -> list[int]:
         """Positions of ``pairs`` ordered from the one measured longest ago (never measured first)."""
-        last = [self._measured.get((_key(a), _key(b)), -1) for a, b in pairs]
+        last = [self._measured.get((source_key(a), source_key(b)), -1) for a, b in pairs]
         return sorted(range(len(pairs)), key=last.__getitem__)
 
     def measured(self, pairs: list[tuple[Source, Source]]) -> None:
         """Note that ``pairs`` were just measured."""
         self._measurements += 1
         for a, b in pairs:
-            self._measured[_key(a), _key(b)] = self._measurements
+            self._measured[source_key(a), source_key(b)] = self._measurements
 
     def unbuilt_support_tables(self) -> list[Polytope]:
         """The polytopes of the shapes read while the interface runs that still wait for their support tables

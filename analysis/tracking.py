@@ -10,6 +10,7 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from .app_handlers import DATA_REPLACED, add_handler, remove_handler
+from . import analysed_shapes
 from .shapes import instanced_objects, is_collection_instancer
 
 _index: dict = {"key": None, "objects": {}, "generation": 0}
@@ -101,6 +102,8 @@ def on_depsgraph_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) 
     if _skip_next_update[0]:
         _skip_next_update[0] = False
         return
+    analysed_shapes.forget({update.id.original.as_pointer() for update in depsgraph.updates
+                            if isinstance(update.id, bpy.types.Object) and update.is_updated_geometry})
     settings = getattr(scene, "collision_inspector", None)
     if settings is None or not len(settings.results):
         return
@@ -124,6 +127,7 @@ def on_depsgraph_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) 
 def on_data_replaced(*_args) -> None:
     """File loaded, undo or redo: the results and objects are new data; the next update is no edit."""
     forget()
+    analysed_shapes.clear()
     _skip_next_update[0] = True
 
 
@@ -139,3 +143,4 @@ def remove_handlers() -> None:
     remove_handler(on_depsgraph_update, "depsgraph_update_post")
     remove_handler(on_data_replaced, *DATA_REPLACED)
     forget()
+    analysed_shapes.clear()

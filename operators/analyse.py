@@ -9,6 +9,7 @@ import numpy as np
 from ..ui import overlay
 from ..ui.properties.enums import STATUS_ITEMS
 from ..ui.units import format_length
+from ..analysis import analysed_shapes
 from ..analysis.clash import start_check
 from ..analysis.inspect import keep_modes, measure_modes, record_modes
 from ..analysis.geometry import ObjectGeometryError
@@ -124,6 +125,7 @@ class COLLISION_INSPECTOR_OT_analyze(StepwiseMixin, bpy.types.Operator):
             return {'CANCELLED'}
         store_results(settings, report, keep_vanished=self._signature == settings.analysed_scope)
         keep_modes(settings, report)
+        analysed_shapes.keep(report.shapes)  # for Resolve: moved, not read again
         settings.analysed_scope = self._signature
         overlay.refresh()
         self.report_results(scene, settings.results, measured=report.candidate_pairs, count=report.listed)

@@ -1,10 +1,18 @@
-"""The overlap of a penetrating pair as a real mesh object (for booleans, 3D-print fixes, report pictures): A's
-evaluated mesh intersected with B by Blender's exact Boolean, in the active collection, named after the pair."""
+"""The overlap of a penetrating pair by Blender's exact Boolean (A's evaluated mesh intersected with B): as a real
+mesh object (for booleans, 3D-print fixes, report pictures), in the active collection, named after the pair, or as
+world-space triangles for the overlay, leaving nothing behind."""
 
 from __future__ import annotations
 
-import bpy
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Iterator
 
+import bpy
+import numpy as np
+
+from .geometry import evaluated_mesh, world_points, world_triangles
+from .live import paused
 from .shapes import INSTANCE_SEPARATOR
 
 
@@ -26,30 +34,65 @@ def overlap_refusal(result) -> str:
     return ""
 
 
-def make_overlap_object(context: bpy.types.Context, result) -> bpy.types.Object:
-    """A new mesh object, "Overlap A ∩ B", made of what A and B of ``result`` share, placed where A is, in the
-    active collection; ``NoOverlap`` (nothing made) when there is none."""
+@dataclass(frozen=True)
+class OverlapMesh:
+    """The space two objects share as a closed triangle mesh, world space, outward-facing triangles."""
+
+    points: np.ndarray  # (V, 3) float64
+    triangles: np.ndarray  # (T, 3) int64 indices into points
+
+
+@contextmanager
+def _intersected(context: bpy.types.Context, result) -> Iterator[bpy.types.Object]:
+    """A temporary object placed where A is, evaluated with A's mesh intersected with B (``NoOverlap`` when the
+    pair has no overlap volume); it and its mesh are removed on leaving, whatever happens inside."""
     refusal = overlap_refusal(result)
     if refusal:
         raise NoOverlap(refusal)
     depsgraph = context.evaluated_depsgraph_get()
-    obj_a, obj_b = result.object_a, result.object_b
-    name = f"Overlap {obj_a.name} \u2229 {obj_b.name}"
+    obj_a = result.object_a
     shape = bpy.data.meshes.new_from_object(obj_a.evaluated_get(depsgraph), depsgraph=depsgraph)
-    obj = bpy.data.objects.new(name, shape)
-    obj.matrix_world = obj_a.matrix_world
-    context.collection.objects.link(obj)
-    boolean = obj.modifiers.new("Overlap", 'BOOLEAN')
-    boolean.operation, boolean.object = 'INTERSECT', obj_b
-    context.view_layer.update()
-    depsgraph = context.evaluated_depsgraph_get()
-    shared = bpy.data.meshes.new_from_object(obj.evaluated_get(depsgraph), depsgraph=depsgraph)
-    shared.name = name
-    obj.modifiers.remove(boolean)
-    obj.data = shared
-    bpy.data.meshes.remove(shape)
+    probe = bpy.data.objects.new(f"Overlap {obj_a.name} \u2229 {result.object_b.name}", shape)
+    try:
+        probe.matrix_world = obj_a.matrix_world
+        context.scene.collection.objects.link(probe)
+        boolean = probe.modifiers.new("Overlap", 'BOOLEAN')
+        boolean.operation, boolean.object = 'INTERSECT', result.object_b
+        with paused():  # the probe coming and going is no edit of the user's objects
+            context.view_layer.update()
+        yield probe.evaluated_get(context.evaluated_depsgraph_get())
+    finally:
+        bpy.data.objects.remove(probe)
+        bpy.data.meshes.remove(shape)
+
+
+def _no_shared_space(result) -> NoOverlap:
+    return NoOverlap(f"{result.label} has no overlap volume: its surfaces touch without sharing space")
+
+
+def overlap_mesh(context: bpy.types.Context, result) -> OverlapMesh:
+    """What A and B of ``result`` share as world-space triangles, nothing left in the file; ``NoOverlap`` when
+    there is none."""
+    with _intersected(context, result) as probe, evaluated_mesh(probe, context.evaluated_depsgraph_get()) as (
+            mesh, matrix_world):
+        points, triangles = world_points(mesh, matrix_world), world_triangles(mesh)
+    if not len(triangles):
+        raise _no_shared_space(result)
+    return OverlapMesh(points, triangles)
+
+
+def make_overlap_object(context: bpy.types.Context, result) -> bpy.types.Object:
+    """A new mesh object, "Overlap A \u2229 B", made of what A and B of ``result`` share, placed where A is, in the
+    active collection; ``NoOverlap`` (nothing made) when there is none."""
+    with _intersected(context, result) as probe:
+        name = probe.name
+        shared = bpy.data.meshes.new_from_object(probe, depsgraph=context.evaluated_depsgraph_get())
+        matrix_world = probe.matrix_world.copy()
     if not shared.polygons:
-        bpy.data.objects.remove(obj)
         bpy.data.meshes.remove(shared)
-        raise NoOverlap(f"{result.label} has no overlap volume: its surfaces touch without sharing space")
+        raise _no_shared_space(result)
+    shared.name = name
+    obj = bpy.data.objects.new(name, shared)
+    obj.matrix_world = matrix_world
+    context.collection.objects.link(obj)
     return obj

@@ -371,3 +371,51 @@ def self_intersection_lines(segments: np.ndarray, owners: np.ndarray, shown: np.
     among the ``shown`` item indices (those whose objects still exist)."""
     keep = np.isin(owners, shown)
     return np.ascontiguousarray(segments[keep].reshape(-1, 3), dtype=np.float32)
+
+
+#: The overlap solid's fill opacity (its crease outline is drawn opaque) and the angle between two faces beyond
+#: which their shared edge is outlined (flatter edges are the Boolean's cuts and a curved surface's facets).
+OVERLAP_FILL_ALPHA = 0.45
+OVERLAP_CREASE_DEGREES = 30.0
+#: The overlap solid's faces are shaded by a fixed light from above, so the solid reads as one: faces turned away
+#: from it keep this fraction of the colour.
+OVERLAP_SHADE_FLOOR = 0.55
+_OVERLAP_LIGHT = np.array([0.3, 0.4, 0.866])
+
+
+def overlap_geometry(points: np.ndarray, triangles: np.ndarray, color) -> ContactGeometry:
+    """The overlap solid (``points`` (V, 3) world space, outward ``triangles`` (T, 3) indices) filled translucent in
+    ``color`` (RGBA), shaded by face, and outlined along its creases (edges between faces more than
+    ``OVERLAP_CREASE_DEGREES`` apart, and edges with one face)."""
+    points, triangles = np.asarray(points, dtype=np.float64), np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
+    corners = points[triangles]
+    normals = _unit_rows(np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]),
+                         np.array([0.0, 0.0, 1.0]))
+    color = np.asarray(color, dtype=np.float32)
+    light = np.clip(normals @ (_OVERLAP_LIGHT / np.linalg.norm(_OVERLAP_LIGHT)), 0.0, 1.0)
+    fill = np.repeat(color[None, :], len(triangles), axis=0)
+    fill[:, :3] *= (OVERLAP_SHADE_FLOOR + (1.0 - OVERLAP_SHADE_FLOOR) * light)[:, None].astype(np.float32)
+    fill[:, 3] *= OVERLAP_FILL_ALPHA
+    edges = crease_edges(triangles, normals, OVERLAP_CREASE_DEGREES)
+    return ContactGeometry(
+        line_coords=points[edges].reshape(-1, 3).astype(np.float32),
+        line_colors=np.repeat(color[None, :], 2 * len(edges), axis=0),
+        triangle_coords=corners.reshape(-1, 3).astype(np.float32),
+        triangle_colors=np.repeat(fill, 3, axis=0),
+    )
+
+
+def crease_edges(triangles: np.ndarray, normals: np.ndarray, degrees: float) -> np.ndarray:
+    """(E, 2) vertex indices of the edges of ``triangles`` (T, 3) whose faces (unit ``normals`` (T, 3)) meet at more
+    than ``degrees``, or that only one face has; each edge once."""
+    sides = np.sort(triangles[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2), axis=1)
+    owners = np.repeat(np.arange(len(triangles)), 3)
+    order = np.lexsort((sides[:, 1], sides[:, 0]))
+    sides, owners = sides[order], owners[order]
+    starts = np.flatnonzero(np.concatenate([[True], (sides[1:] != sides[:-1]).any(axis=1)])) if len(sides) \
+        else np.zeros(0, dtype=np.int64)
+    counts = np.diff(np.append(starts, len(sides)))
+    first, last = owners[starts], owners[starts + counts - 1]  # a manifold edge's two faces
+    cosine = np.einsum('ij,ij->i', normals[first], normals[last])
+    crease = (counts != 2) | (cosine < np.cos(np.radians(degrees)))
+    return sides[starts[crease]]

@@ -20,7 +20,7 @@ from ..analysis.app_handlers import DATA_REPLACED, add_handler, remove_handler
 from ..analysis.ordering import enum_column, number_column, visible_statuses
 from ..analysis.review import CLASHING
 from ..analysis.store import stored_polylines
-from . import draw_geometry
+from . import draw_geometry, overlap_solid
 from .label_atlas import LabelAtlas, pixel_projection
 from .label_layout import spread_labels
 from .units import format_length, format_volume
@@ -32,7 +32,8 @@ _MAX_CACHED_VIEWS = 8
 MAX_DETAILED = 300
 
 _draw_handles: list = []
-_cache: dict = {"generation": 0, "columns": None, "scene": None, "atlas": None, "views": {}, "texts": {}}
+_cache: dict = {"generation": 0, "columns": None, "scene": None, "atlas": None, "views": {}, "texts": {},
+          "overlap": None}
 #: Label texts kept for re-use: (unit settings, status code, value) -> text; dropped when it grows past this.
 _MAX_CACHED_TEXTS = 100_000
 
@@ -83,6 +84,7 @@ def remove_handlers() -> None:
     remove_handler(_on_data_replaced, *DATA_REPLACED)
     refresh()
     release_gpu_resources()
+    overlap_solid.clear()
 
 
 def release_gpu_resources() -> None:
@@ -91,6 +93,7 @@ def release_gpu_resources() -> None:
     freed after the context has gone crash Blender when Python exits."""
     _cache["atlas"] = None
     _cache["views"].clear()
+    _cache["overlap"] = None
 
 
 def handlers_installed() -> bool:
@@ -127,6 +130,9 @@ def _on_data_replaced(*_args) -> None:
 
 
 def _draw_post_view() -> None:
+    region = bpy.context.region
+    if region is not None:
+        _draw_overlap(bpy.context.scene, region.width, region.height)
     view = _current_view_drawing()
     if view is not None:
         _draw_batches(view, bpy.context.region.width, bpy.context.region.height)
@@ -160,11 +166,12 @@ def draw_scene_overlay(scene: bpy.types.Scene, view_matrix: Matrix, projection_m
     ``height`` are the framebuffer's size in pixels. Arrows, points and labels as in the viewport.
     """
     view = view_drawing(scene, view_matrix, projection_matrix, width, height)
-    if view is None:
-        return
     with gpu.matrix.push_pop(), gpu.matrix.push_pop_projection():
         gpu.matrix.load_matrix(view_matrix)
         gpu.matrix.load_projection_matrix(projection_matrix)
+        _draw_overlap(scene, width, height)
+        if view is None:
+            return
         _draw_batches(view, width, height)
         gpu.matrix.load_identity()
         gpu.matrix.load_projection_matrix(pixel_projection(width, height))
@@ -187,6 +194,47 @@ def _draw_batches(view: _ViewDrawing, width: int, height: int) -> None:
         view.triangles.draw(gpu.shader.from_builtin('FLAT_COLOR'))
     gpu.state.blend_set('NONE')
     gpu.state.depth_test_set(depth_test)
+
+
+def _draw_overlap(scene, width: int, height: int) -> None:
+    """The active result's overlap solid (``overlap_solid``), translucent and outlined, seen through the objects
+    (the arrows and labels go on top of it)."""
+    batches = overlap_batches(scene)
+    if batches is None:
+        return
+    fill, outline = batches
+    depth_test = gpu.state.depth_test_get()
+    gpu.state.blend_set('ALPHA')
+    gpu.state.depth_test_set('NONE')  # inside the objects: seen in solid shading too
+    if fill is not None:
+        gpu.state.face_culling_set('BACK')  # one layer of the solid: the same tint wherever it is seen
+        fill.draw(gpu.shader.from_builtin('FLAT_COLOR'))
+        gpu.state.face_culling_set('NONE')  # Blender's default for overlays (there is no getter)
+    if outline is not None:
+        shader = gpu.shader.from_builtin('POLYLINE_FLAT_COLOR')
+        shader.bind()
+        shader.uniform_float("viewportSize", (width, height))
+        shader.uniform_float("lineWidth", LINE_WIDTH_PX * _ui_scale())
+        outline.draw(shader)
+    gpu.state.blend_set('NONE')
+    gpu.state.depth_test_set(depth_test)
+
+
+def overlap_batches(scene) -> tuple | None:
+    """``(fill batch, outline batch)`` of the active result's overlap solid (either may be None), or None when none
+    is drawn: Overlap off, no such result, or its solid not computed yet (``overlap_solid.current`` asks for it)."""
+    settings = getattr(scene, "collision_inspector", None)
+    mesh = overlap_solid.current(scene) if settings is not None else None
+    if mesh is None:
+        return None
+    color = tuple(settings.color_penetrating)
+    cached = _cache["overlap"]
+    if cached is None or cached[0] is not mesh or cached[1] != color:
+        geometry = draw_geometry.overlap_geometry(mesh.points, mesh.triangles, color)
+        batches = (_joined_batch('FLAT_COLOR', 'TRIS', [(geometry.triangle_coords, geometry.triangle_colors)]),
+                   _joined_batch('POLYLINE_FLAT_COLOR', 'LINES', [(geometry.line_coords, geometry.line_colors)]))
+        cached = _cache["overlap"] = (mesh, color, batches)
+    return cached[2]
 
 
 def _draw_labels(view: _ViewDrawing) -> None:

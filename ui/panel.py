@@ -198,6 +198,7 @@ class COLLISION_INSPECTOR_PT_display(_SettingsSubpanel, bpy.types.Panel):
         length.active = settings.fixed_length_arrows
         length.prop(settings, "fixed_arrow_length")
         layout.prop(settings, "show_curves")
+        layout.prop(settings, "show_overlap")
         layout.prop(settings, "show_labels")
         labels = layout.column()
         labels.active = settings.show_labels

@@ -18,6 +18,7 @@ import gpu
 import numpy as np
 from mathutils import Matrix
 
+from . import overlap_solid
 from .overlay import draw_scene_overlay, release_gpu_resources
 
 
@@ -93,6 +94,8 @@ def render_overlay_snapshot(
     and labels sit exactly where the objects are in the render.
     """
     ensure_gpu()
+    if scene == bpy.context.scene:
+        overlap_solid.update(bpy.context)  # the active pair's overlap solid, which the viewport computes in idle time
     filepath = os.path.abspath(bpy.path.abspath(filepath))
     background = _render_workbench(scene, camera, width, height)
     overlay = draw_overlay_offscreen(scene, *camera_matrices(scene, camera, width, height), width, height)

@@ -150,6 +150,13 @@ class CollisionInspectorSettings(bpy.types.PropertyGroup):
         default=True,
         update=_redraw_overlay,
     )
+    show_overlap: BoolProperty(
+        name="Overlap",
+        description="Draw the space the active penetrating pair's objects share, as a tinted solid seen through "
+                    "them (Blender's exact Boolean, computed once per pair and placement)",
+        default=True,
+        update=_redraw_overlay,
+    )
     max_iterations: IntProperty(
         name="Max Iterations",
         description="Iteration cap for each of GJK and EPA; at the cap the best answer so far is kept. "

@@ -6,6 +6,7 @@ See docs/architecture.md, "Resolve".
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
@@ -13,7 +14,7 @@ from mathutils import Vector
 
 from ..core.steps import Steps, run_to_end
 from . import analysed_shapes
-from .remeasure import remeasure, remeasure_steps, stored_sources
+from .remeasure import remeasure_steps, stored_sources
 from .shapes import INSTANCE_SEPARATOR, current_name
 from .solid_cache import SolidCache
 from .store import result_pair
@@ -117,17 +118,45 @@ def analysed_cache(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indic
     return cache
 
 
-def resolve_all(context: bpy.types.Context, clearance: float = 0.0, max_rounds: int = MAX_ROUNDS) -> tuple:
-    """Resolve every penetrating stored pair, round after round, until none penetrates.
+@dataclass
+class ResolveAllTally:
+    """Where ``start_resolve_all``'s steps stand: B moves made (each complete: B moved and its pairs measured again),
+    the labels of the pairs still penetrating once they end, and ``{label: reason}`` of those refused."""
 
-    Each round measures each penetrating pair afresh (an earlier move may have changed it) and moves its
-    B. Returns ``(moves, still penetrating: [labels], refusals: {label: reason})``; the loop stops early
-    when a round could move nothing.
+    moves: int = 0
+    remaining: list[str] = field(default_factory=list)
+    refusals: dict[str, str] = field(default_factory=dict)
+
+
+def resolve_all(context: bpy.types.Context, clearance: float = 0.0, max_rounds: int = MAX_ROUNDS) -> tuple:
+    """``start_resolve_all``'s steps run to the end at once: ``(moves, still penetrating: [labels], refusals:
+    {label: reason})``."""
+    tally, steps = start_resolve_all(context, clearance, max_rounds)
+    run_to_end(steps)
+    return tally.moves, tally.remaining, tally.refusals
+
+
+def start_resolve_all(context: bpy.types.Context, clearance: float = 0.0,
+                      max_rounds: int = MAX_ROUNDS) -> tuple[ResolveAllTally, Steps[None]]:
+    """``(tally, steps)``: resolve every penetrating stored pair, round after round, until none penetrates, as steps
+    for a caller that runs them a slice at a time (``tally`` says how far they got).
+
+    Each round measures each penetrating pair afresh (an earlier move may have changed it) and moves its B; the
+    loop stops early when a round could move nothing. Closed early, the moves made so far stay (their pairs
+    measured again) and a B being moved goes back where it was.
     """
+    tally = ResolveAllTally()
+    return tally, _resolve_all_steps(context, clearance, max_rounds, tally)
+
+
+def _resolve_all_steps(context: bpy.types.Context, clearance: float, max_rounds: int,
+                       tally: ResolveAllTally) -> Steps[None]:
+    """The steps of ``start_resolve_all``, filling ``tally``."""
     scene = context.scene
     results = scene.collision_inspector.results
-    cache = analysed_cache(scene, context.evaluated_depsgraph_get(), range(len(results)))
-    moves, refusals = 0, {}
+    penetrating = [index for index, result in enumerate(results) if result.status == 'penetrating']
+    cache = analysed_cache(scene, context.evaluated_depsgraph_get(), penetrating)
+    refusals = {}
     for _round in range(max_rounds):
         penetrating = [index for index, result in enumerate(results) if result.status == 'penetrating']
         movable = []
@@ -140,9 +169,16 @@ def resolve_all(context: bpy.types.Context, clearance: float = 0.0, max_rounds: 
         if not movable:
             break
         for index in movable:
-            remeasure(scene, context.evaluated_depsgraph_get(), [index], cache)
+            yield from remeasure_steps(scene, context.evaluated_depsgraph_get(), [index], cache)
             if results[index].status == 'penetrating':
-                resolve(context, index, clearance, cache)
-                moves += 1
-    remaining = [result.label for result in results if result.status == 'penetrating']
-    return moves, remaining, {label: reason for label, reason in refusals.items() if label in remaining}
+                _offset, undo, steps = start_resolve(context, index, clearance, cache)
+                measured = False
+                try:
+                    yield from steps
+                    measured = True
+                finally:
+                    if not measured:
+                        undo()
+                tally.moves += 1
+    tally.remaining = [result.label for result in results if result.status == 'penetrating']
+    tally.refusals = {label: reason for label, reason in refusals.items() if label in tally.remaining}

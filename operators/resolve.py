@@ -1,18 +1,34 @@
-"""Resolve operators: move object B of a penetrating result (or of every one) out of A. Resolve measures B's
-pairs again a slice at a time from the panel (Esc puts B back and keeps the results)."""
+"""Resolve operators: move object B of a penetrating result (or of every one) out of A, measuring B's pairs again
+a slice at a time from the panel (Esc puts a B being moved back; Resolve All keeps the moves made before)."""
 
 import time
 
 import bpy
 from bpy.props import FloatProperty, IntProperty
 
-from ..analysis.resolve import MAX_ROUNDS, ResolveRefused, resolve_all, start_resolve
+from ..analysis.resolve import MAX_ROUNDS, ResolveRefused, start_resolve, start_resolve_all
 from ..core.steps import run_until
 from ..ui.units import format_length
 from .base import PROGRESS_STEPS, SLICE_SECONDS, NeedsResultsMixin, StepwiseMixin
 
 
-class COLLISION_INSPECTOR_OT_resolve(StepwiseMixin, NeedsResultsMixin, bpy.types.Operator):
+#: The operators that move objects and measure again a slice at a time: one of them runs at a time.
+RESOLVING = ("COLLISION_INSPECTOR_OT_resolve", "COLLISION_INSPECTOR_OT_resolve_all")
+
+
+class OneResolveAtATimeMixin(NeedsResultsMixin):
+    """``poll()`` is False while a Resolve or Resolve All runs (a modal one, from the panel) or without results."""
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        if any(operator.bl_idname in RESOLVING for window in context.window_manager.windows
+               for operator in window.modal_operators):
+            cls.poll_message_set("A Resolve is already running (Esc stops it)")
+            return False
+        return super().poll(context)
+
+
+class COLLISION_INSPECTOR_OT_resolve(StepwiseMixin, OneResolveAtATimeMixin, bpy.types.Operator):
     """Move object B of the pair out of A by the push-out (depth along the normal), plus a clearance"""
 
     bl_idname = "collision_inspector.resolve"
@@ -25,14 +41,6 @@ class COLLISION_INSPECTOR_OT_resolve(StepwiseMixin, NeedsResultsMixin, bpy.types
                              subtype='DISTANCE', default=0.0, min=0.0, soft_max=1.0, precision=4)
 
     no_results = "Analyse first: there are no results to resolve"
-
-    @classmethod
-    def poll(cls, context: bpy.types.Context) -> bool:
-        if any(operator.bl_idname == cls.__name__ for window in context.window_manager.windows
-               for operator in window.modal_operators):
-            cls.poll_message_set("A Resolve is already running (Esc cancels it)")
-            return False
-        return super().poll(context)
 
     cancelled_message = "Resolve cancelled: the object is back where it was and the results are kept"
 
@@ -70,7 +78,7 @@ class COLLISION_INSPECTOR_OT_resolve(StepwiseMixin, NeedsResultsMixin, bpy.types
         return {'FINISHED'}
 
 
-class COLLISION_INSPECTOR_OT_resolve_all(NeedsResultsMixin, bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_resolve_all(StepwiseMixin, OneResolveAtATimeMixin, bpy.types.Operator):
     """Move object B of every penetrating pair out of A, round after round, until none penetrates"""
 
     bl_idname = "collision_inspector.resolve_all"
@@ -84,8 +92,27 @@ class COLLISION_INSPECTOR_OT_resolve_all(NeedsResultsMixin, bpy.types.Operator):
 
     no_results = "Analyse first: there are no results to resolve"
 
-    def execute(self, context: bpy.types.Context) -> set:
-        moves, remaining, refusals = resolve_all(context, self.clearance, self.max_rounds)
+    cancelled_message = "Resolve All stopped: the moves made so far are kept, with their pairs measured again"
+
+    def start(self, context: bpy.types.Context) -> bool:
+        """Begin the rounds of moves."""
+        self._tally, self.steps = start_resolve_all(context, self.clearance, self.max_rounds)
+        context.window_manager.progress_begin(0, PROGRESS_STEPS)
+        return True
+
+    def stop(self, context: bpy.types.Context) -> None:
+        """End the progress indicator and the timer; a B being moved goes back where it was."""
+        self.steps.close()
+        context.window_manager.progress_end()
+        self.end_timer(context)
+
+    def step(self, context: bpy.types.Context) -> set | None:
+        """Move and measure for a slice of time; the outcome once no round is left, else None."""
+        finished, _nothing = run_until(self.steps, time.perf_counter() + SLICE_SECONDS)
+        if not finished:
+            return None
+        self.stop(context)
+        moves, remaining, refusals = self._tally.moves, self._tally.remaining, self._tally.refusals
         for label, reason in refusals.items():
             self.report({'WARNING'}, f"{label}: {reason}")
         if remaining:

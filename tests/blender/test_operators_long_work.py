@@ -162,3 +162,70 @@ def test_resolve_measured_stepwise_gives_what_resolve_at_once_gives(empty_scene,
     assert bpy.ops.collision_inspector.resolve() == {'FINISHED'}
     assert suzanne.matrix_world == moved and fields(empty_scene.collision_inspector.results) == stepwise
 
+
+
+def three_in_a_row() -> None:
+    """Cubes A, B, C each 0.2 into the next: Resolve All moves B out of A, then C out of B."""
+    for name, x in (("A", 0.0), ("B", 0.8), ("C", 1.6)):
+        add_cube(name, x)
+    select_only(*(bpy.data.objects[name] for name in "ABC"))
+    assert [row[2] for row in analyse()].count('penetrating') == 2
+
+
+def resolve_all_operator(modules):
+    operator = stand_in_operator(modules.resolve.COLLISION_INSPECTOR_OT_resolve_all)
+    operator.clearance, operator.max_rounds = 0.0, modules.resolve.MAX_ROUNDS
+    return operator
+
+
+def locations() -> list:
+    return [tuple(bpy.data.objects[name].matrix_world.translation) for name in "ABC"]
+
+
+def test_resolve_all_measured_stepwise_gives_what_resolve_all_at_once_gives(empty_scene, modules, worker_calls):
+    three_in_a_row()
+    placed = locations()
+    operator = resolve_all_operator(modules)
+    assert operator.start(bpy.context) and until_done(operator) == {'FINISHED'}
+    assert worker_calls
+    assert operator.reports == [({'INFO'}, "2 moves: no pair penetrates any more")]
+    stepwise, moved = fields(empty_scene.collision_inspector.results), locations()
+    for name, place in zip("ABC", placed):
+        bpy.data.objects[name].location = place
+    bpy.context.view_layer.update()
+    analyse()
+    assert bpy.ops.collision_inspector.resolve_all() == {'FINISHED'}
+    assert locations() == moved and fields(empty_scene.collision_inspector.results) == stepwise
+
+
+def test_escape_during_resolve_all_keeps_the_moves_made_and_puts_the_one_under_way_back(empty_scene, modules,
+                                                                                      worker_calls, monkeypatch):
+    """The fourth measurement (C's pairs, after C moved) waits: Esc then keeps B's move, with its pairs measured
+    again, and puts C back."""
+    three_in_a_row()
+    placed = locations()
+    calls, opened, measure_pairs = [], threading.Event(), modules.remeasure.measure_pairs
+
+    def fourth_waits(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 4:
+            assert opened.wait(60.0)
+        return measure_pairs(*args, **kwargs)
+
+    monkeypatch.setattr(modules.remeasure, "measure_pairs", fourth_waits)
+    operator = resolve_all_operator(modules)
+    assert operator.start(bpy.context)
+    for _tick in range(10000):
+        if len(calls) == 4:
+            break
+        assert ticks(operator, 1) == [{'RUNNING_MODAL'}]
+    assert bpy.data.objects["C"].location.x != 1.6  # moved, being measured
+    assert operator.modal(bpy.context, SimpleNamespace(type='ESC')) == {'CANCELLED'}
+    opened.set()
+    assert locations()[0] == placed[0] and locations()[2] == placed[2]
+    assert locations()[1][0] == pytest.approx(1.0, abs=1e-6)
+    statuses = {(r.name_a, r.name_b): r.status for r in empty_scene.collision_inspector.results}
+    assert statuses[("A", "B")] == 'touching' and statuses[("B", "C")] == 'penetrating'
+    assert not next(r for r in empty_scene.collision_inspector.results if r.name_b == "B").stale
+    assert operator.reports == [({'WARNING'}, "Resolve All stopped: the moves made so far are kept, with their "
+                                              "pairs measured again")]

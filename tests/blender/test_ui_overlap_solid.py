@@ -103,6 +103,18 @@ def test_nothing_for_a_separated_pair_or_with_overlap_off(empty_scene, solid):
     assert scene_state() == before
 
 
+def test_pairs_too_big_to_intersect_in_idle_time_get_no_solid(empty_scene, solid, monkeypatch):
+    overlapping_boxes(empty_scene)
+    assert solid.pair_faces(bpy.context, empty_scene.collision_inspector.results[0]) == 12
+    monkeypatch.setattr(solid, "MAX_FACES", 11)
+    before = scene_state()
+    assert solid.update(bpy.context) is None and solid.current(empty_scene) is None
+    solid.clear()  # the limit is a constant: a cached answer stays until the pair changes
+    monkeypatch.setattr(solid, "MAX_FACES", 12)
+    assert solid.update(bpy.context) is not None
+    assert scene_state() == before
+
+
 def test_draw_geometry_fills_every_triangle_and_outlines_the_creases_only(empty_scene, solid, draw_geometry):
     overlapping_boxes(empty_scene)
     mesh = solid.update(bpy.context)

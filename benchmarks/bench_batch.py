@@ -1,17 +1,7 @@
 """Benchmark of ``core.collide_many``: CPU microseconds per pair, side by side with coal when installed.
 
 Run from the repository root: ``python benchmarks/bench_batch.py`` (``--quick`` for fewer repeats).
-Each scene is ``count`` pairs of prepared shapes (boxes, spheres and 40-vertex hulls, rigidly
-placed) re-queried after every shape moved a little, as in a live update or an animation scan:
-- core batch: one ``collide_many`` call over all pairs, on two ``ShapeSet`` prepared once (as coal's
-  shapes are), the new placements given as two (P, 4, 4) arrays of matrices (as a scan reads them
-  from the scene);
-- core loop: ``collide`` pair by pair on ``shape.transformed(matrix)``;
-- coal: its ``distance`` (signed) pair by pair from Python, on the same shapes (hulls built by
-  Qhull once, boxes and spheres as coal primitives).
-Scenes "apart" hold pairs at a gap (most pairs of a clash check after the broad phase); scenes
-"mixed" make one pair in five penetrate. Figures are medians over repeats of ``time.process_time``
-(CPU time of this process), which a machine shared with other jobs disturbs less than wall time.
+The scenes and columns: docs/performance.md, "What each benchmark measures".
 """
 
 from __future__ import annotations

@@ -1,17 +1,7 @@
 """Benchmark of ``core.collide``: median CPU microseconds per query, side by side with coal when installed.
 
 Run from the repository root: ``python benchmarks/bench_core.py`` (``--quick`` for fewer repeats).
-For each pair it measures
-- one-shot: the query straight from raw (N, 3) arrays, preparation included. For coal that is its
-  convex hull build (Qhull) of both clouds plus the query;
-- prepared: a repeated query on prepared shapes after B moved (``Polytope.transformed`` for core, a
-  new ``Transform3s`` for coal); for core also the preparation and the first query after it (which
-  fills the support caches of clouds large enough for a spatial index);
-then the per-pair cost of batches (``core.narrowphase.batch.collide_many``, see ``bench_batch.py``), and prints
-the issue's targets next to the figures. coal runs with its default settings (GJK/EPA tolerance
-1e-6); the last column shows how far its signed distance is from core's. Times are medians of
-``time.process_time`` (CPU time of this process), which other jobs on a shared machine disturb less
-than wall time; the load average is printed with the figures.
+What each column measures: docs/performance.md, "What each benchmark measures".
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
-"""Time the cluster runner (``python -m farm run``) on 1, 2 and 4 local workers.
+"""Time the cluster runner (``python -m farm run``) on 1, 2 and 4 local workers, with CPU times and a 64-worker
+estimate.
 
     BLENDER=/path/to/blender .venv/core/bin/python benchmarks/bench_farm.py [--objects 20000] [--movers 200]
         [--frames 250] [--workers 1 2 4]
 
-Two scenes, built by Blender: ``--objects`` boxes, spheres, cones and (one in ten, non-convex) tori on a grid, every fifth one pushed into its
-neighbour (a check), and ``--movers`` objects sliding past each other over ``--frames`` frames (a scan). Each is
-checked by the runner with W local workers and W shards (``--baseline``: first by one Blender process without
-dask). The CPU time of each run (runner, workers and Blenders) is printed too: on a shared machine it says more
-than the wall time. Printed per run:
-wall time, speed-up over the runner with one worker, and the shards' own check time (``seconds`` in their
-reports). From the one- and two-shard runs it estimates the part every shard repeats (Blender's start, loading
-the file, reading every object, the broad phase) and the part that divides, and from those what 64 workers
-would take. Needs the core environment (dask's ``distributed``) and real Blender.
+What it builds and prints: docs/performance.md, "What each benchmark measures".
 """
 
 from __future__ import annotations

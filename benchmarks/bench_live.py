@@ -3,23 +3,7 @@
     .venv/bpy-5.0.1/bin/python benchmarks/bench_live.py [VERTICES ...]         # PyPI bpy module
     blender --background --python benchmarks/bench_live.py -- [VERTICES ...]   # real Blender
 
-20 pairs of spheres (about VERTICES vertices each, default 10,000 then 1,000): convex ico spheres (GJK/EPA),
-then UV spheres (measured on their triangles, as non-convex objects are), side by side, each turned (as most
-objects in a scene are: an unturned one's moves cost less), analysed, live update on. Each figure is the median
-wall time of ``obj.location = ...; view_layer.update()`` (the depsgraph evaluation plus the handler), against
-the same update with live update off (the depsgraph alone):
-* one object dragged (carried 1 mm further at every step, and 5 cm: a fast drag) or turned (by 1 degree), its
-  pair apart (GJK only) or penetrating (EPA, contact region, overlap volume);
-* all 20 B objects moved at once (20 pairs re-measured), apart and penetrating (a drag of 40 updates while the
-  interface runs, 3 complete ones), and dragged fast (9 updates, 3 complete ones);
-* one object's mesh edited (its shape is read and prepared again; while the interface runs, only until an edit
-  takes longer than the update budget: then its pairs wait for ``settle``).
-Live update on is timed twice: complete updates (background mode, scripts), and as while the interface runs,
-where an update leaves convex pairs' overlap volumes for ``settle``, timed too (it runs once the object stops,
-a pair at a time within its budget per call: timed until nothing is left pending).
-Figures: median wall time, median CPU time (the machine may be shared) and the slowest update's wall time; for all
-20 B moved, how many of the 20 pairs an update answered, and how many of them exactly (medians): while
-the interface runs, an update short of time leaves pairs waiting (stale), or answers them from their last answer.
+The drags, edits and figures: docs/performance.md, "What each benchmark measures".
 """
 
 from __future__ import annotations

@@ -4,21 +4,7 @@ cached redraw <= 5 ms).
     .venv/bpy-5.0.1/bin/python benchmarks/bench_many_results.py [COUNT]         # PyPI bpy module
     blender --background --python benchmarks/bench_many_results.py -- [COUNT]   # real Blender
 
-Fills ``COUNT`` results (default 50,000) with ``foreach_set``, then times, as medians:
-* the overlay's rebuild after Next (the active result changed): what is drawn is derived again from
-  the cached columns, and the view's geometry, batches and labels are built, for the same view and for
-  a new one (Next frames the contact, so the view changes too); the callbacks' own work, without drawing;
-* the same with the view framed on the new active contact, as Next leaves it (arrows off screen are
-  culled), without and with the GPU drawing;
-* a redraw with nothing changed: the callbacks' cache look-up, and the same with the GPU drawing the
-  cached batches into a 1280x720 offscreen buffer (``draw_scene_overlay``, what the callbacks run);
-* storing the 44,850 clashes of 300 overlapping cubes (what Analyse does once measured), and storing
-  again once they all vanished (kept as resolved);
-* the Next operator itself (list order, selection), without and with Blender's undo push (a memory
-  snapshot of the file, whose cost grows with the stored results), and Next with the full redraw.
-Wall time and the calling thread's CPU time. With Mesa's software GPU (llvmpipe, as here) drawing
-50,000 wide lines takes hundreds of milliseconds of CPU, part of it in the calling thread: the
-"with GPU draw" figures measure that rasteriser, not the add-on.
+What is timed: docs/performance.md, "What each benchmark measures".
 """
 
 from __future__ import annotations

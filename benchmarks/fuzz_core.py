@@ -1,33 +1,8 @@
 """Seeded fuzzer of ``core.collide`` on near-degenerate convex pairs, checked against an exact reference.
 
-Run from the repository root: ``python benchmarks/fuzz_core.py [--seed S] [--count N]``. It draws pairs
-from the input classes that break GJK/EPA in practice: needles and plates 1e-9 thick, sliver
-triangles, segments against clusters of near-duplicate points, identical thin shapes, exact touching,
-tessellated spheres, at gaps in and around the touch band, at scales 2^-560 .. 2^340 (by powers of two, so
-the reference scales exactly) and offsets up to 1e4 x size (class 'mixed'); ``--classes`` adds touching
-faces under rotations, shapes a few micrometres across 1e8 from the origin and scales across the whole
-accepted range (``CLASSES``). Every pair is checked against the Qhull reference of ``tests/core/reference.py``
-and re-run swapped, translated, reordered and batched. It prints the number of ``collide`` calls and the
-failures by kind, with the worst case of each kind, and the figures per class.
-
-Failure kinds: ``exception:<Type>`` (valid input raised), ``refused`` (valid input rejected),
-``not_refused`` (coordinates too large or a pair too small was accepted), ``bounds`` (the true value
-lies outside ``bounds``), ``value`` (a converged or degenerate answer off the reference by more than
-1e-9 x size), ``loose`` (``converged`` with bounds wider than the tolerance), ``status`` (wrong status
-outside the touch band), ``witness`` (a witness point off its shape), ``convention`` (``point_a -
-point_b != -signed_distance * normal``), ``swap`` / ``translate`` / ``order`` (a different answer,
-beyond 1e-9 x size or twice the tolerance; the normal is compared where it is unique and the gap far
-above the coordinates' rounding), ``batch`` (``collide_many`` answers otherwise), ``normal`` (a converged
-answer whose normal does not achieve its value: the shapes are nearer along it than the value says, so the
-witness points are off the support planes).
-
-Qhull is not exact on thin inputs (it merges nearly coplanar facets, and the reference flattens what
-is thinner than 1e-11 x size): where A, B or A - B is thin without being flat, the reference is
-trusted to 1e-9 x size only (1e-13 x size elsewhere), and a reference that contradicts an exact
-check (the gap along the contact's normal, or the distance between witness points on the shapes)
-is skipped and counted as such. ``--save DIR`` keeps the worst case of each kind for replay with
-``Fuzzer.run_case``; ``--core DIR`` fuzzes the ``core`` package in another directory (e.g. an older
-checkout, for before/after figures).
+Run from the repository root: ``python benchmarks/fuzz_core.py [--seed S] [--count N] [--classes all]``.
+Input classes, failure kinds and how far the Qhull reference is trusted: docs/performance.md, "What each
+benchmark measures".
 """
 
 from __future__ import annotations

@@ -1,28 +1,8 @@
 """Screenshots of Collision Inspector in Blender's real interface: overlay in the viewport, sidebar open.
 
-``python3 dev.py screenshot`` runs it (needs a Blender binary and, on Linux without a display,
-ImageMagick's ``import`` and a virtual screen, e.g. the shared tool with ``BLENDER_XVFB=1``), once per
-picture (``--shot``):
-
-* ``overlay`` (docs/overlay.png): the demo scene (``scripts/demo.py``) analysed;
-* ``inspect`` (docs/inspect.png): a sphere dropped into a block and lifted out again, scanned over its
-  animation, shown at its deepest frame with the scan's depth-over-time plot and the Inspect panel open
-  (directional depth along Z), the viewport maximised so that the sidebar has room for both;
-* ``drag`` (docs/drag.png): a ball sunk into a ring, live update on, dragged deeper in a few steps and
-  captured while it moves, before the update that measures it in full once it stops (``SETTLE_SECONDS``):
-  the depth followed from its last full answer, the overlap volume pending;
-* ``glide`` (docs/glide.png): eight finely tessellated balls above eight rings, live update on, glided along
-  the rings together in big steps and captured while they move: each update measures a pair or two exactly and
-  answers the others from their last exact distances, with bounds; a pair answered so is made active.
-
-1. ``blender --background --python scripts/screenshot_ui.py -- --shot SHOT --save-scene SCENE.blend``
-   builds the shot's scene, analyses or scans it and saves it;
-2. ``blender SCENE.blend --python scripts/screenshot_ui.py -- --shot SHOT --capture docs/SHOT.png``
-   opens it with the full interface, frames the objects, opens the sidebar on the Collision tab, plays the
-   shot's action (the drag), and once the window has drawn, captures the screen with ``import -window root``
-   and quits.
-
-The add-on is loaded from the repository (``scripts/addon_loader.py``), not from an installed zip.
+``python3 dev.py screenshot [SHOT ...]`` runs it twice per picture: in background mode to build and save the
+shot's scene, then with the full interface to capture it. The shots and how they are taken: CONTRIBUTING.md,
+"Screenshots".
 """
 
 from __future__ import annotations

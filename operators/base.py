@@ -1,5 +1,6 @@
 """What operators share: the poll of those that need stored results (``NeedsResultsMixin``) and the result their
-``index`` names (``chosen_result``), and running long work a slice at a time (``StepwiseMixin``)."""
+``index`` names (``chosen_result``), one run at a time (``ExclusiveRunMixin``), and running long work a slice at a
+time (``StepwiseMixin``)."""
 
 import time
 from collections.abc import Iterator
@@ -88,6 +89,22 @@ class NeedsResultsMixin:
             cls.poll_message_set(cls.no_results)
             return False
         return True
+
+
+class ExclusiveRunMixin(NeedsResultsMixin):
+    """``poll()`` is False while one of ``exclusive_with`` (operator type names, ``TYPE_OT_name`` as a running
+    instance reports them) runs from the interface, and without results; the tooltip then gives ``busy_message``."""
+
+    exclusive_with: tuple[str, ...] = ()
+    busy_message = "Another run is under way (Esc stops it)"
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        if any(operator.bl_idname in cls.exclusive_with for window in context.window_manager.windows
+               for operator in window.modal_operators):
+            cls.poll_message_set(cls.busy_message)
+            return False
+        return super().poll(context)
 
 
 def chosen_result(operator: bpy.types.Operator, context: bpy.types.Context):

@@ -9,26 +9,14 @@ from bpy.props import FloatProperty, IntProperty
 from ..analysis.resolve import MAX_ROUNDS, ResolveRefused, start_resolve, start_resolve_all
 from ..core.steps import run_until
 from ..ui.units import format_length
-from .base import PROGRESS_STEPS, SLICE_SECONDS, NeedsResultsMixin, StepwiseMixin
+from .base import PROGRESS_STEPS, SLICE_SECONDS, ExclusiveRunMixin, StepwiseMixin
 
 
 #: The operators that move objects and measure again a slice at a time: one of them runs at a time.
 RESOLVING = ("COLLISION_INSPECTOR_OT_resolve", "COLLISION_INSPECTOR_OT_resolve_all")
 
 
-class OneResolveAtATimeMixin(NeedsResultsMixin):
-    """``poll()`` is False while a Resolve or Resolve All runs (a modal one, from the panel) or without results."""
-
-    @classmethod
-    def poll(cls, context: bpy.types.Context) -> bool:
-        if any(operator.bl_idname in RESOLVING for window in context.window_manager.windows
-               for operator in window.modal_operators):
-            cls.poll_message_set("A Resolve is already running (Esc stops it)")
-            return False
-        return super().poll(context)
-
-
-class COLLISION_INSPECTOR_OT_resolve(StepwiseMixin, OneResolveAtATimeMixin, bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_resolve(StepwiseMixin, ExclusiveRunMixin, bpy.types.Operator):
     """Move object B of the pair out of A by the push-out (depth along the normal), plus a clearance"""
 
     bl_idname = "collision_inspector.resolve"
@@ -41,6 +29,8 @@ class COLLISION_INSPECTOR_OT_resolve(StepwiseMixin, OneResolveAtATimeMixin, bpy.
                              subtype='DISTANCE', default=0.0, min=0.0, soft_max=1.0, precision=4)
 
     no_results = "Analyse first: there are no results to resolve"
+    exclusive_with = RESOLVING
+    busy_message = "A Resolve is already running (Esc stops it)"
 
     cancelled_message = "Resolve cancelled: the object is back where it was and the results are kept"
 
@@ -78,7 +68,7 @@ class COLLISION_INSPECTOR_OT_resolve(StepwiseMixin, OneResolveAtATimeMixin, bpy.
         return {'FINISHED'}
 
 
-class COLLISION_INSPECTOR_OT_resolve_all(StepwiseMixin, OneResolveAtATimeMixin, bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_resolve_all(StepwiseMixin, ExclusiveRunMixin, bpy.types.Operator):
     """Move object B of every penetrating pair out of A, round after round, until none penetrates"""
 
     bl_idname = "collision_inspector.resolve_all"
@@ -91,6 +81,8 @@ class COLLISION_INSPECTOR_OT_resolve_all(StepwiseMixin, OneResolveAtATimeMixin, 
                             min=1, soft_max=100)
 
     no_results = "Analyse first: there are no results to resolve"
+    exclusive_with = RESOLVING
+    busy_message = "A Resolve is already running (Esc stops it)"
 
     cancelled_message = "Resolve All stopped: the moves made so far are kept, with their pairs measured again"
 

@@ -21,7 +21,7 @@ from .clash_report import ClashReport, ClashResult, pair_status
 from .analysed_shapes import placement
 from .background import meanwhile
 from .geometry import ObjectGeometryError
-from .mesh_notes import pair_note, rows_certainty_and_notes, volume_certainty
+from .mesh_notes import pair_note, parts_note, rows_certainty_and_notes, volume_certainty
 from .inspect import MeasureModes, broad_phase_bounds, measure_in_mode, measure_modes, rigid_shape
 from .scope import SCOPES, allowed_pairs, possible_pairs, scope_sides
 from .separated import SeparatedRows
@@ -292,7 +292,8 @@ def clash_result(name_a: str, name_b: str, status: str, contact, solids: tuple[S
     """A ``ClashResult`` from a ``core.mesh.SolidContact`` (plain floats and tuples, float64) of the pair
     ``solids``, with how sure its volume is and what repairing them changed (``analysis.mesh_notes``)."""
     region = contact.region
-    certainty, error = volume_certainty(*solids, contact.overlap_volume is not None or contact.volume_pending)
+    has_volume = contact.overlap_volume is not None or contact.volume_pending
+    certainty, error = volume_certainty(*solids, has_volume, contact.volume_error)
     return ClashResult(
         name_a, name_b, status, float(contact.signed_distance), tuple(contact.normal.tolist()),
         tuple(contact.point_a.tolist()), tuple(contact.point_b.tolist()), contact.solver_status,
@@ -305,5 +306,5 @@ def clash_result(name_a: str, name_b: str, status: str, contact, solids: tuple[S
         region=() if region is None else tuple(map(tuple, region.points_a.tolist())),
         region_area=0.0 if region is None else float(region.area),
         volume_pending=contact.volume_pending, volume_certainty=certainty, volume_error=error,
-        mesh_note=pair_note(*solids),
+        mesh_note="; ".join(filter(None, (pair_note(*solids), parts_note(*solids, contact.volume_error)))),
     )

@@ -57,7 +57,8 @@ class ClashResult:
     'mesh' or 'hull', see ``core.mesh.solid``); ``overlap_volume`` is the volume both objects enclose
     (world units³; None when an object is open or hulls were measured) and ``volume_certainty`` how sure it is:
     'exact' (both objects closed, after welding coincident vertices), 'approximate' (an object nearly closed, its
-    small holes capped: within ``volume_error`` world units³) or 'none' (no volume: an open surface, or hulls);
+    small holes capped, or an object's overlapping parts with their shared space bounded, not measured: within
+    ``volume_error`` world units³) or 'none' (no volume: an open surface, or hulls);
     ``mesh_note`` names what repairing the objects' triangles changed (open and non-manifold edges, parts or faces
     turned over, faces ignored: ``analysis.mesh_notes``); a push-out (``-signed_distance``
     of a penetrating pair) is at least ``depth_lower_bound`` and may be larger than needed when

@@ -45,15 +45,28 @@ def pair_note(a: Solid, b: Solid) -> str:
     return "; ".join(filter(None, (object_note(a), object_note(b))))
 
 
-def volume_certainty(a: Solid, b: Solid, has_volume: bool) -> tuple[str, float]:
+def volume_certainty(a: Solid, b: Solid, has_volume: bool, parts_error: float = 0.0) -> tuple[str, float]:
     """``(certainty, error)`` of the pair's overlap volume: 'none' without a volume (an open object, hulls);
     'approximate' when either object is nearly closed, the error the sum of theirs (world units³: each object's
-    capped holes change the shared volume by at most what they change its own); else 'exact', 0."""
+    capped holes change the shared volume by at most what they change its own), or when the space overlapping
+    parts share was bounded, not measured (``parts_error``: ``SolidContact.volume_error``, added); else 'exact', 0."""
     if not has_volume:
         return NONE, 0.0
-    if APPROXIMATE in (a.volume_certainty, b.volume_certainty):
-        return APPROXIMATE, a.volume_error + b.volume_error
+    if APPROXIMATE in (a.volume_certainty, b.volume_certainty) or parts_error > 0.0:
+        error = parts_error
+        if APPROXIMATE in (a.volume_certainty, b.volume_certainty):
+            error += a.volume_error + b.volume_error
+        return APPROXIMATE, error
     return EXACT, 0.0
+
+
+def parts_note(a: Solid, b: Solid, parts_error: float) -> str:
+    """"Bracket: parts overlap; shared space measured approximately" for each object whose parts overlap, when the
+    pair's volume bounds their shared space (``parts_error`` positive) instead of measuring it ('' otherwise)."""
+    if not parts_error > 0.0:
+        return ""
+    return "; ".join(f"{solid.name}: parts overlap; shared space measured approximately"
+                     for solid in (a, b) if solid.part_overlaps)
 
 
 def rows_certainty_and_notes(solids: list[Solid], pairs: np.ndarray, has_volume: np.ndarray

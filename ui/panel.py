@@ -311,7 +311,7 @@ def depth_details(result, scene: bpy.types.Scene) -> list:
         lines.append("Overlap volume: measured once the object stops moving" if result.volume_pending
                      else "Overlap volume: none (an open mesh encloses no volume)" if not result.has_volume
                      else f"Overlap volume: {format_volume(result.overlap_volume, scene)} \u00b1 "
-                          f"{format_volume(result.volume_error, scene)} (approximate: small holes capped)"
+                          f"{format_volume(result.volume_error, scene)} (approximate: see the note)"
                      if result.volume_certainty == 'approximate'
                      else f"Overlap volume: {format_volume(result.overlap_volume, scene)}")
     if result.region_area > 0.0:

@@ -12,7 +12,7 @@ import numpy as np
 from ..shapes.hull import convex_hull
 from .convex_volume import convex_overlap_volumes
 from .trimesh import TriangleMesh
-from .volume import mesh_volume, overlap_volume
+from .volume import overlap_volume
 
 #: Points within this fraction of the pair's size of a face count as on it (the hull merges them).
 ON_FACE = 1e-9
@@ -109,37 +109,55 @@ def _edge_face_points(mesh: TriangleMesh, other: TriangleMesh, size: float) -> n
     return points[_inside(other, points, size)]
 
 
-def _set_mesh(meshes: Sequence[TriangleMesh], convex: Sequence[bool], members: tuple[int, ...]
-              ) -> TriangleMesh | None | bool:
-    """The intersection of the parts ``members`` as a mesh; None when it has no volume; False when it cannot
-    be built (two or more parts, one of them not convex)."""
-    if len(members) == 1:
-        return meshes[members[0]]
-    if not all(convex[k] for k in members):
-        return False
-    result = meshes[members[0]]
-    for k in members[1:]:
-        result = convex_intersection(result, meshes[k])
+def _convex_core(meshes: Sequence[TriangleMesh]) -> TriangleMesh | None:
+    """The intersection of one or more closed convex meshes; None when it has no volume."""
+    result = meshes[0]
+    for mesh in meshes[1:]:
+        result = convex_intersection(result, mesh)
         if result is None:
             return None
     return result
 
 
+def _common_volume(meshes: Sequence[TriangleMesh], convex: Sequence[bool]) -> tuple[float, np.ndarray | None] | None:
+    """``(volume, centroid)`` of the region inside every one of two or more closed meshes; None when two or more of
+    them are not convex (their intersection cannot be built). The convex ones are intersected into one mesh,
+    measured against the non-convex one (``overlap_volume``: any closed shape)."""
+    rough = [mesh for mesh, flat in zip(meshes, convex) if not flat]
+    flat = [mesh for mesh, flat in zip(meshes, convex) if flat]
+    if len(rough) > 1:
+        return None
+    if len(rough) == 1:
+        core = _convex_core(flat)
+        return (0.0, None) if core is None else overlap_volume(rough[0], core)
+    core = _convex_core(flat[:-1])
+    return (0.0, None) if core is None else overlap_volume(core, flat[-1])
+
+
 def union_overlap(parts_a: Sequence[TriangleMesh], convex_a: Sequence[bool], overlaps_a: Sequence[tuple[int, int]],
                   parts_b: Sequence[TriangleMesh], convex_b: Sequence[bool], overlaps_b: Sequence[tuple[int, int]]
-                  ) -> tuple[float, np.ndarray | None] | None:
-    """``(volume, centroid)`` of the region inside both objects, each the union of its closed parts (see the
-    module notes); None when a set of several overlapping parts has a non-convex one, or there are too many
-    sets. ``overlaps_*``: ``part_overlaps`` of each object's parts."""
-    sets_a, sets_b = overlapping_sets(len(parts_a), overlaps_a), overlapping_sets(len(parts_b), overlaps_b)
-    if sets_a is None or sets_b is None:
-        return None
+                  ) -> tuple[float, np.ndarray | None, float]:
+    """``(volume, centroid, error)`` of the region inside both objects, each the union of its closed parts (see the
+    module notes). ``error`` is 0 when the volume is exact; when a term cannot be measured (a set of parts with two or
+    more non-convex ones, or too many sets), the volume is the sum over pairs of parts (shared space counted as often
+    as parts hold it), at most ``error`` above the true one (``approximate_union_overlap``).
+    ``overlaps_*``: ``part_overlaps`` of each object's parts."""
     crossing = {(i, j): overlap_volume(a, b) for i, a in enumerate(parts_a) for j, b in enumerate(parts_b)
                 if _boxes_meet(a, b)}
+    sets_a, sets_b = overlapping_sets(len(parts_a), overlaps_a), overlapping_sets(len(parts_b), overlaps_b)
+    exact = None if sets_a is None or sets_b is None else _inclusion_exclusion(
+        parts_a, convex_a, sets_a, parts_b, convex_b, sets_b, crossing)
+    if exact is not None:
+        return exact[0], exact[1], 0.0
+    return approximate_union_overlap(parts_a, convex_a, overlaps_a, parts_b, convex_b, overlaps_b, crossing)
+
+
+def _inclusion_exclusion(parts_a: Sequence[TriangleMesh], convex_a: Sequence[bool], sets_a: list[tuple[int, ...]],
+                         parts_b: Sequence[TriangleMesh], convex_b: Sequence[bool], sets_b: list[tuple[int, ...]],
+                         crossing: dict) -> tuple[float, np.ndarray | None] | None:
+    """The module notes' sum over the sets of overlapping parts; None when a term cannot be measured."""
     meets = {key for key, (volume, _) in crossing.items() if volume > 0.0}
     volume, moment = 0.0, np.zeros(3)
-    built_a: dict[tuple[int, ...], TriangleMesh | None | bool] = {}
-    built_b: dict[tuple[int, ...], TriangleMesh | None | bool] = {}
     for members_a in sets_a:
         for members_b in sets_b:
             if not all((i, j) in meets for i in members_a for j in members_b):
@@ -147,13 +165,11 @@ def union_overlap(parts_a: Sequence[TriangleMesh], convex_a: Sequence[bool], ove
             if len(members_a) == 1 and len(members_b) == 1:
                 term, centre = crossing[members_a[0], members_b[0]]
             else:
-                mesh_a = built_a.setdefault(members_a, _set_mesh(parts_a, convex_a, members_a))
-                mesh_b = built_b.setdefault(members_b, _set_mesh(parts_b, convex_b, members_b))
-                if mesh_a is False or mesh_b is False:
+                measured = _common_volume([parts_a[i] for i in members_a] + [parts_b[j] for j in members_b],
+                                          [convex_a[i] for i in members_a] + [convex_b[j] for j in members_b])
+                if measured is None:
                     return None
-                if mesh_a is None or mesh_b is None:
-                    continue
-                term, centre = overlap_volume(mesh_a, mesh_b)
+                term, centre = measured
             if term > 0.0:
                 sign = (-1.0) ** (len(members_a) + len(members_b))
                 volume += sign * term
@@ -163,10 +179,53 @@ def union_overlap(parts_a: Sequence[TriangleMesh], convex_a: Sequence[bool], ove
     return volume, moment / volume
 
 
+def approximate_union_overlap(parts_a: Sequence[TriangleMesh], convex_a: Sequence[bool],
+                              overlaps_a: Sequence[tuple[int, int]], parts_b: Sequence[TriangleMesh],
+                              convex_b: Sequence[bool], overlaps_b: Sequence[tuple[int, int]], crossing: dict
+                              ) -> tuple[float, np.ndarray | None, float]:
+    """``(volume, centroid, error)``: the sum of the parts' pairwise overlaps ``crossing`` (``{(i, j): (volume,
+    centroid)}``, missing pairs 0), an upper bound of the union's, and ``error`` bounding how much it exceeds it.
+
+    With ``a(x)``, ``b(x)`` the numbers of A's and B's parts holding a point, the sum is the integral of ``a b``
+    and the union's the integral of 1 where both are at least 1; there ``a b - 1 = (a - 1) b + (b - 1)``, at most
+    one term per pair of overlapping parts of A and part of B, plus one per pair of overlapping parts of B and part
+    of A: each the volume inside all three (measured when at most one of them is not convex), else at most the
+    smaller of the two pairwise overlaps.
+    """
+    volume = sum(term for term, _ in crossing.values())
+    if volume <= 0.0:
+        return 0.0, None, 0.0
+    centroid = sum(term * centre for term, centre in crossing.values() if term > 0.0) / volume
+
+    def pairwise(i: int, j: int) -> float:
+        return crossing.get((i, j), (0.0, None))[0]
+
+    error = 0.0
+    for first, second in overlaps_a:
+        for j in range(len(parts_b)):
+            bound = min(pairwise(first, j), pairwise(second, j))
+            if bound > 0.0:
+                error += _triple_or(bound, [parts_a[first], parts_a[second], parts_b[j]],
+                                    [convex_a[first], convex_a[second], convex_b[j]])
+    for first, second in overlaps_b:
+        for i in range(len(parts_a)):
+            bound = min(pairwise(i, first), pairwise(i, second))
+            if bound > 0.0:
+                error += _triple_or(bound, [parts_b[first], parts_b[second], parts_a[i]],
+                                    [convex_b[first], convex_b[second], convex_a[i]])
+    return volume, centroid, min(error, volume)
+
+
+def _triple_or(bound: float, meshes: list[TriangleMesh], convex: list[bool]) -> float:
+    """The volume inside all three ``meshes`` when it can be measured, else ``bound``."""
+    measured = _common_volume(meshes, convex)
+    return bound if measured is None else min(max(measured[0], 0.0), bound)
+
+
 def covered_twice(parts: Sequence[TriangleMesh], convex: Sequence[bool], overlaps: Sequence[tuple[int, int]]
                   ) -> float | None:
     """The volume inside two or more of an object's closed parts (0 when none overlap); None when a set of
-    three or more overlapping parts has a non-convex one, or there are too many sets."""
+    three or more overlapping parts has two or more non-convex ones, or there are too many sets."""
     sets = overlapping_sets(len(parts), overlaps)
     if sets is None:
         return None
@@ -175,10 +234,10 @@ def covered_twice(parts: Sequence[TriangleMesh], convex: Sequence[bool], overlap
         if len(members) == 2:
             term = overlap_volume(parts[members[0]], parts[members[1]])[0]
         else:
-            mesh = _set_mesh(parts, convex, members)
-            if mesh is False:
+            measured = _common_volume([parts[k] for k in members], [convex[k] for k in members])
+            if measured is None:
                 return None
-            term = 0.0 if mesh is None else mesh_volume(mesh)
+            term = measured[0]
         total += (-1.0) ** len(members) * (len(members) - 1) * term
     return max(total, 0.0)
 

@@ -8,6 +8,7 @@ built, before its vertices were split), the overlap of two objects from Blender'
 
 import importlib
 import json
+import itertools
 import math
 import tempfile
 from pathlib import Path
@@ -215,3 +216,51 @@ def test_pairs_found_apart_together_say_how_sure_their_volume_is(empty_scene):
     assert with_sphere.volume_error > 0.0 and with_sphere.mesh_note == "Sphere: 4 open edges (1 hole capped)"
     cubes = results[("Far", "Other")]
     assert cubes.volume_certainty == 'exact' and cubes.volume_error == 0.0 and cubes.mesh_note == ""
+
+
+def l_bracket_boxes(offset) -> list:
+    """An L-bracket (1 x 1 x 1, arms 0.4 thick) as its two axis-aligned boxes ``(low, high)``, moved by ``offset``."""
+    x, y, z = offset
+    return [((x, y, z), (x + 1.0, y + 0.4, z + 1.0)), ((x, y, z), (x + 0.4, y + 1.0, z + 1.0))]
+
+
+def add_l_brackets(name: str, offsets) -> bpy.types.Object:
+    """One object whose loose parts are L-brackets (non-convex, closed) at ``offsets``."""
+    outline = [(0, 0), (1, 0), (1, 0.4), (0.4, 0.4), (0.4, 1), (0, 1)]
+    vertices, faces = [], []
+    for x, y, z in offsets:
+        start = len(vertices)
+        vertices += [(x + u, y + v, z + h) for h in (0.0, 1.0) for u, v in outline]
+        faces += [tuple(start + k for k in range(6))[::-1], tuple(start + 6 + k for k in range(6))]
+        faces += [(start + k, start + (k + 1) % 6, start + 6 + (k + 1) % 6, start + 6 + k) for k in range(6)]
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata(vertices, [], faces)
+    obj = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+def union_of_boxes_volume(boxes) -> float:
+    """The volume of a union of axis-aligned boxes, by inclusion-exclusion over their intersections (analytic)."""
+    total = 0.0
+    for count in range(1, len(boxes) + 1):
+        for chosen in itertools.combinations(boxes, count):
+            low = np.max([box[0] for box in chosen], axis=0)
+            high = np.min([box[1] for box in chosen], axis=0)
+            total += (-1.0) ** (count + 1) * float(np.prod(np.clip(high - low, 0.0, None)))
+    return total
+
+
+def test_two_overlapping_non_convex_parts_give_an_approximate_volume_that_says_so(empty_scene):
+    offsets = [(0.0, 0.0, 0.0), (0.15, 0.1, 0.3)]
+    brackets = add_l_brackets("Brackets", offsets)
+    block_low, block_high = np.array([0.05, 0.05, 0.2]), np.array([0.5, 1.2, 0.9])
+    block = add_cube("Block", location=tuple((block_low + block_high) / 2), scale=tuple(block_high - block_low))
+    clipped = [(np.maximum(low, block_low), np.minimum(high, block_high))
+               for offset in offsets for low, high in l_bracket_boxes(offset)]
+    expected = union_of_boxes_volume(clipped)
+    result = only_result(brackets, block)
+    assert result.status == 'penetrating' and result.volume_certainty == 'approximate'
+    assert 0.0 < result.volume_error < result.overlap_volume
+    assert result.overlap_volume - result.volume_error - 1e-9 <= expected <= result.overlap_volume + 1e-9
+    assert "Brackets: parts overlap; shared space measured approximately" in result.mesh_note

@@ -100,3 +100,65 @@ def test_convex_intersection_is_manifold3ds():
     found = convex_intersection(first, second)
     assert mesh_volume(found) == pytest.approx((fx.manifold(first) ^ fx.manifold(second)).volume(), rel=1e-9)
     assert convex_intersection(fx.box((0, 0, 0), (1, 1, 1)), fx.box((1, 0, 0), (2, 1, 1))) is None
+
+
+BRACKET = fx.transformed(fx.l_bracket(1.0, 0.4, 1.0), offset=(0.0, 0.0, 0.0))  # non-convex: an L in x, y
+ONE_NON_CONVEX = {
+    "L-bracket and a box it overlaps, against a box": (
+        (BRACKET, fx.box((0.2, 0.1, 0.2), (0.9, 0.6, 0.8))), (fx.box((0.3, -0.2, 0.1), (0.7, 0.9, 0.7)),)),
+    "torus and a box through its ring, against a tilted box": (
+        (fx.torus(0.6, 0.2), fx.box((-0.7, -0.15, -0.15), (0.7, 0.15, 0.15))),
+        (tilted_box((-0.3, -0.3, -0.3), (0.3, 0.3, 0.3), 0.6, (0.55, 0.1, 0.0)),)),
+    "L-bracket and a box against an object of two overlapping boxes": (
+        (BRACKET, fx.box((0.2, 0.1, 0.2), (0.9, 0.6, 0.8))),
+        (fx.box((0.3, -0.2, 0.1), (0.7, 0.9, 0.7)), fx.box((0.1, 0.2, 0.3), (0.6, 0.5, 1.2)))),
+}
+
+
+@pytest.mark.parametrize("name", ONE_NON_CONVEX)
+def test_a_non_convex_part_overlapping_a_convex_one_is_measured_exactly(name):
+    parts_a, parts_b = ONE_NON_CONVEX[name]
+    a, b = Solid(fx.joined(*parts_a)), Solid(fx.joined(*parts_b))
+    assert a.part_overlaps and not all(part.convex for part in a.parts)
+    expected = (union(*parts_a) ^ union(*parts_b)).volume()
+    double_counted = sum((fx.manifold(p) ^ fx.manifold(q)).volume() for p in parts_a for q in parts_b)
+    assert expected > 0.0 and double_counted > expected * 1.05
+    contact = collide_solids(a, b)
+    assert contact.status == "penetrating"
+    assert contact.volume_error == 0.0
+    assert contact.overlap_volume == pytest.approx(expected, rel=1e-7, abs=1e-12)
+
+
+TWO_NON_CONVEX = {
+    "two overlapping L-brackets against a box": (
+        (BRACKET, fx.transformed(fx.l_bracket(1.0, 0.4, 1.0), offset=(0.15, 0.1, 0.3))),
+        (fx.box((0.05, 0.05, 0.2), (0.5, 1.2, 0.9)),)),
+    "L-bracket and a torus against overlapping boxes": (
+        (BRACKET, fx.transformed(fx.torus(0.5, 0.2), offset=(0.5, 0.2, 0.5))),
+        (fx.box((0.0, 0.0, 0.3), (0.8, 0.3, 0.8)), fx.box((0.2, -0.2, 0.4), (0.6, 0.5, 0.6)))),
+}
+
+
+@pytest.mark.parametrize("name", TWO_NON_CONVEX)
+def test_two_non_convex_parts_sharing_space_give_an_approximate_volume_with_a_true_bound(name):
+    parts_a, parts_b = TWO_NON_CONVEX[name]
+    a, b = Solid(fx.joined(*parts_a)), Solid(fx.joined(*parts_b))
+    assert a.part_overlaps and not any(part.convex for part in a.parts)
+    expected = (union(*parts_a) ^ union(*parts_b)).volume()
+    double_counted = sum((fx.manifold(p) ^ fx.manifold(q)).volume() for p in parts_a for q in parts_b)
+    assert expected > 0.0 and double_counted > expected * 1.05
+    contact = collide_solids(a, b)
+    assert contact.status == "penetrating"
+    assert 0.0 < contact.volume_error < contact.overlap_volume
+    slack = 1e-9 * contact.overlap_volume
+    assert contact.overlap_volume - contact.volume_error - slack <= expected <= contact.overlap_volume + slack
+
+
+def test_volume_covered_twice_with_a_non_convex_part_among_three():
+    parts = (BRACKET, fx.box((0.2, 0.1, 0.2), (0.9, 0.6, 0.8)), fx.box((0.1, 0.2, 0.3), (0.6, 0.5, 1.2)))
+    overlaps = part_overlaps(parts, [True] * len(parts))
+    assert len(overlaps) == 3
+    m = [fx.manifold(p) for p in parts]
+    expected = (m[0] ^ m[1]) + (m[0] ^ m[2]) + (m[1] ^ m[2])
+    found = covered_twice(parts, [Solid(p).method == "convex" for p in parts], overlaps)
+    assert found == pytest.approx(expected.volume(), rel=1e-7, abs=1e-12)

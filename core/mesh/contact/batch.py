@@ -128,12 +128,12 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
         else:
             near.append((k, contact))
     overlapping = [pairs[k] for k, contact in near if contact.status == PENETRATING]
-    measured = iter(pair_volumes(overlapping)) if volumes else repeat((None, None))
+    measured = iter(pair_volumes(overlapping)) if volumes else repeat((None, None, 0.0))
     regions = pair_regions([pairs[k] for k, _contact in near], [contact for _k, contact in near])
     for (k, contact), region in zip(near, regions):
         overlaps = contact.status == PENETRATING
         pending = overlaps and not volumes and has_overlap_volume(*pairs[k], methods[k])
-        answers[k] = convex_answer(contact, *pairs[k], next(measured) if overlaps else (0.0, None), region,
+        answers[k] = convex_answer(contact, *pairs[k], next(measured) if overlaps else (0.0, None, 0.0), region,
                                    volume_pending=pending)
     if warm is not None:
         keep_convex_starts(pairs, convex, screened, starts, warm, answers, carry=not volumes)

@@ -37,19 +37,20 @@ def epa_deadline(deadline: float | None) -> float | None:
 def convex_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
     """GJK/EPA on the hulls: exact about the objects when both are convex."""
     contact = collide(a.hull, b.hull, **options)
-    return convex_answer(contact, a, b, pair_volume(a, b) if contact.status == PENETRATING else (0.0, None),
+    return convex_answer(contact, a, b, pair_volume(a, b) if contact.status == PENETRATING else (0.0, None, 0.0),
                           _region(contact, a.hull, b.hull))
 
 
 def convex_answer(contact: Contact, a: Solid, b: Solid, volume: tuple, region: ContactRegion | None,
                    volume_pending: bool = False) -> SolidContact:
-    """The hulls' contact as the pair's answer, with the overlap ``(volume, centroid)`` (or its volume left for
-    later) and the ``region`` where they meet."""
+    """The hulls' contact as the pair's answer, with the overlap ``(volume, centroid, error)`` (or its volume left
+    for later) and the ``region`` where they meet."""
     method = pair_method(a, b)
-    volume, centroid = (None, None) if method == HULL else volume
+    volume, centroid, error = (None, None, 0.0) if method == HULL else volume
     return _from_contact(contact, region, method,
                          depth_lower_bound=contact.depth if contact.status == PENETRATING else 0.0,
-                         overlap_volume=volume, overlap_centroid=centroid, volume_pending=volume_pending)
+                         overlap_volume=volume, overlap_centroid=centroid, volume_error=error,
+                         volume_pending=volume_pending)
 
 
 def _region(contact: Contact, shape_a, shape_b) -> ContactRegion | None:
@@ -95,13 +96,13 @@ def parts_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
     # A translation that separates the objects separates every pair of parts: the deepest is a lower bound.
     candidates = [(c.normal, c.depth) for c in sorted(overlapping, key=lambda c: -c.depth)]
     depth, normal = certified_pushout(a, b, candidates, separated_after, deepest.depth, options["tolerance"])
-    volume, centroid = pair_volume(a, b)
+    volume, centroid, volume_error = pair_volume(a, b)
     point_a, point_b = pushout_witnesses(a, b, depth, normal, options["tolerance"])
     return SolidContact(
         status=PENETRATING, signed_distance=-depth, normal=normal, point_a=point_a,
         point_b=point_b, method=PARTS, tolerance=deepest.tolerance, depth_lower_bound=deepest.depth,
         depth_is_estimate=depth > deepest.depth + options["tolerance"], overlap_volume=volume,
-        overlap_centroid=centroid, solver_status=deepest.solver_status)
+        overlap_centroid=centroid, volume_error=volume_error, solver_status=deepest.solver_status)
 
 
 def separated_answer(contact: Contact, method: str, has_volume: bool) -> SolidContact:

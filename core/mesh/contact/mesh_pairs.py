@@ -35,7 +35,7 @@ def mesh_pair(a: Solid, b: Solid, options: dict) -> tuple[SolidContact, Translat
 
     hull = collide(a.hull, b.hull, **options)
     candidates = [(hull.normal, hull.depth)] if hull.status == PENETRATING else []
-    volume, centroid = pair_volume(a, b)
+    volume, centroid, volume_error = pair_volume(a, b)
     ball = common_ball(a, b, centroid)
     lower = 0.0 if ball is None else 2.0 * ball[1]
     depth, normal = certified_pushout(a, b, candidates, separated_after, lower, precision=tolerance)
@@ -46,7 +46,7 @@ def mesh_pair(a: Solid, b: Solid, options: dict) -> tuple[SolidContact, Translat
     return SolidContact(
         status=status, signed_distance=-depth, normal=normal, point_a=point_a, point_b=point_b,
         method=MESH, tolerance=touch, depth_lower_bound=min(lower, depth), depth_is_estimate=depth > lower + tolerance,
-        overlap_volume=volume, overlap_centroid=centroid, curves=curves), start
+        overlap_volume=volume, overlap_centroid=centroid, volume_error=volume_error, curves=curves), start
 
 
 def _apart(a: Solid, b: Solid, curves: tuple, tolerance: float, touch: float) -> SolidContact:

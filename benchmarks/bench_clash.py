@@ -19,8 +19,9 @@ import bpy
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "scripts"))
+sys.path[:0] = [str(REPO / "scripts"), str(REPO / "benchmarks")]  # also when Blender runs the script
 from addon_loader import load_registered_addon  # noqa: E402  (needs the path above)
+from grid_scene import place_on_grid  # noqa: E402
 
 OBJECTS = 2_000
 SPACING = 2.0  # metres between grid cells; objects are about 1 m across
@@ -72,16 +73,11 @@ def build_scene(scene: bpy.types.Scene, rng: np.random.Generator, tori: bool = T
     """``OBJECTS`` objects on a grid; every ``NEIGHBOUR_EVERY``-th one moved into its x neighbour."""
     box, sphere, blob = template_mesh("box", 0, 0), template_mesh("sphere", 12, 10), template_mesh("blob", 40, 26)
     torus = torus_mesh("torus")
-    side = int(np.ceil(OBJECTS ** (1 / 3)))
     for index in range(OBJECTS):
         kind = index % 4 if tori or index % 4 != 2 else 0
         mesh = (box, sphere, torus, jittered_copy(blob, rng))[kind]
         obj = bpy.data.objects.new(f"{('Box', 'Sphere', 'Torus', 'Blob')[kind]} {index:04d}", mesh)
-        cell = np.array(np.unravel_index(index, (side, side, side)), dtype=float) * SPACING
-        if index % NEIGHBOUR_EVERY == 1:  # pulled toward the previous object: touching or overlapping
-            cell[2] -= SPACING - rng.uniform(0.8, 1.0)
-        obj.location = cell
-        obj.rotation_euler = rng.uniform(0.0, np.pi, 3)
+        place_on_grid(obj, index, OBJECTS, SPACING, (0.8, 1.0), rng, NEIGHBOUR_EVERY)
         obj.scale = rng.uniform(0.8, 1.0, 3)
         scene.collection.objects.link(obj)
     bpy.context.view_layer.update()

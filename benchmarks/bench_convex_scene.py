@@ -27,8 +27,9 @@ import bpy
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "scripts"))
+sys.path[:0] = [str(REPO / "scripts"), str(REPO / "benchmarks")]  # also when Blender runs the script
 from addon_loader import load_registered_addon  # noqa: E402  (needs the path above)
+from grid_scene import place_on_grid  # noqa: E402
 
 OBJECTS = 2_000
 SPACING = 1.4
@@ -57,16 +58,11 @@ def template(kind: str) -> bpy.types.Mesh:
 def build_scene(scene: bpy.types.Scene, rng: np.random.Generator, linked: bool) -> None:
     kinds = ("cube", "ico", "cylinder", "uv")
     templates = [template(kind) for kind in kinds]
-    side = int(np.ceil(OBJECTS ** (1 / 3)))
     for index in range(OBJECTS):
         kind = index % 4
         mesh = templates[kind] if linked else templates[kind].copy()
         obj = bpy.data.objects.new(f"{kinds[kind]} {index:04d}", mesh)
-        cell = np.array(np.unravel_index(index, (side, side, side)), dtype=float) * SPACING
-        if index % NEIGHBOUR_EVERY == 1:
-            cell[2] -= SPACING - rng.uniform(0.6, 0.9)
-        obj.location = cell
-        obj.rotation_euler = rng.uniform(0.0, np.pi, 3)
+        place_on_grid(obj, index, OBJECTS, SPACING, (0.6, 0.9), rng, NEIGHBOUR_EVERY)
         obj.scale = rng.uniform(0.6, 1.3, 3) if kind == 3 else np.full(3, rng.uniform(0.8, 1.0))
         scene.collection.objects.link(obj)
     bpy.context.view_layer.update()

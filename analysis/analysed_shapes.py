@@ -1,7 +1,7 @@
 """The shapes the last Analyse read for the objects of its clashes, kept so that Resolve moves them instead of
 reading the objects again (reading a big object takes seconds on the main thread). A shape is lent only while its
-object's evaluated geometry is what was read (``geometry_stamp``, and forgotten on any geometry update); see
-docs/architecture.md, "Resolve".
+object's evaluated geometry is what was read (forgotten on any update of its geometry, and lent only on the frame
+and with the data it was read with: ``geometry_stamp``); see docs/architecture.md, "Resolve".
 """
 
 from __future__ import annotations
@@ -20,13 +20,11 @@ _kept: dict[tuple, tuple[Source, Solid, np.ndarray, tuple]] = {}
 
 
 def geometry_stamp(source: Source, depsgraph: bpy.types.Depsgraph) -> tuple:
-    """What identifies the source's evaluated geometry cheaply (without reading it): the frame, the object's data
-    and, for a mesh, its evaluated counts, and the evaluated local bounding box (a move alone changes none)."""
-    evaluated = source.obj.evaluated_get(depsgraph)
-    data = evaluated.data
-    counts = ((len(data.vertices), len(data.polygons)) if isinstance(data, bpy.types.Mesh) else ())
-    return (depsgraph.scene.frame_current, source.obj.data.as_pointer() if source.obj.data is not None else 0,
-            counts, tuple(tuple(corner) for corner in evaluated.bound_box))
+    """What the source's evaluated geometry depends on besides edits (which ``forget`` hears of): the frame and the
+    object's data. Nothing is read from the evaluated geometry: in the interface, asking an object subdivided on the
+    GPU for its evaluated mesh makes Blender subdivide it on the CPU, and a subdivided mesh's counts differ
+    between before and after that."""
+    return depsgraph.scene.frame_current, source.obj.data.as_pointer() if source.obj.data is not None else 0
 
 
 def placement(source: Source, depsgraph: bpy.types.Depsgraph) -> tuple[np.ndarray, tuple]:

@@ -19,7 +19,7 @@ from .operators.overlap import COLLISION_INSPECTOR_OT_make_overlap_object
 from .operators.resolve import CLASSES as RESOLVE_CLASSES
 from .operators.scan import CLASSES as SCAN_CLASSES
 from .operators.self_check import COLLISION_INSPECTOR_OT_self_check
-from .ui import overlay, self_check_overlay
+from .ui import overlay, see_through, self_check_overlay
 from .ui.panel import CLASSES as PANEL_CLASSES
 from .ui.properties.result import CollisionInspectorResult
 from .ui.properties.self_check import CollisionInspectorSelfCheck
@@ -54,6 +54,7 @@ def register() -> None:
         bpy.utils.register_class(cls)
     bpy.types.Scene.collision_inspector = bpy.props.PointerProperty(type=CollisionInspectorSettings)
     overlay.add_handlers()
+    see_through.add_handlers()
     self_check_overlay.add_handlers()
     tracking.add_handlers()
     live.add_handlers(overlay.refresh)
@@ -70,6 +71,7 @@ def unregister() -> None:
     live.remove_handlers()
     tracking.remove_handlers()
     self_check_overlay.remove_handlers()
+    see_through.remove_handlers()
     overlay.remove_handlers()
     del bpy.types.Scene.collision_inspector
     for cls in reversed(CLASSES):

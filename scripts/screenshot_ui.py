@@ -42,6 +42,11 @@ DRAG_STEPS = 6
 DRAG_INTERVAL = 0.1
 DRAG_VIEW_FROM = Vector((3.6, -3.6, 2.4))
 DRAG_VIEW_AT = Vector((0.5, 0.0, 0.1))
+#: The overlap shot: where the ball sits in the block (radius 0.45, sunk 0.35 into the block's top corner) and where
+#: the view looks from and at.
+OVERLAP_BALL_AT = Vector((0.35, -0.2, 0.55))
+OVERLAP_VIEW_FROM = Vector((3.0, -3.6, 2.4))
+OVERLAP_VIEW_AT = Vector((0.15, -0.1, 0.25))
 #: The glide shot: how many ring and ball pairs, how far apart, where each ball starts (above its ring's tube, 0.25
 #: from it), each step of the glide and their count (the balls stay apart from the rings all along).
 GLIDE_PAIRS = 8
@@ -147,6 +152,23 @@ def balls_above_rings_scene() -> None:
     settings.live_update = True
 
 
+def ball_in_block_scene() -> None:
+    """A ball (UV sphere, radius 0.45) sunk into a block's top corner, analysed, the pair active, its overlap drawn
+    with See Through on."""
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    mesh = bpy.ops.mesh
+    add_shape("Block", (0.55, 0.65, 0.8), mesh.primitive_cube_add, size=1.0)
+    add_shape("Ball", (0.8, 0.7, 0.5), mesh.primitive_uv_sphere_add, radius=0.45, segments=48, ring_count=24,
+              location=OVERLAP_BALL_AT)
+    settings = bpy.context.scene.collision_inspector
+    settings.scope = 'ALL'
+    result = bpy.ops.collision_inspector.analyze()
+    if result != {'FINISHED'}:
+        raise SystemExit(f"analyze returned {result}")
+    settings.active_result_index, settings.overlap_see_through = 0, True
+
+
 def glide_balls(then: Callable[[], None]) -> None:
     """Move every ball ``GLIDE_STEPS`` times by ``GLIDE_STEP``, an update each, then make a result answered from its
     last distance (bounds) the active one and call ``then`` once the sidebar has drawn it, before the pairs are
@@ -197,6 +219,7 @@ SHOTS = {
     'overlay': Shot(analysed_demo_scene, CAMERA_LOCATION, CAMERA_TARGET),
     'inspect': Shot(scanned_drop_scene, SCAN_VIEW_FROM, SCAN_VIEW_AT, ("COLLISION_INSPECTOR_PT_inspect",)),
     'drag': Shot(ball_in_ring_scene, DRAG_VIEW_FROM, DRAG_VIEW_AT, action=drag_ball),
+    'overlap': Shot(ball_in_block_scene, OVERLAP_VIEW_FROM, OVERLAP_VIEW_AT, ("COLLISION_INSPECTOR_PT_display",)),
     'glide': Shot(balls_above_rings_scene, GLIDE_VIEW_FROM, GLIDE_VIEW_AT, action=glide_balls),
 }
 

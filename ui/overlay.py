@@ -20,7 +20,7 @@ from ..analysis.app_handlers import DATA_REPLACED, add_handler, remove_handler
 from ..analysis.ordering import enum_column, number_column, visible_statuses
 from ..analysis.review import CLASHING
 from ..analysis.store import stored_polylines
-from . import draw_geometry, overlap_solid
+from . import draw_geometry, overlap_solid, see_through
 from .label_atlas import LabelAtlas, pixel_projection
 from .label_layout import spread_labels
 from .units import format_length, format_volume
@@ -130,9 +130,11 @@ def _on_data_replaced(*_args) -> None:
 
 
 def _draw_post_view() -> None:
-    region = bpy.context.region
+    region, scene = bpy.context.region, bpy.context.scene
+    if see_through.needs_sync(scene):
+        see_through.request_sync()  # a draw callback may not change the views' shading
     if region is not None:
-        _draw_overlap(bpy.context.scene, region.width, region.height)
+        _draw_overlap(scene, region.width, region.height)
     view = _current_view_drawing()
     if view is not None:
         _draw_batches(view, bpy.context.region.width, bpy.context.region.height)

@@ -199,6 +199,9 @@ class COLLISION_INSPECTOR_PT_display(_SettingsSubpanel, bpy.types.Panel):
         length.prop(settings, "fixed_arrow_length")
         layout.prop(settings, "show_curves")
         layout.prop(settings, "show_overlap")
+        see_through = layout.row()
+        see_through.active = settings.show_overlap
+        see_through.prop(settings, "overlap_see_through")
         layout.prop(settings, "show_labels")
         labels = layout.column()
         labels.active = settings.show_labels

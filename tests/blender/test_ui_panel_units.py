@@ -279,8 +279,8 @@ def test_settings_panels_show_every_setting(panel_module, empty_scene):
         "tolerance", "touch_tolerance", "clearance", "max_iterations", "use_hulls",
     ]
     assert set(draw(panel_module.COLLISION_INSPECTOR_PT_display).entries("prop")) == {
-        "show_arrows", "show_curves", "show_overlap", "show_labels", "arrow_scale", "fixed_length_arrows", "fixed_arrow_length",
-        "label_size", "color_penetrating", "color_touching", "color_clearance", "color_separated",
+        "show_arrows", "show_curves", "show_overlap", "overlap_see_through", "show_labels", "arrow_scale",
+        "fixed_length_arrows", "fixed_arrow_length", "label_size", "color_penetrating", "color_touching", "color_clearance", "color_separated",
     }
 
 

@@ -25,6 +25,14 @@ def _redraw_overlay(_self, _context) -> None:
     overlay.tag_redraw()
 
 
+def _overlap_display_changed(_self, context) -> None:
+    """Overlap or See Through switched: redraw, and switch the views' X-ray on or back (``see_through``)."""
+    from .. import overlay, see_through
+
+    see_through.sync(context.scene)
+    overlay.tag_redraw()
+
+
 def _live_update_changed(settings, _context) -> None:
     """Live update switched: start from freshly read shapes (switched on, every pair is measured again, at once or
     in idle time: ``live.switched``)."""
@@ -155,7 +163,14 @@ class CollisionInspectorSettings(bpy.types.PropertyGroup):
         description="Draw the space the active penetrating pair's objects share, as a tinted solid seen through "
                     "them (Blender's exact Boolean, computed once per pair and placement)",
         default=True,
-        update=_redraw_overlay,
+        update=_overlap_display_changed,
+    )
+    overlap_see_through: BoolProperty(
+        name="See Through",
+        description="Switch the 3D views' X-ray on while the active penetrating pair's overlap is shown, so both "
+                    "objects are see-through; each view's X-ray is put back as it was afterwards",
+        default=False,
+        update=_overlap_display_changed,
     )
     max_iterations: IntProperty(
         name="Max Iterations",

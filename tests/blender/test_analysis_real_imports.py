@@ -10,7 +10,6 @@ import importlib
 import json
 import itertools
 import math
-import re
 import tempfile
 from pathlib import Path
 
@@ -142,16 +141,37 @@ def delete_faces(obj: bpy.types.Object, indices) -> None:
     obj.data.update()
 
 
+def face_nearest(obj: bpy.types.Object, point) -> int:
+    """Index of the face whose centre is nearest ``point`` (the object's own coordinates). Faces are picked by
+    place, never by index: Blender numbers a UV sphere's faces along its seam differently from one process to the
+    next (polygon 0 is any face of the seam's column, a pole triangle included)."""
+    centres = np.empty(len(obj.data.polygons) * 3)
+    obj.data.polygons.foreach_get("center", centres)
+    return int(np.argmin(np.linalg.norm(centres.reshape(-1, 3) - np.asarray(point), axis=1)))
+
+
+def shuffle_faces(obj: bpy.types.Object, seed: int) -> None:
+    """The object's faces renumbered in a seeded random order (the same faces)."""
+    bm = bmesh.new()
+    bm.from_mesh(obj.data)
+    rank = np.random.default_rng(seed).permutation(len(bm.faces)).tolist()
+    bm.faces.ensure_lookup_table()
+    bm.faces.sort(key=lambda face: rank[face.index])
+    bm.to_mesh(obj.data)
+    bm.free()
+    obj.data.update()
+
+
 def test_a_sphere_missing_a_face_still_contains_a_cube_within_the_stated_bound(empty_scene, addon):
     sphere = uv_sphere("Sphere", 2.0)
     whole = world_volume(sphere)
-    delete_faces(sphere, [100])
+    delete_faces(sphere, [face_nearest(sphere, (1.2, 1.2, 0.4))])  # a quad
     cube = add_cube("Cube", size=0.6, location=(0.1, 0.2, 0.0))
     result = only_result(cube, sphere)
     assert result.status == 'penetrating'  # contained: the hole does not let the inside out
     assert result.volume_certainty == 'approximate' and 0.0 < result.volume_error < 0.05 * whole
     assert abs(result.overlap_volume - world_volume(cube)) <= result.volume_error + 1e-9
-    assert "Sphere:" in result.mesh_note and "open edges" in result.mesh_note and "1 hole capped" in result.mesh_note
+    assert result.mesh_note == "Sphere: 4 open edges (1 hole capped)"
     report_module = importlib.import_module(addon.__name__ + ".analysis.store")
     clash_report = importlib.import_module(addon.__name__ + ".analysis.clash_report")
     report = report_module.stored_report(bpy.context.scene)
@@ -207,19 +227,32 @@ def test_deleting_the_lid_of_a_box_leaves_an_open_cup(empty_scene):
 def test_pairs_found_apart_together_say_how_sure_their_volume_is(empty_scene):
     """Convex pairs found apart in the batch (stored as columns, not one by one) carry the certainty and the note."""
     sphere = uv_sphere("Sphere", 1.0)
-    delete_faces(sphere, [0])  # a flat quad: the sphere, capped, is convex again
+    delete_faces(sphere, [face_nearest(sphere, (0.7, 0.7, 0.1))])  # a flat quad: the sphere, capped, is convex again
     far = add_cube("Far", size=0.5, location=(4.0, 0.0, 0.0))
     other = add_cube("Other", size=0.5, location=(0.0, 4.0, 0.0))
     results = {(r.name_a, r.name_b): r for r in analyse(sphere, far, other)}
     assert all(r.status == 'separated' for r in results.values())
     with_sphere = results[("Far", "Sphere")]
     assert with_sphere.method == 'convex' and with_sphere.volume_certainty == 'approximate'
-    assert with_sphere.volume_error > 0.0
-    # The count of open edges is left out: after other tests in the same session it has read 3 for this quad hole
-    # (an unexplained intermittent difference, under investigation); the note must still name the capped hole.
-    assert re.fullmatch(r"Sphere: \d+ open edges \(1 hole capped\)", with_sphere.mesh_note), with_sphere.mesh_note
+    assert with_sphere.volume_error > 0.0 and with_sphere.mesh_note == "Sphere: 4 open edges (1 hole capped)"
     cubes = results[("Far", "Other")]
     assert cubes.volume_certainty == 'exact' and cubes.volume_error == 0.0 and cubes.mesh_note == ""
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize(("place", "sides"), [((0.0, 0.0, 1.0), 3), ((0.7, 0.7, 0.1), 4)])
+def test_a_deleted_faces_sides_are_the_open_edges_noted_whatever_the_face_order(empty_scene, place, sides, seed):
+    """The hole a deleted face leaves has its sides as open edges: 3 for a pole's triangle, 4 for a quad, however
+    the faces are numbered (Blender's own numbering of a UV sphere's seam changes from process to process)."""
+    sphere = uv_sphere("Sphere", 1.0)
+    shuffle_faces(sphere, seed)
+    index = face_nearest(sphere, place)
+    assert len(sphere.data.polygons[index].vertices) == sides
+    delete_faces(sphere, [index])
+    far = add_cube("Far", size=0.5, location=(4.0, 0.0, 0.0))
+    result = only_result(far, sphere)
+    assert result.volume_certainty == 'approximate'
+    assert result.mesh_note == f"Sphere: {sides} open edges (1 hole capped)"
 
 
 def l_bracket_boxes(offset) -> list:

@@ -42,8 +42,10 @@ def as_affine(value, name: str) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"{name} must be a 4x4 affine matrix: {exc}") from None
     if matrix.shape not in ((4, 4), (3, 4)):
         raise ValueError(f"{name} must be a 4x4 (or 3x4) affine matrix, got shape {matrix.shape}")
-    _require_measurable(matrix, name, "values")
-    if matrix.shape == (4, 4) and matrix[3].tolist() != [0.0, 0.0, 0.0, 1.0]:  # (array_equal costs more)
+    rows = matrix.tolist()  # plain floats: a matrix is checked at every move, and numpy's per-call cost dominates
+    if not all(-MAX_COORDINATE <= x <= MAX_COORDINATE for row in rows for x in row):  # False for NaN too
+        _require_measurable(matrix, name, "values")
+    if matrix.shape == (4, 4) and rows[3] != [0.0, 0.0, 0.0, 1.0]:
         raise ValueError(f"{name} must be affine: its last row must be (0, 0, 0, 1)")
     return matrix[:3, :3].copy(), matrix[:3, 3].copy()
 

@@ -41,18 +41,22 @@ class PreparedPair:
         touch_tolerance = as_length(touch_tolerance, "touch_tolerance", allow_none=True)
         cap = None if max_iterations is None else as_iteration_cap(max_iterations, "max_iterations")
         self.max_iterations = _automatic_cap(self.a, self.b) if cap is None else cap
+        # Plain floats: a prepared pair is re-solved at every move, and numpy's per-call cost on 3-vectors
+        # would be a good part of a small pair's query (the same operations, so the same floats).
         low_a, high_a = _measurable_bounds(self.a, "points_a")
         low_b, high_b = _measurable_bounds(self.b, "points_b")
-        low, high = np.minimum(low_a, low_b), np.maximum(high_a, high_b)
-        self.center = 0.5 * (low + high)
-        local_a, local_b = self.a.translated(-self.center), self.b.translated(-self.center)
+        low = [x if x < y else y for x, y in zip(low_a, low_b)]  # np.minimum's choice, signed zeros included
+        high = [x if x > y else y for x, y in zip(high_a, high_b)]
+        self.center_tuple = center = tuple(0.5 * (x + y) for x, y in zip(low, high))
+        self.center = np.array(center)
+        shift = tuple(-c for c in center)
+        local_a, local_b = self.a.translated(shift), self.b.translated(shift)
         # A support point is the argmax of dot products rounded at eps x the numbers the shape's support adds
         # up in the pair's frame (about the pair's size: not its distance from the origin): its value can fall
         # short of the true support value by this much (world units); lower bounds allow for it.
         reach = max(local_a.support_reach(), local_b.support_reach())
         support_rounding = SUPPORT_ROUNDING * reach
-        self.center_tuple = tuple(self.center.tolist())
-        size = float((high - low).max())
+        size = max(y - x for x, y in zip(low, high))
         if 0.0 < size < MIN_PAIR_SIZE:
             raise ValueError(f"points_a and points_b span only {size:.3g} together: pairs smaller than "
                              f"{MIN_PAIR_SIZE:g} are too small to measure in float64")
@@ -67,7 +71,8 @@ class PreparedPair:
         # What GJK and EPA aim for, so that the bounds, widened by the support rounding, meet the tolerance.
         self.local_solver_tolerance = self.local_tolerance - 2.0 * self.local_support_rounding
         self.margin = self.a.margin + self.b.margin
-        self.a_to_b = tuple((0.5 * (low_b + high_b - low_a - high_a) / self.unit).tolist())
+        self.a_to_b = tuple(0.5 * (lb + hb - la - ha) / self.unit
+                            for la, ha, lb, hb in zip(low_a, high_a, low_b, high_b))
         self.support = minkowski_support(local_a.support, local_b.support, self.unit)
 
     def first_direction(self) -> Vec3:
@@ -103,10 +108,12 @@ def pair_tolerances(size: float, reach: float, tolerance: float | None, touch_to
     return touch_band(size, tolerance, touch_tolerance, DEFAULT_RELATIVE_TOLERANCE, floor)
 
 
-def _measurable_bounds(shape: Shape, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """The shape's world box, refused by name when a transform or radius takes it beyond float64's squares."""
+def _measurable_bounds(shape: Shape, name: str) -> tuple[list, list]:
+    """The shape's world box as two lists of floats, refused by name when a transform or radius takes it beyond
+    float64's squares."""
     low, high = shape.bounds()
-    reach = max(map(abs, low.tolist() + high.tolist()))
+    low, high = low.tolist(), high.tolist()
+    reach = max(map(abs, low + high))
     if not reach <= MAX_COORDINATE:
         raise ValueError(f"{name} reaches {reach:.3g} in world space, beyond ±{MAX_COORDINATE:g}: "
                          "too large to measure")

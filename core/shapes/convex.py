@@ -28,6 +28,10 @@ INDEX_MIN_POINTS = 150_000
 TABLE_POINTS = (2000, 50_000)
 TABLE_AFTER_QUERIES = 64
 
+#: Clouds of at most this many points (after pruning) answer supports from their points as Python lists (a few
+#: hundred kilobytes at most).
+LISTED_POINTS = 2000
+
 #: Prepared clouds at least this large drop the points strictly inside their hull (never supports).
 PRUNE_MIN_POINTS = 1000
 
@@ -64,6 +68,17 @@ class Shape:
             moved._t = tuple(moved._offset.tolist())
         else:
             Shape.__init__(moved, linear, offset)
+        return moved
+
+    def _translated_copy(self, offset) -> "Shape":
+        """``translated`` of shapes whose body is all in their instance attributes: only the offset changes,
+        added in plain floats (a pair's solver shifts both shapes at every query)."""
+        x, y, z = offset if isinstance(offset, tuple) else np.asarray(offset, dtype=np.float64).tolist()
+        tx, ty, tz = self._t
+        moved = object.__new__(type(self))
+        moved.__dict__.update(self.__dict__)
+        moved._t = (tx + x, ty + y, tz + z)
+        moved._offset = np.array(moved._t)
         return moved
 
     def vertices(self) -> np.ndarray | None:
@@ -156,6 +171,9 @@ class Polytope(Shape):
         self._table = _LazyTable() if use_table else None
         self._box = (cloud.min(axis=0), cloud.max(axis=0))
         self._caps = SupportCaps(self._points)
+        # Small clouds keep their points as lists of floats too (filled at the first support query, shared by the
+        # moved copies): a support point is then read without making a numpy row and a list of it.
+        self._listed = [] if len(self._points) <= LISTED_POINTS else None
         self._turned_boxes = _TurnedBoxes()
         super().__init__(linear, offset)
 
@@ -166,9 +184,8 @@ class Polytope(Shape):
         return self._points
 
     def support_reach(self) -> float:
-        low, high = self._box
-        body = np.maximum(np.abs(low), np.abs(high))
-        return float((body if self._linear is None else np.abs(self._linear) @ body).max() + np.abs(self._offset).max())
+        tx, ty, tz = self._t
+        return self._turned_boxes.reach(self._box, self._linear) + max(abs(tx), abs(ty), abs(tz))
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """World box: the local box moved when the transform is a translation, else the box of the turned
@@ -195,7 +212,13 @@ class Polytope(Shape):
             point = self._table.support(self._points, d)
             if point is not None:
                 return point
-        return tuple(self._points[self._untabled_row(d)].tolist())
+        row = self._untabled_row(d)
+        listed = self._listed
+        if listed is None:
+            return tuple(self._points[row].tolist())
+        if not listed:  # first use (by this shape or a moved copy): all points as floats once
+            listed.extend(self._points.tolist())
+        return listed[row]
 
     def _untabled_row(self, d: Vec3) -> int:
         """The row of the support along ``d`` found without the support table."""
@@ -235,6 +258,7 @@ class Polytope(Shape):
             self._table.build(self._points)
 
     _with_affine = Shape._moved_copy
+    translated = Shape._translated_copy
 
 
 def _centred(cloud: np.ndarray, linear: np.ndarray | None, offset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -273,12 +297,22 @@ class _LazyTable:
 
 class _TurnedBoxes:
     """The boxes of a cloud's points under the last few linear maps (``points @ L.T``, per axis least and
-    largest), shared by a polytope's moved copies."""
+    largest), and the largest coordinate of its box's corners under the last one, shared by a polytope's moved
+    copies."""
 
     KEPT = 4
 
     def __init__(self):
         self._boxes: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+        self._reach: tuple[np.ndarray | None, float] | None = None
+
+    def reach(self, box: tuple[np.ndarray, np.ndarray], linear: np.ndarray | None) -> float:
+        """``max |L| @ max(|low|, |high|)`` of the local ``box`` (the identity for ``linear`` None)."""
+        if self._reach is None or self._reach[0] is not linear:  # a dragged copy keeps its linear part's array
+            low, high = box
+            body = np.maximum(np.abs(low), np.abs(high))
+            self._reach = linear, float((body if linear is None else np.abs(linear) @ body).max())
+        return self._reach[1]
 
     def box(self, points: np.ndarray, linear: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         key = linear.tobytes()
@@ -319,6 +353,7 @@ class Box(Shape):
         return (hx if d[0] >= 0 else -hx, hy if d[1] >= 0 else -hy, hz if d[2] >= 0 else -hz)
 
     _with_affine = Shape._moved_copy
+    translated = Shape._translated_copy
 
 
 class Sphere(Shape):

@@ -13,6 +13,7 @@ from ..shapes.hull import convex_hull
 from .convex_volume import convex_overlap_volumes
 from .trimesh import TriangleMesh
 from .volume import overlap_volume
+from .winding_volume import covered_twice as twice_region, overlap_of_unions, region_volume
 
 #: Points within this fraction of the pair's size of a face count as on it (the hull merges them).
 ON_FACE = 1e-9
@@ -138,18 +139,35 @@ def union_overlap(parts_a: Sequence[TriangleMesh], convex_a: Sequence[bool], ove
                   parts_b: Sequence[TriangleMesh], convex_b: Sequence[bool], overlaps_b: Sequence[tuple[int, int]]
                   ) -> tuple[float, np.ndarray | None, float]:
     """``(volume, centroid, error)`` of the region inside both objects, each the union of its closed parts (see the
-    module notes). ``error`` is 0 when the volume is exact; when a term cannot be measured (a set of parts with two or
-    more non-convex ones, or too many sets), the volume is the sum over pairs of parts (shared space counted as often
-    as parts hold it), at most ``error`` above the true one (``approximate_union_overlap``).
+    module notes). ``error`` is 0 when the volume is exact: always, unless the surfaces' cut is inconsistent
+    (``winding_volume.region_volume`` gives up near degenerate triple crossings); then the volume is the sum over
+    pairs of parts, at most ``error`` above the true one (``approximate_union_overlap``).
     ``overlaps_*``: ``part_overlaps`` of each object's parts."""
+    sets_a, sets_b = overlapping_sets(len(parts_a), overlaps_a), overlapping_sets(len(parts_b), overlaps_b)
+    if sets_a is None or sets_b is None or _mixed_terms(convex_a, sets_a, convex_b, sets_b):
+        measured = region_volume(list(parts_a) + list(parts_b), [0] * len(parts_a) + [1] * len(parts_b),
+                                 overlap_of_unions)
+        if measured is not None:
+            return measured[0], measured[1], 0.0
     crossing = {(i, j): overlap_volume(a, b) for i, a in enumerate(parts_a) for j, b in enumerate(parts_b)
                 if _boxes_meet(a, b)}
-    sets_a, sets_b = overlapping_sets(len(parts_a), overlaps_a), overlapping_sets(len(parts_b), overlaps_b)
     exact = None if sets_a is None or sets_b is None else _inclusion_exclusion(
         parts_a, convex_a, sets_a, parts_b, convex_b, sets_b, crossing)
     if exact is not None:
         return exact[0], exact[1], 0.0
     return approximate_union_overlap(parts_a, convex_a, overlaps_a, parts_b, convex_b, overlaps_b, crossing)
+
+
+def _mixed_terms(convex_a: Sequence[bool], sets_a: list[tuple[int, ...]], convex_b: Sequence[bool],
+                 sets_b: list[tuple[int, ...]]) -> bool:
+    """Whether some inclusion-exclusion term may hold two or more non-convex parts (it cannot be built): a set of
+    overlapping parts of one object with a non-convex part, and a non-convex part in the other or in that set."""
+    for convex, sets, other in ((convex_a, sets_a, convex_b), (convex_b, sets_b, convex_a)):
+        for members in sets:
+            rough = sum(not convex[k] for k in members)
+            if len(members) >= 2 and (rough >= 2 or (rough == 1 and not all(other))):
+                return True
+    return False
 
 
 def _inclusion_exclusion(parts_a: Sequence[TriangleMesh], convex_a: Sequence[bool], sets_a: list[tuple[int, ...]],
@@ -222,13 +240,26 @@ def _triple_or(bound: float, meshes: list[TriangleMesh], convex: list[bool]) -> 
     return bound if measured is None else min(max(measured[0], 0.0), bound)
 
 
-def covered_twice(parts: Sequence[TriangleMesh], convex: Sequence[bool], overlaps: Sequence[tuple[int, int]]
-                  ) -> float | None:
-    """The volume inside two or more of an object's closed parts (0 when none overlap); None when a set of
-    three or more overlapping parts has two or more non-convex ones, or there are too many sets."""
-    sets = overlapping_sets(len(parts), overlaps)
-    if sets is None:
-        return None
+def covered_twice(parts: Sequence[TriangleMesh], convex: Sequence[bool], overlaps: Sequence[tuple[int, int]],
+                  own_crossings: Sequence[np.ndarray | None] | None = None) -> float | None:
+    """The volume inside two or more of an object's closed parts, or two or more sheets of a part crossing itself
+    (``own_crossings``: per part, the pairs of its own triangles that cross, as ``self_intersection`` finds them);
+    0 when nothing overlaps. Sets of overlapping parts with at most one non-convex part are measured by
+    inclusion-exclusion, the rest by their surfaces' cut (``winding_volume``); None when that cut is inconsistent."""
+    crossing_itself = own_crossings is not None and any(pairs is not None and len(pairs) for pairs in own_crossings)
+    sets = None if crossing_itself else overlapping_sets(len(parts), overlaps)
+    if not crossing_itself and not overlaps:
+        return 0.0
+    total = None if sets is None else _covered_twice_by_sets(parts, convex, sets)
+    if total is None:
+        measured = region_volume(parts, [0] * len(parts), twice_region, own_crossings)
+        total = None if measured is None else measured[0]
+    return None if total is None else max(total, 0.0)
+
+
+def _covered_twice_by_sets(parts: Sequence[TriangleMesh], convex: Sequence[bool], sets: list[tuple[int, ...]]
+                           ) -> float | None:
+    """Inclusion-exclusion over the sets of overlapping parts; None when a set's intersection cannot be built."""
     total = 0.0
     for members in (members for members in sets if len(members) >= 2):
         if len(members) == 2:
@@ -239,5 +270,4 @@ def covered_twice(parts: Sequence[TriangleMesh], convex: Sequence[bool], overlap
                 return None
             term = measured[0]
         total += (-1.0) ** len(members) * (len(members) - 1) * term
-    return max(total, 0.0)
-
+    return total

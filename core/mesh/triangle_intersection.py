@@ -30,7 +30,7 @@ def _same(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     return (u[..., 0] == v[..., 0]) & (u[..., 1] == v[..., 1]) & (u[..., 2] == v[..., 2])
 
 
-def _exact_integers(values: np.ndarray) -> np.ndarray:
+def exact_integers(values: np.ndarray) -> np.ndarray:
     """The floats as Python integers, all scaled by one power of two (an object array; exact)."""
     mantissa, exponent = np.frexp(values)
     integers = (mantissa * 2.0 ** 53).astype(np.int64)
@@ -70,7 +70,7 @@ def orientation_signs(p0, p1, p2, p3, tie: str | None) -> np.ndarray:
         signs[zero] = 0
         unsure &= ~zero
     if unsure.any():
-        points = _exact_integers(np.stack([p0[unsure], p1[unsure], p2[unsure], p3[unsure]]))
+        points = exact_integers(np.stack([p0[unsure], p1[unsure], p2[unsure], p3[unsure]]))
         e0, e1, e2, e3 = points
         exact = dot(e1 - e0, cross(e2 - e0, e3 - e0))
         exact_signs = np.sign(exact).astype(np.int8)
@@ -183,7 +183,7 @@ def _edge_crossings(low: np.ndarray, high: np.ndarray, corners: np.ndarray):
     shallow = (np.abs(v_low) + np.abs(v_high) <= bound) & (span != 0)
     if shallow.any():
         corners_s = np.broadcast_to(corners, np.broadcast_shapes(corners.shape, low.shape[:-1] + (3, 3)))[shallow]
-        exact = _exact_integers(np.stack([corners_s[:, 0], corners_s[:, 1], corners_s[:, 2], low[shallow],
+        exact = exact_integers(np.stack([corners_s[:, 0], corners_s[:, 1], corners_s[:, 2], low[shallow],
                                           high[shallow]]))
         e0, e1, e2, e_low, e_high = exact
         normal = cross(e1 - e0, e2 - e0)

@@ -87,3 +87,64 @@ def awkward_clouds() -> dict[str, np.ndarray]:
         "duplicates": np.repeat(cloud(rng, 700), 3, axis=0),
         "two points": np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]] * 1000),
     }
+
+
+def tube_joined(vertices_a, triangles_a, vertices_b, triangles_b, lift: float = 0.3
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """One closed surface made of two closed outward meshes A and B (B further along +x): a triangle of A furthest
+    along -x and one of B furthest along +x are removed and the holes joined by a thin triangular tube that leaves
+    each along its face's normal, rises ``lift`` above both and runs across. The surface's winding number is A's
+    plus B's plus the tube's (1 inside it), so where A and B overlap it covers the space twice; when the tube
+    crosses neither mesh, that is exactly the space they share. Returns ``(vertices, triangles)``."""
+    vertices = np.concatenate([np.asarray(vertices_a, float), np.asarray(vertices_b, float)])
+    triangles_a, triangles_b = np.asarray(triangles_a), np.asarray(triangles_b) + len(vertices_a)
+    top = vertices[:, 2].max() + lift
+    up, side = np.array([0.0, 0.0, 1.0]), np.array([0.0, 1.0, 0.0])
+
+    def flat(vector):  # in the x-z plane, unit: the tube's path stays in one plane, its loops never twist
+        vector = vector - (vector @ side) * side
+        return vector / np.linalg.norm(vector)
+
+    def normal(hole):
+        corners = vertices[hole]
+        return flat(np.cross(corners[1] - corners[0], corners[2] - corners[0]))
+
+    def outline(hole, tangent):  # the hole's corners in the plane across the travel, shrunk to the tube's width
+        spokes = vertices[hole] - vertices[hole].mean(axis=0)
+        flat_spokes = np.stack([spokes @ side, spokes @ np.cross(tangent, side)], axis=1)
+        return lift / 3.0 * flat_spokes / np.linalg.norm(flat_spokes, axis=1).max()
+
+    hole_a = triangles_a[int(np.argmin(vertices[triangles_a].mean(axis=1)[:, 0]))]
+    normal_a = normal(hole_a)
+    shape_a = outline(hole_a, normal_a)
+    centres_b = vertices[triangles_b].mean(axis=1)[:, 0]
+    holes_b = triangles_b[centres_b >= centres_b.max() - 1e-9]
+    normal_b = normal(holes_b[0])
+    # B's hole runs the other way round the tube; of its candidates and turns, the one most like A's
+    hole_b = min((np.roll(hole[[0, 2, 1]], -k) for hole in holes_b for k in range(3)),
+                 key=lambda turned: np.linalg.norm(outline(turned, -normal_b) - shape_a))
+    shape_b = outline(hole_b, -normal_b)
+    start_a = vertices[hole_a].mean(axis=0) + lift * normal_a
+    start_b = vertices[hole_b].mean(axis=0) + lift * normal_b
+    bend_a, bend_b = start_a + lift * normal_a, start_b + lift * normal_b
+    over_a, over_b = bend_a + (top - bend_a[2]) * up, bend_b + (top - bend_b[2]) * up
+    across = flat(over_b - over_a)
+    loops = [hole_a]
+    steps = np.linspace(0.0, 1.0, 9)[1:-1]  # across, A's outline turns into B's a little at a time
+    middle = [(over_a + step * (over_b - over_a), across, (1.0 - step) * shape_a + step * shape_b) for step in steps]
+    for centre, tangent, shape in [(start_a, normal_a, shape_a), (bend_a, flat(normal_a + up), shape_a),
+                                   (over_a, flat(up + across), shape_a), *middle, (over_b, flat(across - up), shape_b),
+                                   (bend_b, flat(-up - normal_b), shape_b), (start_b, -normal_b, shape_b)]:
+        # the outline in each plane across the travel (one side vector throughout: the tube never rolls)
+        ring = centre + shape[:, :1] * side + shape[:, 1:] * np.cross(tangent, side)
+        loops.append(len(vertices) + np.arange(3))
+        vertices = np.concatenate([vertices, ring])
+    loops.append(hole_b)
+    sides = []
+    for low, high in zip(loops[:-1], loops[1:]):  # each section uses its first loop forward, its second backward
+        for k in range(3):
+            x, y, x_up, y_up = low[k], low[(k + 1) % 3], high[k], high[(k + 1) % 3]
+            sides += [(x, y, y_up), (x, y_up, x_up)]
+    kept = [triangle for triangle in np.concatenate([triangles_a, triangles_b])
+            if not (set(triangle) == set(hole_a) or set(triangle) == set(hole_b))]
+    return vertices, np.concatenate([np.array(kept), np.array(sides)])

@@ -9,7 +9,8 @@ from scipy.spatial import ConvexHull
 import core.broadphase.sort_and_sweep
 import mesh_fixtures as fx
 from core.broadphase.sort_and_sweep import overlapping_pairs_between
-from core.mesh.topology import edge_table, is_closed, is_convex, label_components, loose_parts, submesh
+from core.mesh.topology import (component_offsets, edge_table, is_closed, is_convex, label_components, loose_parts,
+                                submesh)
 
 CLOSED = {
     "box": fx.box(), "sphere": fx.uv_sphere(), "torus": fx.torus(), "rod": fx.rod(), "cup": fx.cup(),
@@ -79,6 +80,18 @@ def test_label_components_matches_scipy_and_parities_are_path_free(seed):
     colour = rng.integers(0, 2, size=count)  # parities that come from a two-colouring are consistent
     _, relation = label_components(count, first, second, colour[first] ^ colour[second])
     np.testing.assert_array_equal(relation, colour ^ colour[root])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_component_offsets_recover_potentials_up_to_one_constant_per_component(seed):
+    rng = np.random.default_rng(seed)
+    count = 400
+    first, second = rng.integers(0, count, size=(2, 300))
+    potential = rng.integers(-5, 6, size=(count, 2))  # steps that come from potentials are consistent
+    root, offset = component_offsets(count, first, second, potential[second] - potential[first])
+    reference, _ = label_components(count, first, second)
+    np.testing.assert_array_equal(root, reference)
+    np.testing.assert_array_equal(offset, potential - potential[root])
 
 
 def test_edge_table_and_submesh():

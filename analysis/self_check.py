@@ -2,9 +2,8 @@
 
 Each object's evaluated world-space triangles are read once (``shapes``) and checked with
 ``core.mesh.self_intersection`` (exact: faces that only touch do not count). For closed objects the volume
-inside two or more of their parts is measured too (``core.mesh.parts_union.covered_twice``); a single part
-crossing itself has no such number (None). The operator, the panel and the command line all call
-``check_objects``.
+covered twice is measured too (``core.mesh.parts_union.covered_twice``): inside two or more of their parts, or two
+or more sheets of a part crossing itself. The operator, the panel and the command line all call ``check_objects``.
 """
 
 from __future__ import annotations
@@ -40,19 +39,26 @@ class CheckedObject:
 
 
 def covered_twice_volume(solid: Solid, found: SelfIntersection) -> float | None:
-    """The volume inside two or more of a closed object's parts; None when it is open or cannot be measured (a part
-    crossing itself, or overlapping parts of which one is not convex, see ``parts_union``). ``found``: the
-    self-intersections of the object's triangles as given (``solid.raw_mesh``)."""
+    """The volume a closed object covers twice: inside two or more of its parts, or two or more sheets of a part
+    crossing itself; None when it is open or cannot be measured (a part that is no manifold, or rounding near
+    degenerate triple crossings, see ``parts_union``). ``found``: the self-intersections of the object's triangles
+    as given (``solid.raw_mesh``)."""
     if not solid.closed:
         return None
+    own = None
     if found.count:
         labels = geometric_parts(solid.raw_mesh)
-        if (labels[found.pairs[:, 0]] == labels[found.pairs[:, 1]]).any():
-            return None
-    if not solid.part_overlaps:
-        return 0.0
+        if (labels[found.pairs[:, 0]] == labels[found.pairs[:, 1]]).any():  # a part crosses itself
+            own = [own_crossings(part.mesh) for part in solid.parts]
     return covered_twice([part.mesh for part in solid.parts], [part.convex for part in solid.parts],
-                         solid.part_overlaps)
+                         solid.part_overlaps, own)
+
+
+def own_crossings(mesh: TriangleMesh) -> np.ndarray:
+    """(K, 2) the pairs of a part's own triangles that cross (folds lying in one plane left out: they cover
+    nothing twice)."""
+    found = self_intersection(mesh)
+    return found.pairs[~found.coplanar]
 
 
 def geometric_parts(mesh: TriangleMesh) -> np.ndarray:

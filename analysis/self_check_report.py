@@ -26,8 +26,8 @@ class SelfCheckResult:
     one plane, folded onto each other); ``faces``: the distinct triangles taking part; ``curves``: how many
     curves the crossings form, ``segments`` their pieces ``((x, y, z), (x, y, z))``. ``closed``: the object
     encloses a volume; ``covered_twice_volume`` (world units³): the volume inside two or more of its closed
-    parts, None when it is open or the volume could not be measured (a single part that crosses itself, or
-    several overlapping parts one of which is not convex).
+    parts or two or more sheets of a part crossing itself, None when it is open or the volume could not be
+    measured (a part that is no manifold, or rounding near degenerate triple crossings).
     """
 
     object: str

@@ -20,7 +20,8 @@ class CollisionInspectorSelfCheck(bpy.types.PropertyGroup):
     closed: BoolProperty(name="Closed", description="The object encloses a volume")
     covered_twice_measured: BoolProperty(
         name="Covered Twice Measured",
-        description="The volume covered twice is known (closed, and its self-crossing parts measurable)")
+        description="The volume covered twice is known (closed, and every part a manifold surface)")
     covered_twice_volume: FloatProperty(
         name="Covered Twice", unit='VOLUME', precision=6,
-        description="Volume inside two or more of its parts (world units³)")
+        description="Volume inside two or more of its parts, or of its surface's sheets where it crosses itself "
+                    "(world units³)")

@@ -19,7 +19,7 @@ import numpy as np
 from ..core.mesh import Solid
 from ..core.mesh.parts_union import covered_twice
 from ..core.mesh.self_intersection import SelfIntersection, self_intersection
-from ..core.mesh.topology import label_components
+from ..core.mesh.topology import label_components, loose_parts
 from ..core.mesh.trimesh import TriangleMesh
 from ..core.mesh.weld import exact_representatives
 from .self_check_report import SelfCheckReport, SelfCheckResult
@@ -49,16 +49,27 @@ def covered_twice_volume(solid: Solid, found: SelfIntersection) -> float | None:
     if found.count:
         labels = geometric_parts(solid.raw_mesh)
         if (labels[found.pairs[:, 0]] == labels[found.pairs[:, 1]]).any():  # a part crosses itself
-            own = [own_crossings(part.mesh) for part in solid.parts]
+            own = own_crossings(solid, found)
     return covered_twice([part.mesh for part in solid.parts], [part.convex for part in solid.parts],
                          solid.part_overlaps, own)
 
 
-def own_crossings(mesh: TriangleMesh) -> np.ndarray:
-    """(K, 2) the pairs of a part's own triangles that cross (folds lying in one plane left out: they cover
-    nothing twice)."""
-    found = self_intersection(mesh)
-    return found.pairs[~found.coplanar]
+def own_crossings(solid: Solid, found: SelfIntersection) -> list[np.ndarray]:
+    """Per part of ``solid``, the (K, 2) pairs of its own triangles that cross (numbered in the part; folds lying
+    in one plane left out: they cover nothing twice). When the triangles measured are those given (a mesh closed as
+    indexed: the parts keep their order), ``found``'s pairs are renumbered; otherwise each part is checked again."""
+    if solid.repair.mesh is not solid.raw_mesh:
+        crossings = [self_intersection(part.mesh) for part in solid.parts]
+        return [crossing.pairs[~crossing.coplanar] for crossing in crossings]
+    labels, count = loose_parts(solid.mesh)
+    order = np.argsort(labels, kind="stable")
+    sizes = np.bincount(labels, minlength=count)
+    within = np.empty(len(labels), np.int64)  # each triangle's index in its part's mesh
+    within[order] = np.arange(len(labels)) - (np.cumsum(sizes) - sizes)[labels[order]]
+    pairs = found.pairs[~found.coplanar]
+    part = labels[pairs[:, 0]]
+    same = part == labels[pairs[:, 1]]
+    return [within[pairs[same & (part == k)]] for k in range(count)]
 
 
 def geometric_parts(mesh: TriangleMesh) -> np.ndarray:

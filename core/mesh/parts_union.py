@@ -11,6 +11,7 @@ import numpy as np
 
 from ..shapes.hull import convex_hull
 from .convex_volume import convex_overlap_volumes
+from .intersection import RELATIVE_TOLERANCE
 from .trimesh import TriangleMesh
 from .volume import overlap_volume
 from .winding_volume import covered_twice as twice_region, overlap_of_unions, region_volume
@@ -145,8 +146,9 @@ def union_overlap(parts_a: Sequence[TriangleMesh], convex_a: Sequence[bool], ove
     ``overlaps_*``: ``part_overlaps`` of each object's parts."""
     sets_a, sets_b = overlapping_sets(len(parts_a), overlaps_a), overlapping_sets(len(parts_b), overlaps_b)
     if sets_a is None or sets_b is None or _mixed_terms(convex_a, sets_a, convex_b, sets_b):
-        measured = region_volume(list(parts_a) + list(parts_b), [0] * len(parts_a) + [1] * len(parts_b),
-                                 overlap_of_unions)
+        near_a, near_b = _near_parts(parts_a, parts_b), _near_parts(parts_b, parts_a)
+        measured = (0.0, None) if not (near_a and near_b) else region_volume(
+            near_a + near_b, [0] * len(near_a) + [1] * len(near_b), overlap_of_unions)
         if measured is not None:
             return measured[0], measured[1], 0.0
     crossing = {(i, j): overlap_volume(a, b) for i, a in enumerate(parts_a) for j, b in enumerate(parts_b)
@@ -156,6 +158,16 @@ def union_overlap(parts_a: Sequence[TriangleMesh], convex_a: Sequence[bool], ove
     if exact is not None:
         return exact[0], exact[1], 0.0
     return approximate_union_overlap(parts_a, convex_a, overlaps_a, parts_b, convex_b, overlaps_b, crossing)
+
+
+def _near_parts(parts: Sequence[TriangleMesh], others: Sequence[TriangleMesh]) -> list[TriangleMesh]:
+    """The parts whose boxes meet the box of all ``others``: the overlap lies in that box, and the windings of the
+    parts that miss it are 0 there, so leaving them out changes nothing."""
+    low = np.min([other.vertices.min(axis=0) for other in others], axis=0)
+    high = np.max([other.vertices.max(axis=0) for other in others], axis=0)
+    margin = RELATIVE_TOLERANCE * float((high - low).max())
+    return [part for part in parts if (part.vertices.min(axis=0) <= high + margin).all()
+            and (part.vertices.max(axis=0) >= low - margin).all()]
 
 
 def _mixed_terms(convex_a: Sequence[bool], sets_a: list[tuple[int, ...]], convex_b: Sequence[bool],

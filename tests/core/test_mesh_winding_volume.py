@@ -73,6 +73,7 @@ def test_space_covered_twice_by_non_convex_parts_is_exact(seed):
 
 
 L_BRACKET = fx.l_bracket(1.0, 0.4, 1.0)
+STANDING = np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0.0]])
 HAND_BUILT = {
     # faces of the two parts in one plane (z = 0 and z = 1), as when one modelled shape is duplicated and moved
     "L-brackets sharing their top and bottom planes": (
@@ -82,6 +83,10 @@ HAND_BUILT = {
         (fx.torus(0.5, 0.15), fx.transformed(fx.torus(0.5, 0.15), np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0.0]]),
                                              (0.5, 0, 0))),
         (fx.box((0.2, -0.3, -0.1), (0.6, 0.3, 0.3)), fx.box((0.3, -0.6, -0.1), (0.8, 0.0, 0.3)))),
+    # parts far from the other object are left out of the cut (their windings are 0 where it is): a kitbash row
+    "a row of linked rings against a small box at one end": (
+        tuple(fx.transformed(fx.torus(0.5, 0.15, 16, 8), STANDING if k % 2 else np.eye(3), (0.6 * k, 0, 0))
+              for k in range(6)), (fx.box((-0.6, -0.2, -0.2), (0.1, 0.2, 0.3)),)),
     "a box inside the space two L-brackets share": (
         (L_BRACKET, fx.transformed(L_BRACKET, offset=(0.1, 0.1, 0.3))), (fx.box((0.15, 0.15, 0.4), (0.35, 0.6, 0.8)),)),
 }

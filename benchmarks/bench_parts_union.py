@@ -72,7 +72,7 @@ def bound(a: Solid, b: Solid):
 def main() -> None:
     repeats = 1 if "--quick" in sys.argv else 3
     print(machine_load())
-    print(f"{'scene':<34}{'triangles':>10}{'bound (s)':>11}{'exact (s)':>11}{'manifold3d (s)':>16}  "
+    print(f"{'scene':<46}{'triangles':>10}{'bound (s)':>11}{'exact (s)':>11}{'manifold3d (s)':>16}  "
           "volume: exact, bound ± error, manifold3d")
     for name, parts_a, parts_b in scenes():
         a, b = Solid(fixtures.joined(*parts_a)), Solid(fixtures.joined(*parts_b))
@@ -91,7 +91,7 @@ def main() -> None:
 
         t_manifold, expected = best_cpu(reference, repeats)
         triangles = len(a.mesh.triangles) + len(b.mesh.triangles)
-        print(f"{name:<34}{triangles:>10,}{t_bound:>11.3f}{t_exact:>11.3f}{t_manifold:>16.3f}  "
+        print(f"{name:<46}{triangles:>10,}{t_bound:>11.3f}{t_exact:>11.3f}{t_manifold:>16.3f}  "
               f"{volume:.10f}, {rough:.6f} ± {error:.6f}, {expected:.10f}")
     for major, minor in ((24, 12), (128, 64)):
         first = fixtures.torus(0.6, 0.25, major, minor)

@@ -28,6 +28,10 @@ def mesh_pair(a: Solid, b: Solid, options: dict) -> tuple[SolidContact, Translat
                    for curve, closed in zip(crossing.curves, crossing.closed))
 
     def separated_after(offset: np.ndarray) -> bool:
+        # The smaller object moves (by -offset when it is A): a moved copy's triangles, boxes and tree are
+        # computed again, which for a sculpt of a million triangles costs about half a second per test.
+        if len(a.mesh.triangles) < len(b.mesh.triangles):
+            return not share_interior(a.translated(-offset), b)
         return not share_interior(a, b.translated(offset))
 
     if not share_interior(a, b, crossing):

@@ -22,6 +22,9 @@ BOUND_SLACK = 1e-12
 #: than this many pass the aligned ones: for fewer, the oriented test (some 25 array operations, about 0.2 ms) costs
 #: more than the pairs it would drop cost at the next level. The leaf pairs it returns are always screened by both.
 ORIENTED_SCREEN_MIN_PAIRS = 512
+#: A node's run of the Morton order is split where its codes' highest differing bit changes (a plane halving its
+#: cell) when each side keeps at least this share of its triangles, else at its middle.
+BALANCE = 0.15
 #: A map whose stretch varies by less than this fraction counts as turning and scaling uniformly for the moved
 #: normals (Blender's float32 rotations stretch by ~1e-7; the normals are then that close to the exact ones).
 SIMILARITY = 1e-6
@@ -126,16 +129,15 @@ class TriangleBVH:
         count = len(mesh.triangles)
         if count == 0:
             raise ValueError("a BVH needs a mesh with at least one triangle")
-        centres = 0.5 * (mesh.lows + mesh.highs)
-        order = np.arange(count)
+        codes = _morton_codes(0.5 * (mesh.lows + mesh.highs))
+        order = np.argsort(codes, kind="stable")
+        codes = codes[order]
         starts, ends = np.array([0]), np.array([count])
         levels = []
         while len(starts):
             split = (ends - starts) > leaf_size
-            if split.any():
-                _sort_along_widest_axis(order, centres, starts[split], ends[split])
             levels.append((starts, ends, split))
-            middles = (starts + ends)[split] // 2
+            middles = _split_positions(codes, starts[split], ends[split], 2 * leaf_size)
             starts = np.column_stack([starts[split], middles]).ravel()
             ends = np.column_stack([middles, ends[split]]).ravel()
         return cls._from_levels(mesh, order, levels)
@@ -219,20 +221,45 @@ class TriangleBVH:
         return int(self.order[(self.starts[node] + self.ends[node] - 1) // 2])
 
 
-def _sort_along_widest_axis(order: np.ndarray, centres: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
-    """Sort each range ``order[start:end]`` in place by the triangles' centres along the range's widest axis."""
-    positions, owner = _ranges(starts, ends)
-    triangles = order[positions]
-    in_order = centres[order]
-    lows = _range_reduce(np.minimum, in_order, starts, ends)
-    extents = _range_reduce(np.maximum, in_order, starts, ends) - lows
-    axis = np.argmax(extents, axis=1)
-    flat = np.arange(len(axis)) * 3 + axis
-    low, extent = lows.ravel()[flat], extents.ravel()[flat]
-    values = centres.ravel()[triangles * 3 + axis[owner]] - low[owner]
-    fraction = values / np.where(extent > 0.0, extent, 1.0)[owner]
-    # Ranges stay apart in the key (2 per range, fractions in [0, 1]): one sort orders all of them.
-    order[positions] = triangles[np.argsort(2.0 * owner + fraction)]
+def _morton_codes(points: np.ndarray) -> np.ndarray:
+    """(M,) uint64 keys that order ``points`` along a Z-order curve through their box (21 bits per axis): a run of
+    consecutive keys is a compact cluster of points, so one sort orders the whole tree."""
+    half = 0.5 * points  # halved: the differences below cannot overflow
+    low = half.min(axis=0)
+    extent = float((half.max(axis=0) - low).max())
+    scale = (2**21 - 1) / extent if extent > 0.0 else 0.0
+    cells = np.minimum((half - low) * scale, 2**21 - 1).astype(np.uint64)
+    codes = np.zeros(len(points), dtype=np.uint64)
+    for axis in range(3):
+        codes |= _spread_bits(cells[:, axis]) << np.uint64(2 - axis)
+    return codes
+
+
+def _split_positions(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray, halved: int) -> np.ndarray:
+    """Where to split each range [start, end) of the sorted ``codes``: at the first code past the plane of its
+    highest differing bit, or at its middle when that leaves one side with less than ``BALANCE`` of it or the
+    range has at most ``halved`` entries (two full leaves)."""
+    first, last = codes[starts], codes[ends - 1]
+    smeared = first ^ last
+    for shift in (1, 2, 4, 8, 16, 32):
+        smeared |= smeared >> np.uint64(shift)
+    highest = smeared ^ (smeared >> np.uint64(1))
+    plane = last & ~(highest - np.uint64(1))
+    positions = np.searchsorted(codes, plane)
+    middles = (starts + ends) // 2
+    least = BALANCE * (ends - starts)
+    balanced = ((first != last) & (positions - starts >= least) & (ends - positions >= least)
+                & (ends - starts > halved))
+    return np.where(balanced, positions, middles)
+
+
+def _spread_bits(values: np.ndarray) -> np.ndarray:
+    """The 21 low bits of each value moved to every third bit (bit i to bit 3i)."""
+    values = values & np.uint64(0x1FFFFF)
+    for shift, mask in ((32, 0x1F00000000FFFF), (16, 0x1F0000FF0000FF), (8, 0x100F00F00F00F00F),
+                        (4, 0x10C30C30C30C30C3), (2, 0x1249249249249249)):
+        values = (values | (values << np.uint64(shift))) & np.uint64(mask)
+    return values
 
 
 def _bottom_up(ufunc: np.ufunc, values: np.ndarray, starts, ends, leaves, internal, children) -> np.ndarray:

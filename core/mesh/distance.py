@@ -125,6 +125,52 @@ def _closest_triangle_pair(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float)
     return best
 
 
+def windowed_mesh_distance(mesh_a: TriangleMesh, mesh_b: TriangleMesh) -> MeshDistance:
+    """``mesh_distance`` without a tree over either whole mesh: trees over only the triangles that can hold the closest
+    pair (for a sculpt of a million triangles next to a prop, building its whole tree is most of the work).
+
+    An upper bound U is the distance between two vertices found by walking from one mesh's box to the other's
+    nearest corner and back (``corner_pair_bound``); any pair of triangles at most U apart has each triangle's box
+    within U of the other mesh's triangles' box, so the triangles outside those windows are left out. Exact like
+    ``mesh_distance``; the triangle indices are the whole meshes'.
+    """
+    bound = corner_pair_bound(mesh_a, mesh_b)
+    keep_a = _boxes_near(mesh_a, mesh_b.lows.min(axis=0), mesh_b.highs.max(axis=0), bound)
+    keep_b = _boxes_near(mesh_b, mesh_a.lows[keep_a].min(axis=0), mesh_a.highs[keep_a].max(axis=0), bound)
+    found = mesh_distance(_window(mesh_a, keep_a), _window(mesh_b, keep_b), upper_bound=bound)
+    return MeshDistance(found.distance, found.point_a, found.point_b, int(keep_a[found.triangle_a]),
+                        int(keep_b[found.triangle_b]))
+
+
+def corner_pair_bound(mesh_a: TriangleMesh, mesh_b: TriangleMesh) -> float:
+    """The distance between a corner of A's triangles and one of B's, near the closest such pair: B's corner nearest
+    A's box, A's corner nearest it, B's corner nearest that (an upper bound on the surfaces' distance)."""
+    corners_a, corners_b = mesh_a.corners.reshape(-1, 3), mesh_b.corners.reshape(-1, 3)
+    low_a, high_a = mesh_a.lows.min(axis=0), mesh_a.highs.max(axis=0)
+    point_b = corners_b[np.argmin(point_box_distance_sq(corners_b, low_a, high_a))]
+    point_a = corners_a[np.argmin(_squared_distances(corners_a, point_b))]
+    return float(np.sqrt(_squared_distances(corners_b, point_a).min()))
+
+
+def _squared_distances(points: np.ndarray, point: np.ndarray) -> np.ndarray:
+    offset = points - point
+    return offset[:, 0] ** 2 + offset[:, 1] ** 2 + offset[:, 2] ** 2
+
+
+def _boxes_near(mesh: TriangleMesh, low: np.ndarray, high: np.ndarray, bound: float) -> np.ndarray:
+    """Indices of the triangles whose boxes lie within ``bound`` of the box [low, high] (rounding slack kept)."""
+    reach = bound + _rounding_margin(mesh, mesh)
+    gap_sq = box_distance_sq(mesh.lows, mesh.highs, low, high)
+    return np.flatnonzero(gap_sq <= reach * reach * (1.0 + BOUND_SLACK))
+
+
+def _window(mesh: TriangleMesh, triangles: np.ndarray) -> TriangleMesh:
+    """The mesh's triangles at ``triangles`` (the vertex array shared, not copied)."""
+    kept = mesh.triangles[triangles]
+    kept.flags.writeable = False
+    return TriangleMesh(mesh.vertices, kept)
+
+
 class NearTrianglePairs(NamedTuple):
     """Every pair of triangles of two meshes that may lie within ``horizon`` of each other: ``triangles_a``,
     ``triangles_b``, their corners (K, 3, 3), a separating axis each (``triangle_distance.separating_axes``: from A

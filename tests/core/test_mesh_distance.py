@@ -14,7 +14,8 @@ import mesh_fixtures as fx
 from mesh_fixtures import coal_distance, mesh, transformed
 import core.mesh.bvh as bvh_module
 from core.mesh.bvh import TriangleBVH
-from core.mesh.distance import MeshDistance, mesh_distance, mesh_distance_steps, nearest_on_surface
+from core.mesh.distance import (MeshDistance, mesh_distance, mesh_distance_steps, nearest_on_surface,
+                                 windowed_mesh_distance)
 from core.mesh.triangle_distance import point_triangle_closest, separation_lower_bound, triangle_pair_distance
 from core.mesh.trimesh import TriangleMesh
 from generators import random_rotation, rotation_about
@@ -350,3 +351,22 @@ def test_nearest_on_surface_in_chunks_matches_brute_force():
                                      np.tile(m.corners, (len(points), 1, 1))).reshape(len(points), -1)
     assert np.abs(distance - every.min(axis=1)).max() <= 1e-12
     assert reference_point_distance(closest, m.corners[triangle]).max() <= 1e-12
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_windowed_distance_equals_the_whole_trees_and_coal(seed):
+    """The distance over trees of only the triangles near the other mesh is the whole trees' (and coal's), with
+    triangle indices of the whole meshes, for a big mesh next to small ones around it, loose vertices included."""
+    rng = np.random.default_rng(seed)
+    big = fx.torus(2.0, 0.5, 32, 16)
+    loose = np.vstack([big.vertices, [[0.0, 0.0, 0.0]]])  # an unused vertex at the centre, nearer than any triangle
+    big = mesh(loose, big.triangles)
+    for _ in range(4):
+        small = transformed(fx.uv_sphere(rng.uniform(0.1, 0.5), 6, 8), random_rotation(rng),
+                            rng.normal(size=3) * rng.uniform(1.0, 4.0))
+        for a, b in ((big, small), (small, big)):
+            whole, windowed = mesh_distance(a, b), windowed_mesh_distance(a, b)
+            assert windowed.distance == whole.distance
+            assert windowed.distance == pytest.approx(coal_distance(a, b), abs=RELATIVE * 10)
+            pair = triangle_pair_distance(a.corners[[windowed.triangle_a]], b.corners[[windowed.triangle_b]])
+            assert pair[0][0] == pytest.approx(windowed.distance, abs=1e-12)

@@ -7,7 +7,7 @@ import numpy as np
 
 from ...contact import PENETRATING, TOUCHING, classify
 from ...narrowphase.collide import collide
-from ..distance import MeshDistance, mesh_distance
+from ..distance import MeshDistance, mesh_distance, windowed_mesh_distance
 from ..drag.translated_contact import TranslationStart, translation_start
 from ..intersection import surface_intersection
 from ..solid import MESH, Solid
@@ -55,7 +55,10 @@ def mesh_pair(a: Solid, b: Solid, options: dict) -> tuple[SolidContact, Translat
 
 def _apart(a: Solid, b: Solid, curves: tuple, tolerance: float, touch: float) -> SolidContact:
     """Surfaces that do not cross and neither object inside the other: the exact surface distance."""
-    found = mesh_distance(a.mesh, b.mesh, bvh_a=a.bvh, bvh_b=b.bvh)
+    if "bvh" in a.__dict__ and "bvh" in b.__dict__:  # both trees built already (cached properties)
+        found = mesh_distance(a.mesh, b.mesh, bvh_a=a.bvh, bvh_b=b.bvh)
+    else:
+        found = windowed_mesh_distance(a.mesh, b.mesh)
     fallback = b.mesh.vertices.mean(axis=0) - a.mesh.vertices.mean(axis=0)
     return apart_answer(found, fallback, touch, 0.0 if a.closed and b.closed else None, curves)
 

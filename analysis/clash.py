@@ -17,6 +17,7 @@ import numpy as np
 
 from ..core import overlapping_pairs
 from ..core.mesh import CONVEX, HULL, Solid, measure_solid_pairs
+from ..core.mesh.classify import classify_solids
 from .clash_report import ClashReport, ClashResult, pair_status
 from .analysed_shapes import placement
 from .background import meanwhile
@@ -221,7 +222,7 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
     note_of = cache(lambda index: hull_note(solids[index]))  # asked for hull pairs only: it classifies the object
     involved = sorted({index for pair in pairs for index in pair})
     kept: dict[int, tuple] = {}
-    yield from meanwhile(lambda: [solids[index].method for index in involved],  # classify (the long part)
+    yield from meanwhile(lambda: classify_solids([solids[index] for index in involved]),  # (the long part)
                          [solids[index] for index in involved], (done, len(members) + len(pairs)))
     for chunk in _batches(pairs, solids):
         moded = {(i, j): measure_in_mode(solids[i], solids[j], (shapes[i], shapes[j]), modes, options)
@@ -262,9 +263,10 @@ def _batches(pairs: list[tuple[int, int]], solids: list[Solid]) -> Iterator[list
     """The pairs in measuring order: pairs of convex objects (or hulls: ``core.mesh.pair_method``) together,
     at most ``BATCH_PAIRS`` and ``BATCH_VERTICES`` padded vertices at a time, for the core's batch; then
     every other pair alone (each may take a while: progress and Esc come between them)."""
-    methods = [solid.method for solid in solids]
+    involved = {index for pair in pairs for index in pair}  # the others are never classified
+    methods = {index: solids[index].method for index in involved}
     batched = [(i, j) for i, j in pairs if HULL in (methods[i], methods[j]) or methods[i] == methods[j] == CONVEX]
-    sizes = [len(solid.mesh.vertices) for solid in solids]  # at least the hull's vertex count
+    sizes = {index: len(solids[index].mesh.vertices) for index in involved}  # at least the hull's vertex count
     batch: list[tuple[int, int]] = []
     widest = 0
     for i, j in batched:

@@ -129,6 +129,13 @@ def share_topology(source: TriangleMesh, target: TriangleMesh) -> None:
             target.__dict__[key] = source.__dict__[key]
 
 
+def set_topology(mesh: TriangleMesh, table: EdgeTable, parts: tuple[np.ndarray, int]) -> None:
+    """Give ``mesh`` its edge table and loose parts (``edge_table``, ``loose_parts``) computed elsewhere: for many
+    meshes at once (``classify``)."""
+    mesh.__dict__[f"_{edge_table.__name__}"] = table
+    mesh.__dict__[f"_{loose_parts.__name__}"] = parts
+
+
 def renumber_topology(source: TriangleMesh, target: TriangleMesh, index: np.ndarray) -> None:
     """Give ``target``, whose triangles are ``source``'s with vertex ``v`` renumbered ``index[v]`` (an increasing
     map, as when unused vertices are dropped), the edge table and loose parts already computed for ``source``."""

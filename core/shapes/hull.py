@@ -257,11 +257,20 @@ def _feature_edges(triangles: np.ndarray, normals: np.ndarray) -> np.ndarray:
 
 def distinct_directions(directions: np.ndarray, *, signed: bool) -> np.ndarray:
     """Unit directions with near-duplicates merged; unsigned mode also merges opposite directions."""
+    return distinct_directions_of_groups(directions, np.zeros(len(directions), dtype=np.int64), signed=signed)[0]
+
+
+def distinct_directions_of_groups(directions: np.ndarray, groups: np.ndarray, *,
+                                  signed: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``distinct_directions`` of many groups of rows at once (``groups``: each row's group, in non-decreasing
+    order): the distinct unit rows, group after group, each group's as ``distinct_directions`` gives them alone,
+    and each row's group."""
     if len(directions) == 0:
-        return directions.reshape(0, 3)
+        return directions.reshape(0, 3), np.asarray(groups)[:0]
     units = _unit_rows(np.asarray(directions, dtype=np.float64))
     if not signed:
         leading = units[np.arange(len(units)), np.argmax(np.abs(units), axis=1)]
         units = units * np.sign(leading)[:, None]
-    _, first = np.unique(np.round(units / SAME_NORMAL), axis=0, return_index=True)
-    return units[np.sort(first)]
+    _, first = np.unique(np.column_stack([groups, np.round(units / SAME_NORMAL)]), axis=0, return_index=True)
+    first = np.sort(first)
+    return units[first], np.asarray(groups)[first]

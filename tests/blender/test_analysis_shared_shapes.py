@@ -50,7 +50,8 @@ def sphere_mesh() -> bpy.types.Mesh:
 
 
 def counting(monkeypatch, solid_module) -> list:
-    """Count the convexity classifications the core makes (``topology.convexity_defect`` via ``Solid.parts``)."""
+    """Count the convexity classifications the core makes (``topology.convexity_defect`` via ``Solid.parts``, and
+    the objects ``core.mesh.classify`` classifies together)."""
     calls = []
     original = solid_module.convexity_defect
 
@@ -58,6 +59,13 @@ def counting(monkeypatch, solid_module) -> list:
         calls.append(len(mesh.vertices))
         return original(mesh)
     monkeypatch.setattr(solid_module, "convexity_defect", counted)
+    together = importlib.import_module(solid_module.__name__.rsplit(".", 1)[0] + ".classify").StackedMeshes
+    classify_together = together.classify
+
+    def counted_together(stack, solids):
+        classify_together(stack, solids)
+        calls.extend(len(solid.mesh.vertices) for solid in solids if "parts" in solid.__dict__)
+    monkeypatch.setattr(together, "classify", counted_together)
     return calls
 
 

@@ -14,6 +14,7 @@ from ...contact_patch.region import ContactRegion, contact_region
 from ...narrowphase.batch import ApartPairs, ShapeSet, screen_many
 from ...narrowphase.collide import collide
 from ...narrowphase.warm_epa import WarmStart, collide_warm_many
+from ..classify import prepare_hull_features
 from ..solid import HULL, PARTS, Solid
 from .pushout import certified_pushout, pushout_witnesses
 from .result import SolidContact, pair_method
@@ -132,7 +133,9 @@ def screen_convex_pairs(pairs: list[tuple[Solid, Solid]], options: dict, warm: l
         contacts[k] = contact
     is_apart = np.zeros(len(pairs), dtype=bool)
     is_apart[apart.index] = True
-    ready = [k for k in fresh.tolist() if contacts[k] is None and not is_apart[k] and sat_ready(*pairs[k])]
+    meeting = [k for k in fresh.tolist() if contacts[k] is None and not is_apart[k]]
+    prepare_hull_features([solid for k in meeting for solid in pairs[k]])
+    ready = [k for k in meeting if sat_ready(*pairs[k])]
     sat = sat_contacts([pairs[k] for k in ready], tolerance=options["tolerance"],
                        touch_tolerance=options["touch_tolerance"])
     for k, contact in zip(ready, sat):

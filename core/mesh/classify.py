@@ -1,9 +1,9 @@
-"""Classifying many small solids at once: the repair's closedness check, turning loose parts outward, loose parts and
-convexity of every mesh (and the facets and edges SAT needs) in one pass over all their triangles stacked (vertex indices offset per mesh), instead of
-some fifty numpy calls on a few dozen vertices per object. The answers are the ones each ``Solid`` would compute
-alone, bit for bit (the same element-wise arithmetic, per-mesh sums in the same order); meshes the pass does not
-cover (without triangles, large, or not closed as indexed: welding and capping) are left to the solid itself.
-See docs/architecture.md, "Classifying many objects at once".
+"""Classifying many small solids at once: the repair's closedness check, turning loose parts outward, loose parts
+and convexity of every mesh (and the facets and edges SAT needs) in one pass over all their triangles stacked (vertex
+indices offset per mesh), instead of some fifty numpy calls on a few dozen vertices per object. The answers are the
+ones each ``Solid`` would compute alone, bit for bit (the same element-wise arithmetic, per-mesh sums in the same
+order); meshes the pass does not cover (without triangles, large, or not closed as indexed: welding and capping)
+are left to the solid itself. See docs/architecture.md, "Mesh: classifying many objects at once".
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from ..shapes.hull import distinct_directions_of_groups
 from ..vector.arrays import NEXT_CORNER, PREVIOUS_CORNER, cross
 from .repair import EXACT, MeshRepair
 from .solid import EXACT_CONVEXITY, SAT_MAX_VERTICES, Part, Solid
-from .topology import EdgeTable, edge_table, label_components, set_topology
+from .topology import EdgeTable, edge_table, loose_parts, set_topology
 from .trimesh import TriangleMesh
 
 #: Meshes with more triangles than this are classified alone: their own numpy calls are long enough to pay.
@@ -67,7 +67,7 @@ def prepare_hull_features(solids: Sequence[Solid]) -> None:
 
 
 def _batchable(solid: Solid) -> bool:
-    if solid.use_hull or solid._placement is not None or "repair" in solid.__dict__:
+    if solid.use_hull or solid.placement[0] is not solid or "repair" in solid.__dict__:
         return False
     triangles = len(solid.raw_mesh.triangles)
     return 0 < triangles <= SMALL_TRIANGLES
@@ -94,16 +94,22 @@ class StackedMeshes:
         return np.bincount(owner, weights=flags, minlength=len(self.meshes)).astype(np.int64)
 
     def classify(self, solids: list[Solid]) -> None:
-        labels, part_starts, part_counts = self._loose_parts()
-        triangles, turned = self._outward(labels)
-        table = self._edge_table(triangles)
+        """Give each of ``solids`` (one per mesh) its repair, outward mesh and, with one loose part, its ``parts``,
+        when its mesh is closed as indexed (``topology.bounds_volume``: nothing to weld or cap)."""
+        labels, part_count = loose_parts(TriangleMesh(self.vertices, self.triangles))  # (parts ignore orientation)
+        part_mesh = np.empty(part_count, dtype=np.int64)
+        part_mesh[labels] = self.triangle_mesh
+        part_counts = np.bincount(part_mesh, minlength=len(self.meshes))
+        part_starts = np.cumsum(part_counts) - part_counts
+        triangles, turned = self._outward(labels, part_mesh)
+        stacked = TriangleMesh(self.vertices, triangles)
+        table = edge_table(stacked)  # its edges sort mesh after mesh, as each mesh's own
         edge_mesh = self.vertex_mesh[table.edges[:, 0]]
         edge_counts = np.bincount(edge_mesh, minlength=len(self.meshes))
         edge_starts = np.cumsum(edge_counts) - edge_counts
         bounds_volume = self._per_mesh(edge_mesh, 2 * table.forward_uses != table.uses) == 0  # turning keeps it
         closed = self._per_mesh(edge_mesh, (table.uses != 2) | (table.forward_uses != 1)) == 0
-        area_normals = self._area_normals(triangles)
-        defects = self._convexity_defects(triangles, table, area_normals, closed & (part_counts == 1), edge_counts)
+        defects = self._convexity_defects(stacked, table, closed & (part_counts == 1), edge_counts)
         for k, solid in enumerate(solids):
             if not bounds_volume[k]:
                 continue  # open or unevenly used edges: welded and capped by ``repair.repaired``, alone
@@ -116,53 +122,26 @@ class StackedMeshes:
                                          table.triangle_edges[rows] - edge_starts[k], table.forward[rows],
                                          table.uses[edges], table.forward_uses[edges]),
                          (labels[rows] - part_starts[k], int(part_counts[k])))
-            mesh.__dict__["area_normals"] = area_normals[rows]
+            mesh.__dict__["area_normals"] = stacked.area_normals[rows]
             solid.__dict__["repair"] = MeshRepair(raw, EXACT)
             solid.__dict__["_outward"] = (mesh, int(turned[k]))
             if part_counts[k] == 1:
                 solid.__dict__["parts"] = (Part(mesh, True, float(defects[k])),)
 
-    def _loose_parts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(labels, part starts, part counts)``: each triangle's part among all meshes' parts (numbered mesh after
-        mesh, each mesh's in the order ``topology.loose_parts`` gives them), where each mesh's begin, how many."""
-        tri = self.triangles
-        root, _ = label_components(len(self.vertices), tri[:, :2].ravel(), tri[:, 1:].ravel())
-        roots, labels = np.unique(root[tri[:, 0]], return_inverse=True)  # roots of later meshes are larger
-        part_counts = np.bincount(self.vertex_mesh[roots], minlength=len(self.meshes))
-        return labels.reshape(-1), np.cumsum(part_counts) - part_counts, part_counts
-
-    def _outward(self, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _outward(self, labels: np.ndarray, part_mesh: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``solid.outward`` of every mesh: the stacked triangles with inside-out parts turned, and how many parts
         each mesh had turned."""
         centres = np.array([mesh.vertices.mean(axis=0) for mesh in self.meshes])  # np.mean's own summing order
         corners = self.vertices[self.triangles] - centres[self.triangle_mesh][:, None, :]
         tetrahedra = np.einsum("ij,ij->i", corners[:, 0], cross(corners[:, 1], corners[:, 2]))
-        inside_out = np.bincount(labels, weights=tetrahedra) < 0.0
-        part_mesh = np.empty(len(inside_out), dtype=np.int64)
-        part_mesh[labels] = self.triangle_mesh
+        inside_out = np.bincount(labels, weights=tetrahedra, minlength=len(part_mesh)) < 0.0
         triangles = np.where(inside_out[labels][:, None], self.triangles[:, ::-1], self.triangles)
         return triangles, self._per_mesh(part_mesh, inside_out)
 
-    def _edge_table(self, triangles: np.ndarray) -> EdgeTable:
-        """``topology.edge_table`` of the stacked triangles (edges sorted mesh after mesh, as each mesh's own)."""
-        tails, heads = triangles, triangles[:, NEXT_CORNER]
-        low, high = np.minimum(tails, heads).ravel(), np.maximum(tails, heads).ravel()
-        count = len(self.vertices)
-        unique_keys, inverse = np.unique(low * count + high, return_inverse=True)
-        forward = (tails < heads).ravel()
-        uses = np.bincount(inverse, minlength=len(unique_keys))
-        forward_uses = np.bincount(inverse, weights=forward, minlength=len(unique_keys)).astype(np.int64)
-        edges = np.stack(np.divmod(unique_keys, count), axis=1)
-        return EdgeTable(edges, inverse.reshape(-1, 3), forward.reshape(-1, 3), uses, forward_uses)
-
-    def _area_normals(self, triangles: np.ndarray) -> np.ndarray:
-        c = self.vertices[triangles]
-        return cross(c[:, 1] - c[:, 0], c[:, 2] - c[:, 0])
-
-    def _convexity_defects(self, triangles: np.ndarray, table: EdgeTable, area_normals: np.ndarray,
-                           candidate: np.ndarray, edge_counts: np.ndarray) -> np.ndarray:
+    def _convexity_defects(self, stacked: TriangleMesh, table: EdgeTable, candidate: np.ndarray,
+                           edge_counts: np.ndarray) -> np.ndarray:
         """``topology.convexity_defect`` of every mesh (inf where not ``candidate``: closed, one loose part)."""
-        count = len(self.meshes)
+        count, triangles = len(self.meshes), stacked.triangles
         defects = np.full(count, np.inf)
         used = np.bincount(triangles.ravel(), minlength=len(self.vertices)) > 0
         euler = self._per_mesh(self.vertex_mesh, used) - edge_counts + self.triangle_counts
@@ -174,9 +153,9 @@ class StackedMeshes:
         sides = order[candidate[self.triangle_mesh[order // 3]]].reshape(-1, 2)
         triangle, corner = np.divmod(sides, 3)
         far_corner = triangles[triangle[:, ::-1], (corner[:, ::-1] + 2) % 3]
-        normals = area_normals[triangle]
+        normals = stacked.area_normals[triangle]
         unit = normals / np.maximum(np.linalg.norm(normals, axis=2, keepdims=True), np.finfo(float).tiny)
-        corners = self.vertices[triangles]
+        corners = stacked.corners
         heights = np.einsum("ijk,ijk->ij", unit, self.vertices[far_corner] - corners[triangle, 0]).max(axis=1)
         side_mesh = self.triangle_mesh[triangle[:, 0]]
         height = np.full(count, -np.inf)

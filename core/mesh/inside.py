@@ -2,8 +2,9 @@
 
 ``crossing_windings``: the exact integer count of a ray's signed crossings, for meshes that bound a volume
 (every solid the engine measures, nearly closed ones once capped); ``solid_angle_windings``: the generalized
-winding number (Jacobson, Kavan, Sorkine-Hornung 2013) for any other mesh; ``winding_numbers`` and ``contains``
-pick the right one. See docs/architecture.md, section "Mesh: inside or outside".
+winding number (Jacobson, Kavan, Sorkine-Hornung 2013) for any other mesh, every triangle at every point, or by
+the triangle tree for big meshes (``winding_tree``, exact wherever its bound could change a decision);
+``winding_numbers`` and ``contains`` pick the right one. See docs/architecture.md, "Mesh: inside or outside".
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from .bvh import TriangleBVH, leaf_triangles
 from .topology import bounds_volume
 from .triangle_intersection import all_same, canonical_edges, edge_orientations, plane_sides
 from .trimesh import TriangleMesh
+from .winding_tree import OPENING_RATIO, tree_windings
 
 #: A fixed ray direction with no special relation to the axes (the perturbation settles the rest).
 RAY = np.array([0.8017837257372732, 0.4454354031873740, 0.3985498690165453])
@@ -144,14 +146,43 @@ def solid_angle_windings(mesh: TriangleMesh, points) -> np.ndarray:
     return out / (4.0 * np.pi)
 
 
+#: Without a tree, one is built for the generalized winding number when points x triangles exceed this (every
+#: triangle at every point would then take over a second; a 1M-triangle tree takes a few).
+TREE_TERMS = 1 << 27
+#: The opening ratio of the second, finer pass for the points the first pass cannot decide.
+FINE_OPENING_RATIO = 4.0 * OPENING_RATIO
+
+
+def decided_windings(bvh: TriangleBVH, points) -> np.ndarray:
+    """(P,) generalized winding number of ``bvh``'s mesh around each of the (P, 3) ``points`` by the tree
+    (``winding_tree.tree_windings``: each value within its proven bound of the exact one), computed again with
+    fewer nodes approximated (``FINE_OPENING_RATIO``) where that bound reaches 1/2, and exactly (every triangle)
+    where it still does: each value is on the same side of 1/2 as the exact one."""
+    points = as_points(points, "points")
+    windings, bounds = tree_windings(bvh, points)
+    close = np.flatnonzero(np.abs(windings - 0.5) <= bounds)
+    if len(close):
+        windings[close], bounds[close] = tree_windings(bvh, points[close], FINE_OPENING_RATIO)
+        close = close[np.abs(windings[close] - 0.5) <= bounds[close]]
+    if len(close):
+        windings[close] = solid_angle_windings(bvh.mesh, points[close])
+    return windings
+
+
 def winding_numbers(mesh: TriangleMesh, points, bvh: TriangleBVH | None = None) -> np.ndarray:
     """(P,) winding number of ``mesh`` around each of the (P, 3) ``points``: the exact integer crossing count
     (``crossing_windings``) when the mesh bounds a volume (``topology.bounds_volume``), else the generalized
-    winding number (``solid_angle_windings``: fractional near holes and open rims)."""
+    winding number (fractional near holes and open rims): every triangle at every point
+    (``solid_angle_windings``), or with the triangle tree (``bvh``, built when there are more than ``TREE_TERMS``
+    point-triangle terms) ``decided_windings``: approximate far from 1/2, never on the wrong side of it."""
     points = as_points(points, "points")
     if bounds_volume(mesh):
         return crossing_windings(mesh, points, bvh=bvh).astype(np.float64)
-    return solid_angle_windings(mesh, points)
+    if bvh is None and len(points) * len(mesh.triangles) > TREE_TERMS:
+        bvh = TriangleBVH.build(mesh)
+    if bvh is None:
+        return solid_angle_windings(mesh, points)
+    return decided_windings(bvh, points)
 
 
 def contains(mesh: TriangleMesh, points, bvh: TriangleBVH | None = None) -> np.ndarray:

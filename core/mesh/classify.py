@@ -21,6 +21,8 @@ from .trimesh import TriangleMesh
 
 #: Meshes with more triangles than this are classified alone: their own numpy calls are long enough to pay.
 SMALL_TRIANGLES = 4096
+#: Triangles stacked in one pass at most (its arrays stay some tens of megabytes however many objects there are).
+PASS_TRIANGLES = 1 << 18
 
 
 def classify_solids(solids: Sequence[Solid]) -> list[str]:
@@ -28,8 +30,13 @@ def classify_solids(solids: Sequence[Solid]) -> list[str]:
     together, as ``Solid`` would one by one, the others (already classified, moved copies, hulls, meshes the pass
     does not cover) by themselves."""
     chosen = [solid for solid in solids if _batchable(solid)]
-    if len(chosen) > 1:
-        StackedMeshes([solid.raw_mesh for solid in chosen]).classify(chosen)
+    sizes = np.cumsum([len(solid.raw_mesh.triangles) for solid in chosen])
+    passes = np.searchsorted(sizes, np.arange(PASS_TRIANGLES, sizes[-1] if len(sizes) else 0, PASS_TRIANGLES),
+                             side="right")
+    for group in np.split(np.arange(len(chosen)), passes):
+        if len(group) > 1:
+            together = [chosen[k] for k in group.tolist()]
+            StackedMeshes([solid.raw_mesh for solid in together]).classify(together)
     return [solid.method for solid in solids]
 
 

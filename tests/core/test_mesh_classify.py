@@ -9,6 +9,7 @@ import pytest
 
 import mesh_fixtures as fx
 from generators import random_rotation
+from core.mesh import classify
 from core.mesh.classify import SMALL_TRIANGLES, classify_solids, prepare_hull_features
 from core.mesh import solid as solid_module
 from core.mesh.repair import MeshRepair, repaired
@@ -163,3 +164,17 @@ def test_solids_already_classified_moved_copies_hulls_and_large_meshes_are_left_
 def test_a_single_solid_is_classified_alone():
     solid = Solid(fx.box(), name="alone")
     assert classify_solids([solid]) == ["convex"]
+
+
+def test_many_solids_are_classified_in_passes_of_bounded_size(monkeypatch):
+    monkeypatch.setattr(classify, "PASS_TRIANGLES", 100)
+    meshes = scene(7)
+    passes = []
+    stack = classify.StackedMeshes.classify
+    monkeypatch.setattr(classify.StackedMeshes, "classify",
+                        lambda self, solids: passes.append(len(self.triangles)) or stack(self, solids))
+    batched = [Solid(mesh) for mesh in meshes]
+    classify_solids(batched)
+    assert len(passes) > 5 and max(passes) <= 100 + SMALL_TRIANGLES
+    for k, mesh in enumerate(meshes):
+        assert_same_solid(batched[k], Solid(mesh))

@@ -15,6 +15,11 @@ from ..core.steps import in_background
 BACKGROUND_TRIANGLES = 20000
 
 
+class Announced(tuple):
+    """A step's ``(done, total)`` after which the caller should let the interface show what comes next (the
+    report's ``activity``) before taking the next step, which may hold it for a while (reading a big object)."""
+
+
 def triangle_count(solid: Solid) -> int:
     """The solid's triangles, counted on the solid it was moved from when it is a moved copy (without moving them)."""
     while "raw_mesh" not in solid.__dict__:

@@ -20,14 +20,14 @@ from ..core.mesh import CONVEX, HULL, Solid, measure_solid_pairs
 from ..core.mesh.classify import classify_solids
 from .clash_report import ClashReport, ClashResult, pair_status
 from .analysed_shapes import placement
-from .background import meanwhile
+from .background import Announced, meanwhile
 from .geometry import ObjectGeometryError
 from .mesh_notes import pair_note, parts_note, rows_certainty_and_notes, volume_certainty
 from .inspect import MeasureModes, broad_phase_bounds, measure_in_mode, measure_modes, rigid_shape
 from .scope import SCOPES, allowed_pairs, possible_pairs, scope_sides
 from .separated import SeparatedRows
 from .shard import shard_pairs
-from .shapes import Source, scope_sources
+from .shapes import Source, may_be_slow_to_read, scope_sources
 from .shared_shapes import SharedShapes
 from .typed import typed_decimal
 
@@ -171,11 +171,15 @@ def _steps(report: ClashReport, members: list[Source], sides: tuple[set, set], d
 
 
 def _read(members: list[Source], depsgraph, use_hulls: bool, required: set,
-          report: ClashReport) -> Iterator[tuple[Source, Solid]]:
+          report: ClashReport) -> Iterator[tuple[Source, Solid] | Announced]:
     """Each member read once as a Solid (a geometry several members show: classified once for all of them,
-    ``SharedShapes``); unmeasurable ones are skipped with the reason (raised if required)."""
+    ``SharedShapes``); unmeasurable ones are skipped with the reason (raised if required). Before a member that
+    may be slow to read, an ``Announced`` step (its ``activity`` named on the report)."""
     shapes = SharedShapes(members, use_hulls)
-    for source in members:
+    for done, source in enumerate(members):
+        report.activity = f"reading {source.name}"
+        if may_be_slow_to_read(source):
+            yield Announced((done, len(members)))  # the interface names it before the read holds it
         try:
             yield source, shapes.solid(source, depsgraph)
         except ObjectGeometryError as error:
@@ -195,10 +199,16 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
     objects that no box comes near (often most of a scene) cost only their reading.
     """
     read, placements = [], []
-    for done, (source, solid) in enumerate(_read(members, depsgraph, use_hulls, required, report), start=1):
+    done = 0
+    for item in _read(members, depsgraph, use_hulls, required, report):
+        if isinstance(item, Announced):
+            yield item
+            continue
+        source, solid = item
         if solid is not None:
             read.append((source, solid))
             placements.append(placement(source, depsgraph))
+        done += 1
         yield done, len(members)
     report.objects = len(read)
     if len(read) < 2:
@@ -222,9 +232,12 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
     note_of = cache(lambda index: hull_note(solids[index]))  # asked for hull pairs only: it classifies the object
     involved = sorted({index for pair in pairs for index in pair})
     kept: dict[int, tuple] = {}
+    report.activity = "classifying the objects"
     yield from meanwhile(lambda: classify_solids([solids[index] for index in involved]),  # (the long part)
                          [solids[index] for index in involved], (done, len(members) + len(pairs)))
     for chunk in _batches(pairs, solids):
+        report.activity = (f"measuring {names[chunk[0][0]]} \u2194 {names[chunk[0][1]]}" if len(chunk) == 1 else
+                           f"measuring {len(chunk)} pairs")
         moded = {(i, j): measure_in_mode(solids[i], solids[j], (shapes[i], shapes[j]), modes, options)
                  for i, j in chunk} if not modes.default else {}
         usual = [(i, j) for i, j in chunk if moded.get((i, j)) is None]

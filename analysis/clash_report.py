@@ -199,6 +199,9 @@ class ClashReport:
     #: ``[(Source, Solid, matrix read at, geometry stamp)]`` of the objects of penetrating pairs, as read (the
     #: Analyse operator keeps them for Resolve: ``analysis.analysed_shapes``); never written to a report.
     shapes: list = field(default_factory=list, repr=False, compare=False)
+    #: What the check is doing now ('reading Suzanne', 'measuring Cube ↔ Suzanne'), for the interface's status bar;
+    #: never written to a report.
+    activity: str = field(default='', repr=False, compare=False)
 
     @property
     def listed(self) -> int:

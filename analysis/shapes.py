@@ -12,7 +12,14 @@ import bpy
 import numpy as np
 
 from ..core.mesh import Solid, TriangleMesh
-from .geometry import ObjectGeometryError, evaluated_mesh, has_geometry, world_points, world_triangles
+from .geometry import (
+    ObjectGeometryError,
+    evaluated_mesh,
+    has_geometry,
+    local_positions,
+    world_points,
+    world_triangles,
+)
 
 #: The separator in an instanced object's name: "Instancer ▸ Object".
 INSTANCE_SEPARATOR = " \u25b8 "
@@ -130,12 +137,29 @@ def scope_sources(objects: Iterable[bpy.types.Object], view_layer: bpy.types.Vie
     return sorted(sources, key=lambda source: source.name)
 
 
+#: Mesh objects with at least this many faces before their modifiers may take a noticeable time to read.
+SLOW_READ_FACES = 20000
+#: Modifiers that multiply the faces (and that Blender evaluates lazily, or on the GPU for the viewport).
+MULTIPLYING_MODIFIERS = frozenset({'SUBSURF', 'MULTIRES'})
+
+
+def may_be_slow_to_read(source: Source) -> bool:
+    """True when reading the source's evaluated geometry may hold the interface noticeably: a mesh of many faces
+    or one under a subdivision (whose evaluation the reading may ask Blender for)."""
+    obj = source.obj
+    if obj.type != 'MESH':
+        return False
+    return len(obj.data.polygons) >= SLOW_READ_FACES or any(
+        modifier.type in MULTIPLYING_MODIFIERS and modifier.show_viewport for modifier in obj.modifiers)
+
+
 def read_mesh(source: Source, depsgraph: bpy.types.Depsgraph) -> TriangleMesh:
     """The source's evaluated triangles in world space; ObjectGeometryError says why it cannot be measured."""
     with evaluated_mesh(source.obj, depsgraph) as (mesh, matrix_world):
         matrix = matrix_world if source.matrix is None else source.matrix
-        points = world_points(mesh, matrix)
-        triangles = world_triangles(mesh)
+        local = local_positions(mesh)
+        points = world_points(mesh, matrix, local)
+        triangles = world_triangles(mesh, local)
     if len(points) == 0:
         raise ObjectGeometryError(f"{source.name} has no mesh vertices after evaluation "
                                   "(e.g. only points or instances)")

@@ -7,6 +7,8 @@ from collections.abc import Iterator
 
 import bpy
 
+from ..analysis.background import Announced
+
 #: Seconds of work per timer tick of a modal run: the interface stays responsive to Esc.
 SLICE_SECONDS = 0.05
 #: Interval of the modal run's timer: the slices follow each other with this pause.
@@ -16,11 +18,12 @@ PROGRESS_STEPS = 1000
 
 
 def advance(steps: Iterator[tuple[int, int]], seconds: float) -> tuple[int, int] | None:
-    """Run ``steps`` for about ``seconds``; the last ``(done, total)``, or None once they are exhausted."""
+    """Run ``steps`` for about ``seconds``, or up to an ``Announced`` step (the interface then shows what comes
+    next before a step that may hold it); the last ``(done, total)``, or None once they are exhausted."""
     deadline = time.perf_counter() + seconds
     latest = (0, 1)
     for latest in steps:
-        if time.perf_counter() >= deadline:
+        if isinstance(latest, Announced) or time.perf_counter() >= deadline:
             return latest
     return None
 
@@ -30,7 +33,8 @@ class StepwiseMixin:
     Esc cancels, the interface stays responsive), from scripts and in background mode to the end at once.
 
     An operator using it implements ``start(context) -> bool`` (False: refused, already reported),
-    ``step(context) -> outcome or None`` (None: not finished yet) and ``stop(context)``.
+    ``step(context) -> outcome or None`` (None: not finished yet) and ``stop(context)`` (which calls ``end_timer``),
+    and may say what it is doing in the status bar of a modal run (``status``).
     """
 
     #: Reported when Esc cancels a modal run.
@@ -56,7 +60,18 @@ class StepwiseMixin:
             return {'CANCELLED'}
         self._timer = context.window_manager.event_timer_add(TIMER_SECONDS, window=context.window)
         context.window_manager.modal_handler_add(self)
+        self.show_status(context)
         return {'RUNNING_MODAL'}
+
+    def status(self) -> str:
+        """What the modal run is doing, for the status bar ('' says nothing)."""
+        return ""
+
+    def show_status(self, context: bpy.types.Context) -> None:
+        """Put ``status`` in the status bar, with how to cancel."""
+        text = self.status()
+        if text and context.workspace is not None:
+            context.workspace.status_text_set(f"{text} \u00b7 Esc cancels")
 
     def cancel(self, context: bpy.types.Context) -> None:
         """Blender ends the modal run (window closed, file loaded): abandon it."""
@@ -69,13 +84,19 @@ class StepwiseMixin:
             return {'CANCELLED'}
         if event.type != 'TIMER':
             return {'PASS_THROUGH'}
-        return self.step(context) or {'RUNNING_MODAL'}
+        outcome = self.step(context)
+        if outcome is None:
+            self.show_status(context)
+            return {'RUNNING_MODAL'}
+        return outcome
 
     def end_timer(self, context: bpy.types.Context) -> None:
-        """Remove the modal run's timer, if any."""
+        """Remove the modal run's timer, if any, and its status bar text."""
         if self._timer is not None:
             context.window_manager.event_timer_remove(self._timer)
             self._timer = None
+            if context.workspace is not None:
+                context.workspace.status_text_set(None)
 
 
 class NeedsResultsMixin:

@@ -47,6 +47,9 @@ class COLLISION_INSPECTOR_OT_resolve(StepwiseMixin, ExclusiveRunMixin, bpy.types
         context.window_manager.progress_begin(0, PROGRESS_STEPS)
         return True
 
+    def status(self) -> str:
+        return "Resolve: measuring the moved object's pairs again"
+
     def stop(self, context: bpy.types.Context) -> None:
         """End the progress indicator and the timer; abandoned before the end, B goes back where it was."""
         self.steps.close()
@@ -91,6 +94,9 @@ class COLLISION_INSPECTOR_OT_resolve_all(StepwiseMixin, ExclusiveRunMixin, bpy.t
         self._tally, self.steps = start_resolve_all(context, self.clearance, self.max_rounds)
         context.window_manager.progress_begin(0, PROGRESS_STEPS)
         return True
+
+    def status(self) -> str:
+        return "Resolve All: moving objects out and measuring their pairs again"
 
     def stop(self, context: bpy.types.Context) -> None:
         """End the progress indicator and the timer; a B being moved goes back where it was."""

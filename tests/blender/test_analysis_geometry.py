@@ -129,3 +129,49 @@ def test_torus_is_measured_on_its_triangles(empty_scene, shapes):
     path_factor = ring_sides * math.sin(2 * math.pi / ring_sides)  # 2 pi for a smooth torus
     assert volume == pytest.approx(section_area * major * path_factor, rel=1e-6)
     assert method == "mesh"
+
+
+def blenders_triangles(mesh: bpy.types.Mesh) -> np.ndarray:
+    """The mesh's loop triangles as Blender splits its faces (the reference)."""
+    mesh.calc_loop_triangles()
+    indices = np.empty(len(mesh.loop_triangles) * 3, dtype=np.int64)
+    mesh.loop_triangles.foreach_get('vertices', indices)
+    return indices.reshape(-1, 3)
+
+
+def test_triangles_of_a_subdivided_mesh_are_blenders_in_its_order(empty_scene, geometry):
+    bpy.ops.mesh.primitive_monkey_add()  # triangles and quads; under the subdivision, quads only
+    monkey = bpy.context.active_object
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    with geometry.evaluated_mesh(monkey, depsgraph) as (mesh, _matrix):
+        assert {len(face.vertices) for face in mesh.polygons} == {3, 4}
+        assert np.array_equal(geometry.world_triangles(mesh), blenders_triangles(mesh))
+    monkey.modifiers.new("Subdivision", 'SUBSURF').levels = 2
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    with geometry.evaluated_mesh(monkey, depsgraph) as (mesh, _matrix):
+        assert {len(face.vertices) for face in mesh.polygons} == {4}
+        assert np.array_equal(geometry.world_triangles(mesh), blenders_triangles(mesh))
+
+
+def test_bent_and_folded_quads_are_split_on_the_diagonal_blender_chooses(empty_scene, geometry):
+    rng = np.random.default_rng(7)
+    corners = rng.normal(size=(4000, 3)).astype(np.float32)  # 1000 random quads, bent, folded, concave
+    faces = [tuple(range(4 * k, 4 * k + 4)) for k in range(1000)]
+    mesh = bpy.data.meshes.new("Quads")
+    mesh.from_pydata(corners.tolist(), [], faces + [(0, 5, 9)])
+    mesh.update()
+    starts = np.arange(0, 4001, 4, dtype=np.int32)[:1001]
+    sizes = np.array([4] * 1000 + [3], dtype=np.int32)
+    corner_verts = np.array([v for face in faces for v in face] + [0, 5, 9], dtype=np.int32)
+    split = geometry.quad_triangle_corners(starts, sizes, corner_verts, corners)
+    flipped = np.count_nonzero(split[0:2000:2, 2] == starts[:1000] + 3)
+    assert 100 < flipped < 900  # both of Blender's splits occur
+    assert np.array_equal(geometry.world_triangles(mesh), blenders_triangles(mesh))
+
+
+def test_n_gons_are_split_by_blender(empty_scene, geometry):
+    bpy.ops.mesh.primitive_cylinder_add(vertices=12)  # two 12-gon caps
+    with geometry.evaluated_mesh(bpy.context.active_object, bpy.context.evaluated_depsgraph_get()) as (mesh, _m):
+        triangles = geometry.world_triangles(mesh)
+        assert len(triangles) == 12 * 2 + 2 * 10
+        assert np.array_equal(triangles, blenders_triangles(mesh))

@@ -123,3 +123,40 @@ def test_escape_cancels_the_modal_analysis_and_keeps_the_previous_results(empty_
     assert len(empty_scene.collision_inspector.results) == 3
     with pytest.raises(StopIteration):
         next(operator.steps)  # the check was abandoned
+
+
+def subdivided_monkey_and_cube() -> None:
+    """Suzanne under a subdivision (slow to read, as far as the check can tell) and a cube through her side."""
+    bpy.ops.mesh.primitive_monkey_add()
+    monkey = bpy.context.active_object
+    monkey.name = "Suzanne"
+    monkey.modifiers.new("Subdivision", 'SUBSURF').levels = 1
+    select_only(monkey, add_cube("Cube", 0.9))
+
+
+def test_an_object_slow_to_read_is_announced_before_its_read(empty_scene, clash, addon):
+    announced = importlib.import_module(addon.__name__ + ".analysis.background").Announced
+    advance = importlib.import_module(addon.__name__ + ".operators.base").advance
+    subdivided_monkey_and_cube()
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    report, steps = clash.start_check(empty_scene, depsgraph, scope='SELECTED', every_pair=True)
+    seen = [(isinstance(step, announced), tuple(step), report.activity) for step in steps]
+    assert seen[:3] == [(False, (1, 2), "reading Cube"), (True, (1, 2), "reading Suzanne"),
+                        (False, (2, 2), "reading Suzanne")]
+    assert seen[-1] == (False, (3, 3), "measuring Cube \u2194 Suzanne")
+    report, steps = clash.start_check(empty_scene, depsgraph, scope='SELECTED', every_pair=True)
+    assert advance(steps, 60.0) == (1, 2) and report.activity == "reading Suzanne"  # the slice ends there
+
+
+def test_the_modal_analysis_says_what_it_reads_before_reading_it(empty_scene, analyse_module):
+    subdivided_monkey_and_cube()
+    operator = modal_operator(analyse_module)
+    assert operator.start(bpy.context)
+    statuses, outcome = [], {'RUNNING_MODAL'}
+    for _tick in range(100):
+        outcome = operator.modal(bpy.context, SimpleNamespace(type='TIMER'))
+        if outcome != {'RUNNING_MODAL'}:
+            break
+        statuses.append(operator.status())
+    assert outcome == {'FINISHED'}
+    assert statuses[0] == "Analysing: reading Suzanne (50 %)"

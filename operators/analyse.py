@@ -88,13 +88,12 @@ class COLLISION_INSPECTOR_OT_analyze(StepwiseMixin, bpy.types.Operator):
             self.report({'ERROR'}, str(error))
             return False
         self._signature = scope_signature(context)  # what the results will cover, whatever changes meanwhile
-        self._percent = 0
         context.window_manager.progress_begin(0, PROGRESS_STEPS)
         return True
 
     def status(self) -> str:
-        """What the analysis is doing ('reading Suzanne'), and how far it is."""
-        return f"Analysing: {self._report.activity} ({self._percent} %)"
+        """What the analysis is doing ('reading Suzanne'; how far it is shows on the mouse cursor)."""
+        return f"Analysing: {self._report.activity}"
 
     def stop(self, context: bpy.types.Context) -> None:
         """End the progress indicator and the timer; abandon the check's remaining steps."""
@@ -114,7 +113,6 @@ class COLLISION_INSPECTOR_OT_analyze(StepwiseMixin, bpy.types.Operator):
             return {'CANCELLED'}
         if progress is not None:
             done, total = progress
-            self._percent = 100 * done // max(total, 1)
             context.window_manager.progress_update(PROGRESS_STEPS * done // max(total, 1))
             return None
         self.stop(context)

@@ -42,6 +42,7 @@ class StepwiseMixin:
     #: The work's steps, ``(done, total)`` each, from ``start`` on (closed once abandoned).
     steps: Iterator[tuple[int, int]] | None = None
     _timer = None
+    _status_shown: str | None = None
 
     def execute(self, context: bpy.types.Context) -> set:
         """To the end at once (scripts, background mode, redo)."""
@@ -68,10 +69,12 @@ class StepwiseMixin:
         return ""
 
     def show_status(self, context: bpy.types.Context) -> None:
-        """Put ``status`` in the status bar, with how to cancel."""
+        """Put ``status`` in the status bar, with how to cancel, when it has changed (each change redraws the
+        window: on a software renderer that is a tenth of a second or more)."""
         text = self.status()
-        if text and context.workspace is not None:
+        if text and text != self._status_shown and context.workspace is not None:
             context.workspace.status_text_set(f"{text} \u00b7 Esc cancels")
+            self._status_shown = text
 
     def cancel(self, context: bpy.types.Context) -> None:
         """Blender ends the modal run (window closed, file loaded): abandon it."""
@@ -97,6 +100,7 @@ class StepwiseMixin:
             self._timer = None
             if context.workspace is not None:
                 context.workspace.status_text_set(None)
+            self._status_shown = None
 
 
 class NeedsResultsMixin:

@@ -171,9 +171,11 @@ def stand_in_operator(operator_class):
     so that a modal operator can be driven with made-up events in background mode. Reports are recorded."""
     from types import MethodType, SimpleNamespace
 
-    operator = SimpleNamespace(reports=[], _timer=None, cancelled_message=operator_class.cancelled_message)
+    operator = SimpleNamespace(reports=[], _timer=None, _status_shown=None,
+                               cancelled_message=operator_class.cancelled_message)
     operator.report = lambda kinds, text: operator.reports.append((set(kinds), text))
-    for name in ("start", "stop", "step", "finish", "report_results", "modal", "end_timer", "status", "show_status"):
+    for name in ("start", "stop", "step", "finish", "report_results", "modal", "end_timer", "status",
+                 "show_status"):
         if hasattr(operator_class, name):
             setattr(operator, name, MethodType(getattr(operator_class, name), operator))
     return operator

@@ -159,4 +159,4 @@ def test_the_modal_analysis_says_what_it_reads_before_reading_it(empty_scene, an
             break
         statuses.append(operator.status())
     assert outcome == {'FINISHED'}
-    assert statuses[0] == "Analysing: reading Suzanne (50 %)"
+    assert statuses[0] == "Analysing: reading Suzanne"

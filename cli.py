@@ -16,6 +16,7 @@ import time
 
 import bpy
 
+from .analysis.background import Announced
 from .analysis.clash import start_check
 from .analysis.clash_report import ClashReport, write_csv, write_json
 from .analysis.geometry import ObjectGeometryError
@@ -260,8 +261,9 @@ def _check(arguments: argparse.Namespace) -> ClashReport | SelfCheckReport:
     else:
         report, steps = start_check(context.scene, context.evaluated_depsgraph_get(), **options)
         progress = _ProgressPrinter(report.objects)
-        for done, total in steps:
-            progress(done, total)
+        for step in steps:
+            if not isinstance(step, Announced):  # (for the interface: nothing was done since the last step)
+                progress(*step)
     record_modes(report, context.scene.collision_inspector, modes)
     # Review states of pairs reviewed in the panel and saved with the file carry over to the report.
     report.results = with_review_states(report.results, stored_reviews(context.scene.collision_inspector))

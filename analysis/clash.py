@@ -61,7 +61,10 @@ def check_scene(
     the clashes found so far. Exceptions raised by the callback propagate.
     """
     report, steps = start_check(scene, depsgraph, **options)
-    for done, total in steps:
+    for step in steps:
+        if isinstance(step, Announced):
+            continue  # for the interface: nothing was done since the last call
+        done, total = step
         if progress is not None and progress(done, total) is False:
             report.cancelled = True
             steps.close()

@@ -160,3 +160,11 @@ def test_the_modal_analysis_says_what_it_reads_before_reading_it(empty_scene, an
         statuses.append(operator.status())
     assert outcome == {'FINISHED'}
     assert statuses[0] == "Analysing: reading Suzanne"
+
+
+def test_check_scenes_progress_hears_each_step_once(empty_scene, clash):
+    subdivided_monkey_and_cube()
+    calls = []
+    clash.check_scene(empty_scene, bpy.context.evaluated_depsgraph_get(), scope='SELECTED', every_pair=True,
+                      progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(1, 2), (2, 2), (3, 3)]

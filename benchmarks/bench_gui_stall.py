@@ -1,12 +1,15 @@
 """How long Blender's interface stalls while Analyse and Resolve work on a big pair: Suzanne under a level-5
 subdivision (about 1M triangles) through a cube, in the real interface.
 
-    BLENDER_XVFB=1 blender --factory-startup --python benchmarks/bench_gui_stall.py
+    BLENDER_XVFB=1 blender --factory-startup --python benchmarks/bench_gui_stall.py [-- aa-off]
 
 A watching timer asks to run every 10 ms; the gaps between its calls are how long the interface could not answer
 (nor see Esc). Timers start Analyse, then Resolve, then Analyse again, each as a click does ('INVOKE_DEFAULT' in
 the 3D view), and wait for it to end; each prints its duration, the longest gap and when it began, how many gaps were
-over 200 ms and the median gap. Then Blender quits.
+over 200 ms and the median gap, and how many times the viewport drew meanwhile and how long that took (Blender's own
+work: after a change the viewport draws once per anti-aliasing sample, 8 by default, each a full draw of the big
+object, seconds each on a software renderer). ``aa-off`` switches the viewport's anti-aliasing off (one draw per
+change). Then Blender quits.
 """
 
 from __future__ import annotations
@@ -50,8 +53,29 @@ def in_viewport(operator, **properties) -> None:
         operator('INVOKE_DEFAULT', **properties)
 
 
+def count_viewport_draws() -> list:
+    """``[(began, seconds)]`` of every viewport draw from now on (its first to its last draw handler)."""
+    draws, began = [], [None]
+
+    def first() -> None:
+        began[0] = time.perf_counter()
+
+    def last() -> None:
+        if began[0] is not None:
+            draws.append((began[0], time.perf_counter() - began[0]))
+            began[0] = None
+
+    bpy.types.SpaceView3D.draw_handler_add(first, (), 'WINDOW', 'PRE_VIEW')
+    bpy.types.SpaceView3D.draw_handler_add(last, (), 'WINDOW', 'POST_PIXEL')
+    return draws
+
+
 def main() -> None:
     faulthandler.enable()  # a crash in Blender shows the Python line it came from
+    arguments = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
+    if "aa-off" in arguments:  # (--factory-startup: the preferences are not saved)
+        bpy.context.preferences.system.viewport_aa = 'OFF'
+    draws = count_viewport_draws()
     load_registered_addon()
     big_pair()
     settings = bpy.context.scene.collision_inspector
@@ -70,6 +94,7 @@ def main() -> None:
         if state["run"] == 2:
             settings.results.clear()  # Analyse again: done once there are results
         state["gaps"], state["running"] = [], True
+        draws.clear()
         state["began"] = state["last"] = time.perf_counter()
         in_viewport(runs[state["run"]][1])
 
@@ -82,7 +107,8 @@ def main() -> None:
                 print(f"{runs[state['run']][0]}: {now - state['began']:.2f} s, the interface stalled "
                       f"{1e3 * max(gaps):.0f} ms at most (from {sum(gaps[:gaps.index(max(gaps))]):.1f} s on), "
                       f"{sum(gap > 0.2 for gap in gaps)} times over 200 ms, "
-                      f"median gap {1e3 * statistics.median(gaps):.0f} ms ({len(gaps)} gaps)", flush=True)
+                      f"median gap {1e3 * statistics.median(gaps):.0f} ms ({len(gaps)} gaps); the viewport drew "
+                      f"{len(draws)} times, {sum(seconds for _began, seconds in draws):.1f} s in all", flush=True)
                 state["running"] = False
                 bpy.app.timers.register(start_next, first_interval=1.0)
         state["last"] = now

@@ -205,14 +205,16 @@ def glide_balls(then: Callable[[], None]) -> None:
 
 
 class Shot(NamedTuple):
-    """How a shot's scene is made, where the viewport looks from and at, the sidebar panels to open, and what
-    happens in the interface before the capture (given the capture to call)."""
+    """How a shot's scene is made, where the viewport looks from and at, the sidebar panels to open, what
+    happens in the interface before the capture (given the capture to call), and whether the viewport is maximised
+    and its sidebar scrolled to the end (always with panels to open: the end of the active result's details)."""
 
     build: Callable[[], None]
     eye: Vector
     target: Vector
     panels: tuple = ()
     action: Callable[[Callable[[], None]], None] | None = None
+    scrolled: bool = False
 
 
 SHOTS = {
@@ -220,7 +222,7 @@ SHOTS = {
     'inspect': Shot(scanned_drop_scene, SCAN_VIEW_FROM, SCAN_VIEW_AT, ("COLLISION_INSPECTOR_PT_inspect",)),
     'drag': Shot(ball_in_ring_scene, DRAG_VIEW_FROM, DRAG_VIEW_AT, action=drag_ball),
     'overlap': Shot(ball_in_block_scene, OVERLAP_VIEW_FROM, OVERLAP_VIEW_AT, ("COLLISION_INSPECTOR_PT_display",)),
-    'glide': Shot(balls_above_rings_scene, GLIDE_VIEW_FROM, GLIDE_VIEW_AT, action=glide_balls),
+    'glide': Shot(balls_above_rings_scene, GLIDE_VIEW_FROM, GLIDE_VIEW_AT, action=glide_balls, scrolled=True),
 }
 
 
@@ -279,13 +281,14 @@ def scroll_to_end(window: bpy.types.Window, area: bpy.types.Area, region: bpy.ty
 
 def capture(path: Path, shot: str) -> None:
     """Open the Collision tab, wait for the redraw, capture the screen, quit."""
-    _build, eye, target, panels, action = SHOTS[shot]
+    _build, eye, target, panels, action, scrolled = SHOTS[shot]
+    scrolled = scrolled or bool(panels)
     # Blender opened the file before this script registered the add-on: what its load handler does happens now
     sys.modules[f"{PACKAGE_NAME}.analysis.live"].on_data_replaced()
     open_panels(panels)
     window = bpy.context.window
     area, sidebar = viewport()
-    if panels:
+    if scrolled:
         area, sidebar = maximise(area)
     frame_view(area, eye, target)
 
@@ -304,7 +307,7 @@ def capture(path: Path, shot: str) -> None:
                 bpy.ops.wm.quit_blender()
                 return None
             return TAB_RETRY_SECONDS
-        bpy.app.timers.register(scroll if panels else finish, first_interval=SECONDS_BEFORE_CAPTURE)
+        bpy.app.timers.register(scroll if scrolled else finish, first_interval=SECONDS_BEFORE_CAPTURE)
         return None
 
     def scroll() -> None:
@@ -315,7 +318,12 @@ def capture(path: Path, shot: str) -> None:
         if action is None:
             grab()
         else:
-            action(grab)
+            action(scroll_and_grab if scrolled else grab)
+
+    def scroll_and_grab() -> None:
+        """The action may have added lines to the sidebar: scroll to its end again, let it draw, capture."""
+        scroll_to_end(window, area, sidebar)
+        bpy.app.timers.register(grab, first_interval=0.3)
 
     def grab() -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import bpy
 
 from ..analysis.overlap_object import NoOverlap, OverlapMesh, overlap_mesh
+from ..analysis.shapes import subdivided_faces_at_least
 
 #: Pairs whose evaluated meshes have more faces than this together get no solid drawn: the Boolean runs in the
 #: interface's idle time and would hold it (about 0.8 s for 32k faces, 2.4 s for 127k); Make Overlap Object still
@@ -70,7 +71,13 @@ def update(context: bpy.types.Context) -> OverlapMesh | None:
 
 
 def pair_faces(context: bpy.types.Context, result) -> int:
-    """How many faces the evaluated meshes of ``result``'s two objects have together."""
+    """How many faces the evaluated meshes of ``result``'s two objects have together; or, when their own faces and
+    subdivision levels already make more than ``MAX_FACES``, at least how many (``subdivided_faces_at_least``: the
+    evaluated meshes are not asked for, which would have Blender subdivide on the CPU what the viewport subdivides
+    on the GPU, in the interface's idle time after every move)."""
+    at_least = sum(subdivided_faces_at_least(obj) for obj in (result.object_a, result.object_b))
+    if at_least > MAX_FACES:
+        return at_least
     depsgraph = context.evaluated_depsgraph_get()
     evaluated = (obj.evaluated_get(depsgraph) for obj in (result.object_a, result.object_b))
     return sum(len(obj.data.polygons) if obj.type == 'MESH' else 0 for obj in evaluated)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import math
+from types import SimpleNamespace
 
 import bpy
 import numpy as np
@@ -169,3 +170,27 @@ def test_the_solid_is_drawn_tinted_where_the_boxes_share_space_only(empty_scene,
         assert image[y, x, 3] < 0.01, outside
     settings.show_overlap = False
     assert (snapshot.draw_overlay_offscreen(empty_scene, view, projection, SIZE, SIZE)[..., 3] < 0.01).all()
+
+
+def subdivided_monkey(levels: int) -> bpy.types.Object:
+    bpy.ops.mesh.primitive_monkey_add()  # 500 faces, triangles and quads
+    monkey = bpy.context.active_object
+    monkey.modifiers.new("Subdivision", 'SUBSURF').levels = levels
+    return monkey
+
+
+@pytest.mark.parametrize("levels", [1, 2, 3])
+def test_a_subdivided_objects_faces_are_bounded_from_its_own(empty_scene, addon, levels):
+    at_least = importlib.import_module(addon.__name__ + ".analysis.shapes").subdivided_faces_at_least
+    monkey = subdivided_monkey(levels)
+    evaluated = len(monkey.evaluated_get(bpy.context.evaluated_depsgraph_get()).data.polygons)
+    assert at_least(monkey) <= evaluated <= at_least(monkey) * 4 / 3  # a triangle makes three quads, a quad four
+    monkey.modifiers.new("Fewer", 'DECIMATE')  # may remove faces: no bound
+    assert at_least(monkey) == 0
+
+
+def test_a_pair_whose_own_faces_make_too_many_is_not_evaluated_to_count_them(empty_scene, solid):
+    """In the interface the viewport subdivides on the GPU: counting the evaluated faces would have Blender subdivide
+    the object on the CPU (seconds for a million faces) in idle time after every move, only to draw nothing."""
+    pair = SimpleNamespace(object_a=subdivided_monkey(4), object_b=add_cube("Cube", 0.9))
+    assert solid.pair_faces(bpy.context, pair) == 500 * 3 * 4 ** 3 + 6 > solid.MAX_FACES

@@ -84,7 +84,7 @@ def main() -> None:
     print(f"{sum(len(obj.evaluated_get(depsgraph).data.polygons) for obj in bpy.data.objects)} faces evaluated")
     runs = [("Analyse", bpy.ops.collision_inspector.analyze), ("Resolve", bpy.ops.collision_inspector.resolve),
             ("Analyse again", bpy.ops.collision_inspector.analyze)]
-    state = {"run": -1, "running": False, "gaps": [], "last": 0.0, "began": 0.0}
+    state = {"run": -1, "running": False, "gaps": [], "drawn": [], "last": 0.0, "began": 0.0}
 
     def start_next() -> None:
         state["run"] += 1
@@ -93,7 +93,7 @@ def main() -> None:
             return
         if state["run"] == 2:
             settings.results.clear()  # Analyse again: done once there are results
-        state["gaps"], state["running"] = [], True
+        state["gaps"], state["drawn"], state["running"] = [], [], True
         draws.clear()
         state["began"] = state["last"] = time.perf_counter()
         in_viewport(runs[state["run"]][1])
@@ -102,13 +102,16 @@ def main() -> None:
         now = time.perf_counter()
         if state["running"]:
             state["gaps"].append(now - state["last"])
+            state["drawn"].append(any(state["last"] <= began < now for began, _seconds in draws))
             if settings.results and not busy():
                 gaps = state["gaps"]
+                undrawn = [gap for gap, drawn in zip(gaps, state["drawn"]) if not drawn] or [0.0]
                 print(f"{runs[state['run']][0]}: {now - state['began']:.2f} s, the interface stalled "
                       f"{1e3 * max(gaps):.0f} ms at most (from {sum(gaps[:gaps.index(max(gaps))]):.1f} s on), "
                       f"{sum(gap > 0.2 for gap in gaps)} times over 200 ms, "
                       f"median gap {1e3 * statistics.median(gaps):.0f} ms ({len(gaps)} gaps); the viewport drew "
-                      f"{len(draws)} times, {sum(seconds for _began, seconds in draws):.1f} s in all", flush=True)
+                      f"{len(draws)} times, {sum(seconds for _began, seconds in draws):.1f} s in all; longest gap "
+                      f"without a viewport draw {1e3 * max(undrawn):.0f} ms", flush=True)
                 state["running"] = False
                 bpy.app.timers.register(start_next, first_interval=1.0)
         state["last"] = now

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..core.mesh import Solid
 from .shapes import Source
-from .solid_cache import SolidCache, source_key
+from .solid_cache import SolidCache, data_identity, source_key
 
 #: ``{source_key: (source, solid, matrix it was read at, geometry stamp then)}``.
 _kept: dict[tuple, tuple[Source, Solid, np.ndarray, tuple]] = {}
@@ -21,10 +21,10 @@ _kept: dict[tuple, tuple[Source, Solid, np.ndarray, tuple]] = {}
 
 def geometry_stamp(source: Source, depsgraph: bpy.types.Depsgraph) -> tuple:
     """What the source's evaluated geometry depends on besides edits (which ``forget`` hears of): the frame and the
-    object's data. Nothing is read from the evaluated geometry: in the interface, asking an object subdivided on the
-    GPU for its evaluated mesh makes Blender subdivide it on the CPU, and a subdivided mesh's counts differ
-    between before and after that."""
-    return depsgraph.scene.frame_current, source.obj.data.as_pointer() if source.obj.data is not None else 0
+    object's data (``solid_cache.data_identity``: not its address, which new data may reuse). Nothing is read from
+    the evaluated geometry: in the interface, asking an object subdivided on the GPU for its evaluated mesh makes
+    Blender subdivide it on the CPU, and a subdivided mesh's counts differ between before and after that."""
+    return depsgraph.scene.frame_current, data_identity(source.obj)
 
 
 def placement(source: Source, depsgraph: bpy.types.Depsgraph) -> tuple[np.ndarray, tuple]:

@@ -51,9 +51,12 @@ def _kept_bytes(start: SeparationStart) -> int:
                                           start.measured_axes, start.measured_gaps))
 
 
-def _data(source: Source) -> int:
-    """Which mesh data ``source``'s object has (0 for none): a shape read from other data is read again."""
-    return source.obj.data.as_pointer() if source.obj.data is not None else 0
+def data_identity(obj: bpy.types.Object) -> int:
+    """Which data ``obj`` has (0 for none), as its session id: unlike its address, never that of data freed before
+    (Blender reuses freed memory, so new data at a freed mesh's address would pass for it). A shape read from other
+    data is read again."""
+    return obj.data.session_uid if obj.data is not None else 0
+
 
 
 def source_key(source: Source) -> tuple:
@@ -114,8 +117,8 @@ class SolidCache:
             if invertible:
                 if measures_volumes_later():  # its support tables built when idle, not in the middle of a drag
                     solid.defer_support_tables()
-                self._entries[key] = _Entry(matrix, np.linalg.inv(matrix), solid, use_hull, _data(source), matrix,
-                                            solid)
+                self._entries[key] = _Entry(matrix, np.linalg.inv(matrix), solid, use_hull, data_identity(source.obj),
+                                            matrix, solid)
             return solid
         entry.last_matrix = matrix
         entry.last_solid = entry.solid.transformed(_move(entry.matrix, entry.inverse, matrix))
@@ -127,12 +130,12 @@ class SolidCache:
         when ``matrix`` is singular: the source is then read on use)."""
         if abs(_determinant(matrix)) > SINGULAR:
             self._entries[source_key(source)] = _Entry(matrix, np.linalg.inv(matrix), solid, solid.use_hull,
-                                                       _data(source), matrix, solid)
+                                                       data_identity(source.obj), matrix, solid)
 
     @staticmethod
     def _read_as(entry: _Entry | None, source: Source, use_hull: bool) -> bool:
         """``entry`` holds ``source``'s shape as it is now (the same mesh data, read as asked: hull or not)."""
-        return entry is not None and entry.use_hull == use_hull and entry.data == _data(source)
+        return entry is not None and entry.use_hull == use_hull and entry.data == data_identity(source.obj)
 
     def has_read(self, source: Source, use_hull: bool) -> bool:
         """Whether ``source``'s shape is read (as ``solid`` would hand it out without reading it)."""

@@ -114,3 +114,42 @@ def test_resolve_all_reads_nothing_again(empty_scene, reads):
     assert bpy.ops.collision_inspector.resolve_all() == {'FINISHED'}
     assert not any(r.status == 'penetrating' for r in empty_scene.collision_inspector.results)
     assert reads == Counter()
+
+
+class AtFreedAddress:
+    """``obj`` as Blender shows it when it and its mesh were allocated where a freed object and mesh were: their
+    addresses (``as_pointer``) are the freed ones', everything else is theirs."""
+
+    def __init__(self, obj: bpy.types.Object, pointer: int, data_pointer: int) -> None:
+        self._obj, self._pointer = obj, pointer
+        self.data = AtFreedAddress.__new__(AtFreedAddress)
+        self.data._obj, self.data._pointer = obj.data, data_pointer
+
+    def as_pointer(self) -> int:
+        return self._pointer
+
+    def __getattr__(self, name: str):
+        return getattr(self._obj, name)
+
+
+def test_a_new_object_at_a_freed_object_s_address_is_read_not_given_the_freed_shape(empty_scene, addon, kept_shapes):
+    """A 1 m cube's shape is kept (by the live update's cache and for Resolve), the cube and its mesh are deleted and
+    a 2 m cube comes at their addresses (Blender reuses freed memory): its own shape is read, none lent."""
+    solid_cache = importlib.import_module(f"{addon.__name__}.analysis.solid_cache")
+    shapes = importlib.import_module(f"{addon.__name__}.analysis.shapes")
+    freed = add_cube("Cube", 0.0)
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    cache, source = solid_cache.SolidCache(), shapes.Source("Cube", freed, freed)
+    first = cache.solid(source, depsgraph, use_hull=False)
+    kept_shapes.keep([(source, first, *kept_shapes.placement(source, depsgraph))])
+    pointer, data_pointer, key = freed.as_pointer(), freed.data.as_pointer(), solid_cache.source_key(source)
+    mesh = freed.data
+    bpy.data.objects.remove(freed)
+    bpy.data.meshes.remove(mesh)
+    bpy.ops.mesh.primitive_cube_add(size=2.0)
+    reused = AtFreedAddress(bpy.context.active_object, pointer, data_pointer)
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    again = shapes.Source("Cube", reused, reused)
+    assert solid_cache.source_key(again) == key
+    assert cache.solid(again, depsgraph, use_hull=False).mesh.size == pytest.approx(2.0)
+    assert kept_shapes.lend(solid_cache.SolidCache(), [again], depsgraph, use_hull=False) == 0

@@ -93,7 +93,7 @@ class COLLISION_INSPECTOR_OT_analyze(StepwiseMixin, bpy.types.Operator):
 
     def status(self) -> str:
         """What the analysis is doing ('reading Suzanne'; how far it is shows on the mouse cursor)."""
-        return f"Analysing: {self._report.activity}"
+        return f"Analysing: {self._report.activity}" if self._report.activity else "Analysing"
 
     def stop(self, context: bpy.types.Context) -> None:
         """End the progress indicator and the timer; abandon the check's remaining steps."""

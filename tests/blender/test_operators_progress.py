@@ -152,6 +152,7 @@ def test_the_modal_analysis_says_what_it_reads_before_reading_it(empty_scene, an
     subdivided_monkey_and_cube()
     operator = modal_operator(analyse_module)
     assert operator.start(bpy.context)
+    assert operator.status() == "Analysing"  # before its first step
     statuses, outcome = [], {'RUNNING_MODAL'}
     for _tick in range(100):
         outcome = operator.modal(bpy.context, SimpleNamespace(type='TIMER'))

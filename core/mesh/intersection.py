@@ -20,6 +20,9 @@ from .trimesh import TriangleMesh
 
 #: Default tolerance, relative to the larger mesh's size.
 RELATIVE_TOLERANCE = 1e-9
+#: Meshes with at most this many triangle pairs have all of them screened by their boxes at once, in one call: for a
+#: few dozen triangles each that costs less than descending their trees (a few dozen calls, ~0.1 ms each).
+FLAT_PAIRS = 16_384
 
 
 def default_tolerance(mesh_a: TriangleMesh, mesh_b: TriangleMesh, tolerance: float | None) -> float:
@@ -112,12 +115,16 @@ class MeshPairs:
 
 def candidate_pairs(mesh_a: TriangleMesh, mesh_b: TriangleMesh, tolerance: float,
                     trees: tuple[TriangleBVH, TriangleBVH] | None = None) -> np.ndarray:
-    """(K, 2) pairs (triangle of A, triangle of B), sorted, whose boxes overlap once widened by ``tolerance``.
+    """(K, 2) pairs (triangle of A, triangle of B), sorted, whose boxes overlap once widened by ``tolerance`` (all
+    pairs screened at once for small meshes, ``FLAT_PAIRS``).
 
     With the meshes' ``trees``, only the triangle pairs of leaf pairs whose node boxes (aligned and oriented)
     come within 2 sqrt(3) x ``tolerance`` are looked at: that leaves out pairs of the sweep whose triangles
     are further apart than that, which can neither cross nor be coplanar within the tolerance (on round
     meshes meeting over a cap, about a tenth of the candidates and half the time of the sweep)."""
+    if len(mesh_a.triangles) * len(mesh_b.triangles) <= FLAT_PAIRS:
+        return np.argwhere(((mesh_a.lows[:, None] - tolerance <= mesh_b.highs + tolerance)
+                            & (mesh_b.lows - tolerance <= mesh_a.highs[:, None] + tolerance)).all(axis=2))
     if trees is None:
         return overlapping_pairs_between(mesh_a.lows, mesh_a.highs, mesh_b.lows, mesh_b.highs, margin=tolerance)
     tree_a, tree_b = trees

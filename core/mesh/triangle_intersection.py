@@ -57,7 +57,7 @@ def orientation_signs(p0, p1, p2, p3, tie: str | None) -> np.ndarray:
     when that derivative vanishes too (a zero-area triangle, parallel edges). With ``tie`` None nothing
     moves: the exact sign of the determinant itself, zero included (a point on a plane, coincident points).
     """
-    p0, p1, p2, p3 = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (p0, p1, p2, p3)))
+    p0, p1, p2, p3 = (np.asarray(v, dtype=np.float64) for v in (p0, p1, p2, p3))  # broadcast as they meet
     d1, d2, d3 = p1 - p0, p2 - p0, p3 - p0
     value = dot(d1, cross(d2, d3))
     permanent = dot(np.abs(d1), np.abs(d2[..., [1, 2, 0]] * d3[..., [2, 0, 1]])
@@ -70,7 +70,8 @@ def orientation_signs(p0, p1, p2, p3, tie: str | None) -> np.ndarray:
         signs[zero] = 0
         unsure &= ~zero
     if unsure.any():
-        points = exact_integers(np.stack([p0[unsure], p1[unsure], p2[unsure], p3[unsure]]))
+        shape = signs.shape + (3,)
+        points = exact_integers(np.stack([np.broadcast_to(p, shape)[unsure] for p in (p0, p1, p2, p3)]))
         e0, e1, e2, e3 = points
         exact = dot(e1 - e0, cross(e2 - e0, e3 - e0))
         exact_signs = np.sign(exact).astype(np.int8)
@@ -200,7 +201,6 @@ def _edge_crossings(low: np.ndarray, high: np.ndarray, corners: np.ndarray):
 def pair_crossings(corners_a: np.ndarray, ids_a: np.ndarray, normals_a: np.ndarray,
                    corners_b: np.ndarray, ids_b: np.ndarray, normals_b: np.ndarray) -> PairCrossings:
     """Edge-piercings of K triangle pairs; ``ids_*`` (K, 3) are vertex ids fixing the canonical order."""
-    origin_a, origin_b = corners_a[:, None, 0], corners_b[:, None, 0]
     side_a = plane_sides(corners_a, corners_b[:, None], points_move=False)
     side_b = plane_sides(corners_b, corners_a[:, None], points_move=True)
     low_a, high_a, flip_a = canonical_edges(corners_a, ids_a)
@@ -217,19 +217,71 @@ def pair_crossings(corners_a: np.ndarray, ids_a: np.ndarray, normals_a: np.ndarr
     b_params, b_points = np.zeros((len(corners_a), 3)), np.zeros((len(corners_a), 3, 3))
     a_params[both], a_points[both] = _edge_crossings(low_a[both], high_a[both], corners_b[both, None])
     b_params[both], b_points[both] = _edge_crossings(low_b[both], high_b[both], corners_a[both, None])
+    return PairCrossings(a_crosses, a_params, a_points, side_a < 0, b_crosses, b_params, b_points, side_b > 0,
+                         *pair_heights(corners_a, normals_a, corners_b, normals_b))
+
+
+def pair_heights(corners_a: np.ndarray, normals_a: np.ndarray, corners_b: np.ndarray, normals_b: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """``(a_heights, b_heights)`` of K triangle pairs (see ``PairCrossings``): signed distances (K, 3) of each
+    triangle's corners to the other's plane (``normals_*`` its area normals)."""
     scale_a = np.maximum(np.linalg.norm(normals_a, axis=1), np.finfo(float).tiny)[:, None]
     scale_b = np.maximum(np.linalg.norm(normals_b, axis=1), np.finfo(float).tiny)[:, None]
-    return PairCrossings(
-        a_crosses, a_params, a_points, side_a < 0, b_crosses, b_params, b_points, side_b > 0,
-        plane_values(corners_a, origin_b, normals_b[:, None]) / scale_b,
-        plane_values(corners_b, origin_a, normals_a[:, None]) / scale_a)
+    return (plane_values(corners_a, corners_b[:, None, 0], normals_b[:, None]) / scale_b,
+            plane_values(corners_b, corners_a[:, None, 0], normals_a[:, None]) / scale_a)
+
+
+def straddling(a_heights: np.ndarray, b_heights: np.ndarray, tolerance) -> np.ndarray:
+    """Pairs each of whose triangles has corners more than ``tolerance`` (scalar or per pair) on both sides of the
+    other's plane: the only pairs that can cross for real (``proper_mask``)."""
+    return ((a_heights.max(axis=1) > tolerance) & (a_heights.min(axis=1) < -tolerance)
+            & (b_heights.max(axis=1) > tolerance) & (b_heights.min(axis=1) < -tolerance))
+
+
+#: ``apart_on_common_line`` drops a pair only when its two intervals are further apart than this share of the pair's
+#: size (times the line's direction): the intervals' rounding is below 1e-5 of it (see the function).
+LINE_GAP = 1e-4
+
+
+def apart_on_common_line(corners_a: np.ndarray, normals_a: np.ndarray, a_heights: np.ndarray, corners_b: np.ndarray,
+                         normals_b: np.ndarray, b_heights: np.ndarray, tolerance, size) -> np.ndarray:
+    """Straddling pairs (``straddling``) whose triangles surely do not meet: where each triangle crosses the other's
+    plane, projected on the planes' common direction n_a x n_b, the two intervals lie more than ``LINE_GAP`` x
+    ``size`` apart (the Möller interval test, kept conservative; ``tolerance`` and ``size`` scalar or per pair).
+
+    Every edge whose ends lie on opposite sides of the plane has ends more than ``tolerance`` (1e-9 of the size)
+    apart in height (a straddling triangle has a corner beyond it on each side), so its crossing's parameter is
+    good to about 1e-6 and its projection to about 1e-6 of the size; corners within the tolerance of the plane
+    are taken as they are, which only widens an interval. Such pairs cannot cross, in the perturbed model either."""
+    direction = cross(normals_a, normals_b)
+    low_a, high_a = _line_interval(corners_a, a_heights, direction, tolerance)
+    low_b, high_b = _line_interval(corners_b, b_heights, direction, tolerance)
+    reach = np.maximum(np.abs(corners_a).max(axis=(1, 2)), np.abs(corners_b).max(axis=(1, 2)))
+    gap = np.sqrt(dot(direction, direction)) * (LINE_GAP * np.asarray(size) + 1e-12 * reach)
+    return (low_a > high_b + gap) | (low_b > high_a + gap)
+
+
+def _line_interval(corners: np.ndarray, heights: np.ndarray, direction: np.ndarray, tolerance
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds of ``direction`` . p over the points p where each triangle meets the other's plane (see above)."""
+    along = dot(corners, direction[:, None])
+    following = heights[:, NEXT_CORNER]
+    changes = heights * following < 0.0
+    crossing = along + heights / np.where(changes, heights - following, 1.0) * (along[:, NEXT_CORNER] - along)
+    near = np.abs(heights) <= np.asarray(tolerance)[..., None]
+    values = np.concatenate([np.where(changes, crossing, np.nan), np.where(near, along, np.nan)], axis=1)
+    return np.nanmin(values, axis=1), np.nanmax(values, axis=1)
+
+
+def coplanar_heights(a_heights: np.ndarray, b_heights: np.ndarray, tolerance) -> np.ndarray:
+    """Pairs whose triangles lie in one plane: every corner within ``tolerance`` of the other's plane."""
+    return (np.abs(a_heights).max(axis=1) <= tolerance) & (np.abs(b_heights).max(axis=1) <= tolerance)
 
 
 def proper_mask(crossings: PairCrossings, starts: np.ndarray, ends: np.ndarray, tolerance: float) -> np.ndarray:
     """Pairs that cross for real, not only in the perturbed model: each triangle has corners more than
     ``tolerance`` on both sides of the other's plane, and the segment is longer than ``tolerance``."""
-    straddles = ((crossings.a_heights.max(axis=1) > tolerance) & (crossings.a_heights.min(axis=1) < -tolerance)
-                 & (crossings.b_heights.max(axis=1) > tolerance) & (crossings.b_heights.min(axis=1) < -tolerance))
+    straddles = straddling(crossings.a_heights, crossings.b_heights, tolerance)
     return straddles & (np.linalg.norm(ends - starts, axis=1) > tolerance) & crossings.segment_mask
 
 
@@ -300,8 +352,7 @@ def coplanar_overlap_areas(corners_a: np.ndarray, corners_b: np.ndarray,
 
 def coplanar_mask(crossings: PairCrossings, tolerance: float) -> np.ndarray:
     """Pairs whose triangles lie in one plane: every corner within ``tolerance`` of the other's plane."""
-    return ((np.abs(crossings.a_heights).max(axis=1) <= tolerance)
-            & (np.abs(crossings.b_heights).max(axis=1) <= tolerance))
+    return coplanar_heights(crossings.a_heights, crossings.b_heights, tolerance)
 
 
 @dataclass(frozen=True)

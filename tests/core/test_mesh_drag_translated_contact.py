@@ -6,7 +6,7 @@ distances), and anything but a translation short of the ball measures the pair i
 import numpy as np
 import pytest
 
-import core.mesh.contact.dispatch as dispatch_module
+import core.mesh.contact.mesh_pairs as mesh_pairs_module
 import core.mesh.drag.penetrating_pairs as penetrating_pairs
 from core.mesh import Solid, collide_solid_pairs
 from core.mesh.distance import nearest_on_surface
@@ -17,10 +17,10 @@ from mesh_fixtures import l_bracket, manifold_overlap, moved, torus, transformed
 
 @pytest.fixture
 def full_measurements(monkeypatch) -> list:
-    """The pairs ``mesh_pair`` measured on their triangles."""
+    """The pairs measured in full on their triangles (``mesh_pair_steps``: alone, or with others in a clash check)."""
     measured = []
-    original = dispatch_module.mesh_pair
-    monkeypatch.setattr(dispatch_module, "mesh_pair",
+    original = mesh_pairs_module.mesh_pair_steps
+    monkeypatch.setattr(mesh_pairs_module, "mesh_pair_steps",
                         lambda a, b, options: measured.append(b) or original(a, b, options))
     return measured
 

@@ -23,8 +23,12 @@ from ..drag.translated_distance import (RENEW_STEP_SECONDS, Renewal, SeparationS
 from ..solid import CONVEX, HULL, MESH, Solid
 from .convex_pairs import convex_answer, epa_deadline, pair_regions, screen_convex_pairs, separated_answer
 from .dispatch import solid_pair
+from .mesh_pairs import mesh_pairs_together
 from .result import SolidContact, has_overlap_volume, pair_method, pair_options, pair_size
 from .volumes import pair_volumes
+
+#: Mesh pairs whose push-out searches run in lockstep at a time (what they hold between rounds stays small).
+LOCKSTEP_PAIRS = 256
 
 
 def collide_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: float | None = None,
@@ -155,6 +159,8 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
             begun = begin_renewals(pairs, outrun, warm, hull_gaps)
         if not volumes:
             translated_warm(pairs, [k for k in rest if isinstance(warm[k], TranslationStart)], warm, answers)
+    if warm is None and deadline is None:  # (a clash check): the mesh pairs' push-out searches in lockstep
+        _mesh_pairs_in_lockstep(pairs, [k for k in rest if methods[k] == MESH], options, answers)
     renewing = set() if warm is None else {k for k in rest if isinstance(warm[k], Renewal)}  # (they wait)
     longest = 0.0  # the longest pair measured one by one so far: the next starts only if one as long fits in time
     for k in [k for k in rest if answers[k] is None and k not in renewing]:
@@ -174,6 +180,18 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
         if not volumes:
             bounded_warm(pairs, [k for k in separated if answers[k] is None], warm, answers, hull_gaps)
     return columns, answers
+
+
+def _mesh_pairs_in_lockstep(pairs: Sequence[tuple[Solid, Solid]], mesh: list[int], options: dict,
+                            answers: list[SolidContact | None]) -> None:
+    """The answers of the mesh pairs at ``mesh`` (indices), ``LOCKSTEP_PAIRS`` at a time: their push-out searches
+    ask the exact test together (``mesh_pairs_together``)."""
+    for first in range(0, len(mesh), LOCKSTEP_PAIRS):
+        chunk = mesh[first:first + LOCKSTEP_PAIRS]
+        chunk_options = [pair_options(*pairs[k], options["tolerance"], options["touch_tolerance"],
+                                      options.get("max_iterations")) for k in chunk]
+        for k, (contact, _proved) in zip(chunk, mesh_pairs_together([pairs[k] for k in chunk], chunk_options)):
+            answers[k] = contact
 
 
 def _one_by_one(a: Solid, b: Solid, options: dict, start: PairStart | None, *, volumes: bool, keep: bool,

@@ -90,9 +90,9 @@ def parts_pair(a: Solid, b: Solid, options: dict) -> SolidContact:
                              overlap_volume=0.0 if a.closed and b.closed else None)
     deepest = max(overlapping, key=lambda c: c.depth)
 
-    def separated_after(offset: np.ndarray) -> bool:
-        return all(collide(pa.polytope, pb.polytope.translated(offset), **options).signed_distance >= -touch
-                   for pa in a.parts for pb in b.parts)
+    def separated_after(offsets: np.ndarray) -> np.ndarray:
+        return np.array([all(collide(pa.polytope, pb.polytope.translated(offset), **options).signed_distance >= -touch
+                             for pa in a.parts for pb in b.parts) for offset in offsets], dtype=bool)
 
     # A translation that separates the objects separates every pair of parts: the deepest is a lower bound.
     candidates = [(c.normal, c.depth) for c in sorted(overlapping, key=lambda c: -c.depth)]

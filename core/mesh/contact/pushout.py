@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 
 import numpy as np
 
@@ -19,6 +19,9 @@ PUSHOUT_STEPS = 12
 WITNESS_SEARCH = 2.0 ** (2 - PUSHOUT_STEPS)
 #: Vertices sampled per object for ball centres of the depth's lower bound.
 LOWER_BOUND_SAMPLES = 16
+#: Bisection steps asked at once of an exact test that answers a batch for about the cost of one offset (small
+#: meshes): 2^levels - 1 offsets a batch, a direction's bisection in PUSHOUT_STEPS / levels batches.
+BATCH_LEVELS = 3
 AXES = np.vstack([np.eye(3), -np.eye(3)])
 
 
@@ -42,15 +45,35 @@ def pushout_witnesses(a: Solid, b: Solid, depth: float, normal: np.ndarray, tole
 
 
 def certified_pushout(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, float]],
-                      separated_after: Callable[[np.ndarray], bool], lower: float = 0.0,
-                      precision: float = 0.0) -> tuple[float, np.ndarray]:
-    """The shortest checked push-out ``(depth, unit normal)`` over the candidate directions and the axes.
+                      separated_after: Callable[[np.ndarray], np.ndarray], lower: float = 0.0,
+                      precision: float = 0.0, levels: int = 1) -> tuple[float, np.ndarray]:
+    """The shortest checked push-out ``(depth, unit normal)`` over the candidate directions and the axes
+    (``pushout_search``), its exact test ``separated_after`` answering a (K, 3) batch of offsets with (K,) bools."""
+    search = pushout_search(a, b, candidates, lower, precision, levels)
+    try:
+        offsets = next(search)
+        while True:
+            offsets = search.send(np.asarray(separated_after(offsets), dtype=bool))
+    except StopIteration as finished:
+        return finished.value
+
+
+def pushout_search(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, float]], lower: float = 0.0,
+                   precision: float = 0.0, levels: int = 1
+                   ) -> Generator[np.ndarray, np.ndarray, tuple[float, np.ndarray]]:
+    """``certified_pushout`` as a generator: it yields each batch of offsets (K, 3) for the exact test and is sent
+    whether B moved by each separates (K,) (so that the batches of many pairs can be answered together); it returns
+    ``(depth, unit normal)``.
 
     The first direction starts from a length known to separate (its candidate length when that checks
     out, else the slab length, which always separates) and bisects towards zero. Every further direction
     is tried only if the best length so far also separates along it, and then bisects below that.
-    Whatever comes back has passed ``separated_after``, the exact test. No push-out shorter than
-    ``lower`` (a proven lower bound) is tried, and bisection stops once its bracket is ``precision`` wide.
+    Whatever comes back has passed the exact test. No push-out shorter than ``lower`` (a proven lower bound) is
+    tried, and bisection stops once its bracket is ``precision`` wide.
+
+    With ``levels`` above 1 the test is asked ``levels`` bisection steps at once (every midpoint either answer can
+    lead to, and a direction's first check with those below it): the same answer as asking offset after offset,
+    in a few batches, for a test whose batches cost about what one offset does (``shares_interior_after``).
     """
     directions = [(np.asarray(n, dtype=np.float64), float(t)) for n, t in candidates]
     # The axes on the first candidate's side (all six without one): a box-like overlap often leaves
@@ -62,23 +85,61 @@ def certified_pushout(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, flo
     for normal, start in directions:
         if best_depth <= lower + precision:
             break  # proven shortest: no direction can do better
+        search = _Bisection(normal, lower, precision, levels)
         if np.isfinite(best_depth):
-            if not separated_after(best_depth * normal):
+            if not (yield from search.separates(best_depth)):
                 continue
             high = best_depth
         else:
-            high = start if separated_after(start * normal) else _slab(a, b, normal)
-        low = min(lower, high)
-        for _ in range(PUSHOUT_STEPS):
-            if high - low <= max(precision, high * 0.5**PUSHOUT_STEPS):
+            high = start if (yield from search.separates(start)) else _slab(a, b, normal)
+        best_depth, best_normal = (yield from search.shortest_below(high)), normal
+    return float(best_depth), best_normal
+
+
+class _Bisection:
+    """One direction's search: lengths checked by the exact test (remembered), ``levels`` bisection steps a batch;
+    its methods are generators yielding the batches (see ``pushout_search``)."""
+
+    def __init__(self, normal: np.ndarray, lower: float, precision: float, levels: int):
+        self.normal, self.lower, self.precision, self.levels, self.known = normal, lower, precision, levels, {}
+
+    def separates(self, length: float):
+        """Whether moving B by ``length`` along the normal separates the pair (with the bisection below it asked
+        in the same batch when batching)."""
+        if length not in self.known:
+            below = self._midpoints(min(self.lower, length), length, self.levels - 1, PUSHOUT_STEPS)
+            yield from self._ask([length] + below)
+        return self.known[length]
+
+    def shortest_below(self, high: float):
+        """Bisection from a separating ``high`` towards ``lower``: the shortest separating length it finds."""
+        low = min(self.lower, high)
+        for step in range(PUSHOUT_STEPS):
+            if self._done(low, high):
                 break
             middle = 0.5 * (low + high)
-            if separated_after(middle * normal):
+            if middle not in self.known:
+                yield from self._ask(self._midpoints(low, high, self.levels, PUSHOUT_STEPS - step))
+            if self.known[middle]:
                 high = middle
             else:
                 low = middle
-        best_depth, best_normal = high, normal
-    return float(best_depth), best_normal
+        return high
+
+    def _done(self, low: float, high: float) -> bool:
+        return high - low <= max(self.precision, high * 0.5**PUSHOUT_STEPS)
+
+    def _midpoints(self, low: float, high: float, levels: int, steps: int) -> list[float]:
+        """The midpoints the next ``min(levels, steps)`` bisection steps from ``(low, high)`` can ask for."""
+        if levels <= 0 or steps <= 0 or self._done(low, high):
+            return []
+        middle = 0.5 * (low + high)
+        return ([middle] + self._midpoints(low, middle, levels - 1, steps - 1)
+                + self._midpoints(middle, high, levels - 1, steps - 1))
+
+    def _ask(self, lengths: list[float]):
+        answers = yield np.array(lengths)[:, None] * self.normal
+        self.known.update(zip(lengths, np.asarray(answers, dtype=bool).tolist()))
 
 
 def common_ball(a: Solid, b: Solid, centroid: np.ndarray | None) -> tuple[np.ndarray, float] | None:

@@ -1,0 +1,169 @@
+"""The push-out search of small non-convex pairs asks its exact test many offsets at once (``shares_interior_after``,
+several bisection steps a batch): the same answers as asking offset after offset down the triangle trees, and the
+push-outs still certified by manifold3d, their penetrating pairs those coal finds colliding. The screen that keeps
+clearly separate triangle pairs from the crossing test is checked against the exact triangle test.
+
+Seeded kitbash-like scenes: L-brackets, U-channels and notched plates turned at random and pushed into each other,
+and exact placements where faces touch, coincide or one part lies inside another.
+"""
+
+import coal
+import numpy as np
+import pytest
+
+import core.mesh.contact.containment as containment_module
+from core.mesh import MESH, Solid, collide_solids, measure_solid_pairs
+from core.mesh.contact.containment import share_interior, share_interior_moved, shares_interior_after
+from core.mesh.contact.pushout import BATCH_LEVELS, certified_pushout
+from core.mesh.triangle_intersection import (apart_on_common_line, intersect_triangle_pairs, pair_heights,
+                                             straddling)
+from mesh_fixtures import _coal_model, box, extrude, l_bracket, manifold_overlap, transformed
+
+U_CHANNEL = [(0, 0), (1.0, 0), (1.0, 0.8), (0.8, 0.8), (0.8, 0.2), (0.2, 0.2), (0.2, 0.8), (0, 0.8)]
+NOTCHED_PLATE = [(0, 0), (0.4, 0), (0.4, 0.1), (0.6, 0.1), (0.6, 0), (1.2, 0), (1.2, 0.3), (0, 0.3)]
+
+
+def rotation(rng: np.random.Generator) -> np.ndarray:
+    q, r = np.linalg.qr(rng.normal(size=(3, 3)))
+    q = q * np.sign(np.diag(r))
+    return q if np.linalg.det(q) > 0 else -q
+
+
+def part(kind: int, rng: np.random.Generator, offset) -> Solid:
+    shape = (l_bracket(size=0.8, thickness=0.25, depth=0.6), extrude(U_CHANNEL, 0.0, 1.5),
+             extrude(NOTCHED_PLATE, 0.0, 0.9))[kind % 3]
+    centred = transformed(shape, offset=-shape.vertices.mean(axis=0))
+    return Solid(transformed(centred, rotation(rng), offset))
+
+
+def seeded_pairs(seed: int, count: int = 5) -> list[tuple[Solid, Solid]]:
+    """Pairs of turned parts whose centres are a few tenths apart: most interpenetrate, some do not."""
+    rng = np.random.default_rng(seed)
+    return [(part(k, rng, (0.0, 0.0, 0.0)), part(k + 1 + seed, rng, rng.uniform(-0.4, 0.4, 3)))
+            for k in range(count)]
+
+
+def exact_placements() -> list[tuple[Solid, Solid]]:
+    """Faces that touch (apart by exactly 0), coincide facing the same way, a part inside another, and one in a
+    channel's open cavity, clear of its walls."""
+    return [(Solid(box((0, 0, 0), (1, 1, 1))), Solid(box((1, 0.2, 0.2), (2, 0.8, 0.8)))),
+            (Solid(box((0, 0, 0), (1, 1, 1))), Solid(box((0, 0, 0), (1, 1, 0.5)))),
+            (Solid(box((0, 0, 0), (2, 2, 2))), Solid(box((0.5, 0.5, 0.5), (1, 1, 1)))),
+            (Solid(extrude(U_CHANNEL, 0.0, 1.0)), Solid(box((0.3, 0.3, 0.2), (0.7, 0.9, 0.8))))]
+
+
+def offsets_for(a: Solid, b: Solid, rng: np.random.Generator) -> np.ndarray:
+    """Offsets along a few directions, from none to beyond the slab, with the axes' exact touching ones."""
+    directions = np.vstack([np.eye(3), -np.eye(3), rng.normal(size=(3, 3))])
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    lengths = np.concatenate([[0.0], rng.uniform(0.0, 2.0, 3)])
+    offsets = (lengths[:, None, None] * directions[None]).reshape(-1, 3)
+    (low_a, high_a), (low_b, high_b) = a.bounds, b.bounds
+    touching = np.diag(high_a - low_b)  # B's low faces moved onto A's high faces, axis by axis
+    return np.vstack([offsets, touching, -np.diag(high_b - low_a)])
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("path", ["flat", "sweep"])
+def test_batched_overlap_answers_as_the_per_offset_test(seed, path, monkeypatch):
+    if path == "sweep":
+        monkeypatch.setattr(containment_module, "FLAT_PAIRS", 0)
+    rng = np.random.default_rng(100 + seed)
+    pairs = seeded_pairs(seed) + (exact_placements() if seed == 0 else [])
+    answers = []
+    for a, b in pairs:
+        offsets = offsets_for(a, b, rng)
+        batched = shares_interior_after(a, b, offsets)
+        one_by_one = [share_interior_moved(a, b, offset) for offset in offsets]
+        assert batched.tolist() == one_by_one
+        answers.extend(one_by_one)
+    assert any(answers) and not all(answers)
+
+
+def test_exact_placements_overlap_as_built():
+    """Touching faces and a part in a cavity do not share interior; coinciding faces facing the same way and a part
+    inside do."""
+    expected = [False, True, True, False]
+    for (a, b), overlapping in zip(exact_placements(), expected):
+        assert shares_interior_after(a, b, np.zeros((1, 3))).tolist() == [overlapping]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_batched_search_finds_the_per_offset_search_push_out(seed):
+    """Several bisection steps a batch give the same depth and normal as asking offset after offset."""
+    found = 0
+    for a, b in seeded_pairs(seed) + exact_placements()[1:]:
+        if not share_interior(a, b):
+            continue
+        candidates = [(np.array([0.6, 0.0, 0.8]), 0.3)]
+
+        def one_by_one(offsets):
+            return np.array([not share_interior_moved(a, b, offset) for offset in offsets])
+
+        sequential = certified_pushout(a, b, candidates, one_by_one, 0.0, 1e-9, levels=1)
+        batched = certified_pushout(a, b, candidates, lambda offsets: ~shares_interior_after(a, b, offsets), 0.0,
+                                    1e-9, levels=BATCH_LEVELS)
+        assert batched[0] == sequential[0]
+        np.testing.assert_array_equal(batched[1], sequential[1])
+        found += 1
+    assert found >= 3
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_push_outs_certified_by_manifold_and_clashes_found_by_coal(seed):
+    """Every pair coal finds colliding is touching or penetrating, and a penetrating pair moved by its push-out (and a
+    hair) shares no volume by manifold3d's exact boolean, whose overlap volume the pair's matches."""
+    penetrating = 0
+    for a, b in seeded_pairs(seed):
+        contact = collide_solids(a, b)
+        colliding = coal.collide(_coal_model(a.mesh), coal.Transform3s(), _coal_model(b.mesh), coal.Transform3s(),
+                                 coal.CollisionRequest(), coal.CollisionResult())
+        assert colliding == (contact.status != "separated")
+        if contact.status != "penetrating":
+            continue
+        penetrating += 1
+        volume, _centroid = manifold_overlap(a.mesh, b.mesh)
+        assert contact.overlap_volume == pytest.approx(volume, rel=1e-9, abs=1e-12)
+        moved = transformed(b.mesh, offset=(contact.depth + 1e-7) * contact.normal)
+        assert manifold_overlap(a.mesh, moved)[0] <= 1e-9
+        assert contact.depth_lower_bound <= contact.depth + 1e-9
+    assert penetrating >= 3
+
+
+def test_common_line_screen_drops_only_pairs_that_do_not_meet():
+    """Random straddling triangle pairs, and pairs pushed until a corner of one just reaches the other: every pair the
+    screen drops has no crossing by the exact triangle test, and it drops most of those without one."""
+    rng = np.random.default_rng(7)
+    a = rng.uniform(-1.0, 1.0, (20_000, 3, 3))
+    b = rng.uniform(-1.0, 1.0, (20_000, 3, 3))
+    # a corner of B moved onto A's face (inside it, or just outside its edge), the rest of B through A's plane
+    weights = rng.dirichlet(np.ones(3), 2_000) * rng.choice([1.0, 1.0 + 1e-9], (2_000, 1))
+    b[:2_000] += (np.einsum("ki,kij->kj", weights, a[:2_000]) - b[:2_000, 0])[:, None]
+    normals_a = np.cross(a[:, 1] - a[:, 0], a[:, 2] - a[:, 0])
+    normals_b = np.cross(b[:, 1] - b[:, 0], b[:, 2] - b[:, 0])
+    heights = pair_heights(a, normals_a, b, normals_b)
+    tolerance, size = np.full(len(a), 1e-9 * 2.0), np.full(len(a), 2.0)
+    straddle = straddling(*heights, tolerance)
+    apart = np.zeros(len(a), dtype=bool)
+    apart[straddle] = apart_on_common_line(a[straddle], normals_a[straddle], heights[0][straddle], b[straddle],
+                                           normals_b[straddle], heights[1][straddle], tolerance[straddle],
+                                           size[straddle])
+    crossing = intersect_triangle_pairs(a, b).crossing
+    assert not (apart & crossing).any()
+    assert apart.sum() > 0.8 * (straddle & ~crossing).sum()
+
+
+def test_pairs_measured_in_lockstep_answer_as_each_alone():
+    """A clash check's mesh pairs, their push-out searches asking the exact test together, get the very answers each
+    pair gets measured alone (convex pairs, measured by the batch's own methods, left out)."""
+    pairs = [(a, b) for a, b in seeded_pairs(11) + seeded_pairs(12) + exact_placements() if MESH in (a.method, b.method)]
+    together = measure_solid_pairs(pairs)[1]
+    penetrating = 0
+    for (a, b), contact in zip(pairs, together):
+        alone = collide_solids(a, b)
+        assert (contact.status, contact.signed_distance, contact.overlap_volume) == (
+            alone.status, alone.signed_distance, alone.overlap_volume)
+        for field in ("normal", "point_a", "point_b"):
+            np.testing.assert_array_equal(getattr(contact, field), getattr(alone, field))
+        penetrating += contact.status == "penetrating"
+    assert len(pairs) >= 10 and penetrating >= 5

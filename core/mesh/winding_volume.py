@@ -22,6 +22,9 @@ from .trimesh import TriangleMesh
 #: Piercings of one edge whose parameters differ by at most this are taken as one point, ordered by the model.
 TIED = 1e-12
 
+#: Boundary edges close up to this fraction of the surfaces' size per edge (rounding of the cut's points).
+CLOSURE = 1e-9
+
 #: A region: (N, S) winding numbers (one column per solid) -> (N,) whether those points belong to it.
 Region = Callable[[np.ndarray], np.ndarray]
 
@@ -54,6 +57,20 @@ def region_volume(surfaces: Sequence[TriangleMesh], solids: Sequence[int], regio
     if arrangement is None:
         return None
     return arrangement.volume(region)
+
+
+def _closed(host: np.ndarray, weight: np.ndarray, p: np.ndarray, q: np.ndarray, c: np.ndarray, size: float) -> bool:
+    """Whether the weighted boundary edges P -> Q close up: on every triangle (their sum is 0, as around any set of
+    polygons) and over all triangles (their fanned areas sum to 0, as over any closed surface), to rounding. A
+    winding taken wrongly somewhere (a triple crossing misjudged where faces of several surfaces coincide) leaves
+    a piece without its neighbours, and the volume would depend on where it is fanned from."""
+    steps = weight[:, None] * (q - p)
+    per_triangle = np.zeros((int(host.max(initial=-1)) + 1, 3))
+    np.add.at(per_triangle, host, steps)
+    slack = CLOSURE * size * np.bincount(host, weights=np.abs(weight), minlength=len(per_triangle))
+    areas = weight[:, None] * np.cross(p - c, q - c)
+    return bool((np.abs(per_triangle).max(axis=1, initial=0.0) <= slack).all()
+                and (np.abs(areas.sum(axis=0)) <= CLOSURE * size * size * (1.0 + np.abs(weight).sum())).all())
 
 
 class _Arrangement:
@@ -246,7 +263,10 @@ class _Arrangement:
         key_end = keys[rows, np.argmax(crosses & ~starts, axis=1)]
         front_start = self.piercing_front[np.searchsorted(self.piercing_keys, key_start)]
         front_end = self.piercing_front[np.searchsorted(self.piercing_keys, key_end)]
-        segment, param, step = self._triple_crossings(t, s, start, end, key_start, key_end)
+        triple = self._triple_crossings(t, s, start, end, key_start, key_end)
+        if triple is None:
+            return False
+        segment, param, step = triple
         order = np.lexsort((param, segment))
         segment, param, step = segment[order], param[order], step[order]
         count = np.bincount(segment, minlength=len(t))
@@ -314,23 +334,36 @@ class _Arrangement:
         area = length(normal)
         apart_first = TIED * area * length(q - p) * (length(u - p) + length(v - p))
         apart_second = TIED * area * length(v - u) * (length(p - u) + length(q - u))
-        meet = ((at_u * at_v < 0.0) & (at_p * at_q < 0.0) & (np.minimum(np.abs(at_u), np.abs(at_v)) > apart_first)
-                & (np.minimum(np.abs(at_p), np.abs(at_q)) > apart_second))
-        first, second, plane = first[meet], second[meet], plane[meet]
-        along = at_p[meet] / (at_p[meet] - at_q[meet])
+        clear_first = np.minimum(np.abs(at_u), np.abs(at_v)) > apart_first
+        clear_second = np.minimum(np.abs(at_p), np.abs(at_q)) > apart_second
+        meet = (at_u * at_v < 0.0) & (at_p * at_q < 0.0) & clear_first & clear_second
+        apart = ((at_u * at_v > 0.0) & clear_first) | ((at_p * at_q > 0.0) & clear_second)
+        unsure = np.flatnonzero(~meet & ~apart)  # an end on (or within rounding of) the other's line: decided exactly
+        if len(unsure):
+            third_a = np.where(t[first[unsure]] == plane[unsure], s[first[unsure]], t[first[unsure]])
+            third_b = np.where(t[second[unsure]] == plane[unsure], s[second[unsure]], t[second[unsure]])
+            meet[unsure] = self._meet_in_model(np.stack([plane[unsure], third_a, third_b], axis=1))
+        exact = np.zeros(len(meet), bool)
+        exact[unsure] = True
+        first, second, plane, exact = first[meet], second[meet], plane[meet], exact[meet]
+        along = np.clip(at_p[meet] / np.where(exact, 1.0, at_p[meet] - at_q[meet]), 0.0, 1.0)
         third_first = np.where(t[second] == plane, s[second], t[second])  # the first segment meets this triangle
         third_second = np.where(t[first] == plane, s[first], t[first])
         _, once = np.unique(np.sort(np.stack([plane, third_first, third_second], axis=1), axis=1), axis=0,
                             return_index=True)
-        first, second, plane, along = first[once], second[once], plane[once], along[once]
+        first, second, plane, along, exact = first[once], second[once], plane[once], along[once], exact[once]
         third_first, third_second = third_first[once], third_second[once]
         point = start[first] + along[:, None] * (end[first] - start[first])
+        # where the segments only touch, their crossing is ill-defined: the point where the three planes meet
+        point[exact] = self._planes_point(np.stack([plane[exact], third_first[exact], third_second[exact]], axis=1))
         low, high = np.minimum(third_first, third_second), np.maximum(third_first, third_second)
         pair_keys = t * len(self.part) + s
         sorted_keys = np.argsort(pair_keys)
         wanted = low * len(self.part) + high
         at = np.minimum(np.searchsorted(pair_keys[sorted_keys], wanted), count - 1)
         found = np.flatnonzero(pair_keys[sorted_keys[at]] == wanted)
+        if len(found) < len(wanted):
+            return None
         first, second, plane, point = first[found], second[found], plane[found], point[found]
         third_first, third_second = third_first[found], third_second[found]
         third = sorted_keys[at[found]]  # the segment of the two other triangles, through the same point
@@ -340,12 +373,46 @@ class _Arrangement:
         direction = end[segments] - start[segments]
         length = np.maximum(np.einsum("ij,ij->i", direction, direction), np.finfo(float).tiny)
         param = np.clip(np.einsum("ij,ij->i", points - start[segments], direction) / length, 0.0, 1.0)
-        facing = np.einsum("ij,ij->i", direction, self.mesh.area_normals[crossed])
-        return segments, param, self._step(crossed, np.where(facing > 0.0, -1, 1))
+        return segments, param, self._step(crossed, -self._facing(t[segments], s[segments], crossed))
 
-    def volume(self, region: Region) -> tuple[float, np.ndarray | None]:
+    def _facing(self, first: np.ndarray, second: np.ndarray, crossed: np.ndarray) -> np.ndarray:
+        """(K,) the sign of (n_first x n_second) . n_crossed: +1 where the segment of the first two triangles (along
+        n_first x n_second) leaves the crossed one's solid through its front. Exact: floats where their rounding
+        cannot change it, integers otherwise."""
+        normals = self.mesh.area_normals
+        a, b, c = normals[first], normals[second], normals[crossed]
+        value = np.einsum("ij,ij->i", np.cross(a, b), c)
+        bound = TIED * np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1) * np.linalg.norm(c, axis=1)
+        signs = np.sign(value).astype(np.int64)
+        for row in np.flatnonzero(np.abs(value) <= bound):
+            corners = exact_integers(self.mesh.corners[[first[row], second[row], crossed[row]]]).tolist()
+            exact = [_cross([y - x for x, y in zip(k[0], k[1])], [y - x for x, y in zip(k[0], k[2])]) for k in corners]
+            det = _dot(_cross(exact[0], exact[1]), exact[2])
+            signs[row] = (det > 0) - (det < 0)
+        return signs
+
+    def _planes_point(self, triples: np.ndarray) -> np.ndarray:
+        """(K, 3) the point where the planes of each row's three triangles meet (they do: ``_meet_in_model``)."""
+        normals = self.mesh.area_normals[triples]
+        offsets = np.einsum("kij,kij->ki", normals, self.mesh.corners[triples][:, :, 0])
+        return np.linalg.solve(normals, offsets[:, :, None])[:, :, 0]
+
+    def _meet_in_model(self, triples: np.ndarray) -> np.ndarray:
+        """(K,) whether the three triangles of each row share a point in the model (surface k moved by k δ,
+        δ = (ε, ε², ε³)), exactly: the point X where their planes meet (Cramer's rule, times det N) lies on the
+        inner side of every edge of all three. Each sign is that of a polynomial linear in δ: its value, else its
+        first non-zero derivative. Planes sharing a line or a direction (det N = 0) meet in no point."""
+        corners = exact_integers(self.mesh.corners[triples.ravel()].reshape(len(triples), 9, 3))
+        shifts = self.part[triples].tolist()
+        found = np.zeros(len(triples), bool)
+        for row, (points, shift) in enumerate(zip(corners.tolist(), shifts)):
+            found[row] = _meet(points, shift)
+        return found
+
+    def volume(self, region: Region) -> tuple[float, np.ndarray | None] | None:
         """The divergence theorem over the pieces where ``region`` starts: each piece's boundary edges, weighted by
-        how much the region's indicator jumps across its triangle there, fanned from its triangle's first corner."""
+        how much the region's indicator jumps across its triangle there, fanned from its triangle's first corner.
+        None when those edges do not close (``_closed``)."""
         mesh, table = self.mesh, self.table
         unit = np.eye(self.solid_count, dtype=np.int64)
 
@@ -383,11 +450,52 @@ class _Arrangement:
         host = np.concatenate([part[0] for part in parts])
         weight = np.concatenate([part[3] for part in parts]).astype(np.float64)
         keep = weight != 0.0
-        c = mesh.corners[host[keep], 0] - origin
+        host, weight = host[keep], weight[keep]
+        c = mesh.corners[host, 0] - origin
         p = np.concatenate([part[1] for part in parts])[keep] - origin
         q = np.concatenate([part[2] for part in parts])[keep] - origin
-        volumes = weight[keep] * np.einsum("ij,ij->i", c, np.cross(p, q)) / 6.0
+        if not _closed(host, weight, p, q, c, mesh.size):
+            return None
+        volumes = weight * np.einsum("ij,ij->i", c, np.cross(p, q)) / 6.0
         volume = float(volumes.sum())
         if volume <= 0.0:
             return 0.0, None
         return volume, origin + (volumes[:, None] * (c + p + q)).sum(axis=0) / (4.0 * volume)
+
+
+def _cross(u: list, v: list) -> list:
+    return [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]]
+
+
+def _dot(u: list, v: list) -> int:
+    return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]
+
+
+def _meet(points: list, shift: list) -> bool:
+    """``_Arrangement._meet_in_model`` of one triple: ``points`` the 9 corners (3 per triangle) as integers,
+    ``shift`` each triangle's multiple of δ."""
+    corners = [points[0:3], points[3:6], points[6:9]]
+    normals = [_cross([b - a for a, b in zip(c[0], c[1])], [b - a for a, b in zip(c[0], c[2])]) for c in corners]
+    det = _dot(normals[0], _cross(normals[1], normals[2]))
+    if det == 0:
+        return False
+    # adj(N) columns: X * det = adj(N) d with d_i = n_i . (corner_i + k_i δ); adj(N) = [n1 x n2, n2 x n0, n0 x n1]
+    columns = [_cross(normals[1], normals[2]), _cross(normals[2], normals[0]), _cross(normals[0], normals[1])]
+    offsets = [_dot(normals[i], corners[i][0]) for i in range(3)]
+    value = [sum(columns[i][axis] * offsets[i] for i in range(3)) for axis in range(3)]
+    # derivative along δ's component c: d_i gains k_i n_i[c]
+    slopes = [[sum(columns[i][axis] * shift[i] * normals[i][c] for i in range(3)) for axis in range(3)]
+              for c in range(3)]
+    for k in range(3):
+        normal, triangle = normals[k], corners[k]
+        for edge in range(3):
+            p, q = triangle[edge], triangle[(edge + 1) % 3]
+            along = [b - a for a, b in zip(p, q)]
+            terms = [_dot(normal, _cross(along, [value[axis] - det * p[axis] for axis in range(3)]))]
+            for c in range(3):  # the corner moves with its triangle: X - p gains (slope - det k e_c) δ_c
+                moved = [slopes[c][axis] - (det * shift[k] if axis == c else 0) for axis in range(3)]
+                terms.append(_dot(normal, _cross(along, moved)))
+            sign = next((1 if term > 0 else -1 for term in terms if term != 0), 0)
+            if sign * (1 if det > 0 else -1) <= 0:
+                return False
+    return True

@@ -293,32 +293,13 @@ class _Arrangement:
 
     def _triple_crossings(self, t, s, start, end, key_start, key_end):
         """Where segments meet a third surface: ``(segment, parameter along it, winding change)`` for each, found
-        as two segments crossing on a triangle they share. Each triple of triangles is looked for on all three (one
-        of them may see it only touching: a segment ending on another where faces of two surfaces lie in one plane)
-        and kept once. Segments that only touch there (an end within ``TIED`` of the other's line, relative to
-        their lengths) do not count, nor do crossings whose third segment is missing (both from rounding where
-        faces of several surfaces lie in one plane): a real crossing missed there shows as a segment whose windings
-        miss its end's, and the cut is given up."""
-
+        as two segments crossing on a triangle they share (``_host_pairs``), each triple of triangles looked for on
+        all three and kept once. Floats decide the pairs that clearly cross or clearly miss (beyond ``TIED`` of
+        their lengths); the others, an end on or near the other's line (faces of several surfaces in one plane,
+        edges along edges), are decided exactly in the model (``_meet_in_model``). None when a triple's third
+        segment is missing (the model disagreeing with itself near a degenerate crossing)."""
         count = len(t)
-        host = np.concatenate([t, s])
-        other = np.concatenate([s, t])
-        which = np.concatenate([np.arange(count), np.arange(count)])
-        other_part = self.part[other]
-        order = np.lexsort((other_part, host))
-        host, other, which, other_part = host[order], other[order], which[order], other_part[order]
-        # pairs on one host: with the segments of later surfaces, and of the same surface where it crosses itself
-        host_end = np.searchsorted(host, host, side="right")
-        group_end = np.searchsorted(host * len(self.part) + other_part, host * len(self.part) + other_part,
-                                    side="right")
-        begin = np.where(self.own[other_part], np.arange(len(host)) + 1, group_end)
-        number = host_end - begin
-        i = np.repeat(np.arange(len(host)), number)
-        j = np.repeat(begin, number) + np.arange(number.sum()) - np.repeat(np.cumsum(number) - number, number)
-        first, second = which[i], which[j]
-        shared = ((key_start[first] == key_start[second]) | (key_start[first] == key_end[second])
-                  | (key_end[first] == key_start[second]) | (key_end[first] == key_end[second]))
-        first, second, plane = first[~shared], second[~shared], host[i[~shared]]
+        first, second, plane = self._host_pairs(t, s, key_start, key_end)
         normal = self.mesh.area_normals[plane]
         p, q = start[first], end[first]
         u, v = start[second], end[second]
@@ -361,12 +342,9 @@ class _Arrangement:
         sorted_keys = np.argsort(pair_keys)
         wanted = low * len(self.part) + high
         at = np.minimum(np.searchsorted(pair_keys[sorted_keys], wanted), count - 1)
-        found = np.flatnonzero(pair_keys[sorted_keys[at]] == wanted)
-        if len(found) < len(wanted):
+        if not (pair_keys[sorted_keys[at]] == wanted).all():
             return None
-        first, second, plane, point = first[found], second[found], plane[found], point[found]
-        third_first, third_second = third_first[found], third_second[found]
-        third = sorted_keys[at[found]]  # the segment of the two other triangles, through the same point
+        third = sorted_keys[at]  # the segment of the two other triangles, through the same point
         segments = np.concatenate([first, second, third])
         crossed = np.concatenate([third_first, third_second, plane])
         points = np.concatenate([point, point, point])
@@ -374,6 +352,26 @@ class _Arrangement:
         length = np.maximum(np.einsum("ij,ij->i", direction, direction), np.finfo(float).tiny)
         param = np.clip(np.einsum("ij,ij->i", points - start[segments], direction) / length, 0.0, 1.0)
         return segments, param, self._step(crossed, -self._facing(t[segments], s[segments], crossed))
+
+    def _host_pairs(self, t: np.ndarray, s: np.ndarray, key_start: np.ndarray, key_end: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(first, second, host)``: the pairs of segments lying on one triangle (the host) that may cross: with the
+        segments of later surfaces, and of the same surface where it crosses itself; not those sharing an end."""
+        host = np.concatenate([t, s])
+        which = np.concatenate([np.arange(len(t)), np.arange(len(t))])
+        other_part = self.part[np.concatenate([s, t])]
+        order = np.lexsort((other_part, host))
+        host, which, other_part = host[order], which[order], other_part[order]
+        host_end = np.searchsorted(host, host, side="right")
+        group = host * len(self.part) + other_part
+        begin = np.where(self.own[other_part], np.arange(len(host)) + 1, np.searchsorted(group, group, side="right"))
+        number = host_end - begin
+        i = np.repeat(np.arange(len(host)), number)
+        j = np.repeat(begin, number) + np.arange(number.sum()) - np.repeat(np.cumsum(number) - number, number)
+        first, second = which[i], which[j]
+        shared = ((key_start[first] == key_start[second]) | (key_start[first] == key_end[second])
+                  | (key_end[first] == key_start[second]) | (key_end[first] == key_end[second]))
+        return first[~shared], second[~shared], host[i[~shared]]
 
     def _facing(self, first: np.ndarray, second: np.ndarray, crossed: np.ndarray) -> np.ndarray:
         """(K,) the sign of (n_first x n_second) . n_crossed: +1 where the segment of the first two triangles (along

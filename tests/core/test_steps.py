@@ -5,6 +5,7 @@ import time
 
 import pytest
 
+import core.steps as core_steps
 from core.steps import in_background, run_to_end, run_until
 
 
@@ -33,20 +34,22 @@ def test_run_until_a_generator_with_no_steps_answers_at_once():
     assert run_until(counted(0, []), time.perf_counter() - 1.0) == (True, 0)
 
 
-def test_run_until_takes_no_step_that_would_end_past_the_deadline_going_by_the_longest_so_far():
-    """Steps of 50 ms with 130 ms left: two are taken (the third, as long, would end after the deadline); with 180 ms
-    left, three (a sleep may overshoot by up to 10 ms)."""
-    def slow(log):
-        for step in range(10):
-            time.sleep(0.05)
+def test_run_until_takes_no_step_that_would_end_past_the_deadline_going_by_the_longest_so_far(monkeypatch):
+    """Steps of 50 ms on a fake clock: with 130 ms left two are taken (the third, as long, would end after the
+    deadline); with 180 ms left, three; a step longer than the others (120 ms) stops the run one step earlier."""
+    clock = [0.0]
+    monkeypatch.setattr(core_steps.time, "perf_counter", lambda: clock[0])
+
+    def timed(log, lengths):
+        for step, length in enumerate(lengths):
+            clock[0] += length
             log.append(step)
             yield
         return len(log)
 
-    for left, taken in ((0.13, 2), (0.18, 3)):
+    for left, lengths, taken in ((0.13, [0.05] * 10, 2), (0.18, [0.05] * 10, 3), (0.25, [0.05, 0.12] + [0.05] * 8, 2)):
         log = []
-        began = time.perf_counter()
-        assert run_until(slow(log), began + left) == (False, None) and len(log) == taken
+        assert run_until(timed(log, lengths), clock[0] + left) == (False, None) and len(log) == taken
 
 
 def test_in_background_yields_while_its_work_runs_then_answers():

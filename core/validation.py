@@ -36,6 +36,17 @@ def as_points(value, name: str, columns: int = 3) -> np.ndarray:
 
 def as_affine(value, name: str) -> tuple[np.ndarray, np.ndarray]:
     """Split a 4x4 (or 3x4) affine matrix into its 3x3 linear part and translation."""
+    matrix, _rows = _checked_affine(value, name)
+    return matrix[:3, :3].copy(), matrix[:3, 3].copy()
+
+
+def affine_rows(value, name: str) -> list[list[float]]:
+    """The first three rows of a 4x4 (or 3x4) affine matrix, checked as ``as_affine`` checks it, as floats."""
+    return _checked_affine(value, name)[1][:3]
+
+
+def _checked_affine(value, name: str) -> tuple[np.ndarray, list[list[float]]]:
+    """A 4x4 (or 3x4) affine matrix as float64 and as rows of floats, or ``ValueError`` naming ``name``."""
     try:
         matrix = np.array(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -47,7 +58,7 @@ def as_affine(value, name: str) -> tuple[np.ndarray, np.ndarray]:
         _require_measurable(matrix, name, "values")
     if matrix.shape == (4, 4) and rows[3] != [0.0, 0.0, 0.0, 1.0]:
         raise ValueError(f"{name} must be affine: its last row must be (0, 0, 0, 1)")
-    return matrix[:3, :3].copy(), matrix[:3, 3].copy()
+    return matrix, rows
 
 
 def as_vector3(value, name: str) -> np.ndarray:

@@ -6,6 +6,7 @@ See docs/architecture.md, section "Narrow phase: collide's pair-local frame".
 from __future__ import annotations
 
 import math
+from functools import cached_property
 
 import numpy as np
 
@@ -48,9 +49,8 @@ class PreparedPair:
         low = [x if x < y else y for x, y in zip(low_a, low_b)]  # np.minimum's choice, signed zeros included
         high = [x if x > y else y for x, y in zip(high_a, high_b)]
         self.center_tuple = center = tuple(0.5 * (x + y) for x, y in zip(low, high))
-        self.center = np.array(center)
         shift = tuple(-c for c in center)
-        local_a, local_b = self.a.translated(shift), self.b.translated(shift)
+        self.local_a, self.local_b = local_a, local_b = self.a.translated(shift), self.b.translated(shift)
         # A support point is the argmax of dot products rounded at eps x the numbers the shape's support adds
         # up in the pair's frame (about the pair's size: not its distance from the origin): its value can fall
         # short of the true support value by this much (world units); lower bounds allow for it.
@@ -74,6 +74,11 @@ class PreparedPair:
         self.a_to_b = tuple(0.5 * (lb + hb - la - ha) / self.unit
                             for la, ha, lb, hb in zip(low_a, high_a, low_b, high_b))
         self.support = minkowski_support(local_a.support, local_b.support, self.unit)
+
+    @cached_property
+    def center(self) -> np.ndarray:
+        """The pair's frame's origin in world space (3,)."""
+        return np.array(self.center_tuple)
 
     def first_direction(self) -> Vec3:
         """Search A - B first toward B-to-A: any direction gives the same distance."""
@@ -111,8 +116,7 @@ def pair_tolerances(size: float, reach: float, tolerance: float | None, touch_to
 def _measurable_bounds(shape: Shape, name: str) -> tuple[list, list]:
     """The shape's world box as two lists of floats, refused by name when a transform or radius takes it beyond
     float64's squares."""
-    low, high = shape.bounds()
-    low, high = low.tolist(), high.tolist()
+    low, high = shape.box()
     reach = max(map(abs, low + high))
     if not reach <= MAX_COORDINATE:
         raise ValueError(f"{name} reaches {reach:.3g} in world space, beyond ±{MAX_COORDINATE:g}: "
@@ -137,12 +141,14 @@ def _solve(pair: PreparedPair) -> Contact:
     return solve_pair(pair)[0]
 
 
-def solve_pair(pair: PreparedPair) -> tuple[Contact, EpaResult | None]:
-    """``_solve``'s answer, and EPA's (with its final polytope) when that is what the answer comes from."""
+def solve_pair(pair: PreparedPair, start: list | None = None) -> tuple[Contact, EpaResult | None, list | None]:
+    """``_solve``'s answer (GJK from the ``start`` simplex when given, see ``gjk``), and EPA's (with its final
+    polytope) when that is what the answer comes from, or else GJK's final simplex when the answer is GJK's."""
     tol, slack, aim = pair.local_tolerance, pair.local_support_rounding, pair.local_solver_tolerance
-    result = gjk(pair.support, pair.first_direction(), tolerance=aim, max_iterations=pair.max_iterations)
+    result = gjk(pair.support, pair.first_direction(), tolerance=aim, max_iterations=pair.max_iterations, start=start)
     if not result.overlapping and result.status != "stalled":
-        return _gjk_contact(pair, result, (result.lower_bound - slack, result.distance), 0, result.status), None
+        return (_gjk_contact(pair, result, (result.lower_bound - slack, result.distance), 0, result.status), None,
+                result.simplex)
     seed = expand_simplex(pair.support, result.simplex, tol)
     found = None if seed.dimension < 3 else epa(pair.support, seed.vertices, tolerance=aim,
                                                 max_iterations=pair.max_iterations, rounding=pair.local_rounding)
@@ -154,7 +160,7 @@ def solve_pair(pair: PreparedPair) -> tuple[Contact, EpaResult | None]:
         # Flat and measured to the tolerance: 'degenerate'; otherwise rounding kept GJK from the answer.
         status = "degenerate" if seed.dimension < 3 and distance - lower <= tol else "stalled"
         return pair_contact(pair, distance, normal, *_witnesses(simplex, weights), (lower, distance),
-                            result.iterations, 0, status), None
+                            result.iterations, 0, status), None, None
     bounds = (max(found.lower_bound - slack, lower), min(found.upper_bound, result.distance))
     status = found.status
     if bounds[1] - bounds[0] > tol and status == "converged":
@@ -165,9 +171,9 @@ def solve_pair(pair: PreparedPair) -> tuple[Contact, EpaResult | None]:
     if misses and 0.0 < result.distance <= bounds[1] + tol:
         # EPA's face (of an unfinished, thin polytope) misses the certain bounds; GJK's point of A - B
         # is the upper bound itself, with witness points on the shapes.
-        return _gjk_contact(pair, result, bounds, found.iterations, status), None
+        return _gjk_contact(pair, result, bounds, found.iterations, status), None, None
     return pair_contact(pair, found.signed_distance, found.normal, found.point_a, found.point_b, bounds,
-                        result.iterations, found.iterations, status), found
+                        result.iterations, found.iterations, status), found, None
 
 
 def _gjk_contact(pair: PreparedPair, result: GjkResult, bounds, epa_iterations: int, status: str) -> Contact:

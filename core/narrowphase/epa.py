@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from math import sqrt
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -136,7 +137,7 @@ def _largest_triangle(vertices) -> list:
     return [vertices[i] for i in best]
 
 
-def _plane(a: Vec3, b: Vec3, c: Vec3):
+def plane_of(a: Vec3, b: Vec3, c: Vec3):
     """(unit normal, distance, error) of a triangle's plane, or None for a zero-area triangle;
     ``distance - error`` is certain whatever the rounding.
 
@@ -144,22 +145,26 @@ def _plane(a: Vec3, b: Vec3, c: Vec3):
     moves the distance by that times the corner's distance from the origin: cheap and exact enough
     unless the angle is tiny (or near 180 degrees), where ``sliver_plane`` takes over.
     """
-    ax, ay, az = a
-    ux, uy, uz = b[0] - ax, b[1] - ay, b[2] - az
-    vx, vy, vz = c[0] - ax, c[1] - ay, c[2] - az
+    (ax, ay, az), (bx, by, bz), (cx, cy, cz) = a, b, c
+    ux, uy, uz = bx - ax, by - ay, bz - az
+    vx, vy, vz = cx - ax, cy - ay, cz - az
     nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
     n2 = nx * nx + ny * ny + nz * nz
     spread2 = (ux * ux + uy * uy + uz * uz) * (vx * vx + vy * vy + vz * vz)  # n2 / sin(angle)^2
     if n2 <= 1e-4 * spread2:
         return sliver_plane(a, b, c)
-    length = math.sqrt(n2)
+    length = sqrt(n2)
     nx, ny, nz = nx / length, ny / length, nz / length
-    error = 8.0 * EPSILON * (1.0 + math.sqrt(spread2 / n2)) * (abs(ax) + abs(ay) + abs(az))
+    # (8 eps is formed first either way: the same floats as 8.0 * EPSILON * ...)
+    error = _EIGHT_EPSILON * (1.0 + sqrt(spread2 / n2)) * (abs(ax) + abs(ay) + abs(az))
     return (nx, ny, nz), nx * ax + ny * ay + nz * az, error
 
 
+_EIGHT_EPSILON = 8.0 * EPSILON
+
+
 def sliver_plane(p: Vec3, q: Vec3, r: Vec3):
-    """``_plane`` of a sliver: the normal is ``edge x perpendicular`` from the longest edge (see
+    """``plane_of`` of a sliver: the normal is ``edge x perpendicular`` from the longest edge (see
     ``triangle_frame``, inlined here): it can only tilt about that edge, by about eps |edge| / height,
     which moves the plane at the triangle by eps |edge| and the distance by the tilt times the origin's
     distance from the edge's line. ``error`` bounds that change.
@@ -207,7 +212,7 @@ _SEED_FACES = ((0, 1, 2), (0, 3, 1), (0, 2, 3), (1, 3, 2))
 class EpaPolytope:
     """Triangle mesh of a polytope (convex when grown from a seed; a warm start's, ``from_mesh``, need not be
     exactly: see ``resume``). A face is a list ``[i, j, k, normal, distance, error, across_ij,
-    across_jk, across_ki]``: its corners (wound outward), its plane (see ``_plane``) and the ids of the
+    across_jk, across_ki]``: its corners (wound outward), its plane (see ``plane_of``) and the ids of the
     faces across its three edges. ``points`` are the vertices' points of A - B (``vertices`` keep the
     support points on A and B too); ``grown`` counts the points added since it was built."""
 
@@ -238,7 +243,7 @@ class EpaPolytope:
     def from_mesh(cls, vertices: list, triangles: list, neighbours: list, planes: list) -> EpaPolytope:
         """A polytope from a closed triangle mesh wound outward: ``triangles`` index ``vertices``,
         ``neighbours`` name the faces across each triangle's edges (ij, jk, ki) and ``planes`` are their
-        ``_plane``s."""
+        ``plane_of``s."""
         polytope = cls.__new__(cls)
         polytope.vertices = vertices
         polytope.points = [vertex[0] for vertex in vertices]
@@ -287,7 +292,7 @@ class EpaPolytope:
         if starting is None:
             return False
         points, apex = self.points, vertex[0]
-        planes = [_plane(points[a], points[b], apex) for a, b, _ in horizon]
+        planes = [plane_of(points[a], points[b], apex) for a, b, _ in horizon]
         if None in planes:
             return False
         new_index = len(points)
@@ -365,7 +370,7 @@ def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int
     would stop being convex. Faces whose planes agree to ``rounding`` belong to the same facet.
     None when rounding makes a face of the seed tetrahedron flat (nothing to expand from).
     """
-    planes = [_plane(seed[i][0], seed[j][0], seed[k][0]) for i, j, k in _SEED_FACES]
+    planes = [plane_of(seed[i][0], seed[j][0], seed[k][0]) for i, j, k in _SEED_FACES]
     if None in planes:
         return None
     return resume(EpaPolytope(seed, planes), support, tolerance=tolerance, max_iterations=max_iterations,
@@ -441,7 +446,7 @@ def _answer(vertices, facet: list, tightest: list, certified: float, min_support
 
 def settled(vertices, normals: np.ndarray, distances: np.ndarray, errors: np.ndarray, triangles: np.ndarray,
             support: SupportFn, *, tolerance: float, rounding: float) -> EpaResult | None:
-    """``resume``'s answer on a polytope given as arrays (face planes (F, 3), (F,), (F,) as ``_plane`` gives
+    """``resume``'s answer on a polytope given as arrays (face planes (F, 3), (F,), (F,) as ``plane_of`` gives
     them, triangles (F, 3) of ``vertices[index]``, a vertex ``(w, a, b)``) when its closest face already lies
     on the boundary of A - B (the first support query converges), without building the polytope: the same
     floats, in the same order. None when the polytope would have to grow."""
@@ -449,24 +454,24 @@ def settled(vertices, normals: np.ndarray, distances: np.ndarray, errors: np.nda
     bx, by, bz = normals[closest].tolist()
     aligned = (normals[:, 0] * bx + normals[:, 1] * by) + normals[:, 2] * bz >= 1.0 - 1e-6
     facet = np.flatnonzero((distances - distances[closest] <= rounding) & aligned).tolist()
-    return settled_on(vertices, normals, distances, errors, triangles, closest, facet,
-                      float((distances - errors).min()), support, tolerance=tolerance)
+    return settled_on(vertices, list(map(tuple, normals.tolist())), distances.tolist(), errors.tolist(),
+                      triangles.tolist(), closest, facet, float((distances - errors).min()), support,
+                      tolerance=tolerance)
 
 
-def settled_on(vertices, normals: np.ndarray, distances: np.ndarray, errors: np.ndarray, triangles: np.ndarray,
-               closest: int, facet: list[int], certified: float, support: SupportFn, *, tolerance: float
-               ) -> EpaResult | None:
-    """``settled`` given what it finds first: the closest face, the faces of its facet (within the rounding of
-    its distance and aligned with it) and the smallest face distance lowered by its error (a caller with many
-    polytopes finds those for all of them at once)."""
-    normal, distance = tuple(normals[closest].tolist()), float(distances[closest])
+def settled_on(vertices, normals: list, distances: list, errors: list, triangles: list, closest: int,
+               facet: list[int], certified: float, support: SupportFn, *, tolerance: float) -> EpaResult | None:
+    """``settled`` on the planes and triangles as plain floats and ints (normals as tuples), given what it finds
+    first: the closest face, the faces of its facet (within the rounding of its distance and aligned with it) and
+    the smallest face distance lowered by its error (a caller with many polytopes finds those for all of them at
+    once)."""
+    normal, distance = normals[closest], distances[closest]
     point = support(normal)[0]
     height = normal[0] * point[0] + normal[1] * point[1] + normal[2] * point[2]
     if not height - distance <= tolerance:
         return None
-    faces = [[*triangles[k].tolist(), tuple(normals[k].tolist()), float(distances[k]), float(errors[k])]
-             for k in facet]
-    tightest = [*triangles[closest].tolist(), normal, distance, float(errors[closest])]
+    faces = [[*triangles[k], normals[k], distances[k], errors[k]] for k in facet]
+    tightest = [*triangles[closest], normal, distance, errors[closest]]
     used = {index: vertices[index] for face in faces + [tightest] for index in face[:3]}  # each read once
     return _answer(used, faces, tightest, certified, height, 1, "converged", tolerance)
 

@@ -75,15 +75,25 @@ def closest_on_simplex(points):
 
 
 def gjk(support: SupportFn, first_direction: Vec3, *, tolerance: float, max_iterations: int,
-        overlap_below: float = 0.0, separated_above: float = math.inf) -> GjkResult:
+        overlap_below: float = 0.0, separated_above: float = math.inf, start: list | None = None) -> GjkResult:
     """Run GJK until the distance is known to ``tolerance``.
 
     It stops as overlapping when the origin is enclosed or ``|v| <= overlap_below`` (yes/no queries
     stop early; ``collide`` passes 0 so that a tiny gap is measured, not assumed), and as separated
-    when the lower bound exceeds ``separated_above``.
+    when the lower bound exceeds ``separated_above``. ``start`` (1-4 vertices of A - B, say the last query's
+    simplex placed anew) is the first simplex instead of the support along ``first_direction``: the bounds
+    are as certain from any start, a start near the answer only needs fewer steps.
     """
-    simplex = [support(first_direction)]
-    v, weights, lower, best = simplex[0][0], (1.0,), -math.inf, None
+    if start is None:
+        simplex = [support(first_direction)]
+        v, weights = simplex[0][0], (1.0,)
+    else:
+        v, weights, enclosed = closest_on_simplex([vertex[0] for vertex in start])
+        if enclosed:
+            return GjkResult(True, (0.0, 0.0, 0.0), list(start), weights, -math.inf, 0, "converged")
+        kept = [i for i, w in enumerate(weights) if w > 0.0]
+        simplex, weights = [start[i] for i in kept], tuple(weights[i] for i in kept)
+    lower, best = -math.inf, None
     for iteration in range(1, max_iterations + 1):
         vv = dot(v, v)
         if vv <= overlap_below * overlap_below:

@@ -4,6 +4,7 @@ See docs/architecture.md, section "Narrow phase: warm-started EPA".
 """
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ import numpy as np
 
 from .collide import PreparedPair, pair_contact, solve_pair
 from ..contact import Contact
-from .epa import EpaPolytope, EpaResult, sliver_plane, resume, settled_on
+from .epa import EpaPolytope, EpaResult, plane_of, sliver_plane, resume, settled_on
 from .gjk import SupportFn, Vertex
 from ..shapes.convex import IDENTITY, Shape
 from .simplex import EPSILON
@@ -23,6 +24,9 @@ from .simplex import EPSILON
 _NEXT, _LAST = np.array([1, 2, 0]), np.array([2, 0, 1])
 #: Pairs prepared and placed together at a time when a deadline may leave the rest unsolved.
 PLACED_BEFORE_DEADLINE = 5
+#: A single pair's warm polytope of at most this many faces is placed in plain floats (numpy's per-call cost is
+#: more than the arithmetic there).
+PLACED_ALONE_FACES = 200
 #: An ``EpaPolytope`` face's corners and the ids of the faces across its edges.
 _CORNERS_AND_ACROSS = itemgetter(0, 1, 2, 6, 7, 8)
 
@@ -40,27 +44,40 @@ class WarmStart:
     #: How many vertices the shapes had (a warm start serves shapes with those counts only).
     counts: tuple[int, int]
 
+    @property
+    def apart(self) -> bool:
+        """A start for GJK, not EPA: the 1-3 vertices of the simplex nearest the origin when the pair was apart (no
+        triangles; ``keep_apart``)."""
+        return len(self.triangles) == 0
+
+    def serves(self, shape_a: Shape, shape_b: Shape) -> bool:
+        """The shapes have the vertex counts this warm start was made on."""
+        return self.counts == (len(shape_a.vertices()), len(shape_b.vertices()))
+
 
 def collide_warm(shape_a: Shape, shape_b: Shape, warm: WarmStart | None = None, *, tolerance: float | None = None,
-                 touch_tolerance: float | None = None, max_iterations: int | None = None
+                 touch_tolerance: float | None = None, max_iterations: int | None = None, keep_apart: bool = False
                  ) -> tuple[Contact, WarmStart | None]:
     """``(collide(shape_a, shape_b, ...), warm start for the next query)``: the contact as ``collide``
     gives it (same keywords, same certificate), EPA started from ``warm`` when that still encloses the
     origin. The warm start returned is None when the answer did not come from EPA (the shapes apart, or
-    A - B flat)."""
+    A - B flat), unless ``keep_apart``: then a pair found apart keeps GJK's last simplex, which the next query's
+    GJK starts from (``WarmStart.apart``)."""
     contacts, warms = collide_warm_many([shape_a], [shape_b], [warm], tolerance=tolerance,
-                                        touch_tolerance=touch_tolerance, max_iterations=max_iterations)
+                                        touch_tolerance=touch_tolerance, max_iterations=max_iterations,
+                                        keep_apart=keep_apart)
     return contacts[0], warms[0]
 
 
 def collide_warm_many(shapes_a: Sequence[Shape], shapes_b: Sequence[Shape], warms: Sequence[WarmStart | None], *,
                       tolerance: float | None = None, touch_tolerance: float | None = None,
-                      max_iterations: int | None = None, deadline: float | None = None
+                      max_iterations: int | None = None, deadline: float | None = None, keep_apart: bool = False
                       ) -> tuple[list[Contact | None], list[WarmStart | None]]:
     """``collide_warm`` of every pair ``(shapes_a[i], shapes_b[i])`` from ``warms[i]``: the contacts and the
     warm starts for the next query, the warm polytopes placed and their planes computed together. With a
     ``deadline`` (a ``time.perf_counter()`` value) no pair is solved once it has passed, in the order given:
-    those left are None, their warm starts returned as they came (for a caller that must answer in time)."""
+    those left are None, their warm starts returned as they came (for a caller that must answer in time).
+    ``keep_apart``: see ``collide_warm``."""
     contacts: list[Contact | None] = [None] * len(shapes_a)
     kept = list(warms)
     together = len(shapes_a) if deadline is None else PLACED_BEFORE_DEADLINE
@@ -70,7 +87,7 @@ def collide_warm_many(shapes_a: Sequence[Shape], shapes_b: Sequence[Shape], warm
         for k, pair, placed in zip(chosen, pairs, placed_together(pairs, [warms[k] for k in chosen])):
             if deadline is not None and time.perf_counter() >= deadline:
                 return contacts, kept
-            contacts[k], kept[k] = solve_warm(pair, warms[k], placed)
+            contacts[k], kept[k] = solve_warm(pair, warms[k], placed, keep_apart)
     return contacts, kept
 
 
@@ -103,14 +120,22 @@ def signed_distances_warm(shapes_a: Sequence[Shape], shapes_b: Sequence[Shape], 
     return values, kept
 
 
-def solve_warm(pair: PreparedPair, warm: WarmStart | None, placed: _Placed | None) -> tuple[Contact, WarmStart | None]:
-    """``collide_warm`` on a prepared pair: from the ``placed`` warm polytope when it serves, else cold."""
+def solve_warm(pair: PreparedPair, warm: WarmStart | None, placed: _Placed | None, keep_apart: bool = False
+               ) -> tuple[Contact, WarmStart | None]:
+    """``collide_warm`` on a prepared pair: from the ``placed`` warm polytope when it serves, else cold (GJK from
+    the warm start's simplex when it is one, ``WarmStart.apart``)."""
     found_along: dict[tuple, tuple] = {}
     pair.support = _logged(pair.support, found_along)
     solved = None if placed is None else _resumed(pair, placed)
     if solved is None:
-        contact, found = solve_pair(pair)
-        return contact, None if found is None else _kept(pair, found, found_along)
+        start = None
+        if warm is not None and warm.apart and warm.serves(pair.a, pair.b):
+            side_a, side_b, points = _placed_vertices(pair, warm)
+            start = list(zip(points, side_a, side_b))
+        contact, found, simplex = solve_pair(pair, start)
+        if found is not None:
+            return contact, _kept(pair, found, found_along)
+        return contact, _simplex_kept(pair, simplex, found_along, warm, start) if keep_apart and simplex else None
     contact, found = solved
     # The warm vertices come first in the polytope, in the warm start's order.
     grown = found.polytope is not None and found.polytope.grown > 0
@@ -143,13 +168,43 @@ def _kept(pair: PreparedPair, found: EpaResult, found_along: dict, warm: WarmSta
                                                         warm.vertices_b[used[inherited]])
     new = np.flatnonzero(indices[:, 0] < 0).tolist()
     if new:
-        directions = np.array([found_along.get(vertices[row][0], (0.0, 0.0, 0.0)) for row in new])
-        inverse = 1.0 / pair.unit
-        for column, (shape, sign) in enumerate(((pair.a, 1.0), (pair.b, -1.0))):
-            points = np.array([vertices[row][column + 1] for row in new])
-            indices[new, column] = _indices(shape, sign * directions, points, -pair.center, inverse)
+        indices[new] = _found_indices(pair, [vertices[row] for row in new], found_along)
     return WarmStart(indices[:, 0], indices[:, 1], triangles.reshape(-1, 3), neighbours,
                      (len(pair.a.vertices()), len(pair.b.vertices())))
+
+
+#: A warm start's (empty) triangles and neighbours when it is GJK's simplex.
+_NO_FACES = np.zeros((0, 3), dtype=np.int64)
+
+
+def _simplex_kept(pair: PreparedPair, simplex: list, found_along: dict, warm: WarmStart | None,
+                  start: list | None) -> WarmStart:
+    """The warm start of GJK's final ``simplex`` (``WarmStart.apart``): ``warm`` itself when the simplex is its
+    ``start`` (placed from it) unchanged, else each vertex named by its points' indices on A and on B (those of
+    the start from ``warm``, the others from the direction that found them)."""
+    if start is not None and len(simplex) == len(start) and all(v is w for v, w in zip(simplex, start)):
+        return warm
+    indices = np.full((len(simplex), 2), -1, dtype=np.int64)
+    for row, vertex in enumerate(simplex):
+        for k, placed in enumerate(start or ()):
+            if vertex is placed:
+                indices[row] = warm.vertices_a[k], warm.vertices_b[k]
+    new = np.flatnonzero(indices[:, 0] < 0).tolist()
+    if new:
+        indices[new] = _found_indices(pair, [simplex[row] for row in new], found_along)
+    return WarmStart(indices[:, 0], indices[:, 1], _NO_FACES, _NO_FACES, (len(pair.a.vertices()), len(pair.b.vertices())))
+
+
+def _found_indices(pair: PreparedPair, vertices: list, found_along: dict) -> np.ndarray:
+    """Which vertices of A and of B (V, 2) the ``vertices`` ``(w, a, b)`` of A - B are, from the directions that
+    found them (``_logged``)."""
+    directions = np.array([found_along.get(vertex[0], (0.0, 0.0, 0.0)) for vertex in vertices])
+    inverse = 1.0 / pair.unit
+    indices = np.empty((len(vertices), 2), dtype=np.int64)
+    for column, (shape, sign) in enumerate(((pair.a, 1.0), (pair.b, -1.0))):
+        points = np.array([vertex[column + 1] for vertex in vertices])
+        indices[:, column] = _indices(shape, sign * directions, points, -pair.center, inverse)
+    return indices
 
 
 def _indices(shape: Shape, directions: np.ndarray, points: np.ndarray, shift: np.ndarray, inverse: float
@@ -171,11 +226,11 @@ def _resumed(pair: PreparedPair, placed: _Placed) -> tuple[Contact, EpaResult] |
     """The pair solved by EPA from the placed warm polytope (read off its arrays when its closest face already
     lies on the boundary: ``epa.settled_on``; the result's ``polytope`` is then None, nothing grew); None when the
     answer's bounds do not meet the tolerance (then a cold start decides)."""
-    found = settled_on(placed, placed.normals, placed.distances, placed.errors, placed.warm.triangles, placed.closest,
+    found = settled_on(placed, placed.normals, placed.distances, placed.errors, placed.triangles, placed.closest,
                        placed.facet, placed.certified, pair.support, tolerance=pair.local_solver_tolerance)
     if found is None:
-        polytope = EpaPolytope.from_mesh(placed.vertices(), placed.warm.triangles.tolist(),
-                                         placed.warm.neighbours.tolist(), placed.planes())
+        polytope = EpaPolytope.from_mesh(placed.vertices(), placed.triangles, placed.warm.neighbours.tolist(),
+                                         placed.planes())
         found = resume(polytope, pair.support, tolerance=pair.local_solver_tolerance,
                        max_iterations=pair.max_iterations, rounding=pair.local_rounding)
     tol = pair.local_tolerance
@@ -188,43 +243,41 @@ def _resumed(pair: PreparedPair, placed: _Placed) -> tuple[Contact, EpaResult] |
 
 
 class _Placed:
-    """A warm start laid over the shapes where they are now, in the pair's frame: its points on A, on B and
-    of A - B (V, 3) each, its faces' planes (``epa._plane`` of each, see ``_planes``): unit normals (F, 3),
-    distances and errors (F,), and ``epa.settled``'s first findings: the closest face, its facet and the
-    smallest distance lowered by its error."""
+    """A warm start laid over the shapes where they are now, in the pair's frame, in plain floats: its points on A,
+    on B and of A - B (V tuples each), its triangles (F lists of 3 indices), its faces' planes (``epa.plane_of`` of
+    each): unit normals (F tuples), distances and errors (F floats), and ``epa.settled_on``'s first findings: the
+    closest face, its facet and the smallest distance lowered by its error."""
 
-    def __init__(self, warm: WarmStart, side_a: np.ndarray, side_b: np.ndarray, points: np.ndarray,
-                 planes: tuple[np.ndarray, np.ndarray, np.ndarray], closest_facet: tuple[int, list[int], float]):
-        self.warm, self.side_a, self.side_b, self.points = warm, side_a, side_b, points
+    def __init__(self, warm: WarmStart, side_a: list, side_b: list, points: list, triangles: list,
+                 planes: tuple[list, list, list], closest_facet: tuple[int, list[int], float]):
+        self.warm, self.side_a, self.side_b, self.points, self.triangles = warm, side_a, side_b, points, triangles
         self.normals, self.distances, self.errors = planes
         self.closest, self.facet, self.certified = closest_facet
 
     def __getitem__(self, index: int) -> Vertex:
         """``(w, a, b)`` of vertex ``index``, as ``vertices`` gives it."""
-        return (tuple(self.points[index].tolist()), tuple(self.side_a[index].tolist()),
-                tuple(self.side_b[index].tolist()))
+        return self.points[index], self.side_a[index], self.side_b[index]
 
     def vertices(self) -> list[Vertex]:
         """``(w, a, b)`` of every vertex, as EPA keeps them."""
-        rows = np.concatenate([self.points, self.side_a, self.side_b], axis=1).tolist()
-        return [((wx, wy, wz), (ax, ay, az), (bx, by, bz)) for wx, wy, wz, ax, ay, az, bx, by, bz in rows]
+        return list(zip(self.points, self.side_a, self.side_b))
 
     def planes(self) -> list:
         """``(normal, distance, error)`` of every face, as EPA keeps them."""
-        return list(zip(map(tuple, self.normals.tolist()), self.distances.tolist(), self.errors.tolist()))
+        return list(zip(self.normals, self.distances, self.errors))
 
     def settled(self, pair: PreparedPair) -> float | None:
         """The pair's signed distance (world units) when the closest face lies on the boundary of A - B to
         the tolerance: certainly between minus the support value along its normal (less the support rounding)
         and minus the smallest face distance lowered by its error (see ``epa.resume``); None when those bounds
         are further apart than the tolerance."""
-        normal = tuple(self.normals[self.closest].tolist())
+        normal = self.normals[self.closest]
         point = pair.support(normal)[0]
         lower = -(normal[0] * point[0] + normal[1] * point[1] + normal[2] * point[2]) - pair.local_support_rounding
         upper = -self.certified
         if upper - lower > pair.local_tolerance:
             return None
-        value = min(max(-float(self.distances[self.closest]), lower), upper)
+        value = min(max(-self.distances[self.closest], lower), upper)
         return value * pair.unit - pair.margin + 0.0
 
 
@@ -235,9 +288,9 @@ def placed_together(pairs: list[PreparedPair], warms: Sequence[WarmStart | None]
     placed polytope does not certainly enclose the origin (every face's distance, lowered by its error,
     positive) or has a face with no area."""
     ready = [k for k, (pair, warm) in enumerate(zip(pairs, warms))
-             if warm is not None and warm.counts == (len(pair.a.vertices()), len(pair.b.vertices()))]
-    if not ready:
-        return [None] * len(pairs)
+             if warm is not None and not warm.apart and warm.serves(pair.a, pair.b)]
+    if len(ready) <= 1 and sum(len(warms[k].triangles) for k in ready) <= PLACED_ALONE_FACES:
+        return [_placed_alone(pairs[k], warms[k]) if k in ready else None for k in range(len(pairs))]
     shifts = np.array([pairs[k].center for k in ready])
     inverses = np.array([1.0 / pairs[k].unit for k in ready])
     side_a = placed_points([pairs[k].a for k in ready], [warms[k].vertices_a for k in ready], -shifts, inverses)
@@ -257,10 +310,51 @@ def placed_together(pairs: list[PreparedPair], warms: Sequence[WarmStart | None]
         if certain[row]:
             faces = slice(first_face[row], first_face[row + 1])
             vertices = slice(first_vertex[row], first_vertex[row + 1])
-            placed[k] = _Placed(warms[k], side_a[vertices], side_b[vertices], points[vertices],
-                                (normals[faces], distances[faces], errors[faces]),
+            sides = [list(map(tuple, rows.tolist())) for rows in (side_a[vertices], side_b[vertices], points[vertices])]
+            placed[k] = _Placed(warms[k], *sides, warms[k].triangles.tolist(),
+                                (list(map(tuple, normals[faces].tolist())), distances[faces].tolist(),
+                                 errors[faces].tolist()),
                                 (closest[row], facets[row], float(certified[row])))
     return placed
+
+
+def _placed_vertices(pair: PreparedPair, warm: WarmStart) -> tuple[list, list, list]:
+    """The warm start's vertices on A, on B and of A - B (V tuples each) where the shapes are now, in the pair's
+    frame, placed as the pair's supports place them (the same floats)."""
+    inverse = 1.0 / pair.unit
+    sides = []
+    for shape, rows in ((pair.local_a, warm.vertices_a), (pair.local_b, warm.vertices_b)):
+        placed = map(shape.placed, shape.vertices()[rows].tolist())
+        sides.append(list(placed) if inverse == 1.0 else [(x * inverse, y * inverse, z * inverse) for x, y, z in placed])
+    side_a, side_b = sides
+    return side_a, side_b, [(ax - bx, ay - by, az - bz) for (ax, ay, az), (bx, by, bz) in zip(side_a, side_b)]
+
+
+def _placed_alone(pair: PreparedPair, warm: WarmStart) -> _Placed | None:
+    """``placed_together`` of one pair, in plain floats (the same floats: each vertex placed as the shapes' supports
+    place it, each plane by ``epa.plane_of``)."""
+    side_a, side_b, points = _placed_vertices(pair, warm)
+    triangles = warm.triangles.tolist()
+    normals, distances, errors = [], [], []
+    certified = lowest = math.inf
+    for i, j, k in triangles:
+        plane = plane_of(points[i], points[j], points[k])
+        if plane is None:
+            return None
+        normal, distance, error = plane
+        normals.append(normal)
+        distances.append(distance)
+        errors.append(error)
+        if distance - error < certified:
+            certified = distance - error
+        if distance < lowest:  # the first of the smallest, as np.argmin picks it
+            lowest, closest = distance, len(distances) - 1
+    if not certified > 0.0:
+        return None
+    (bx, by, bz), rounding = normals[closest], pair.local_rounding
+    facet = [k for k, ((nx, ny, nz), distance) in enumerate(zip(normals, distances))
+             if distance - lowest <= rounding and (nx * bx + ny * by) + nz * bz >= 1.0 - 1e-6]
+    return _Placed(warm, side_a, side_b, points, triangles, (normals, distances, errors), (closest, facet, certified))
 
 
 def _closest_facets(normals: np.ndarray, distances: np.ndarray, first_face: np.ndarray, certain: np.ndarray,
@@ -286,7 +380,7 @@ def _closest_facets(normals: np.ndarray, distances: np.ndarray, first_face: np.n
 
 
 def _planes(points: np.ndarray, triangles: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``epa._plane`` of every triangle, by its formulas, all at once: unit normals (F, 3), distances and
+    """``epa.plane_of`` of every triangle, by its formulas, all at once: unit normals (F, 3), distances and
     errors (F,); NaN for a triangle with no area."""
     a, b, c = points[triangles[:, 0]], points[triangles[:, 1]], points[triangles[:, 2]]
     u, v = b - a, c - a

@@ -13,7 +13,7 @@ from ..support.prune import interior_points
 from ..support.caps import SupportCaps
 from ..support.index import SupportIndex
 from ..support.table import SupportTable
-from ..validation import as_affine, as_length, as_points, as_vector3
+from ..validation import affine_rows, as_affine, as_length, as_points, as_vector3
 
 Vec3 = tuple[float, float, float]
 
@@ -103,16 +103,23 @@ class Shape:
 
     def support(self, d: Vec3) -> Vec3:
         """Farthest point of the core body (without margin) along ``d``, in world space."""
-        rows, (tx, ty, tz) = self._rows, self._t
+        rows = self._rows
         if rows is None:
-            px, py, pz = self._local_support(d)
-            return (px + tx, py + ty, pz + tz)
+            return self.placed(self._local_support(d))
         (a, b, c), (e, f, g), (h, i, j) = rows
         dx, dy, dz = d
-        px, py, pz = self._local_support((a * dx + e * dy + h * dz, b * dx + f * dy + i * dz,
-                                          c * dx + g * dy + j * dz))
-        return (a * px + b * py + c * pz + tx, e * px + f * py + g * pz + ty,
-                h * px + i * py + j * pz + tz)
+        return self.placed(self._local_support((a * dx + e * dy + h * dz, b * dx + f * dy + i * dz,
+                                                c * dx + g * dy + j * dz)))
+
+    def placed(self, local: Vec3) -> Vec3:
+        """A point of the local body (three floats) in world space: ``L p + t``, summed in that order (the floats
+        ``support`` gives)."""
+        px, py, pz = local
+        rows, (tx, ty, tz) = self._rows, self._t
+        if rows is None:
+            return (px + tx, py + ty, pz + tz)
+        (a, b, c), (e, f, g), (h, i, j) = rows
+        return (a * px + b * py + c * pz + tx, e * px + f * py + g * pz + ty, h * px + i * py + j * pz + tz)
 
     @property
     def affine(self) -> tuple[np.ndarray, np.ndarray]:
@@ -126,9 +133,10 @@ class Shape:
 
     def transformed(self, matrix) -> "Shape":
         """This shape moved by the 4x4 affine ``matrix`` (applied after its current transform)."""
-        linear, offset = as_affine(matrix, "matrix")
-        if (linear == IDENTITY).all():  # a move: the linear part stays as it is (the same floats, for less)
-            return self.translated(offset)
+        (a, b, c, x), (e, f, g, y), (h, i, j, z) = affine_rows(matrix, "matrix")
+        if (a, b, c, e, f, g, h, i, j) == (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0):
+            return self.translated((x, y, z))  # a move: the linear part stays as it is (the same floats, for less)
+        linear, offset = np.array(((a, b, c), (e, f, g), (h, i, j))), np.array((x, y, z))
         current = IDENTITY if self._linear is None else self._linear
         return self._with_affine(linear @ current, linear @ self._offset + offset)
 
@@ -141,6 +149,11 @@ class Shape:
         answers are exact to a few ulps of this, however near the origin they lie."""
         low, high = self._with_affine(self._linear, np.zeros(3)).bounds()
         return float(np.abs(np.concatenate([low, high])).max() + np.abs(self._offset).max())
+
+    def box(self) -> tuple[list[float], list[float]]:
+        """``bounds()`` as two lists of floats."""
+        low, high = self.bounds()
+        return low.tolist(), high.tolist()
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Exact world-space axis-aligned bounding box (margin included)."""
@@ -170,6 +183,7 @@ class Polytope(Shape):
         use_table = index and TABLE_POINTS[0] <= len(cloud) <= TABLE_POINTS[1]
         self._table = _LazyTable() if use_table else None
         self._box = (cloud.min(axis=0), cloud.max(axis=0))
+        self._box_floats = tuple(corner.tolist() for corner in self._box)
         self._caps = SupportCaps(self._points)
         # Small clouds keep their points as lists of floats too (filled at the first support query, shared by the
         # moved copies): a support point is then read without making a numpy row and a list of it.
@@ -186,6 +200,13 @@ class Polytope(Shape):
     def support_reach(self) -> float:
         tx, ty, tz = self._t
         return self._turned_boxes.reach(self._box, self._linear) + max(abs(tx), abs(ty), abs(tz))
+
+    def box(self) -> tuple[list[float], list[float]]:
+        if self._linear is None:  # ``bounds()``'s sums, in plain floats
+            (lx, ly, lz), (hx, hy, hz) = self._box_floats
+            tx, ty, tz = self._t
+            return [lx + tx, ly + ty, lz + tz], [hx + tx, hy + ty, hz + tz]
+        return super().box()
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """World box: the local box moved when the transform is a translation, else the box of the turned

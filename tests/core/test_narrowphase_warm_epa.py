@@ -29,7 +29,7 @@ def placed(points: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     return points @ matrix[:3, :3].T + matrix[:3, 3]
 
 
-def run(body_a: np.ndarray, body_b: np.ndarray, matrices_b: list, **options) -> list:
+def run(body_a: np.ndarray, body_b: np.ndarray, matrices_b: list, keep_apart: bool = False, **options) -> list:
     """Walk B through ``matrices_b``, each query warm-started from the previous one (``collide_warm`` and,
     separately, ``signed_distance_warm``); every answer is checked against the qhull reference and against a
     cold ``collide``. Returns the contacts."""
@@ -38,16 +38,19 @@ def run(body_a: np.ndarray, body_b: np.ndarray, matrices_b: list, **options) -> 
     for matrix in matrices_b:
         moved = shape_b.transformed(matrix)
         value, warm_value = signed_distance_warm(shape_a, moved, warm_value, **options)
-        contact, warm = collide_warm(shape_a, moved, warm, **options)
+        contact, warm = collide_warm(shape_a, moved, warm, keep_apart=keep_apart, **options)
         points_b = placed(body_b, matrix)
         reference = reference_contact(body_a, points_b)
         assert_matches_reference(contact, reference, body_a, points_b)
         cold = core.collide(shape_a, moved, **options)
         assert abs(contact.signed_distance - cold.signed_distance) <= VALUE_TOLERANCE * reference.size
         assert contact.status == cold.status
-        assert (warm is None) == (contact.epa_iterations == 0)
+        if keep_apart:  # a GJK start when the answer is GJK's, else EPA's polytope
+            assert warm is not None and warm.apart == (contact.epa_iterations == 0)
+        else:
+            assert (warm is None) == (contact.epa_iterations == 0)
         assert abs(value - reference.signed_distance) <= VALUE_TOLERANCE * reference.size
-        assert (warm_value is None) == (warm is None)
+        assert (warm_value is None) == (warm is None or warm.apart)
         contacts.append(contact)
     return contacts
 
@@ -75,6 +78,26 @@ def test_round_pair_moving_apart_through_touching_and_back():
     contacts = run(body, body, path)
     statuses = [c.status for c in contacts]
     assert statuses[0] == "penetrating" and "separated" in statuses and statuses[-1] == "penetrating"
+
+
+@pytest.mark.parametrize("keep_apart", [False, True])
+def test_round_pair_apart_keeps_its_last_simplex_when_asked(keep_apart):
+    """``keep_apart``: a pair found apart leaves GJK's last simplex, its next query starts there (a step or two
+    instead of a cold start's several) and answers as cold; through touching into overlap and back out."""
+    body_a, body_b = sphere(150, 0.5), cloud(np.random.default_rng(4), 100)
+    path = [affine(rotation_about((1, 1, 0), 0.001 * k), (x, 0.02 * x, 0.01)) for k, x in
+            enumerate(np.concatenate([np.linspace(1.6, 1.55, 6), np.linspace(1.4, 0.5, 7), np.linspace(0.6, 1.6, 8)]))]
+    contacts = run(body_a, body_b, path, keep_apart=keep_apart)
+    statuses = [c.status for c in contacts]
+    assert statuses[0] == statuses[-1] == "separated" and "penetrating" in statuses
+    steps = [c.gjk_iterations for c in contacts[1:6]]  # apart, moved 1 cm at a time
+    if keep_apart:
+        assert max(steps) <= 2 < contacts[0].gjk_iterations
+    else:
+        assert min(steps) > 2
+    shape_a, shape_b = core.Polytope(body_a), core.Polytope(body_b)
+    _, warm = collide_warm(shape_a, shape_b.transformed(path[0]), keep_apart=True)
+    assert warm.apart and collide_warm(shape_a, shape_b.transformed(path[0]), warm, keep_apart=True)[1] is warm
 
 
 @pytest.mark.parametrize("seed", range(2))
@@ -262,7 +285,8 @@ def test_solid_pairs_measured_again_continue_from_their_slots(monkeypatch):
     assert all(isinstance(slot, ConvexStart) for slot in slots[:2]) and slots[2] is None
     assert isinstance(slots[0].polytope, WarmStart) and isinstance(slots[1].polytope, WarmStart)
     cold_starts, screened = [], []
-    monkeypatch.setattr(warm_module, "solve_pair", lambda pair: cold_starts.append(pair) or solve_pair(pair))
+    monkeypatch.setattr(warm_module, "solve_pair",
+                        lambda pair, start=None: cold_starts.append(pair) or solve_pair(pair, start))
     monkeypatch.setattr(convex_pairs, "screen_many",
                         lambda a, b, **options: screened.append(len(a)) or screen_many(a, b, **options))
     step = np.eye(4)
@@ -304,12 +328,18 @@ def test_a_settled_warm_polytope_is_read_off_as_epa_would_answer(seed):
         if placed_polytope is None:
             continue
         options = dict(tolerance=pair.local_solver_tolerance, rounding=pair.local_rounding)
-        fast = epa.settled(placed_polytope, placed_polytope.normals, placed_polytope.distances,
-                           placed_polytope.errors, warm.triangles, pair.support, **options)
+        fast = epa.settled(placed_polytope, *map(np.array, (placed_polytope.normals, placed_polytope.distances,
+                                                            placed_polytope.errors, placed_polytope.triangles)),
+                           pair.support, **options)
         together = epa.settled_on(placed_polytope, placed_polytope.normals, placed_polytope.distances,
-                                  placed_polytope.errors, warm.triangles, placed_polytope.closest,
+                                  placed_polytope.errors, placed_polytope.triangles, placed_polytope.closest,
                                   placed_polytope.facet, placed_polytope.certified, pair.support,
                                   tolerance=pair.local_solver_tolerance)
+        alone = warm_module.placed_together([pair], [warm])[0]  # one pair: placed in plain floats
+        assert [getattr(alone, name) for name in ("points", "side_a", "side_b", "triangles", "normals", "distances",
+                                                  "errors", "closest", "facet", "certified")] == \
+               [getattr(placed_polytope, name) for name in ("points", "side_a", "side_b", "triangles", "normals",
+                                                            "distances", "errors", "closest", "facet", "certified")]
         polytope = warm_module.EpaPolytope.from_mesh(placed_polytope.vertices(), warm.triangles.tolist(),
                                                      warm.neighbours.tolist(), placed_polytope.planes())
         full = warm_module.resume(polytope, pair.support, max_iterations=pair.max_iterations, **options)

@@ -18,7 +18,7 @@ import numpy as np
 from ..core import overlapping_pairs
 from ..core.mesh import CONVEX, HULL, Solid, measure_solid_pairs
 from ..core.mesh.classify import classify_solids
-from ..core.mesh.intersection import FLAT_PAIRS
+from ..core.mesh.contact.containment import BATCHED_TRIANGLE_PAIRS
 from .clash_report import ClashReport, ClashResult, pair_status
 from .analysed_shapes import placement
 from .background import Announced, meanwhile
@@ -38,9 +38,10 @@ BATCH_PAIRS = 4096
 #: ... and that the batch's padded vertex arrays (pairs x the most vertices of a hull) stay a few megabytes.
 BATCH_VERTICES = 1 << 18
 
-#: Pairs of small non-convex objects (``core.mesh.intersection.FLAT_PAIRS``) measured together: their push-out
-#: searches ask the exact test together (a few dozen milliseconds each, so progress still comes every second or so).
-MESH_BATCH_PAIRS = 32
+#: Pairs of non-convex objects short of sculpts (``core.mesh.contact.containment.BATCHED_TRIANGLE_PAIRS``) measured
+#: together: their push-out searches ask the exact test together (some 20-100 ms each, so progress still comes every
+#: second or two).
+MESH_BATCH_PAIRS = 16
 
 #: ``progress(done, total)``; returning False cancels the check (see ``check_scene``).
 ProgressCallback = Callable[[int, int], bool | None]
@@ -283,8 +284,8 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
 def _batches(pairs: list[tuple[int, int]], solids: list[Solid]) -> Iterator[list[tuple[int, int]]]:
     """The pairs in measuring order: pairs of convex objects (or hulls: ``core.mesh.pair_method``) together,
     at most ``BATCH_PAIRS`` and ``BATCH_VERTICES`` padded vertices at a time, for the core's batch; then pairs of
-    small meshes ``MESH_BATCH_PAIRS`` at a time; then every other pair alone (each may take a while: progress and
-    Esc come between them)."""
+    meshes short of sculpts ``MESH_BATCH_PAIRS`` at a time; then every other pair alone (each may take a while:
+    progress and Esc come between them)."""
     involved = {index for pair in pairs for index in pair}  # the others are never classified
     methods = {index: solids[index].method for index in involved}
     batched = [(i, j) for i, j in pairs if HULL in (methods[i], methods[j]) or methods[i] == methods[j] == CONVEX]
@@ -302,7 +303,8 @@ def _batches(pairs: list[tuple[int, int]], solids: list[Solid]) -> Iterator[list
         yield batch
     alone = set(batched)
     rest = [pair for pair in pairs if pair not in alone]
-    small = [(i, j) for i, j in rest if len(solids[i].mesh.triangles) * len(solids[j].mesh.triangles) <= FLAT_PAIRS]
+    small = [(i, j) for i, j in rest
+             if len(solids[i].mesh.triangles) * len(solids[j].mesh.triangles) <= BATCHED_TRIANGLE_PAIRS]
     for first in range(0, len(small), MESH_BATCH_PAIRS):
         yield small[first:first + MESH_BATCH_PAIRS]
     grouped = set(small)

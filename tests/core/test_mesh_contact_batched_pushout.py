@@ -15,9 +15,10 @@ import core.mesh.contact.containment as containment_module
 from core.mesh import MESH, Solid, collide_solids, measure_solid_pairs
 from core.mesh.contact.containment import share_interior, share_interior_moved, shares_interior_after
 from core.mesh.contact.pushout import BATCH_LEVELS, certified_pushout
+from core.mesh.intersection import FLAT_PAIRS
 from core.mesh.triangle_intersection import (apart_on_common_line, intersect_triangle_pairs, pair_heights,
                                              straddling)
-from mesh_fixtures import _coal_model, box, extrude, l_bracket, manifold_overlap, transformed
+from mesh_fixtures import _coal_model, box, extrude, l_bracket, manifold_overlap, torus, transformed, uv_sphere
 
 U_CHANNEL = [(0, 0), (1.0, 0), (1.0, 0.8), (0.8, 0.8), (0.8, 0.2), (0.2, 0.2), (0.2, 0.8), (0, 0.8)]
 NOTCHED_PLATE = [(0, 0), (0.4, 0), (0.4, 0.1), (0.6, 0.1), (0.6, 0), (1.2, 0), (1.2, 0.3), (0, 0.3)]
@@ -156,7 +157,8 @@ def test_common_line_screen_drops_only_pairs_that_do_not_meet():
 def test_pairs_measured_in_lockstep_answer_as_each_alone():
     """A clash check's mesh pairs, their push-out searches asking the exact test together, get the very answers each
     pair gets measured alone (convex pairs, measured by the batch's own methods, left out)."""
-    pairs = [(a, b) for a, b in seeded_pairs(11) + seeded_pairs(12) + exact_placements() if MESH in (a.method, b.method)]
+    pairs = [(a, b) for a, b in seeded_pairs(11) + seeded_pairs(12) + exact_placements()
+             if MESH in (a.method, b.method)]
     together = measure_solid_pairs(pairs)[1]
     penetrating = 0
     for (a, b), contact in zip(pairs, together):
@@ -167,3 +169,19 @@ def test_pairs_measured_in_lockstep_answer_as_each_alone():
             np.testing.assert_array_equal(getattr(contact, field), getattr(alone, field))
         penetrating += contact.status == "penetrating"
     assert len(pairs) >= 10 and penetrating >= 5
+
+
+def test_larger_meshes_in_lockstep_answer_as_each_alone():
+    """Tori against finer spheres (too many triangle pairs to screen flat: candidates from a sort and sweep) get the
+    same answers measured together as alone."""
+    rng = np.random.default_rng(5)
+    pairs = [(Solid(transformed(torus(major=0.35, minor=0.12), rotation(rng))),
+              Solid(transformed(uv_sphere(0.3, rings=12, segments=16 + 4 * k), offset=(0.45, 0.0, 0.05 * k))))
+             for k in range(3)]
+    assert all(len(a.mesh.triangles) * len(b.mesh.triangles) > FLAT_PAIRS for a, b in pairs)
+    together = measure_solid_pairs(pairs)[1]
+    for (a, b), contact in zip(pairs, together):
+        alone = collide_solids(a, b)
+        assert contact.status == alone.status == "penetrating"
+        assert (contact.signed_distance, contact.overlap_volume) == (alone.signed_distance, alone.overlap_volume)
+        np.testing.assert_array_equal(contact.normal, alone.normal)

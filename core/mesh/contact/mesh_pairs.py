@@ -11,10 +11,10 @@ from ...contact import PENETRATING, TOUCHING, classify
 from ...narrowphase.collide import collide
 from ..distance import MeshDistance, mesh_distance, windowed_mesh_distance
 from ..drag.translated_contact import TranslationStart, translation_start
-from ..intersection import FLAT_PAIRS, surface_intersection
+from ..intersection import surface_intersection
 from ..solid import MESH, Solid
-from .containment import (boxes_apart, share_interior, share_interior_moved, shares_interior_after,
-                          shares_interior_after_many)
+from .containment import (BATCHED_TRIANGLE_PAIRS, boxes_apart, share_interior, share_interior_moved,
+                          shares_interior_after, shares_interior_after_many)
 from .pushout import BATCH_LEVELS, common_ball, pushout_search, pushout_witnesses
 from .result import SolidContact
 from .volumes import pair_volume
@@ -66,8 +66,8 @@ def separated_after(a: Solid, b: Solid, offsets: np.ndarray) -> np.ndarray:
 
 
 def _batched(a: Solid, b: Solid) -> bool:
-    """Small meshes answer a batch of offsets in one pass, for about the cost of one offset."""
-    return len(a.mesh.triangles) * len(b.mesh.triangles) <= FLAT_PAIRS
+    """Meshes short of sculpts answer a batch of offsets in one pass, for about the cost of one offset."""
+    return len(a.mesh.triangles) * len(b.mesh.triangles) <= BATCHED_TRIANGLE_PAIRS
 
 
 def mesh_pair_steps(a: Solid, b: Solid, options: dict

@@ -3,13 +3,11 @@ subdivision (about 1M triangles) through a cube, in the real interface.
 
     BLENDER_XVFB=1 blender --factory-startup --python benchmarks/bench_gui_stall.py [-- aa-off]
 
-A watching timer asks to run every 10 ms; the gaps between its calls are how long the interface could not answer
-(nor see Esc). Timers start Analyse, then Resolve, then Analyse again, each as a click does ('INVOKE_DEFAULT' in
-the 3D view), and wait for it to end; each prints its duration, the longest gap and when it began, how many gaps were
-over 200 ms and the median gap, and how many times the viewport drew meanwhile and how long that took (Blender's own
-work: after a change the viewport draws once per anti-aliasing sample, 8 by default, each a full draw of the big
-object, seconds each on a software renderer). ``aa-off`` switches the viewport's anti-aliasing off (one draw per
-change). Then Blender quits.
+A timer asking to run every 10 ms measures how long the interface could not answer (nor see Esc) while Analyse,
+Resolve and Analyse again run as clicks do; each prints its duration, the longest gap and when it began, the gaps
+over 200 ms, the median gap, and the viewport's draws meanwhile and their time (Blender's own work: one draw per
+anti-aliasing sample after a change, seconds each on a software renderer; ``aa-off`` makes it one). Details:
+docs/performance.md, "The interface during long work".
 """
 
 from __future__ import annotations

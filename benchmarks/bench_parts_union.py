@@ -8,8 +8,7 @@ fixtures and times manifold3d's boolean of the unions next to core):
     .venv/core/bin/python benchmarks/bench_parts_union.py [--quick]
 
 Scenes: A = two tori through each other (and an L-bracket), B = a torus or a rod through them; A = a chain of 12
-linked rings, B = a small box at one end; at two sizes.
-Figures are CPU seconds of this process (``time.process_time``), best of a few runs, with the machine's load.
+linked rings, B = a small box at one end; at two sizes. Figures: CPU seconds (best of a few runs), with the load.
 """
 
 from __future__ import annotations

@@ -92,8 +92,9 @@ def self_candidate_pairs(mesh: TriangleMesh) -> Iterator[np.ndarray]:
     small = narrow[(spans[narrow] <= 2).all(axis=1)]
     large = narrow[(spans[narrow] > 2).any(axis=1)]
     owners, steps = [], []
+    small_spans = spans[small]
     for step in _UNIT_STEPS:
-        moved = small[(spans[small] > step).all(axis=1)]
+        moved = small[(small_spans[:, 0] > step[0]) & (small_spans[:, 1] > step[1]) & (small_spans[:, 2] > step[2])]
         owners.append(moved)
         steps.append(np.broadcast_to(step, (len(moved), 3)))
     rank = np.arange(cells[large].sum()) - np.repeat(np.cumsum(cells[large]) - cells[large], cells[large])
@@ -107,15 +108,15 @@ def self_candidate_pairs(mesh: TriangleMesh) -> Iterator[np.ndarray]:
     keys = (coords[:, 0] << 42) | (coords[:, 1] << 21) | coords[:, 2]
     # which axes the entry's cell is its box's first cell along (bits 1, 2, 4): a pair is kept in the cell where,
     # along every axis, one of the two is in its first cell (the cell of the larger low corner)
-    firsts = ((step == 0) * np.array([1, 2, 4], dtype=np.uint8)).sum(axis=1).astype(np.uint8)
+    firsts = ((step[:, 0] == 0) | ((step[:, 1] == 0) << 1) | ((step[:, 2] == 0) << 2)).astype(np.uint8)
     del coords, step
     order = np.argsort(keys, kind="stable")
     keys, owner, firsts = keys[order], owner[order], firsts[order]
     del order
-    # the entries' boxes in entry order (float32, rounded outwards: a box test that may keep a few more pairs),
-    # so that a cell's pairs read neighbouring rows
-    entry_lows = np.nextafter(lows.astype(np.float32), np.float32(-np.inf))[owner]
-    entry_highs = np.nextafter(highs.astype(np.float32), np.float32(np.inf))[owner]
+    # the entries' boxes in entry order, lows then highs in one row (float32, rounded outwards: a box test that
+    # may keep a few more pairs), so that a cell's pairs read neighbouring rows, one row per entry of a pair
+    entry_boxes = np.hstack([np.nextafter(lows.astype(np.float32), np.float32(-np.inf)),
+                             np.nextafter(highs.astype(np.float32), np.float32(np.inf))])[owner]
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
     sizes = np.diff(np.r_[starts, len(keys)])
     del keys
@@ -130,8 +131,10 @@ def self_candidate_pairs(mesh: TriangleMesh) -> Iterator[np.ndarray]:
         begin = end
         keep = (firsts[i] | firsts[j]) == 7
         i, j = i[keep], j[keep]
-        meet = (entry_lows[i] <= entry_highs[j]) & (entry_lows[j] <= entry_highs[i])
-        keep = meet[:, 0] & meet[:, 1] & meet[:, 2]  # (column by column: numpy's reduce over 3 is slow)
+        box_i, box_j = entry_boxes[i], entry_boxes[j]
+        keep = (box_i[:, 0] <= box_j[:, 3]) & (box_j[:, 0] <= box_i[:, 3])  # (column by column: numpy's
+        keep &= (box_i[:, 1] <= box_j[:, 4]) & (box_j[:, 1] <= box_i[:, 4])  # reductions over 3 are slow)
+        keep &= (box_i[:, 2] <= box_j[:, 5]) & (box_j[:, 2] <= box_i[:, 5])
         a, b = owner[i[keep]], owner[j[keep]]
         yield np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1).astype(np.int64)
     if len(wide):  # paired with every box they meet: the narrow ones, and the wide ones after them

@@ -91,25 +91,25 @@ def self_candidate_pairs(mesh: TriangleMesh) -> Iterator[np.ndarray]:
     # along each axis; the others' cells are counted out one by one
     small = narrow[(spans[narrow] <= 2).all(axis=1)]
     large = narrow[(spans[narrow] > 2).any(axis=1)]
-    owners, steps = [], []
+    # a cell's key packs its coordinates in 21 bits each, so a box's cells are its first cell's key plus its steps'
+    # keys; an entry's first-cell bits say which axes its cell is its box's first cell along (1, 2, 4): a pair is
+    # kept in the cell where, along every axis, one of the two is in its first cell (the larger low corner's cell)
+    base = (first[:, 0] << 42) | (first[:, 1] << 21) | first[:, 2]
+    owners, keys, firsts = [], [], []
     small_spans = spans[small]
     for step in _UNIT_STEPS:
         moved = small[(small_spans[:, 0] > step[0]) & (small_spans[:, 1] > step[1]) & (small_spans[:, 2] > step[2])]
         owners.append(moved)
-        steps.append(np.broadcast_to(step, (len(moved), 3)))
+        keys.append(base[moved] + int((step[0] << 42) | (step[1] << 21) | step[2]))
+        firsts.append(np.full(len(moved), (step[0] == 0) | (step[1] == 0) << 1 | (step[2] == 0) << 2, np.uint8))
     rank = np.arange(cells[large].sum()) - np.repeat(np.cumsum(cells[large]) - cells[large], cells[large])
     owners.append(np.repeat(large, cells[large]))
     y_z = spans[owners[-1], 1] * spans[owners[-1], 2]
-    steps.append(np.stack([rank // y_z, (rank // spans[owners[-1], 2]) % spans[owners[-1], 1],
-                           rank % spans[owners[-1], 2]], axis=1))
-    owner, step = np.concatenate(owners).astype(np.int32), np.concatenate(steps)
-    del owners, steps, rank, y_z
-    coords = first[owner] + step
-    keys = (coords[:, 0] << 42) | (coords[:, 1] << 21) | coords[:, 2]
-    # which axes the entry's cell is its box's first cell along (bits 1, 2, 4): a pair is kept in the cell where,
-    # along every axis, one of the two is in its first cell (the cell of the larger low corner)
-    firsts = ((step[:, 0] == 0) | ((step[:, 1] == 0) << 1) | ((step[:, 2] == 0) << 2)).astype(np.uint8)
-    del coords, step
+    step = np.stack([rank // y_z, (rank // spans[owners[-1], 2]) % spans[owners[-1], 1], rank % spans[owners[-1], 2]])
+    keys.append(base[owners[-1]] + ((step[0] << 42) | (step[1] << 21) | step[2]))
+    firsts.append(((step[0] == 0) | ((step[1] == 0) << 1) | ((step[2] == 0) << 2)).astype(np.uint8))
+    owner, keys, firsts = np.concatenate(owners).astype(np.int32), np.concatenate(keys), np.concatenate(firsts)
+    del owners, rank, y_z, step, base
     order = np.argsort(keys, kind="stable")
     keys, owner, firsts = keys[order], owner[order], firsts[order]
     del order

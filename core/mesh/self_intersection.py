@@ -193,7 +193,7 @@ def _sides(mesh: TriangleMesh, planes: _Planes, t: np.ndarray, s: np.ndarray) ->
     """
     ids = mesh.triangles[s]
     plane = planes.rows[t]
-    offsets = mesh.vertices[ids] - plane[:, None, :3]
+    offsets = mesh.corners[s] - plane[:, None, :3]  # (one row of corners per triangle, not three vertex rows)
     values = np.einsum("kij,kj->ki", offsets, plane[:, 3:6])
     bound = SIDE_FILTER * plane[:, 6:] * np.sqrt(np.einsum("kij,kij->ki", offsets, offsets))
     sides = np.sign(values).astype(np.int8)

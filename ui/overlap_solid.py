@@ -11,6 +11,7 @@ import bpy
 
 from ..analysis.overlap_object import NoOverlap, OverlapMesh, overlap_mesh
 from ..analysis.shapes import subdivided_faces_at_least
+from ..analysis.solid_cache import data_identity
 
 #: Pairs whose evaluated meshes have more faces than this together get no solid drawn: the Boolean runs in the
 #: interface's idle time and would hold it (about 0.8 s for 32k faces, 2.4 s for 127k); Make Overlap Object still
@@ -36,7 +37,7 @@ def pair_key(scene: bpy.types.Scene) -> tuple | None:
     if None in objects:
         return None
     return (scene.as_pointer(), index, result.name_a, result.name_b, result.overlap_volume,
-            *(obj.data.as_pointer() if obj.data is not None else 0 for obj in objects),
+            *(data_identity(obj) for obj in objects),
             *(tuple(value for row in obj.matrix_world for value in row) for obj in objects))
 
 

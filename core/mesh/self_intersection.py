@@ -335,7 +335,7 @@ def _curves(mesh: TriangleMesh, names: np.ndarray, segments: np.ndarray) -> np.n
     cell = JOIN_DISTANCE * mesh.size or 1.0
     points = segments.reshape(-1, 3) / cell
     keys = [ends] + [np.floor(points + shift).astype(np.int64) for shift in (0.0, 0.5)]
-    count, ends_count = len(names), 2 * len(names)
+    ends_count = 2 * len(names)
     first, second, offset = [], [], ends_count
     for key in keys:
         _, point = np.unique(key, axis=0, return_inverse=True)

@@ -1,9 +1,13 @@
 """Pairs measured on their triangles (non-convex objects): surface crossings and containment decide the
-status, the exact surface distance measures a gap, a certified push-out and the overlap volume an overlap."""
+status, the exact surface distance measures a gap, a certified push-out and the overlap volume an overlap.
+
+A pair's measurement is a generator of ``Ask`` steps (``mesh_pair_steps``), so that a clash check answers the same
+step of many pairs in one call (``mesh_pairs_together``); a pair alone answers each step as a batch of one."""
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -14,42 +18,49 @@ from ..drag.translated_contact import TranslationStart, translation_start
 from ..intersection import surface_intersection
 from ..solid import MESH, Solid
 from .containment import (BATCHED_TRIANGLE_PAIRS, boxes_apart, share_interior, share_interior_moved,
-                          shares_interior_after, shares_interior_after_many)
+                          shares_interior_after_many)
 from .pushout import BATCH_LEVELS, common_ball, pushout_search, pushout_witnesses
 from .result import SolidContact
-from .volumes import pair_volume
+from .volumes import pair_volumes
+
+
+class Ask(NamedTuple):
+    """A step of a mesh pair's measurement: ``many`` answers a list of such steps' ``args`` (one tuple per pair)
+    with a list of answers, the same answer each pair would get alone."""
+
+    many: Callable[[list[tuple]], list]
+    args: tuple
 
 
 def mesh_pair(a: Solid, b: Solid, options: dict) -> tuple[SolidContact, TranslationStart | None]:
     """Non-convex objects, on their triangles; a penetrating pair with what its answer proved
     (``translated_contact``)."""
-    steps = mesh_pair_steps(a, b, options)
-    try:
-        offsets = next(steps)
-        while True:
-            offsets = steps.send(separated_after(a, b, offsets))
-    except StopIteration as finished:
-        return finished.value
+    return mesh_pairs_together([(a, b)], [options])[0]
 
 
 def mesh_pairs_together(pairs: list[tuple[Solid, Solid]], options: list[dict]
                         ) -> list[tuple[SolidContact, TranslationStart | None]]:
-    """``mesh_pair`` of every pair (with its options), the push-out searches in lockstep: each round's batches of all
-    pairs of small meshes go through the exact test together (``shares_interior_after_many``), the same answers."""
+    """``mesh_pair`` of every pair (with its options), in lockstep: each round, the steps the pairs ask
+    (``mesh_pair_steps``) are answered together, one call per kind of step (the push-out's batches of offsets of all
+    pairs of small meshes through the exact test at once, ``shares_interior_after_many``), the same answers."""
     steps = [mesh_pair_steps(a, b, pair_options) for (a, b), pair_options in zip(pairs, options)]
     results: list = [None] * len(pairs)
-    asking = {}
+    asking: dict[int, Ask] = {}
     for k, step in enumerate(steps):
         try:
             asking[k] = next(step)
         except StopIteration as finished:
             results[k] = finished.value
     while asking:
-        small = [k for k in asking if _batched(*pairs[k])]
-        shared = dict(zip(small, shares_interior_after_many([(*pairs[k], asking[k]) for k in small])))
-        for k, offsets in list(asking.items()):
+        kinds: dict[Callable, list[int]] = {}
+        for k, ask in asking.items():
+            kinds.setdefault(ask.many, []).append(k)
+        answers: dict[int, Any] = {}
+        for many, members in kinds.items():
+            answers.update(zip(members, many([asking[k].args for k in members])))
+        for k in list(asking):
             try:
-                asking[k] = steps[k].send(~shared[k] if k in shared else separated_after(*pairs[k], offsets))
+                asking[k] = steps[k].send(answers[k])
             except StopIteration as finished:
                 results[k] = finished.value
                 del asking[k]
@@ -60,9 +71,19 @@ def separated_after(a: Solid, b: Solid, offsets: np.ndarray) -> np.ndarray:
     """Whether B moved by each of ``offsets`` (K, 3) shares no interior with A: small meshes answer the batch in one
     pass (``shares_interior_after``), larger ones offset by offset down their triangle trees
     (``share_interior_moved``)."""
-    if _batched(a, b):
-        return ~shares_interior_after(a, b, offsets)
-    return np.array([not share_interior_moved(a, b, offset) for offset in offsets], dtype=bool)
+    return separated_after_many([(a, b, offsets)])[0]
+
+
+def separated_after_many(requests: list[tuple[Solid, Solid, np.ndarray]]) -> list[np.ndarray]:
+    """``separated_after`` of several ``(a, b, offsets)``: the small pairs' triangle pairs tested together."""
+    small = [k for k, (a, b, _offsets) in enumerate(requests) if _batched(a, b)]
+    answers: list = [None] * len(requests)
+    for k, shared in zip(small, shares_interior_after_many([requests[k] for k in small])):
+        answers[k] = ~shared
+    for k, (a, b, offsets) in enumerate(requests):
+        if answers[k] is None:
+            answers[k] = np.array([not share_interior_moved(a, b, offset) for offset in offsets], dtype=bool)
+    return answers
 
 
 def _batched(a: Solid, b: Solid) -> bool:
@@ -70,43 +91,70 @@ def _batched(a: Solid, b: Solid) -> bool:
     return len(a.mesh.triangles) * len(b.mesh.triangles) <= BATCHED_TRIANGLE_PAIRS
 
 
+def _each(function: Callable) -> Callable[[list[tuple]], list]:
+    """A step answered pair by pair (not yet batched across pairs)."""
+    return lambda requests: [function(*args) for args in requests]
+
+
+_SURFACE_INTERSECTIONS = _each(lambda a, b: surface_intersection(a.mesh, b.mesh, trees=(a.bvh, b.bvh)))
+_APART_DISTANCES = _each(lambda a, b: _apart_distance(a, b))
+_COMMON_BALLS = _each(common_ball)
+_PUSHOUT_WITNESSES = _each(pushout_witnesses)
+
+
 def mesh_pair_steps(a: Solid, b: Solid, options: dict
-                    ) -> Generator[np.ndarray, np.ndarray, tuple[SolidContact, TranslationStart | None]]:
-    """``mesh_pair`` as a generator: it yields the push-out search's batches of offsets of B (``pushout_search``) and
-    is sent whether B moved by each is apart from A (``separated_after``); it returns ``mesh_pair``'s answer."""
+                    ) -> Generator[Ask, Any, tuple[SolidContact, TranslationStart | None]]:
+    """``mesh_pair`` as a generator of ``Ask`` steps (each sent its answer): the surfaces' crossings, the exact
+    distance of a pair apart, the overlap volume, the common ball, the push-out search's batches of offsets of B
+    (``pushout_search``, answered by ``separated_after``) and its witness points; it returns ``mesh_pair``'s answer."""
     touch, tolerance = options["touch_tolerance"], options["tolerance"]
     if boxes_apart(a, b):  # no crossing, no shared face, neither inside the other: only the distance to find
-        return _apart(a, b, (), tolerance, touch), None
-    crossing = surface_intersection(a.mesh, b.mesh, trees=(a.bvh, b.bvh))
+        found = yield Ask(_APART_DISTANCES, (a, b))
+        return _apart(a, b, found, (), touch), None
+    crossing = yield Ask(_SURFACE_INTERSECTIONS, (a, b))
     curves = tuple(np.vstack([curve, curve[:1]]) if closed else curve
                    for curve, closed in zip(crossing.curves, crossing.closed))
     if not share_interior(a, b, crossing):
-        return _apart(a, b, curves, tolerance, touch), None  # apart, or touching without overlap
+        found = yield Ask(_APART_DISTANCES, (a, b))
+        return _apart(a, b, found, curves, touch), None  # apart, or touching without overlap
 
     hull = collide(a.hull, b.hull, **options)
     candidates = [(hull.normal, hull.depth)] if hull.status == PENETRATING else []
-    volume, centroid, volume_error = pair_volume(a, b)
-    ball = common_ball(a, b, centroid)
+    volume, centroid, volume_error = yield Ask(pair_volumes, (a, b))
+    ball = yield Ask(_COMMON_BALLS, (a, b, centroid))
     lower = 0.0 if ball is None else 2.0 * ball[1]
     # Batches of several bisection steps where the test answers a batch for about the cost of one offset.
-    depth, normal = yield from pushout_search(a, b, candidates, lower, precision=tolerance,
-                                              levels=BATCH_LEVELS if _batched(a, b) else 1)
+    search = pushout_search(a, b, candidates, lower, precision=tolerance, levels=BATCH_LEVELS if _batched(a, b) else 1)
+    depth, normal = yield from _asked(search, separated_after_many, a, b)
     status = TOUCHING if depth <= touch else PENETRATING
     deepest = _deepest_point(crossing, centroid, b)
     start = translation_start(a, b, deepest, depth * normal, ball, touch, tolerance) if status == PENETRATING else None
-    point_a, point_b = pushout_witnesses(a, b, depth, normal, tolerance)
+    point_a, point_b = yield Ask(_PUSHOUT_WITNESSES, (a, b, depth, normal, tolerance))
     return SolidContact(
         status=status, signed_distance=-depth, normal=normal, point_a=point_a, point_b=point_b,
         method=MESH, tolerance=touch, depth_lower_bound=min(lower, depth), depth_is_estimate=depth > lower + tolerance,
         overlap_volume=volume, overlap_centroid=centroid, volume_error=volume_error, curves=curves), start
 
 
-def _apart(a: Solid, b: Solid, curves: tuple, tolerance: float, touch: float) -> SolidContact:
-    """Surfaces that do not cross and neither object inside the other: the exact surface distance."""
+def _asked(search: Generator, many: Callable, *args) -> Generator[Ask, Any, Any]:
+    """``yield from search``, each value it yields asked as ``Ask(many, (*args, value))``."""
+    try:
+        value = next(search)
+        while True:
+            value = search.send((yield Ask(many, (*args, value))))
+    except StopIteration as finished:
+        return finished.value
+
+
+def _apart_distance(a: Solid, b: Solid) -> MeshDistance:
+    """The exact distance of two surfaces that do not cross (an object may lie inside the other)."""
     if "bvh" in a.__dict__ and "bvh" in b.__dict__:  # both trees built already (cached properties)
-        found = mesh_distance(a.mesh, b.mesh, bvh_a=a.bvh, bvh_b=b.bvh)
-    else:
-        found = windowed_mesh_distance(a.mesh, b.mesh)
+        return mesh_distance(a.mesh, b.mesh, bvh_a=a.bvh, bvh_b=b.bvh)
+    return windowed_mesh_distance(a.mesh, b.mesh)
+
+
+def _apart(a: Solid, b: Solid, found: MeshDistance, curves: tuple, touch: float) -> SolidContact:
+    """Surfaces that do not cross and neither object inside the other: the answer from their exact distance."""
     fallback = b.mesh.vertices.mean(axis=0) - a.mesh.vertices.mean(axis=0)
     return apart_answer(found, fallback, touch, 0.0 if a.closed and b.closed else None, curves)
 

@@ -1,6 +1,6 @@
 """The Analyse operator: run the panel's scope through the clash check (``analysis.clash``) and store the
 results, review states carried over. From the panel it runs a slice at a time (Esc cancels, the previous
-results stay); one analysis runs at a time (docs/architecture.md, "Operators").
+results stay); one analysis or scan runs at a time (docs/architecture.md, "Operators").
 """
 
 import bpy
@@ -17,7 +17,8 @@ from ..analysis.ordering import enum_column
 from ..analysis.scope import scope_refusal, scope_signature
 from ..analysis.store import store_results
 from ..analysis.typed import typed_decimal
-from .base import PROGRESS_STEPS, SLICE_SECONDS, StepwiseMixin, advance
+from .base import (PROGRESS_STEPS, SLICE_SECONDS, ReplacesResultsMixin, StepwiseMixin, advance, mark_stopped,
+                   running_refusal)
 
 #: Scopes whose every pair is measured and listed (the user picked the objects one by one).
 EVERY_PAIR_SCOPES = frozenset({'SELECTED', 'ACTIVE'})
@@ -25,29 +26,7 @@ EVERY_PAIR_SCOPES = frozenset({'SELECTED', 'ACTIVE'})
 MAX_REPORTED_PAIRS = 20
 
 
-#: The modal analysis running now (at most one), or None.
-_running: list = [None]
-
-
-def mark_running(operator: bpy.types.Operator | None) -> None:
-    """Note the modal analysis that runs now (None: none does)."""
-    _running[0] = operator
-
-
-def analysis_running() -> bool:
-    """True while a modal analysis runs (its operator still exists and has not finished)."""
-    operator = _running[0]
-    if operator is None:
-        return False
-    try:
-        operator.as_pointer()  # raises once Blender has freed the operator
-    except ReferenceError:  # Blender freed it without ending it (e.g. a file was loaded)
-        _running[0] = None
-        return False
-    return True
-
-
-class COLLISION_INSPECTOR_OT_analyze(StepwiseMixin, bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_analyze(ReplacesResultsMixin, StepwiseMixin, bpy.types.Operator):
     """Measure penetration depth or distance, contact normal and witness points of the pairs in the scope"""
 
     bl_idname = "collision_inspector.analyze"
@@ -56,20 +35,13 @@ class COLLISION_INSPECTOR_OT_analyze(StepwiseMixin, bpy.types.Operator):
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
-        refusal = "An analysis is already running (Esc cancels it)" if analysis_running() else scope_refusal(context)
+        refusal = running_refusal() or scope_refusal(context)
         if refusal:
             cls.poll_message_set(refusal)
             return False
         return True
 
     cancelled_message = "Analysis cancelled; the previous results are kept"
-
-    def invoke(self, context: bpy.types.Context, event) -> set:
-        """From the interface: analyse a slice per timer tick (one analysis at a time); Esc cancels."""
-        outcome = super().invoke(context, event)
-        if outcome == {'RUNNING_MODAL'}:
-            mark_running(self)
-        return outcome
 
     def start(self, context: bpy.types.Context) -> bool:
         """Begin the check of the panel's scope and the progress indicator; False (reported) if refused."""
@@ -97,8 +69,7 @@ class COLLISION_INSPECTOR_OT_analyze(StepwiseMixin, bpy.types.Operator):
 
     def stop(self, context: bpy.types.Context) -> None:
         """End the progress indicator and the timer; abandon the check's remaining steps."""
-        if _running[0] is self:
-            mark_running(None)
+        mark_stopped(self)
         self.steps.close()
         context.window_manager.progress_end()
         self.end_timer(context)

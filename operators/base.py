@@ -1,6 +1,6 @@
 """What operators share: the poll of those that need stored results (``NeedsResultsMixin``) and the result their
-``index`` names (``chosen_result``), one run at a time (``ExclusiveRunMixin``), and running long work a slice at a
-time (``StepwiseMixin``)."""
+``index`` names (``chosen_result``), one run at a time (``ExclusiveRunMixin``; ``ReplacesResultsMixin`` for Analyse
+and Scan Animation together), and running long work a slice at a time (``StepwiseMixin``)."""
 
 import time
 from collections.abc import Iterator
@@ -101,6 +101,51 @@ class StepwiseMixin:
             if context.workspace is not None:
                 context.workspace.status_text_set(None)
             self._status_shown = None
+
+
+#: The modal analysis or animation scan running now (at most one: each replaces the results), or None.
+_running: list = [None]
+
+
+def mark_running(operator: bpy.types.Operator | None) -> None:
+    """Note the modal analysis or scan that runs now (None: none does)."""
+    _running[0] = operator
+
+
+def mark_stopped(operator: bpy.types.Operator) -> None:
+    """``operator`` ended: none runs now, if it was the one running."""
+    if _running[0] is operator:
+        mark_running(None)
+
+
+def analysis_running() -> bool:
+    """True while a modal analysis or scan runs (its operator still exists and has not finished)."""
+    operator = _running[0]
+    if operator is None:
+        return False
+    try:
+        operator.as_pointer()  # raises once Blender has freed the operator
+    except ReferenceError:  # Blender freed it without ending it (e.g. a file was loaded)
+        _running[0] = None
+        return False
+    return True
+
+
+def running_refusal() -> str:
+    """Why Analyse and Scan Animation are greyed out while one of them runs modally ('' when neither runs)."""
+    return f"{_running[0].bl_label} is already running (Esc cancels it)" if analysis_running() else ""
+
+
+class ReplacesResultsMixin:
+    """Run from the interface, the operator is noted as running (``mark_running``; its ``stop`` calls
+    ``mark_stopped``) so that neither it nor another that replaces the results starts meanwhile (their
+    ``poll`` asks ``running_refusal``). Goes before ``StepwiseMixin`` in the bases."""
+
+    def invoke(self, context: bpy.types.Context, event) -> set:
+        outcome = super().invoke(context, event)
+        if outcome == {'RUNNING_MODAL'}:
+            mark_running(self)
+        return outcome
 
 
 class NeedsResultsMixin:

@@ -18,10 +18,11 @@ from ..analysis.typed import typed_decimal
 from ..ui import overlay
 from ..ui.units import format_length
 from .analyse import EVERY_PAIR_SCOPES
-from .base import PROGRESS_STEPS, SLICE_SECONDS, NeedsResultsMixin, StepwiseMixin, advance, chosen_result
+from .base import (PROGRESS_STEPS, SLICE_SECONDS, NeedsResultsMixin, ReplacesResultsMixin, StepwiseMixin, advance,
+                   chosen_result, mark_stopped, running_refusal)
 
 
-class COLLISION_INSPECTOR_OT_scan(StepwiseMixin, bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_scan(ReplacesResultsMixin, StepwiseMixin, bpy.types.Operator):
     """Measure the pairs of the scope at every frame of the scene's frame range: when they touch, when and
     how deep they penetrate most"""
 
@@ -31,7 +32,7 @@ class COLLISION_INSPECTOR_OT_scan(StepwiseMixin, bpy.types.Operator):
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
-        refusal = scope_refusal(context)
+        refusal = running_refusal() or scope_refusal(context)
         if refusal:
             cls.poll_message_set(refusal)
             return False

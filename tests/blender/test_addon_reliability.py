@@ -168,29 +168,57 @@ def test_results_go_to_the_scene_the_analysis_started_in(empty_scene, analyse_mo
     assert len(other.collision_inspector.results) == 0
 
 
-def test_a_second_analysis_is_refused_while_one_runs(empty_scene, analyse_module, monkeypatch):
-    """While a modal analysis runs (invoke keeps the running operator, a real one), Analyse is greyed out and
-    refuses to start; once it ends, it is available again."""
+def test_a_second_analysis_is_refused_while_one_runs(empty_scene, analyse_module, addon, monkeypatch):
+    """While a modal analysis runs (invoke keeps the running operator, a real one), Analyse and Scan Animation are
+    greyed out and refuse to start (both replace the results); once it ends, they are available again."""
+    base = importlib.import_module(addon.__name__ + ".operators.base")
     two_clashing_pairs()
     empty_scene.collision_inspector.scope = 'ALL'
-    assert bpy.ops.collision_inspector.analyze.poll()
+    assert bpy.ops.collision_inspector.analyze.poll() and bpy.ops.collision_inspector.scan.poll()
     operator_class = analyse_module.COLLISION_INSPECTOR_OT_analyze
     original_start = operator_class.start
     refusals = []
 
     def start_as_invoke_does(self, context):
-        analyse_module.mark_running(self)  # what invoke() does when the analysis runs modally
-        refusals.append(not bpy.ops.collision_inspector.analyze.poll())
-        with pytest.raises(RuntimeError, match="already running"):
+        base.mark_running(self)  # what invoke() does when the analysis runs modally
+        refusals.append((bpy.ops.collision_inspector.analyze.poll(), bpy.ops.collision_inspector.scan.poll()))
+        with pytest.raises(RuntimeError, match="Analyse is already running"):
             bpy.ops.collision_inspector.analyze()
+        with pytest.raises(RuntimeError, match="Analyse is already running"):
+            bpy.ops.collision_inspector.scan()
         return original_start(self, context)
 
     monkeypatch.setattr(operator_class, "start", start_as_invoke_does)
     assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
-    assert refusals == [True]
-    assert not analyse_module.analysis_running()
+    assert refusals == [(False, False)]
+    assert not base.analysis_running()
     monkeypatch.undo()
     assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
+
+
+def test_an_analysis_is_refused_while_a_scan_runs(empty_scene, addon, monkeypatch):
+    """The other way round: a modal animation scan greys out Analyse (and a second scan) until it ends."""
+    base = importlib.import_module(addon.__name__ + ".operators.base")
+    scan = importlib.import_module(addon.__name__ + ".operators.scan")
+    two_clashing_pairs()
+    empty_scene.collision_inspector.scope = 'ALL'
+    empty_scene.frame_start, empty_scene.frame_end = 1, 2
+    operator_class = scan.COLLISION_INSPECTOR_OT_scan
+    original_start = operator_class.start
+    refusals = []
+
+    def start_as_invoke_does(self, context):
+        base.mark_running(self)
+        refusals.append((bpy.ops.collision_inspector.analyze.poll(), bpy.ops.collision_inspector.scan.poll()))
+        with pytest.raises(RuntimeError, match="Scan Animation is already running"):
+            bpy.ops.collision_inspector.analyze()
+        return original_start(self, context)
+
+    monkeypatch.setattr(operator_class, "start", start_as_invoke_does)
+    assert bpy.ops.collision_inspector.scan() == {'FINISHED'}
+    assert refusals == [(False, False)]
+    assert not base.analysis_running()
+    assert bpy.ops.collision_inspector.analyze.poll()
 
 
 def test_a_check_with_no_clash_says_so(empty_scene, analyse_module):

@@ -65,6 +65,13 @@ class COLLISION_INSPECTOR_UL_results(bpy.types.UIList):
                            self.bitflag_filter_item)
 
 
+def sidebar_chars(context) -> int:
+    """Characters that fit on a line of a panel's text in this sidebar (``NOTE_WIDTH_CHARS`` when its width is
+    unknown, at least 20)."""
+    region = getattr(context, "region", None)
+    return max(region.width // PIXELS_PER_CHAR if region else NOTE_WIDTH_CHARS, 20)
+
+
 def row_chars(width: int) -> int:
     """Characters that fit on a line of the results list in a sidebar ``width`` pixels wide."""
     return max(int(width - ROW_MARGIN_PX) // PIXELS_PER_CHAR, 9)
@@ -244,8 +251,7 @@ class COLLISION_INSPECTOR_PT_results(_SidebarPanel, bpy.types.Panel):
             return
         result = settings.results[settings.active_result_index]
         layout.prop(result, "review_state", text="Review")
-        width = max(context.region.width // PIXELS_PER_CHAR if getattr(context, "region", None) else NOTE_WIDTH_CHARS,
-                    20)
+        width = sidebar_chars(context)
         details = layout.column(align=True)
         for line in result_details(result, scene):
             for part in textwrap.wrap(line, width, subsequent_indent="    ") or [""]:
@@ -385,7 +391,7 @@ class COLLISION_INSPECTOR_PT_inspect(_SidebarPanel, bpy.types.Panel):
         for axis, name, _description in DIRECTIONAL_AXIS_ITEMS[1:]:  # operator_enum would stack them in one column
             axes.operator("collision_inspector.directional_depth", text=name).axis = axis
         if result.directional_axis != 'NONE':
-            for line in textwrap.wrap(directional_summary(result, context.scene), NOTE_WIDTH_CHARS):
+            for line in textwrap.wrap(directional_summary(result, context.scene), sidebar_chars(context)):
                 layout.label(text=line)
         layout.operator("collision_inspector.copy_pair", icon='COPYDOWN')
 # --- Interactive inspection: live update, resolve, animation scan ---------------------------------------
@@ -461,14 +467,17 @@ class COLLISION_INSPECTOR_PT_self_check(_SidebarPanel, bpy.types.Panel):
     def draw(self, context):
         settings = context.scene.collision_inspector
         layout = self.layout
-        row = layout.row(align=True)
-        row.operator("collision_inspector.self_check", icon='MOD_MESHDEFORM', text="Check")
-        row.operator("collision_inspector.self_check", icon='RESTRICT_SELECT_OFF',
-                     text="Check and Select Faces").select_faces = True
+        buttons = layout.column(align=True)  # one a line: side by side, the second's name is cut off
+        buttons.operator("collision_inspector.self_check", icon='MOD_MESHDEFORM', text="Check")
+        buttons.operator("collision_inspector.self_check", icon='RESTRICT_SELECT_OFF',
+                         text="Check and Select Faces").select_faces = True
+        width = sidebar_chars(context) - ICON_CHARS
         column = layout.column(align=True)
         for item in settings.self_checks:
-            column.label(text=self_check_line(item, context.scene),
-                         icon='ERROR' if item.face_pairs or item.covered_twice_volume > 0.0 else 'CHECKMARK')
+            icon = 'ERROR' if item.face_pairs or item.covered_twice_volume > 0.0 else 'CHECKMARK'
+            for line in self_check_lines(item, context.scene, width):
+                column.label(text=line, icon=icon)
+                icon = 'BLANK1'
 
 
 def self_check_line(item, scene: bpy.types.Scene) -> str:
@@ -480,6 +489,20 @@ def self_check_line(item, scene: bpy.types.Scene) -> str:
     if item.covered_twice_measured and item.covered_twice_volume > 0.0:
         text += f", {format_volume(item.covered_twice_volume, scene)} covered twice"
     return text
+
+
+def self_check_lines(item, scene: bpy.types.Scene, chars: int) -> list:
+    """``self_check_line`` on lines of at most ``chars`` characters where it can, broken between its phrases
+    ("Body:", "12 face pairs,", ...), never inside one; the lines after the first indented."""
+    text = self_check_line(item, scene)
+    parts = text[len(item.name) + 2:].split(", ")
+    lines = []
+    for phrase in [f"{item.name}:", *(part + "," for part in parts[:-1]), parts[-1]]:
+        if lines and len(lines[-1]) + 1 + len(phrase) <= chars:
+            lines[-1] += " " + phrase
+        else:
+            lines.append(("    " if lines else "") + phrase)
+    return lines
 
 
 CLASSES = (

@@ -407,3 +407,20 @@ def test_a_tolerance_too_small_for_its_field_is_written_out(panel_module, empty_
     assert labels == ["Tolerance is 1e-9 m"]
     settings.tolerance = 1e-4
     assert draw(panel_module.COLLISION_INSPECTOR_PT_tolerances).entries("label") == []
+
+
+def test_self_check_lines_fit_the_default_sidebar_broken_between_phrases(panel_module, empty_scene):
+    """An object's counts and volume covered twice on lines that fit the sidebar at its default width, each phrase
+    whole (a single line was cut in the middle: "Bracket: 1... m³ covered twice")."""
+    item = empty_scene.collision_inspector.self_checks.add()
+    item.name, item.face_pairs, item.curves, item.closed = "Thick Torus", 4404, 100, True
+    item.covered_twice_measured, item.covered_twice_volume = True, 1.25
+    clean = empty_scene.collision_inspector.self_checks.add()
+    clean.name = "Cube"
+    context = SimpleNamespace(scene=empty_scene, region=SimpleNamespace(width=DEFAULT_SIDEBAR_PX))
+    labels = draw(panel_module.COLLISION_INSPECTOR_PT_self_check, context).entries("label")
+    fits = panel_module.sidebar_chars(context) - panel_module.ICON_CHARS
+    assert all(len(text) <= fits for text, _icon in labels)
+    assert [text.strip() for text, _icon in labels] == [
+        "Thick Torus: 4404 face pairs,", "100 curves, 1.25 m\u00b3 covered twice", "Cube: no self-intersections"]
+    assert [icon for _text, icon in labels] == ['ERROR', 'BLANK1', 'CHECKMARK']

@@ -108,6 +108,19 @@ def obstacle_blocked(lows: np.ndarray, highs: np.ndarray, segments: np.ndarray) 
     return (total > 0).reshape(lows.shape[:-1])
 
 
+def within_right_edge(anchors: np.ndarray, sizes: np.ndarray, right: float, offset: float) -> tuple:
+    """``(anchors, kept)``: labels (bottom-left ``anchors`` (N, 2), ``sizes`` (N, 2)) of a view whose right part
+    beyond ``right`` pixels is covered (the sidebar, drawn over the view with Region Overlap). A label that would
+    run under it goes to the left of its arrow instead (``offset``: the pixels between a label and its arrow, on
+    either side); a label whose own place is already under it is left out (its arrow cannot be seen either)."""
+    anchors = np.array(anchors, dtype=np.float64).reshape(-1, 2)
+    sizes = np.asarray(sizes, dtype=np.float64).reshape(-1, 2)
+    kept = anchors[:, 0] <= right
+    over = kept & (anchors[:, 0] + sizes[:, 0] > right)
+    anchors[over, 0] = np.maximum(anchors[over, 0] - 2.0 * offset - sizes[over, 0], 0.0)
+    return anchors, kept
+
+
 def spread_labels(anchors: np.ndarray, sizes: np.ndarray, gap: float = LABEL_GAP_PX,
                   steps: int = MAX_STEPS, obstacles: np.ndarray | None = None) -> LabelLayout:
     """Place labels (bottom-left ``anchors`` (N, 2), ``sizes`` (N, 2) width and height in pixels) so no two

@@ -22,7 +22,7 @@ from ..analysis.review import CLASHING
 from ..analysis.store import stored_polylines
 from . import draw_geometry, overlap_solid, see_through
 from .label_atlas import LabelAtlas, pixel_projection
-from .label_layout import spread_labels
+from .label_layout import spread_labels, within_right_edge
 from .units import format_length, format_volume
 
 LINE_WIDTH_PX = 2.5
@@ -152,8 +152,19 @@ def _current_view_drawing() -> _ViewDrawing | None:
     if region is None or region_3d is None:
         return None
     return view_drawing(
-        context.scene, region_3d.view_matrix, region_3d.window_matrix, region.width, region.height
+        context.scene, region_3d.view_matrix, region_3d.window_matrix, region.width, region.height,
+        uncovered_width(context.area, region),
     )
+
+
+def uncovered_width(area, region) -> int:
+    """Pixels from the left of ``region`` (a 3D view's main region) to the area's sidebar, which Blender draws
+    over the view's right edge when Region Overlap is on (the region's width without it, or with the sidebar
+    hidden)."""
+    for other in getattr(area, "regions", ()):
+        if other.type == 'UI' and other.width > 1 and region.x < other.x < region.x + region.width:
+            return other.x - region.x
+    return region.width
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -250,23 +261,28 @@ def _draw_labels(view: _ViewDrawing) -> None:
 # Caches
 
 
-def view_drawing(scene, view_matrix: Matrix, projection_matrix: Matrix, width: int, height: int):
-    """The cached drawing of ``scene`` in this view, or None when there is nothing to draw."""
+def view_drawing(scene, view_matrix: Matrix, projection_matrix: Matrix, width: int, height: int,
+                 uncovered: int | None = None):
+    """The cached drawing of ``scene`` in this view, or None when there is nothing to draw; labels stay left of
+    ``uncovered`` pixels (default: the width; see ``uncovered_width``)."""
     drawing = scene_drawing(scene)
     if drawing is None or not (drawing.show_arrows or drawing.show_labels or drawing.contact is not None):
         return None
-    key = (view_matrix.copy().freeze(), projection_matrix.copy().freeze(), width, height)
+    uncovered = width if uncovered is None else uncovered
+    key = (view_matrix.copy().freeze(), projection_matrix.copy().freeze(), width, height, uncovered)
     views = _cache["views"]
     view = views.get(key)
     if view is None:
         if len(views) >= _MAX_CACHED_VIEWS:
             views.clear()
-        view = _build_view(scene, drawing, np.array(view_matrix), np.array(projection_matrix), width, height)
+        view = _build_view(scene, drawing, np.array(view_matrix), np.array(projection_matrix), width, height,
+                           uncovered)
         views[key] = view
     return view
 
 
-def _build_view(scene, drawing: SceneDrawing, view_matrix, projection_matrix, width, height) -> _ViewDrawing:
+def _build_view(scene, drawing: SceneDrawing, view_matrix, projection_matrix, width, height,
+                uncovered) -> _ViewDrawing:
     geometry = draw_geometry.compute_overlay_geometry(
         drawing.results, view_matrix, projection_matrix, (width, height), drawing.style, max_detailed=MAX_DETAILED,
         cull=True,  # results off screen are left out of the batches: cheaper to build and to draw
@@ -288,15 +304,16 @@ def _build_view(scene, drawing: SceneDrawing, view_matrix, projection_matrix, wi
             curves = (draw_geometry.pixel_segments(drawing.contact.line_coords, projection_matrix @ view_matrix,
                                                    (width, height)) if drawing.contact is not None else None)
             labels, leaders = _label_batches(scene, drawing, geometry.label_anchors[chosen], geometry.rows[chosen],
-                                             curves)
+                                             curves, uncovered)
     return _ViewDrawing(lines, triangles, labels, drawing.style.pixel_scale, leaders)
 
 
-def _label_batches(scene, drawing: SceneDrawing, anchors: np.ndarray, chosen: np.ndarray, curves) -> tuple:
+def _label_batches(scene, drawing: SceneDrawing, anchors: np.ndarray, chosen: np.ndarray, curves,
+                   uncovered: float) -> tuple:
     """``(label batches, leader batch or None)`` of the chosen labels: texts formatted (once per distinct value)
-    and added to the atlas, spread so that none overlaps another nor the ``curves`` (pixel segments of the drawn
-    intersection curves and region outlines, or None) (``label_layout``), with leader lines from the moved ones
-    to their arrows."""
+    and added to the atlas, kept left of ``uncovered`` pixels, spread so that none overlaps another nor the
+    ``curves`` (pixel segments of the drawn intersection curves and region outlines, or None) (``label_layout``),
+    with leader lines from the moved ones to their arrows."""
     codes, values, volumes = drawing.results.statuses[chosen], drawing.values[chosen], drawing.volumes[chosen]
     cached, units = _cache["texts"], _units_key(scene.unit_settings)
     if len(cached) > _MAX_CACHED_TEXTS:
@@ -314,6 +331,9 @@ def _label_batches(scene, drawing: SceneDrawing, anchors: np.ndarray, chosen: np
         atlas = _cache["atlas"] = LabelAtlas(size_px)
         _cache["views"].clear()  # their batches sample the pages of the atlas just dropped
     slots = atlas.place(texts, colors)
+    anchors, kept = within_right_edge(anchors, slots[:, 3:5], uncovered,
+                                      drawing.style.label_offset_px * drawing.style.pixel_scale)
+    anchors, chosen, slots, colors = anchors[kept], chosen[kept], slots[kept], colors[kept]
     active = chosen == drawing.style.highlight
     order = np.concatenate([np.flatnonzero(active), np.flatnonzero(~active)])  # the active label keeps its place
     layout = spread_labels(anchors[order], slots[order, 3:5], obstacles=curves)

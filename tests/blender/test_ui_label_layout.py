@@ -183,3 +183,33 @@ def test_pair_labels_fit_and_keep_both_names_recognisable(panel, chars):
     assert panel.pair_label("A", "B", chars) == "A \u2194 B"
     long = panel.pair_label(name_a, name_a.replace("Left", "Right"), chars)
     assert len(long) <= chars and long.count("\u2026") == 2
+
+
+def test_a_label_that_would_run_under_the_sidebar_goes_left_of_its_arrow(layout):
+    """With Region Overlap the sidebar covers the view's right edge: a label that would run under it is put on the
+    other side of its arrow (its right edge then ``2 * offset`` left of where its left edge was), one whose own
+    place is already under it is left out with its arrow, and the others stay."""
+    anchors = np.array([[100.0, 10.0], [460.0, 50.0], [520.0, 90.0], [30.0, 130.0]])
+    sizes = np.full((4, 2), [80.0, 20.0])
+    moved, kept = layout.within_right_edge(anchors, sizes, right=500.0, offset=10.0)
+    assert kept.tolist() == [True, True, False, True]
+    np.testing.assert_array_equal(moved[[0, 3]], anchors[[0, 3]])
+    np.testing.assert_array_equal(moved[1], [460.0 - 20.0 - 80.0, 50.0])
+    assert (moved[kept, 0] + sizes[kept, 0] <= 500.0).all()
+
+
+def test_the_uncovered_width_ends_where_an_overlapping_sidebar_begins(addon):
+    """Blender reports a 3D view's main region under an overlapping sidebar at its full width: the labels' room
+    ends at the sidebar's left edge; without overlap, or with the sidebar hidden, it is the region's width."""
+    from types import SimpleNamespace
+
+    overlay = importlib.import_module(addon.__name__ + ".ui.overlay")
+    view = SimpleNamespace(type='WINDOW', x=40, width=1000)
+
+    def area(sidebar_x: int, sidebar_width: int) -> SimpleNamespace:
+        return SimpleNamespace(regions=[view, SimpleNamespace(type='UI', x=sidebar_x, width=sidebar_width)])
+
+    assert overlay.uncovered_width(area(1040 - 292, 292), view) == 1000 - 292  # drawn over the view
+    assert overlay.uncovered_width(area(1040, 292), view) == 1000  # beside it (no Region Overlap)
+    assert overlay.uncovered_width(area(1039, 1), view) == 1000  # hidden: Blender keeps it 1 pixel wide
+    assert overlay.uncovered_width(None, view) == 1000

@@ -119,8 +119,9 @@ def test_contact_region_is_filled_where_a_box_rests_in_another(overlay, snapshot
 def test_labels_are_drawn_beside_the_arrow(overlay, snapshot, two_cubes):
     settings = two_cubes.collision_inspector
     settings.show_arrows = False
-    settings.label_size = 16
-    (a, b), (view, projection) = contact_view(two_cubes)
+    settings.label_size = 12
+    (a, b), _view = contact_view(two_cubes)
+    view, projection = top_view((a + b) / 2 + Vector((0.5 * HALF_EXTENT, 0.0, 0.0)))  # the arrow at a quarter
     image = draw(snapshot, two_cubes, view, projection)
     rows, columns = np.nonzero(drawn(image))
     assert len(rows) > 50, "the label left (almost) no pixels"
@@ -129,6 +130,21 @@ def test_labels_are_drawn_beside_the_arrow(overlay, snapshot, two_cubes):
     # Text starts at the middle of the arrow and sits above it (the arrow is horizontal).
     assert abs(columns.min() - x_middle) < 12 and rows.min() > y_middle
     assert columns.max() - columns.min() > 3 * settings.label_size  # "depth 0.1 m" is wide
+
+
+def test_a_label_that_would_run_past_the_right_edge_is_drawn_left_of_its_arrow(overlay, snapshot, two_cubes):
+    """With the arrow at three quarters of the view's width, the label is wider than the room on its right: it
+    ends left of the arrow's middle, whole, instead of being cut off by the view's edge."""
+    settings = two_cubes.collision_inspector
+    settings.show_arrows = False
+    settings.label_size = 12
+    (a, b), _view = contact_view(two_cubes)
+    view, projection = top_view((a + b) / 2 - Vector((0.5 * HALF_EXTENT, 0.0, 0.0)))
+    image = draw(snapshot, two_cubes, view, projection)
+    rows, columns = np.nonzero(drawn(image))
+    x_middle, y_middle = to_pixel((a + b) / 2, view, projection)
+    assert columns.max() < x_middle and columns.min() > 0 and rows.min() > y_middle
+    assert columns.max() - columns.min() > 3 * settings.label_size
 
 
 def test_labels_sit_on_a_dark_backdrop_readable_over_anything(overlay, snapshot, two_cubes):

@@ -6,6 +6,7 @@ import textwrap
 import bpy
 import numpy as np
 
+from ..analysis.inspect import KEPT_MODES
 from ..analysis.ordering import settings_order
 from ..analysis.scan import sparkline
 from ..analysis.store import depth_series, result_pair
@@ -288,6 +289,25 @@ METHOD_NAMES = {
 }
 
 
+#: What the hulls of a plane mode's outlines lie in, by its plane setting.
+PLANE_NAMES = {'TOP': "the top view's plane", 'FRONT': "the front view's plane", 'SIDE': "the right view's plane",
+               'VIEW': "the view's plane", 'CUSTOM': "a custom plane"}
+
+
+def how_measured(result, settings) -> tuple[str, str]:
+    """How the result was measured, as the panel says it, and what its witness points lie on when that is not the
+    objects themselves ("'s hull", "'s shape" for rigid-body shapes, "'s outline" in a plane; '' on the objects)."""
+    if result.method != 'hull':
+        return METHOD_NAMES[result.method], ""
+    kept = settings.get(KEPT_MODES) or {}
+    plane = str(kept.get('plane_mode', 'NONE'))
+    if plane != 'NONE':
+        return f"hulls of the outlines in {PLANE_NAMES.get(plane, 'a plane')}", "'s outline"
+    if kept.get('rigid_body_shapes'):
+        return "rigid-body shapes, as the physics sees them", "'s shape"
+    return METHOD_NAMES['hull'], "'s hull"
+
+
 def any_stale(results) -> bool:
     """True when any result is marked stale (one ``foreach_get``, however many results)."""
     stale = np.empty(len(results), dtype=bool)
@@ -335,19 +355,20 @@ def result_details(result, scene: bpy.types.Scene) -> list:
         return ", ".join(format_length(component, scene) for component in vector)
 
     name_a, name_b = result_pair(result)
+    measured, shape = how_measured(result, scene.collision_inspector)
     return [
         f"A: {name_a}",
         f"B: {name_b}",
         f"Status: {result.status}"
         + {'iteration_limit': " (iteration limit reached)", 'stalled': " (stopped early by rounding)"}.get(
             result.solver_status, ""),
-        f"Measured: {METHOD_NAMES[result.method]}",
+        f"Measured: {measured}",
         f"Signed distance: {format_length(result.signed_distance, scene)}",
         *depth_details(result, scene),
         f"Touch tolerance: {format_length(result.tolerance, scene)}",
         "Normal (A\u2192B): " + ", ".join(f"{round(component, 4) + 0.0:.4f}" for component in result.normal),  # no "-0.0000"
-        f"Point on A: {point(result.point_a)}",
-        f"Point on B: {point(result.point_b)}",
+        f"Point on A{shape}: {point(result.point_a)}",
+        f"Point on B{shape}: {point(result.point_b)}",
     ]
 
 

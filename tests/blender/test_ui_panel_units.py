@@ -424,3 +424,36 @@ def test_self_check_lines_fit_the_default_sidebar_broken_between_phrases(panel_m
     assert [text.strip() for text, _icon in labels] == [
         "Thick Torus: 4404 face pairs,", "100 curves, 1.25 m\u00b3 covered twice", "Cube: no self-intersections"]
     assert [icon for _text, icon in labels] == ['ERROR', 'BLANK1', 'CHECKMARK']
+
+
+def test_details_say_what_the_witness_points_lie_on_when_not_the_objects(panel_module, empty_scene):
+    """A ring and a ball measured on their triangles: the points are on the objects. Measured as convex hulls, as
+    rigid-body shapes or as outlines in a plane, they are on those, and the panel says so (it said "convex hulls"
+    for all three)."""
+    bpy.ops.mesh.primitive_torus_add(major_radius=1.0, minor_radius=0.25)
+    ring = bpy.context.active_object
+    bpy.ops.mesh.primitive_uv_sphere_add(radius=0.3, location=(1.0, 0.0, 0.3))
+    ball = bpy.context.active_object
+    settings = empty_scene.collision_inspector
+    settings.scope = 'ALL'
+
+    def details() -> list:
+        assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
+        lines = panel_module.result_details(settings.results[0], empty_scene)
+        return [line.split(":")[0] for line in lines if line.startswith("Point on A")] + [
+            line for line in lines if line.startswith("Measured")]
+
+    assert details() == ["Point on A", "Measured: on the triangles"]
+    settings.use_hulls = True
+    assert details() == ["Point on A's hull", "Measured: convex hulls (asked for)"]
+    settings.use_hulls = False
+    bpy.ops.object.select_all(action='DESELECT')
+    ball.select_set(True)
+    bpy.context.view_layer.objects.active = ball
+    bpy.ops.rigidbody.object_add()
+    ball.rigid_body.collision_shape = 'BOX'
+    settings.use_rigid_body_shapes = True
+    assert details() == ["Point on A's shape", "Measured: rigid-body shapes, as the physics sees them"]
+    settings.use_rigid_body_shapes, settings.plane_mode = False, 'TOP'
+    assert details() == ["Point on A's outline", "Measured: hulls of the outlines in the top view's plane"]
+    assert ring.name in {r.object_b.name for r in settings.results}

@@ -290,7 +290,7 @@ def command_test(pytest_args: list[str]) -> int:
 
 
 #: The documentation's pictures ``screenshot`` makes (README and docs/user-guide.md): the shot names of scripts/screenshot_ui.py, each docs/SHOT.png.
-SHOTS = ("overlay", "inspect", "drag", "glide", "overlap")
+SHOTS = ("overlay", "inspect", "drag", "glide", "overlap", "bolt", "selfcheck")
 
 
 def command_screenshot(shots: list[str]) -> int:

@@ -56,6 +56,15 @@ GLIDE_STEP = Vector((0.0, 0.12, 0.0))
 GLIDE_STEPS = 5
 GLIDE_VIEW_FROM = Vector((14.0, -9.0, 7.0))
 GLIDE_VIEW_AT = Vector((9.0, 0.0, 0.3))
+#: The bolt shot: the plate's hole and the bolt's shank (the shank wider: it cuts into the hole's wall), where the
+#: view looks from and at.
+HOLE_RADIUS = 0.2
+SHANK_RADIUS = 0.23
+BOLT_VIEW_FROM = Vector((2.2, -2.6, 2.0))
+BOLT_VIEW_AT = Vector((0.0, 0.0, 0.1))
+#: The self-check shot: where the view looks from and at.
+SELF_VIEW_FROM = Vector((3.4, -4.2, 2.8))
+SELF_VIEW_AT = Vector((0.9, 0.0, 0.3))
 
 
 def analysed_demo_scene() -> None:
@@ -169,6 +178,65 @@ def ball_in_block_scene() -> None:
     settings.active_result_index, settings.overlap_see_through = 0, True
 
 
+def bolt_in_plate_scene() -> None:
+    """A bolt (one object: a hexagonal head on a round shank) through a hole drilled in a plate, its shank a little
+    wider than the hole: a non-convex pair measured on its triangles, analysed, its overlap drawn with See Through
+    on."""
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    mesh = bpy.ops.mesh
+    plate = add_shape("Plate", (0.55, 0.65, 0.8), mesh.primitive_cube_add, size=1.0, scale=(1.0, 1.0, 0.25))
+    drill = add_shape("Drill", (1.0, 1.0, 1.0), mesh.primitive_cylinder_add, radius=HOLE_RADIUS, depth=1.0,
+                      vertices=48)
+    cut = plate.modifiers.new("Hole", 'BOOLEAN')
+    cut.operation, cut.solver, cut.object = 'DIFFERENCE', 'EXACT', drill
+    bpy.context.view_layer.objects.active = plate
+    bpy.ops.object.modifier_apply(modifier=cut.name)
+    bpy.data.objects.remove(drill)
+    add_shape("Bolt", (0.8, 0.7, 0.5), mesh.primitive_cylinder_add, radius=SHANK_RADIUS, depth=0.8, vertices=48,
+              location=(0.0, 0.0, -0.1))
+    add_shape("Head", (0.8, 0.7, 0.5), mesh.primitive_cylinder_add, radius=0.38, depth=0.12, vertices=6,
+              location=(0.0, 0.0, 0.36))
+    bpy.ops.object.select_all(action='DESELECT')
+    for name in ("Head", "Bolt"):
+        bpy.data.objects[name].select_set(True)
+    bpy.context.view_layer.objects.active = bpy.data.objects["Bolt"]
+    bpy.ops.object.join()
+    settings = bpy.context.scene.collision_inspector
+    settings.scope = 'ALL'
+    result = bpy.ops.collision_inspector.analyze()
+    if result != {'FINISHED'}:
+        raise SystemExit(f"analyze returned {result}")
+    settings.active_result_index, settings.overlap_see_through = 0, True
+
+
+def self_crossing_scene() -> None:
+    """A bracket made of two boxes joined into one object that overlap (its faces cross, a volume covered twice), a
+    torus whose tube is thicker than its hole (it passes through itself) and a clean cube, checked for
+    self-intersections."""
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    mesh = bpy.ops.mesh
+    add_shape("Bracket Upright", (0.55, 0.65, 0.8), mesh.primitive_cube_add, size=1.0, location=(0.0, 0.0, 0.5),
+              scale=(0.3, 0.8, 1.0))
+    add_shape("Bracket Foot", (0.55, 0.65, 0.8), mesh.primitive_cube_add, size=1.0, location=(0.3, 0.0, 0.1),
+              scale=(0.9, 0.8, 0.2))
+    bpy.ops.object.select_all(action='DESELECT')
+    for name in ("Bracket Foot", "Bracket Upright"):
+        bpy.data.objects[name].select_set(True)
+    bpy.context.view_layer.objects.active = bpy.data.objects["Bracket Upright"]
+    bpy.ops.object.join()
+    bpy.context.active_object.name = "Bracket Upright"
+    add_shape("Thick Torus", (0.8, 0.7, 0.5), mesh.primitive_torus_add, major_radius=0.35, minor_radius=0.45,
+              location=(1.9, 0.6, 0.45))
+    add_shape("Cube", (0.6, 0.8, 0.6), mesh.primitive_cube_add, size=0.6, location=(1.8, -1.0, 0.3))
+    for obj in bpy.data.objects:
+        obj.select_set(True)
+    result = bpy.ops.collision_inspector.self_check()
+    if result != {'FINISHED'}:
+        raise SystemExit(f"self_check returned {result}")
+
+
 def glide_balls(then: Callable[[], None]) -> None:
     """Move every ball ``GLIDE_STEPS`` times by ``GLIDE_STEP``, an update each, then make a result answered from its
     last distance (bounds) the active one and call ``then`` once the sidebar has drawn it, before the pairs are
@@ -206,8 +274,9 @@ def glide_balls(then: Callable[[], None]) -> None:
 
 class Shot(NamedTuple):
     """How a shot's scene is made, where the viewport looks from and at, the sidebar panels to open, what
-    happens in the interface before the capture (given the capture to call), and whether the viewport is maximised
-    and its sidebar scrolled to the end (always with panels to open: the end of the active result's details)."""
+    happens in the interface before the capture (given the capture to call), whether the viewport is maximised
+    and its sidebar scrolled to the end (always with panels to open: the end of the active result's details), and
+    whether the objects stay selected (else nothing is, for a clearer picture)."""
 
     build: Callable[[], None]
     eye: Vector
@@ -215,6 +284,7 @@ class Shot(NamedTuple):
     panels: tuple = ()
     action: Callable[[Callable[[], None]], None] | None = None
     scrolled: bool = False
+    selected: bool = False
 
 
 SHOTS = {
@@ -223,14 +293,17 @@ SHOTS = {
     'drag': Shot(ball_in_ring_scene, DRAG_VIEW_FROM, DRAG_VIEW_AT, action=drag_ball),
     'overlap': Shot(ball_in_block_scene, OVERLAP_VIEW_FROM, OVERLAP_VIEW_AT, ("COLLISION_INSPECTOR_PT_display",)),
     'glide': Shot(balls_above_rings_scene, GLIDE_VIEW_FROM, GLIDE_VIEW_AT, action=glide_balls, scrolled=True),
+    'bolt': Shot(bolt_in_plate_scene, BOLT_VIEW_FROM, BOLT_VIEW_AT, scrolled=True),
+    'selfcheck': Shot(self_crossing_scene, SELF_VIEW_FROM, SELF_VIEW_AT, ("COLLISION_INSPECTOR_PT_self_check",),
+                      selected=True),  # the checked objects (unselected, Check is greyed out)
 }
 
 
 def save_scene(path: Path, shot: str) -> None:
-    """Build the shot's scene, deselect everything (clearer picture) and save it."""
+    """Build the shot's scene, deselect everything unless the shot keeps the selection, and save it."""
     SHOTS[shot].build()
     for obj in bpy.context.selected_objects:
-        obj.select_set(False)
+        obj.select_set(SHOTS[shot].selected)
     bpy.ops.wm.save_as_mainfile(filepath=str(path))
 
 
@@ -281,7 +354,7 @@ def scroll_to_end(window: bpy.types.Window, area: bpy.types.Area, region: bpy.ty
 
 def capture(path: Path, shot: str) -> None:
     """Open the Collision tab, wait for the redraw, capture the screen, quit."""
-    _build, eye, target, panels, action, scrolled = SHOTS[shot]
+    _build, eye, target, panels, action, scrolled, _selected = SHOTS[shot]
     scrolled = scrolled or bool(panels)
     # Blender opened the file before this script registered the add-on: what its load handler does happens now
     sys.modules[f"{PACKAGE_NAME}.analysis.live"].on_data_replaced()

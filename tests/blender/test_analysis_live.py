@@ -120,6 +120,17 @@ def unhurried(monkeypatch):
     monkeypatch.setattr(time, "perf_counter", tick)
 
 
+def nearest_surface_distance(obj: bpy.types.Object, point) -> float:
+    """Distance from ``point`` to the evaluated object's surface, world space (Blender's own BVH tree)."""
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    bm = bmesh.new()
+    bm.from_object(obj, depsgraph)
+    bm.transform(obj.evaluated_get(depsgraph).matrix_world)
+    tree = mathutils.bvhtree.BVHTree.FromBMesh(bm)
+    bm.free()
+    return tree.find_nearest(mathutils.Vector(point))[3]
+
+
 def interface_runs(addon, monkeypatch, runs: bool = True) -> None:
     """Have the live update behave as while the interface runs (or, ``runs`` False, as in background mode)."""
     solid_cache = importlib.import_module(addon.__name__ + ".analysis.solid_cache")
@@ -327,6 +338,9 @@ def test_dragging_a_non_convex_pair_carries_its_pushout_along(unhurried, live_pa
         assert len(full) == 1 and pair.status == 'penetrating' and pair.volume_pending
         assert pair.depth == pytest.approx(first + 0.7 - z, abs=1e-6)  # the push-out straight up, carried along
         assert pair.depth_lower_bound <= 1.0 - z and pair.depth_is_estimate
+        # the witness points stay on their objects (A's within the push-out's slack over the shortest)
+        assert nearest_surface_distance(b, pair.point_b) == pytest.approx(0.0, abs=1e-6)
+        assert nearest_surface_distance(bpy.data.objects["A"], pair.point_a) <= pair.depth * 2.0 ** -10
     assert live.settle() is None
     pair = result("A", "B")
     assert len(full) == 2 and not pair.volume_pending and pair.overlap_volume == pytest.approx(0.34, abs=1e-6)

@@ -35,7 +35,7 @@ class COLLISION_INSPECTOR_OT_analyze(ReplacesResultsMixin, StepwiseMixin, bpy.ty
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
-        refusal = running_refusal() or scope_refusal(context)
+        refusal = running_refusal(context) or scope_refusal(context)
         if refusal:
             cls.poll_message_set(refusal)
             return False

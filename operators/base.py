@@ -1,6 +1,6 @@
 """What operators share: the poll of those that need stored results (``NeedsResultsMixin``) and the result their
-``index`` names (``chosen_result``), one run at a time (``ExclusiveRunMixin``; ``ReplacesResultsMixin`` for Analyse
-and Scan Animation together), and running long work a slice at a time (``StepwiseMixin``)."""
+``index`` names (``chosen_result``), one run that changes the results at a time (``running_refusal``,
+``ReplacesResultsMixin``, ``ExclusiveRunMixin``), and running long work a slice at a time (``StepwiseMixin``)."""
 
 import time
 from collections.abc import Iterator
@@ -131,14 +131,29 @@ def analysis_running() -> bool:
     return True
 
 
-def running_refusal() -> str:
-    """Why Analyse and Scan Animation are greyed out while one of them runs modally ('' when neither runs)."""
-    return f"{_running[0].bl_label} is already running (Esc cancels it)" if analysis_running() else ""
+#: The operators that change the results a slice at a time from the interface (type names, ``TYPE_OT_name`` as a
+#: running instance reports them): while one runs, none of them starts.
+CHANGING_RESULTS = ("COLLISION_INSPECTOR_OT_analyze", "COLLISION_INSPECTOR_OT_scan", "COLLISION_INSPECTOR_OT_resolve",
+                    "COLLISION_INSPECTOR_OT_resolve_all")
+
+
+def running_refusal(context: bpy.types.Context | None = None) -> str:
+    """Why Analyse, Scan Animation, Resolve and Resolve All are greyed out while one of them runs modally (''
+    when none runs): the analysis or scan noted by ``mark_running``, or one of ``CHANGING_RESULTS`` among the
+    windows' modal operators."""
+    if analysis_running():
+        return f"{_running[0].bl_label} is already running (Esc cancels it)"
+    window_manager = getattr(context, "window_manager", None)
+    for window in getattr(window_manager, "windows", ()):
+        for operator in window.modal_operators:
+            if operator.bl_idname in CHANGING_RESULTS:
+                return f"{operator.bl_label} is running (Esc stops it)"
+    return ""
 
 
 class ReplacesResultsMixin:
     """Run from the interface, the operator is noted as running (``mark_running``; its ``stop`` calls
-    ``mark_stopped``) so that neither it nor another that replaces the results starts meanwhile (their
+    ``mark_stopped``) so that neither it nor another that changes the results starts meanwhile (their
     ``poll`` asks ``running_refusal``). Goes before ``StepwiseMixin`` in the bases."""
 
     def invoke(self, context: bpy.types.Context, event) -> set:
@@ -162,17 +177,14 @@ class NeedsResultsMixin:
 
 
 class ExclusiveRunMixin(NeedsResultsMixin):
-    """``poll()`` is False while one of ``exclusive_with`` (operator type names, ``TYPE_OT_name`` as a running
-    instance reports them) runs from the interface, and without results; the tooltip then gives ``busy_message``."""
-
-    exclusive_with: tuple[str, ...] = ()
-    busy_message = "Another run is under way (Esc stops it)"
+    """``poll()`` is False while another run that changes the results goes on (``running_refusal``, which the
+    tooltip then gives), and without results."""
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
-        if any(operator.bl_idname in cls.exclusive_with for window in context.window_manager.windows
-               for operator in window.modal_operators):
-            cls.poll_message_set(cls.busy_message)
+        refusal = running_refusal(context)
+        if refusal:
+            cls.poll_message_set(refusal)
             return False
         return super().poll(context)
 

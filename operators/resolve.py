@@ -12,10 +12,6 @@ from ..ui.units import format_length
 from .base import PROGRESS_STEPS, SLICE_SECONDS, ExclusiveRunMixin, StepwiseMixin
 
 
-#: The operators that move objects and measure again a slice at a time: one of them runs at a time.
-RESOLVING = ("COLLISION_INSPECTOR_OT_resolve", "COLLISION_INSPECTOR_OT_resolve_all")
-
-
 class COLLISION_INSPECTOR_OT_resolve(StepwiseMixin, ExclusiveRunMixin, bpy.types.Operator):
     """Move object B of the pair out of A by the push-out (depth along the normal), plus a clearance"""
 
@@ -29,8 +25,6 @@ class COLLISION_INSPECTOR_OT_resolve(StepwiseMixin, ExclusiveRunMixin, bpy.types
                              subtype='DISTANCE', default=0.0, min=0.0, soft_max=1.0, precision=4)
 
     no_results = "Analyse first: there are no results to resolve"
-    exclusive_with = RESOLVING
-    busy_message = "A Resolve is already running (Esc stops it)"
 
     cancelled_message = "Resolve cancelled: the object is back where it was and the results are kept"
 
@@ -84,8 +78,6 @@ class COLLISION_INSPECTOR_OT_resolve_all(StepwiseMixin, ExclusiveRunMixin, bpy.t
                             min=1, soft_max=100)
 
     no_results = "Analyse first: there are no results to resolve"
-    exclusive_with = RESOLVING
-    busy_message = "A Resolve is already running (Esc stops it)"
 
     cancelled_message = "Resolve All stopped: the moves made so far are kept, with their pairs measured again"
 

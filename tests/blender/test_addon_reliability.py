@@ -196,29 +196,34 @@ def test_a_second_analysis_is_refused_while_one_runs(empty_scene, analyse_module
     assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
 
 
-def test_an_analysis_is_refused_while_a_scan_runs(empty_scene, addon, monkeypatch):
-    """The other way round: a modal animation scan greys out Analyse (and a second scan) until it ends."""
+def test_analysing_and_resolving_are_refused_while_a_scan_runs(empty_scene, addon, monkeypatch):
+    """The other way round: a modal animation scan greys out Analyse, a second scan, Resolve and Resolve All (they
+    change the results it is about to replace) until it ends."""
     base = importlib.import_module(addon.__name__ + ".operators.base")
     scan = importlib.import_module(addon.__name__ + ".operators.scan")
     two_clashing_pairs()
     empty_scene.collision_inspector.scope = 'ALL'
     empty_scene.frame_start, empty_scene.frame_end = 1, 2
+    assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
     operator_class = scan.COLLISION_INSPECTOR_OT_scan
     original_start = operator_class.start
     refusals = []
+    operators = bpy.ops.collision_inspector
 
     def start_as_invoke_does(self, context):
         base.mark_running(self)
-        refusals.append((bpy.ops.collision_inspector.analyze.poll(), bpy.ops.collision_inspector.scan.poll()))
-        with pytest.raises(RuntimeError, match="Scan Animation is already running"):
-            bpy.ops.collision_inspector.analyze()
+        refusals.append([operator.poll() for operator in (operators.analyze, operators.scan, operators.resolve,
+                                                          operators.resolve_all)])
+        for operator in (operators.analyze, operators.resolve):
+            with pytest.raises(RuntimeError, match="Scan Animation is already running"):
+                operator()
         return original_start(self, context)
 
     monkeypatch.setattr(operator_class, "start", start_as_invoke_does)
     assert bpy.ops.collision_inspector.scan() == {'FINISHED'}
-    assert refusals == [(False, False)]
+    assert refusals == [[False, False, False, False]]
     assert not base.analysis_running()
-    assert bpy.ops.collision_inspector.analyze.poll()
+    assert operators.analyze.poll() and operators.resolve.poll()
 
 
 def test_a_check_with_no_clash_says_so(empty_scene, analyse_module):

@@ -20,6 +20,10 @@ EXACT, APPROXIMATE, NONE = "exact", "approximate", "none"
 #: keeps coordinates as float32 (6e-8 relative), so a seam whose two sides were computed apart differs by a few
 #: units in that last place; 1e-6 closes such cracks and merges nothing a modeller could see apart.
 WELD_TOLERANCE = 1e-6
+#: Holes whose rims come within this fraction of the mesh's size of each other are the two sides of one crack (a
+#: seam written with different vertices on each side, a cap meeting a wall it was not merged with): capped as one
+#: hole, whose rims nearly cancel, instead of each side as a wide opening of its own. Nothing is welded.
+CRACK_TOLERANCE = 1e-4
 #: A mesh whose holes, capped, could change its volume by at most this share of it is nearly closed: its volume
 #: is 'approximate'. Larger openings (a cup's rim, a plane's edge) leave it an open surface, without a volume.
 NEARLY_CLOSED_SHARE = 0.05
@@ -159,10 +163,11 @@ def _consistently_oriented(mesh: TriangleMesh) -> tuple[TriangleMesh, int]:
 
 
 def _capped(mesh: TriangleMesh) -> tuple[TriangleMesh, int, float] | None:
-    """``(closed mesh, holes, volume bound)``: every hole (a connected run of edges used once) capped by a fan
-    from its vertices' centre, and the sum over holes of the hole's vector area (the area it spans, the same for
-    every cap: a thin slit spans almost none) times half its width: the volume a missing surface within half the
-    hole's width of that area could enclose. None when a hole's edges do not go
+    """``(closed mesh, holes, volume bound)``: every hole (a connected run of edges used once, or the runs on the
+    two sides of a crack: ``CRACK_TOLERANCE``) capped by a fan from its vertices' centre, and the sum over holes
+    of the hole's vector area (the area it spans, the same for every cap: a thin slit spans almost none; a crack's
+    runs nearly cancel, so its strip is added at its widest) times half its width: the volume a missing surface
+    within half the hole's width of that area could enclose. None when a hole's edges do not go
     round (a vertex entered more often than left) or edges used more than twice run more one way."""
     table = edge_table(mesh)
     if np.any((table.uses > 2) & (2 * table.forward_uses != table.uses)):
@@ -173,11 +178,17 @@ def _capped(mesh: TriangleMesh) -> tuple[TriangleMesh, int, float] | None:
     count = len(mesh.vertices)
     if not np.array_equal(np.bincount(tails, minlength=count), np.bincount(heads, minlength=count)):
         return None
-    root, _ = label_components(count, tails, heads)
-    rims, hole = np.unique(root[tails], return_inverse=True)
+    loop, _ = label_components(count, tails, heads)
     on_rim = np.unique(tails)
-    rim_hole = np.searchsorted(rims, root[on_rim])
+    near = near_representatives(mesh.vertices, on_rim, CRACK_TOLERANCE * mesh.size)
+    group, _ = label_components(count, loop[on_rim], loop[near[on_rim]])  # the loops of one crack
+    rims, hole = np.unique(group[loop[tails]], return_inverse=True)
+    rim_hole = np.searchsorted(rims, group[loop[on_rim]])
     holes = len(rims)
+    loops = np.bincount(rim_hole[np.searchsorted(on_rim, np.unique(loop[on_rim]))], minlength=holes)
+    lengths = np.bincount(hole, weights=np.linalg.norm(mesh.vertices[heads] - mesh.vertices[tails], axis=1),
+                          minlength=holes)
+    strips = np.where(loops > 1, lengths * CRACK_TOLERANCE * mesh.size, 0.0)  # a crack's strip, at its widest
     sizes = np.bincount(rim_hole, minlength=holes)
     centres = np.stack([np.bincount(rim_hole, weights=mesh.vertices[on_rim, axis], minlength=holes)
                         for axis in range(3)], axis=1) / sizes[:, None]
@@ -192,6 +203,6 @@ def _capped(mesh: TriangleMesh) -> tuple[TriangleMesh, int, float] | None:
     vector_areas = 0.5 * np.stack([np.bincount(hole, weights=spans[:, axis], minlength=holes) for axis in range(3)],
                                   axis=1)
     widths = np.linalg.norm(high - low, axis=1)
-    error = float((0.5 * np.linalg.norm(vector_areas, axis=1) * widths).sum())
+    error = float((0.5 * (np.linalg.norm(vector_areas, axis=1) + strips) * widths).sum())
     return TriangleMesh.from_arrays(vertices, np.concatenate([mesh.triangles, caps])), holes, error
 

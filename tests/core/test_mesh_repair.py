@@ -10,7 +10,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
 import mesh_fixtures as fx
-from core.mesh.repair import APPROXIMATE, EXACT, NONE, WELD_TOLERANCE, repaired
+from core.mesh.repair import APPROXIMATE, CRACK_TOLERANCE, EXACT, NONE, WELD_TOLERANCE, repaired
 from core.mesh.solid import CONVEX, Solid
 from core.mesh.volume import mesh_volume
 from core.mesh.weld import exact_representatives, near_representatives
@@ -148,3 +148,55 @@ def test_parts_joined_along_an_edge_bound_their_volume():
     assert repair.certainty == EXACT and repair.non_manifold_edges == 0  # counted only when repair goes on
     assert mesh_volume(repair.mesh) == pytest.approx(2.0, rel=1e-12)
     assert Solid(split_per_face(fx.joined(a, b))).closed
+
+
+def volume_about(mesh, origin) -> float:
+    """The divergence theorem's volume of a mesh taken from ``origin``: for an open mesh, the volume it encloses
+    with any missing surface that lies in a plane through ``origin`` (that surface adds nothing from there)."""
+    c = mesh.corners - np.asarray(origin, dtype=float)
+    return float(np.einsum("ij,ij->i", c[:, 0], np.cross(c[:, 1], c[:, 2])).sum() / 6.0)
+
+
+def cracked_can(gap: float, segments=48):
+    """A closed can (radius 1, height 2) whose lid was modelled apart, as a T-junction crack: its rim has the
+    wall's corners and the midpoints of every other edge, all moved ``gap`` towards the axis, so the wall's rim and
+    the lid's are the two sides of a circular crack that no vertex of one meets a vertex of the other across."""
+    can = fx.revolve([(0.0, 0.0), (1.0, 0.0), (1.0, 2.0), (0.0, 2.0)], segments)
+    keep = np.abs(can.corners[:, :, 2] - 2.0).max(axis=1) > 0.0  # the can without its lid
+    angles = 2 * np.pi * np.arange(segments) / segments
+    wall = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    rim = [point for k in range(segments)
+           for point in ([wall[k]] if k % 2 else [wall[k], 0.5 * (wall[k] + wall[(k + 1) % segments])])]
+    rim = np.c_[(1.0 - gap) * np.array(rim), np.full(len(rim), 2.0)]
+    lid = fx.mesh(np.concatenate([[[0.0, 0.0, 2.0]], rim]), [[0, 1 + k, 1 + (k + 1) % len(rim)] for k in range(len(rim))])
+    return fx.joined(fx.mesh(can.vertices, can.triangles[keep]), lid)
+
+
+@pytest.mark.parametrize("gap", [3 * WELD_TOLERANCE, 0.2 * CRACK_TOLERANCE])
+def test_the_two_sides_of_a_crack_are_capped_as_one_hole_within_the_stated_bound(gap):
+    """A lid meeting its wall with other vertices (no two rims' vertices in one place, so nothing welds): the
+    crack's two rims are one hole; its volume is the can's with the crack's flat strip filled, within the bound."""
+    cracked = cracked_can(gap * 2.0)  # the can's size (its box's largest side) is 2
+    repair = repaired(cracked)
+    assert repair.certainty == APPROXIMATE and repair.holes == 1 and repair.open_edges == 48 + 72  # none welded
+    reference = volume_about(cracked, (0.0, 0.0, 2.0))  # the strip lies in the plane z = 2
+    assert abs(mesh_volume(repair.mesh) - reference) <= repair.volume_error < 1e-3 * reference
+    assert Solid(cracked).closed and Solid(cracked).volume_certainty == APPROXIMATE
+
+
+def test_rims_further_apart_than_a_crack_are_holes_of_their_own():
+    """A can whose lid is 10 times the crack tolerance short of the wall: two holes, each as wide as the lid,
+    together too big to cap: an open surface."""
+    repair = repaired(cracked_can(10 * CRACK_TOLERANCE * 2.0))
+    assert repair.certainty == NONE and repair.open_edges == 48 + 72
+
+
+def test_a_band_thinner_than_a_crack_is_no_crack():
+    """A square band of walls only, lower than the crack tolerance: its rims come within it of each other, but the
+    strip between them is the band's whole top and bottom, far more than its volume: an open surface."""
+    height = 0.1 * CRACK_TOLERANCE
+    corners = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=float)
+    vertices = np.concatenate([np.c_[corners, np.zeros(4)], np.c_[corners, np.full(4, height)]])
+    walls = [[k, (k + 1) % 4, 4 + (k + 1) % 4] for k in range(4)] + [[k, 4 + (k + 1) % 4, 4 + k] for k in range(4)]
+    repair = repaired(fx.mesh(vertices, walls))
+    assert repair.certainty == NONE and repair.open_edges == 8

@@ -71,15 +71,49 @@ def orientation_signs(p0, p1, p2, p3, tie: str | None) -> np.ndarray:
         unsure &= ~zero
     if unsure.any():
         shape = signs.shape + (3,)
-        points = exact_integers(np.stack([np.broadcast_to(p, shape)[unsure] for p in (p0, p1, p2, p3)]))
-        e0, e1, e2, e3 = points
-        exact = dot(e1 - e0, cross(e2 - e0, e3 - e0))
-        exact_signs = np.sign(exact).astype(np.int8)
+        points = [np.broadcast_to(p, shape)[unsure] for p in (p0, p1, p2, p3)]
+        exact_signs = np.zeros(len(points[0]), dtype=np.int8)
+        # two equal points (coinciding faces, shared corners): exactly 0 without integer arithmetic
+        apart = ~_any_same(points) if tie is not None else np.ones(len(exact_signs), dtype=bool)
+        if apart.any():
+            e0, e1, e2, e3 = exact_integers(np.stack([p[apart] for p in points]))
+            exact_signs[apart] = np.sign(dot(e1 - e0, cross(e2 - e0, e3 - e0))).astype(np.int8)
         if tie is not None:
-            tie_signs = _first_nonzero_sign(np.sign(_tie_vectors(e0, e1, e2, e3, tie)).astype(np.int8))
-            exact_signs = np.where(exact_signs != 0, exact_signs, tie_signs)
+            zero = exact_signs == 0
+            exact_signs[zero] = _tie_signs([p[zero] for p in points], tie)
         signs[unsure] = exact_signs
     return signs
+
+
+def _any_same(points: list[np.ndarray]) -> np.ndarray:
+    """Whether any two of the four points are the same (the determinant is then exactly 0)."""
+    p0, p1, p2, p3 = points
+    return _same(p0, p1) | _same(p0, p2) | _same(p0, p3) | _same(p1, p2) | _same(p1, p3) | _same(p2, p3)
+
+
+def _tie_signs(points: list[np.ndarray], tie: str) -> np.ndarray:
+    """The sign of the derivative along δ (``_first_nonzero_sign`` of ``_tie_vectors``), exact: each component a
+    2 x 2 determinant decided in floats where its error bound (``_FILTER`` of its permanent) makes the sign certain
+    or a zero factor in both terms makes it exactly 0; rows left unsure are recomputed in integers."""
+    p0, p1, p2, p3 = points
+    u, v = (p3 - p2, p1 - p0) if tie == "edges" else (p1 - p0, p2 - p0)
+    u1, u2, v1, v2 = u[:, [1, 2, 0]], u[:, [2, 0, 1]], v[:, [1, 2, 0]], v[:, [2, 0, 1]]
+    values = u1 * v2 - u2 * v1
+    known_zero = ((u1 == 0.0) | (v2 == 0.0)) & ((u2 == 0.0) | (v1 == 0.0))
+    certain = np.abs(values) > _FILTER * (np.abs(u1 * v2) + np.abs(u2 * v1))
+    signs = np.zeros(len(values), dtype=np.int8)
+    undecided = np.ones(len(values), dtype=bool)
+    unsure = np.zeros(len(values), dtype=bool)
+    for axis in range(3):
+        decide = undecided & certain[:, axis]
+        signs[decide] = np.sign(values[decide, axis])
+        unsure |= undecided & ~certain[:, axis] & ~known_zero[:, axis]
+        undecided &= known_zero[:, axis] & ~unsure
+    if unsure.any():
+        e0, e1, e2, e3 = exact_integers(np.stack([p[unsure] for p in points]))
+        vectors = _tie_vectors(e0, e1, e2, e3, "edges" if tie == "edges" else "point_moves")
+        signs[unsure] = _first_nonzero_sign(np.sign(vectors).astype(np.int8))
+    return -signs if tie == "plane_moves" else signs
 
 
 def plane_values(points: np.ndarray, origins: np.ndarray, normals: np.ndarray) -> np.ndarray:

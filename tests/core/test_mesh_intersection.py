@@ -272,3 +272,41 @@ def test_candidates_from_the_triangle_trees_give_the_same_intersection(name):
     np.testing.assert_array_equal(plain.segments, fast.segments)
     assert surfaces_overlap(solid_a.mesh, moved_b.mesh) == surfaces_overlap(solid_a.mesh, moved_b.mesh, trees=trees)
     assert len(plain.segments) + len(plain.patches) > 0
+
+
+def reference_orientation(points, moving):
+    """Sign of det(p1 - p0, p2 - p0, p3 - p0) with the ``moving`` points shifted by δ = (ε, ε², ε³), ε -> 0+, in
+    exact rational arithmetic: the determinant is linear in δ, so its coefficient along each axis is the
+    determinant with that unit shift minus the unshifted one, and the first non-zero one decides a tie."""
+    from fractions import Fraction
+
+    def det(shift):
+        p = [[Fraction(x) + (s if k in moving else 0) for x, s in zip(point, shift)] for k, point in enumerate(points)]
+        u, v, w = ([p[k][i] - p[0][i] for i in range(3)] for k in (1, 2, 3))
+        return (u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0])
+                + u[2] * (v[0] * w[1] - v[1] * w[0]))
+
+    base = det((0, 0, 0))
+    values = [base] + [det(tuple(int(i == axis) for i in range(3))) - base for axis in range(3)]
+    return next((int(np.sign(value)) for value in values if value != 0), 0)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_orientation_signs_with_coinciding_points_match_exact_rational_arithmetic(seed):
+    """The float and shortcut paths of ``orientation_signs`` (equal points, the derivative's components decided
+    in floats) against rationals, on points that coincide, lie in one plane or on one line, far from the origin
+    (so that differences round)."""
+    from core.mesh.triangle_intersection import orientation_signs
+    rng = np.random.default_rng(seed)
+    count = 400
+    points = 1000.0 + rng.integers(-2, 3, size=(count, 4, 3)) * rng.choice([0.1, 1.0, 1 / 3, 7e-9], size=(count, 1, 1))
+    for k in range(count):
+        if rng.random() < 0.6:
+            i, j = rng.choice(4, 2, replace=False)
+            points[k, j] = points[k, i]
+        if rng.random() < 0.3:
+            points[k, 3] = points[k, 0] + rng.integers(-1, 2) * (points[k, 1] - points[k, 0])
+    for tie, moving in (("edges", (2, 3)), ("point_moves", (3,)), ("plane_moves", (0, 1, 2)), (None, ())):
+        signs = orientation_signs(points[:, 0], points[:, 1], points[:, 2], points[:, 3], tie)
+        expected = [reference_orientation(points[k], moving) for k in range(count)]
+        np.testing.assert_array_equal(signs, expected)

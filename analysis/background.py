@@ -1,6 +1,6 @@
-"""Long work on big solids (classifying, measuring) on a worker thread while the caller's steps wait for it a few
-hundredths of a second at a time, so that a modal operator's slice never holds the interface for the whole of one
-long call (docs/architecture.md, "Long work and the interface")."""
+"""Long work on big solids (building them from what was read, classifying, measuring) on a worker thread while the
+caller's steps wait for it a few hundredths of a second at a time, so that a modal operator's slice never holds the
+interface for the whole of one long call (docs/architecture.md, "Long work and the interface")."""
 
 from __future__ import annotations
 
@@ -27,11 +27,16 @@ def triangle_count(solid: Solid) -> int:
     return len(solid.raw_mesh.triangles)
 
 
-def meanwhile(work: Callable[[], Any], solids: list[Solid], progress: Any = None) -> Iterator[Any]:
-    """``work()`` on the ``solids``: on a worker thread when they are big enough to hold the interface, yielding
-    ``progress`` while it runs; its answer (or its exception). Closed early, the worker is abandoned (it only
-    touches the solids, which the caller drops)."""
-    if sum(triangle_count(solid) for solid in solids) < BACKGROUND_TRIANGLES:
+def triangles_of(solids: list[Solid]) -> int:
+    """How many triangles the ``solids`` have together (``triangle_count``): the size of work on them."""
+    return sum(triangle_count(solid) for solid in solids)
+
+
+def meanwhile(work: Callable[[], Any], triangles: int, progress: Any = None) -> Iterator[Any]:
+    """``work()`` on data of that many ``triangles`` (solids: ``triangles_of``): on a worker thread when they are
+    enough to hold the interface, yielding ``progress`` while it runs; its answer (or its exception). Closed early,
+    the worker is abandoned (it must touch only data that the caller drops)."""
+    if triangles < BACKGROUND_TRIANGLES:
         return work()
     steps = in_background(work)
     try:

@@ -21,7 +21,7 @@ from ..core.mesh.classify import classify_solids
 from ..core.mesh.contact.containment import BATCHED_TRIANGLE_PAIRS
 from .clash_report import ClashReport, ClashResult, pair_status
 from .analysed_shapes import placement
-from .background import Announced, meanwhile
+from .background import Announced, meanwhile, triangles_of
 from .geometry import ObjectGeometryError
 from .mesh_notes import pair_note, parts_note, rows_certainty_and_notes, volume_certainty
 from .inspect import MeasureModes, broad_phase_bounds, measure_in_mode, measure_modes, rigid_shape
@@ -179,23 +179,27 @@ def _steps(report: ClashReport, members: list[Source], sides: tuple[set, set], d
         report.seconds = time.perf_counter() - started
 
 
-def _read(members: list[Source], depsgraph, use_hulls: bool, required: set,
-          report: ClashReport) -> Iterator[tuple[Source, Solid] | Announced]:
-    """Each member read once as a Solid (a geometry several members show: classified once for all of them,
-    ``SharedShapes``); unmeasurable ones are skipped with the reason (raised if required). Before a member that
-    may be slow to read, an ``Announced`` step (its ``activity`` named on the report)."""
+def _read(members: list[Source], depsgraph, use_hulls: bool, required: set, report: ClashReport,
+          read: list) -> Iterator[tuple[int, int] | Announced]:
+    """Each member read once as a Solid, appended to ``read`` as ``(source, solid, placement)`` (a geometry several
+    members show: classified once for all of them, ``SharedShapes``); unmeasurable ones are skipped with the reason
+    (raised if required). Yields ``(done, total)`` after each member and while a big one's numpy work runs on a
+    worker thread; before a member that may be slow to read, an ``Announced`` step (its ``activity`` named on the
+    report)."""
     shapes = SharedShapes(members, use_hulls)
     for done, source in enumerate(members):
         report.activity = f"reading {source.name}"
         if may_be_slow_to_read(source):
             yield Announced((done, len(members)))  # the interface names it before the read holds it
         try:
-            yield source, shapes.solid(source, depsgraph)
+            placed = placement(source, depsgraph)  # where it is as read (it may move while the worker builds it)
+            solid = yield from shapes.solid_steps(source, depsgraph, (done, len(members)))
+            read.append((source, solid, placed))
         except ObjectGeometryError as error:
             if source.owner.name in required:
                 raise
             report.skipped[source.name] = str(error).removeprefix(source.name).strip()
-            yield source, None
+        yield done + 1, len(members)
 
 
 def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set], depsgraph, every_pair: bool,
@@ -207,24 +211,14 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
     A Solid classifies itself (parts, convexity) and prepares its hull or tree on its first pair:
     objects that no box comes near (often most of a scene) cost only their reading.
     """
-    read, placements = [], []
-    done = 0
-    for item in _read(members, depsgraph, use_hulls, required, report):
-        if isinstance(item, Announced):
-            yield item
-            continue
-        source, solid = item
-        if solid is not None:
-            read.append((source, solid))
-            placements.append(placement(source, depsgraph))
-        done += 1
-        yield done, len(members)
+    read: list[tuple[Source, Solid, tuple]] = []
+    yield from _read(members, depsgraph, use_hulls, required, report, read)
     report.objects = len(read)
     if len(read) < 2:
         return
-    names = [source.name for source, _solid in read]
-    solids = [solid for _source, solid in read]
-    shapes = [rigid_shape(source, depsgraph) if modes.rigid_bodies else None for source, _solid in read]
+    names = [source.name for source, _solid, _placed in read]
+    solids = [solid for _source, solid, _placed in read]
+    shapes = [rigid_shape(source, depsgraph) if modes.rigid_bodies else None for source, _solid, _placed in read]
     lows, highs = broad_phase_bounds(solids, shapes, modes)
     margin = max(report.clearance, report.touch_tolerance)
     in_a = np.array([name in sides[0] for name in names])
@@ -243,7 +237,7 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
     kept: dict[int, tuple] = {}
     report.activity = "classifying the objects"
     yield from meanwhile(lambda: classify_solids([solids[index] for index in involved]),  # (the long part)
-                         [solids[index] for index in involved], (done, len(members) + len(pairs)))
+                         triangles_of([solids[index] for index in involved]), (done, len(members) + len(pairs)))
     for chunk in _batches(pairs, solids):
         report.activity = (f"measuring {names[chunk[0][0]]} \u2194 {names[chunk[0][1]]}" if len(chunk) == 1 else
                            f"measuring {len(chunk)} pairs")
@@ -253,7 +247,7 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
         apart, answers = yield from meanwhile(
             lambda: measure_solid_pairs([(solids[i], solids[j]) for i, j in usual], clearance=report.clearance,
                                         **options),
-            [solids[index] for pair in usual for index in pair], (done, len(members) + len(pairs)))
+            triangles_of([solids[index] for pair in usual for index in pair]), (done, len(members) + len(pairs)))
         report.separated += len(apart.index)
         if every_pair and len(apart.index):
             listed = [usual[k] for k in apart.index.tolist()]
@@ -275,7 +269,7 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
                     filter(None, (note_of(i), note_of(j)))) if contact.method == HULL else ""
                 report.results.append(clash_result(names[i], names[j], status, contact, (solids[i], solids[j]), note))
             if status == 'penetrating':
-                kept.update((index, (read[index][0], solids[index], *placements[index])) for index in (i, j))
+                kept.update((index, (read[index][0], solids[index], *read[index][2])) for index in (i, j))
         report.shapes = list(kept.values())
         done += len(chunk)
         yield done, len(members) + len(pairs)

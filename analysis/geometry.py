@@ -5,6 +5,7 @@ parents, constraints and any (non-uniform, negative) scale are those Blender its
 """
 
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Iterator, Optional
 
 import bpy
@@ -12,7 +13,7 @@ import numpy as np
 
 # Object types whose evaluated data can be converted to a mesh (Object.to_mesh()).
 GEOMETRY_TYPES = frozenset({'MESH', 'CURVE', 'SURFACE', 'FONT', 'META'})
-#: Meshes with fewer faces read Blender's loop triangles (``world_triangles``): below about a thousand faces that
+#: Meshes with fewer faces read Blender's loop triangles (``mesh_arrays``): below about a thousand faces that
 #: costs less than splitting the quads in numpy, above it more (2,048 faces: 1.2 against 0.9 ms).
 SPLIT_MIN_FACES = 1024
 
@@ -59,46 +60,86 @@ def local_positions(mesh: Optional[bpy.types.Mesh]) -> np.ndarray:
     return _corner_or_point_array(mesh, 'position', (mesh.vertices, 'co'), 3, np.float32).reshape(-1, 3)
 
 
-def world_points(mesh: Optional[bpy.types.Mesh], matrix_world: np.ndarray,
-                 local: Optional[np.ndarray] = None) -> np.ndarray:
-    """(N,3) float64 world-space vertex positions of ``mesh`` (empty when there is no mesh); ``local`` the
-    ``local_positions`` when already read."""
-    local = local_positions(mesh) if local is None else local
+def to_world(local: np.ndarray, matrix_world: np.ndarray) -> np.ndarray:
+    """(N,3) float64 world-space positions of the (N,3) ``local`` ones under ``matrix_world`` (numpy alone)."""
     if len(local) == 0:
         return np.empty((0, 3), dtype=np.float64)
     return local.astype(np.float64) @ matrix_world[:3, :3].T + matrix_world[:3, 3]
 
 
-def world_triangles(mesh: Optional[bpy.types.Mesh], local: Optional[np.ndarray] = None) -> np.ndarray:
-    """(M,3) int64 vertex indices of the mesh's triangles (faces split as Blender draws them, in its order);
-    ``local`` the ``local_positions`` when already read.
+def world_points(mesh: Optional[bpy.types.Mesh], matrix_world: np.ndarray) -> np.ndarray:
+    """(N,3) float64 world-space vertex positions of ``mesh`` (empty when there is no mesh)."""
+    return to_world(local_positions(mesh), matrix_world)
 
-    A mesh of triangles and quads (subdivided, sculpted, scanned: nearly every big mesh) is split here with
-    Blender's own rule for quads (``quad_triangle_corners``) from the face starts and the corners' vertices, which
-    read as arrays; Blender's loop triangles read element by element, about five times as long on the main thread.
-    A mesh of fewer than ``SPLIT_MIN_FACES`` faces reads Blender's loop triangles: the split's numpy calls would
-    cost it more (a 128-face sphere 0.35 against 0.07 ms; 2,000 small objects read 0.5 s sooner).
-    """
+
+@dataclass(frozen=True)
+class MeshArrays:
+    """What reading an evaluated mesh copies out of Blender, in bulk (``mesh_arrays``, on the main thread); its
+    triangles and world coordinates are computed from these copies with numpy alone (``triangles``, ``to_world``),
+    so that work may run on a worker thread while the interface goes on.
+
+    ``positions``: (N,3) float32 in the mesh's own space. For a mesh of triangles and quads, ``face_starts`` (F,)
+    and ``corner_verts`` (C,), int32; for a mesh with n-gons or a small one, Blender's own split in
+    ``loop_triangles`` (M,3) int32 instead (``face_starts`` and ``corner_verts`` empty)."""
+
+    positions: np.ndarray
+    face_starts: np.ndarray
+    corner_verts: np.ndarray
+    loop_triangles: Optional[np.ndarray] = None
+
+    @property
+    def triangle_count(self) -> int:
+        """How many triangles ``triangles`` gives (without splitting the faces)."""
+        if self.loop_triangles is not None:
+            return len(self.loop_triangles)
+        return len(self.corner_verts) - 2 * len(self.face_starts)
+
+    def triangles(self) -> np.ndarray:
+        """(M,3) int64 vertex indices of the triangles, faces split as Blender draws them, in its order (numpy
+        alone: quads by Blender's own rule, ``quad_triangle_corners``)."""
+        if self.loop_triangles is not None:
+            return self.loop_triangles.astype(np.int64)
+        if len(self.face_starts) == 0:
+            return np.empty((0, 3), dtype=np.int64)
+        sizes = np.diff(self.face_starts, append=len(self.corner_verts))
+        corners = quad_triangle_corners(self.face_starts, sizes, self.corner_verts, self.positions)
+        return self.corner_verts[corners].astype(np.int64)
+
+
+def mesh_arrays(mesh: Optional[bpy.types.Mesh]) -> MeshArrays:
+    """The mesh's arrays (``MeshArrays``), copied in bulk: the positions, the faces' first corners and the
+    corners' vertices (an attribute copied at once), for ``MeshArrays.triangles`` to split the faces with Blender's
+    own rule for quads; everything big meshes are made of (subdivided, sculpted, scanned) is triangles and quads.
+    For a mesh with n-gons (or faces out of order), Blender's loop triangles, which ``foreach_get`` reads element by
+    element, about five times as long on the main thread; for a mesh of fewer than ``SPLIT_MIN_FACES`` faces too:
+    the split's numpy calls would cost it more (a 128-face sphere 0.35 against 0.07 ms; 2,000 small objects read
+    0.5 s sooner)."""
+    no_faces = np.empty(0, dtype=np.int32)
+    local = local_positions(mesh)
     if mesh is None or len(mesh.polygons) == 0:
-        return np.empty((0, 3), dtype=np.int64)
+        return MeshArrays(local, no_faces, no_faces)
     if len(mesh.polygons) < SPLIT_MIN_FACES:
-        return _loop_triangles(mesh)
+        return MeshArrays(local, no_faces, no_faces, _loop_triangles(mesh))
     starts = np.empty(len(mesh.polygons), dtype=np.int32)
     mesh.polygons.foreach_get('loop_start', starts)
     sizes = np.diff(starts, append=len(mesh.loops))
     if sizes.min() < 3 or sizes.max() > 4:  # n-gons (or faces out of order): Blender's own split
-        return _loop_triangles(mesh)
+        return MeshArrays(local, no_faces, no_faces, _loop_triangles(mesh))
     corner_verts = _corner_or_point_array(mesh, '.corner_vert', (mesh.loops, 'vertex_index'), 1, np.int32)
-    local = local_positions(mesh) if local is None else local
-    return corner_verts[quad_triangle_corners(starts, sizes, corner_verts, local)].astype(np.int64)
+    return MeshArrays(local, starts, corner_verts)
+
+
+def world_triangles(mesh: Optional[bpy.types.Mesh]) -> np.ndarray:
+    """(M,3) int64 vertex indices of the mesh's triangles (faces split as Blender draws them, in its order)."""
+    return mesh_arrays(mesh).triangles()
 
 
 def _loop_triangles(mesh: bpy.types.Mesh) -> np.ndarray:
-    """(M,3) int64 vertex indices of Blender's own loop triangles."""
+    """(M,3) int32 vertex indices of Blender's own loop triangles."""
     mesh.calc_loop_triangles()
     indices = np.empty(len(mesh.loop_triangles) * 3, dtype=np.int32)
     mesh.loop_triangles.foreach_get('vertices', indices)
-    return indices.reshape(-1, 3).astype(np.int64)
+    return indices.reshape(-1, 3)
 
 
 def quad_triangle_corners(starts: np.ndarray, sizes: np.ndarray, corner_verts: np.ndarray,

@@ -14,7 +14,7 @@ import bpy
 from ..core.mesh import HULL, collide_solid_pairs
 from ..core.mesh.contact.result import answered_from_last
 from ..core.steps import Steps, run_to_end
-from .background import meanwhile
+from .background import meanwhile, triangles_of
 from .clash import clash_result, hull_note
 from .clash_report import pair_status
 from .geometry import ObjectGeometryError
@@ -126,7 +126,8 @@ def remeasure_steps(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indi
     found = list(stored_sources(depsgraph, results, indices).items())
     for index, sources in (found[k] for k in cache.waited_longest_first([sources for _index, sources in found])):
         try:
-            solids = tuple(cache.solid(source, depsgraph, settings.use_hulls) for source in sources)
+            solid_a = yield from cache.solid_steps(sources[0], depsgraph, settings.use_hulls)
+            solids = solid_a, (yield from cache.solid_steps(sources[1], depsgraph, settings.use_hulls))
             rigid = tuple(rigid_shape(source, depsgraph) if modes.rigid_bodies else None for source in sources)
         except ObjectGeometryError:
             continue
@@ -143,7 +144,7 @@ def remeasure_steps(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indi
     warm = cache.warm_starts(sides)
     answers = yield from meanwhile(
         lambda: measure_pairs(pairs, shapes, modes, options, settings.clearance, volumes, warm, deadline),
-        [solid for pair in pairs for solid in pair])
+        triangles_of([solid for pair in pairs for solid in pair]))
     cache.keep_warm_starts(sides, warm)
     # (a convex pair answered from its last answer still waits for its solve: it keeps its place in the queue)
     cache.measured([pair for pair, answer in zip(sides, answers)

@@ -5,21 +5,15 @@ scope, read once as a ``core.mesh.Solid``; objects without measurable geometry a
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import bpy
 import numpy as np
 
 from ..core.mesh import Solid, TriangleMesh
-from .geometry import (
-    ObjectGeometryError,
-    evaluated_mesh,
-    has_geometry,
-    local_positions,
-    world_points,
-    world_triangles,
-)
+from .background import meanwhile
+from .geometry import MeshArrays, ObjectGeometryError, evaluated_mesh, has_geometry, mesh_arrays, to_world
 
 #: The separator in an instanced object's name: "Instancer ▸ Object".
 INSTANCE_SEPARATOR = " \u25b8 "
@@ -168,22 +162,51 @@ def subdivided_faces_at_least(obj: bpy.types.Object) -> int:
     return len(obj.data.polygons) * (3 * 4 ** (levels - 1) if levels else 1)
 
 
-def read_mesh(source: Source, depsgraph: bpy.types.Depsgraph) -> TriangleMesh:
-    """The source's evaluated triangles in world space; ObjectGeometryError says why it cannot be measured."""
+@dataclass(frozen=True, eq=False)
+class ReadSource:
+    """A source's evaluated mesh as read from Blender (``read_arrays``) and the matrix that places it: all that
+    ``mesh_from_arrays`` needs, with no reference to Blender's data (which may change or go meanwhile)."""
+
+    name: str
+    arrays: MeshArrays
+    matrix: np.ndarray
+
+
+def read_arrays(source: Source, depsgraph: bpy.types.Depsgraph) -> ReadSource:
+    """The source's evaluated mesh copied out of Blender (``geometry.mesh_arrays``: the main thread's share of
+    reading it)."""
     with evaluated_mesh(source.obj, depsgraph) as (mesh, matrix_world):
-        matrix = matrix_world if source.matrix is None else source.matrix
-        local = local_positions(mesh)
-        points = world_points(mesh, matrix, local)
-        triangles = world_triangles(mesh, local)
+        return ReadSource(source.name, mesh_arrays(mesh), matrix_world if source.matrix is None else source.matrix)
+
+
+def mesh_from_arrays(read: ReadSource) -> TriangleMesh:
+    """The read source's triangles in world space (numpy alone: may run on a worker thread); ObjectGeometryError
+    says why it cannot be measured."""
+    points = to_world(read.arrays.positions, read.matrix)
     if len(points) == 0:
-        raise ObjectGeometryError(f"{source.name} has no mesh vertices after evaluation "
+        raise ObjectGeometryError(f"{read.name} has no mesh vertices after evaluation "
                                   "(e.g. only points or instances)")
     if not np.isfinite(points).all() or np.abs(points).max() >= FLOAT32_LIMIT:
-        raise ObjectGeometryError(f"{source.name} has non-finite vertex coordinates (NaN, infinity or Blender's "
+        raise ObjectGeometryError(f"{read.name} has non-finite vertex coordinates (NaN, infinity or Blender's "
                                   "float limit)")
-    return TriangleMesh.from_arrays(points, triangles, source.name)
+    return TriangleMesh.from_arrays(points, read.arrays.triangles(), read.name)
+
+
+def read_mesh(source: Source, depsgraph: bpy.types.Depsgraph) -> TriangleMesh:
+    """The source's evaluated triangles in world space; ObjectGeometryError says why it cannot be measured."""
+    return mesh_from_arrays(read_arrays(source, depsgraph))
 
 
 def read_solid(source: Source, depsgraph: bpy.types.Depsgraph, use_hull: bool) -> Solid:
     """The source as a ``Solid`` (classified lazily by the core), or ObjectGeometryError naming it."""
     return Solid(read_mesh(source, depsgraph), use_hull=use_hull, name=source.name)
+
+
+def read_solid_steps(source: Source, depsgraph: bpy.types.Depsgraph, use_hull: bool,
+                     progress=None) -> Iterator:
+    """``read_solid`` as steps: Blender's arrays copied at once (``read_arrays``), the rest (splitting the faces,
+    world coordinates, checks) on a worker thread for a big mesh (``analysis.background``), yielding ``progress``
+    meanwhile; the same Solid, or ObjectGeometryError naming the source."""
+    read = read_arrays(source, depsgraph)
+    mesh = yield from meanwhile(lambda: mesh_from_arrays(read), read.arrays.triangle_count, progress)
+    return Solid(mesh, use_hull=use_hull, name=source.name)

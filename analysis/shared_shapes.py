@@ -7,6 +7,7 @@ See docs/architecture.md, "Shared geometry".
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 
 import bpy
 import numpy as np
@@ -15,7 +16,8 @@ from ..core.mesh import Solid
 from ..core.mesh.repair import EXACT
 from ..core.mesh.solid import CONVEXITY_TOLERANCE, EXACT_CONVEXITY
 from ..core.mesh.weld import exact_representatives
-from .shapes import FLOAT32_LIMIT, Source, read_solid
+from .background import meanwhile, triangles_of
+from .shapes import FLOAT32_LIMIT, Source, read_solid_steps
 
 #: A copy whose map's linear part has a smaller determinant (relative to its largest singular value cubed) is
 #: read on its own: the map is too close to singular for its triangles to keep the geometry's shape.
@@ -69,29 +71,34 @@ class SharedShapes:
         #: How many geometries were read and classified in their own coordinates (for tests and benchmarks).
         self.local_reads = 0
 
-    def solid(self, source: Source, depsgraph: bpy.types.Depsgraph) -> Solid:
-        """``source`` as a Solid in world space: its shared geometry moved when ``shares_classification`` allows,
-        else read on its own (``read_solid``). Raises ObjectGeometryError naming the source."""
+    def solid_steps(self, source: Source, depsgraph: bpy.types.Depsgraph, progress=None) -> Iterator:
+        """As steps (``core.steps``), ``source`` as a Solid in world space: its shared geometry moved when
+        ``shares_classification`` allows, else read on its own (``read_solid_steps``); the numpy work on a big
+        geometry (building it, classifying it once, checking and moving a copy) runs on a worker thread, yielding
+        ``progress`` meanwhile. Raises ObjectGeometryError naming the source."""
         key = geometry_key(source)
         if key not in self._shared:
-            return read_solid(source, depsgraph, self.use_hull)
-        local = self._local_solid(key, source, depsgraph)
+            return (yield from read_solid_steps(source, depsgraph, self.use_hull, progress))
+        local = yield from self._local_solid(key, source, depsgraph, progress)
         matrix = (source.matrix if source.matrix is not None else
                   np.array(source.obj.evaluated_get(depsgraph).matrix_world, dtype=np.float64))
-        if local is None or not self._fits(local, matrix):
-            return read_solid(source, depsgraph, self.use_hull)
-        solid = local.transformed(matrix)
+        solid = None if local is None else (yield from meanwhile(
+            lambda: local.transformed(matrix) if self._fits(local, matrix) else None, triangles_of([local]),
+            progress))
+        if solid is None:
+            return (yield from read_solid_steps(source, depsgraph, self.use_hull, progress))
         solid.name = source.name
         return solid
 
-    def _local_solid(self, key: tuple, source: Source, depsgraph) -> Solid | None:
-        """The geometry read in its own coordinates and classified (None when it cannot be read or shared)."""
+    def _local_solid(self, key: tuple, source: Source, depsgraph, progress) -> Iterator:
+        """As steps, the geometry read in its own coordinates and classified (None when it cannot be read or
+        shared)."""
         if key not in self._local:
             try:
-                local = read_solid(Source(source.name, source.owner, source.obj, np.eye(4)), depsgraph,
-                                   self.use_hull)
-                local.method  # classified once, here, for every copy
-                self.local_reads += 1
+                local = yield from read_solid_steps(Source(source.name, source.owner, source.obj, np.eye(4)),
+                                                    depsgraph, self.use_hull, progress)
+                yield from meanwhile(lambda: local.method, triangles_of([local]), progress)  # classified once, here,
+                self.local_reads += 1                                                        # for every copy
             except Exception:  # read on its own, where the error names the object
                 local = None
             self._local[key] = local

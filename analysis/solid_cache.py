@@ -16,7 +16,8 @@ from ..core.mesh.drag.separated_pairs import start_for_next_drag
 from ..core.mesh.drag.starts import PairStart
 from ..core.mesh.drag.translated_distance import Renewal, SeparationStart, without_pairs
 from ..core.shapes.convex import Polytope
-from .shapes import Source, read_solid
+from ..core.steps import Steps, run_to_end
+from .shapes import Source, read_solid_steps
 
 #: A matrix whose linear part has a smaller determinant is treated as singular (the object is read again).
 SINGULAR = 1e-12
@@ -104,6 +105,11 @@ class SolidCache:
         """The source's evaluated shape in world space: read the first time (and after ``forget``, or when its
         mesh data or ``use_hull`` changed), else the cached one moved by the source's current matrix (an
         instance's, or the object's). Raises ObjectGeometryError."""
+        return run_to_end(self.solid_steps(source, depsgraph, use_hull))
+
+    def solid_steps(self, source: Source, depsgraph: bpy.types.Depsgraph, use_hull: bool) -> Steps[Solid]:
+        """``solid`` as steps (``core.steps``): a big object's reading ends on a worker thread
+        (``shapes.read_solid_steps``)."""
         matrix = (source.matrix if source.matrix is not None else
                   np.array(source.obj.evaluated_get(depsgraph).matrix_world, dtype=np.float64))
         key = source_key(source)
@@ -113,12 +119,12 @@ class SolidCache:
             return entry.last_solid  # not moved since the last call: no need to check its matrix again
         invertible = abs(_determinant(matrix)) > SINGULAR
         if not read or not invertible:
-            solid = read_solid(source, depsgraph, use_hull)
+            identity = data_identity(source.obj)  # (before the worker's steps: the object may go meanwhile)
+            solid = yield from read_solid_steps(source, depsgraph, use_hull)
             if invertible:
                 if measures_volumes_later():  # its support tables built when idle, not in the middle of a drag
                     solid.defer_support_tables()
-                self._entries[key] = _Entry(matrix, np.linalg.inv(matrix), solid, use_hull, data_identity(source.obj),
-                                            matrix, solid)
+                self._entries[key] = _Entry(matrix, np.linalg.inv(matrix), solid, use_hull, identity, matrix, solid)
             return solid
         entry.last_matrix = matrix
         entry.last_solid = entry.solid.transformed(_move(entry.matrix, entry.inverse, matrix))

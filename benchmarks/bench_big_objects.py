@@ -5,7 +5,8 @@
 
 Two UV spheres of ``SEGMENTS`` x ``SEGMENTS`` (default 1,000: 998,002 vertices, 2M triangles each), 0.3 m
 into each other, selected. Prints the wall and CPU time of ``collision_inspector.analyze`` and of its parts:
-reading the evaluated triangles (``analysis.shapes.read_solid``), classifying each object (loose parts,
+copying the evaluated mesh's arrays out of Blender (``analysis.shapes.read_arrays``, the main thread's share of
+reading), building the triangles from them (``mesh_from_arrays``: numpy, on a worker thread), classifying each object (loose parts,
 closed, convex: ``Solid.method``), preparing the hulls' support (``Solid.hull``), and the pair's answer
 (``measure_solid_pairs``: GJK/EPA, contact region, overlap volume). Then the same analysis again with nothing
 changed (the objects are read and prepared again: results do not cache shapes between analyses).
@@ -67,7 +68,9 @@ def main() -> None:
     clash = importlib.import_module(addon.__name__ + ".analysis.clash")
     solid = importlib.import_module(addon.__name__ + ".core.mesh.solid")
     seconds = collections.Counter()
-    timed(importlib.import_module(addon.__name__ + ".analysis.shared_shapes"), "read_solid", seconds)
+    shapes = importlib.import_module(addon.__name__ + ".analysis.shapes")
+    for name in ("read_arrays", "mesh_from_arrays"):
+        timed(shapes, name, seconds)
     timed(clash, "measure_solid_pairs", seconds)
     for prop in ("method", "hull"):  # cached properties: time their first computation
         original = getattr(solid.Solid, prop)
@@ -91,7 +94,8 @@ def main() -> None:
         result = bpy.context.scene.collision_inspector.results[0]
         print(f"{attempt}: {wall:.2f} s wall, {cpu:.2f} s CPU (target 0.5 s); {result.status}, depth "
               f"{result.depth:.6f} m, measured as {result.method}")
-        for name, label in (("read_solid", "reading the evaluated triangles"), ("method", "classifying"),
+        for name, label in (("read_arrays", "copying Blender's arrays"),
+                            ("mesh_from_arrays", "building the triangles"), ("method", "classifying"),
                             ("hull", "preparing the hulls' supports"),
                             ("measure_solid_pairs", "the pair's answer, hulls included")):
             print(f"  {label:<34} {seconds[name]:6.2f} s CPU")

@@ -140,8 +140,8 @@ def interface_runs(addon, monkeypatch, runs: bool = True) -> None:
 def counted_reads(addon, monkeypatch) -> list:
     """A list that gets the name of every object whose shape the live update's cache reads."""
     solid_cache = importlib.import_module(addon.__name__ + ".analysis.solid_cache")
-    reads, read = [], solid_cache.read_solid
-    monkeypatch.setattr(solid_cache, "read_solid", lambda *args: reads.append(args[0].name) or read(*args))
+    reads, read = [], solid_cache.read_solid_steps
+    monkeypatch.setattr(solid_cache, "read_solid_steps", lambda *args: reads.append(args[0].name) or read(*args))
     return reads
 
 

@@ -16,13 +16,13 @@ from test_operators_browse import add_cube, analyse, select_only  # noqa: I001  
 def reads(addon, monkeypatch) -> Counter:
     """How many times each object is read (by name) while measuring stored results again."""
     solid_cache = importlib.import_module(f"{addon.__name__}.analysis.solid_cache")
-    read_solid, counts = solid_cache.read_solid, Counter()
+    read_solid_steps, counts = solid_cache.read_solid_steps, Counter()
 
     def counted(source, depsgraph, use_hull):
         counts[source.name] += 1
-        return read_solid(source, depsgraph, use_hull)
+        return read_solid_steps(source, depsgraph, use_hull)
 
-    monkeypatch.setattr(solid_cache, "read_solid", counted)
+    monkeypatch.setattr(solid_cache, "read_solid_steps", counted)
     return counts
 
 

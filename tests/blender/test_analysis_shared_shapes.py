@@ -90,8 +90,8 @@ def test_fifty_linked_duplicates_are_classified_once(empty_scene, clash, shared,
     report = check(clash)
     assert len(calls) == 1
     assert sum(r.status == "penetrating" for r in report.results) >= 40
-    monkeypatch.setattr(shared.SharedShapes, "solid",
-                        lambda self, source, depsgraph: shared.read_solid(source, depsgraph, self.use_hull))
+    monkeypatch.setattr(shared.SharedShapes, "solid_steps", lambda self, source, depsgraph, progress=None:
+                        shared.read_solid_steps(source, depsgraph, self.use_hull, progress))
     calls.clear()
     alone = check(clash)
     assert len(calls) == 50

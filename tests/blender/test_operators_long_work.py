@@ -1,6 +1,7 @@
-"""Long work on big objects: classifying and measuring on a worker thread (``analysis.background``) while the
-modal Analyse and Resolve go on ticking (the interface stays free, Esc cancels), with answers identical to
-those measured at once. Small objects are sent to the worker here by lowering its threshold."""
+"""Long work on big objects: building them from Blender's arrays, classifying and measuring on a worker thread
+(``analysis.background``) while the modal Analyse and Resolve go on ticking (the interface stays free, Esc
+cancels), with answers identical to those computed at once. Small objects are sent to the worker here by lowering
+its threshold."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import threading
 from types import SimpleNamespace
 
 import bpy
+import numpy as np
 import pytest
 from conftest import stand_in_operator
 
@@ -24,7 +26,8 @@ def modules(addon):
 
     return SimpleNamespace(background=module("analysis.background"), clash=module("analysis.clash"),
                            remeasure=module("analysis.remeasure"), analyse=module("operators.analyse"),
-                           resolve=module("operators.resolve"))
+                           resolve=module("operators.resolve"), shapes=module("analysis.shapes"),
+                           steps=module("core.steps"), analysed_shapes=module("analysis.analysed_shapes"))
 
 
 @pytest.fixture
@@ -115,6 +118,94 @@ def test_modal_analysis_ticks_while_its_worker_measures_and_esc_keeps_the_result
     stepwise = fields(empty_scene.collision_inspector.results)
     assert stepwise != before and len(analyse('ALL')) == 2
     assert fields(empty_scene.collision_inspector.results) == stepwise  # all at once: the same numbers
+
+
+def blenders_triangles_and_points(obj: bpy.types.Object) -> tuple:
+    """The object's evaluated triangles as Blender splits them (its loop triangles) and its vertices in world space
+    by the reading's arithmetic (float32 positions in float64, times the world matrix), read here on their own."""
+    evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    mesh = evaluated.to_mesh()
+    try:
+        mesh.calc_loop_triangles()
+        triangles = np.empty(len(mesh.loop_triangles) * 3, dtype=np.int64)
+        mesh.loop_triangles.foreach_get('vertices', triangles)
+        local = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+        mesh.vertices.foreach_get('co', local)
+    finally:
+        evaluated.to_mesh_clear()
+    matrix = np.array(evaluated.matrix_world, dtype=np.float64)
+    return triangles.reshape(-1, 3), local.reshape(-1, 3).astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
+
+
+@pytest.mark.parametrize("shape", ["subdivided", "n-gons"])
+def test_the_worker_builds_the_same_triangles_and_points_from_blenders_arrays(empty_scene, modules, worker_calls,
+                                                                             monkeypatch, shape):
+    if shape == "subdivided":  # quads, some split on the other diagonal
+        monkey_and_cubes()
+        obj = bpy.data.objects["Suzanne"]
+    else:  # 16-gon caps: Blender's own split
+        bpy.ops.mesh.primitive_cylinder_add(vertices=16)
+        obj = bpy.context.active_object
+    obj.rotation_euler = (0.3, -1.1, 2.0)
+    obj.scale = (1.5, -0.7, 2.5)
+    bpy.context.view_layer.update()
+    built, mesh_from_arrays = [], modules.shapes.mesh_from_arrays
+
+    def recorded(read):
+        built.append((threading.current_thread(), read))
+        return mesh_from_arrays(read)
+
+    monkeypatch.setattr(modules.shapes, "mesh_from_arrays", recorded)
+    source = modules.shapes.Source(obj.name, obj, obj)
+    solid = modules.steps.run_to_end(
+        modules.shapes.read_solid_steps(source, bpy.context.evaluated_depsgraph_get(), False))
+    assert len(worker_calls) == 1 and len(built) == 1
+    thread, read = built[0]
+    assert thread is not threading.main_thread()
+    arrays = [value for value in vars(read.arrays).values() if value is not None]
+    assert all(type(value) is np.ndarray for value in [*arrays, read.matrix])  # copies, nothing of Blender's
+    triangles, points = blenders_triangles_and_points(obj)
+    assert np.array_equal(solid.raw_mesh.triangles, triangles)
+    assert np.array_equal(solid.raw_mesh.vertices, points)  # bit for bit
+    at_once = modules.shapes.read_mesh(source, bpy.context.evaluated_depsgraph_get())
+    assert np.array_equal(at_once.vertices, points) and np.array_equal(at_once.triangles, triangles)
+
+
+def kept_state(modules, scene) -> tuple:
+    """What a cancelled analysis must leave as it was: the results, where the objects are and what they are made
+    of, the mesh data blocks (no temporary mesh left), and the shapes kept for Resolve."""
+    return (fields(scene.collision_inspector.results),
+            [(obj.name, tuple(map(tuple, obj.matrix_world)), len(obj.data.vertices)) for obj in bpy.data.objects],
+            sorted(mesh.name for mesh in bpy.data.meshes), dict(modules.analysed_shapes._kept))
+
+
+def test_esc_while_a_big_object_is_read_leaves_the_scene_and_the_results_as_they_were(empty_scene, modules,
+                                                                                    worker_calls, monkeypatch):
+    penetrating_pair(empty_scene)
+    bpy.data.objects["Cube"].location.x = 0.7
+    bpy.context.view_layer.update()
+    before = kept_state(modules, empty_scene)
+    reached, opened, mesh_from_arrays = threading.Event(), threading.Event(), modules.shapes.mesh_from_arrays
+
+    def held(read):  # Suzanne's triangles wait on the worker until the test lets them go
+        if read.name == "Suzanne":
+            reached.set()
+            assert opened.wait(60.0)
+        return mesh_from_arrays(read)
+
+    monkeypatch.setattr(modules.shapes, "mesh_from_arrays", held)
+    operator = stand_in_operator(modules.analyse.COLLISION_INSPECTOR_OT_analyze)
+    assert operator.start(bpy.context)
+    for _tick in range(100):
+        assert ticks(operator, 1) == [{'RUNNING_MODAL'}]
+        if reached.is_set():
+            break
+    assert reached.is_set() and operator.status() == "Analysing: reading Suzanne"
+    assert ticks(operator, TICKS_WHILE_WAITING) == [{'RUNNING_MODAL'}] * TICKS_WHILE_WAITING  # Suzanne is built
+    assert operator.modal(bpy.context, SimpleNamespace(type='ESC')) == {'CANCELLED'}
+    opened.set()
+    assert kept_state(modules, empty_scene) == before
+    assert operator.reports == [({'WARNING'}, "Analysis cancelled; the previous results are kept")]
 
 
 def resolve_operator(modules):

@@ -1,19 +1,27 @@
-"""How long Blender's interface stalls while Analyse and Resolve work on a big pair: Suzanne under a level-5
-subdivision (about 1M triangles) through a cube, in the real interface.
+"""How long Blender's interface stalls while Analyse and Resolve work on a big pair, and how soon Esc stops them:
+Suzanne under a level-5 subdivision (about 1M triangles) through a cube, in the real interface.
 
-    BLENDER_XVFB=1 blender --factory-startup --python benchmarks/bench_gui_stall.py [-- aa-off]
+    BLENDER_XVFB=1 blender --factory-startup --enable-event-simulate --python benchmarks/bench_gui_stall.py \
+        [-- [aa-off] [esc] [shot=PNG]]
 
 A timer asking to run every 10 ms measures how long the interface could not answer (nor see Esc) while Analyse,
 Resolve and Analyse again run as clicks do; each prints its duration, the longest gap and when it began, the gaps
 over 200 ms, the median gap, and the viewport's draws meanwhile and their time (Blender's own work: one draw per
-anti-aliasing sample after a change, seconds each on a software renderer; ``aa-off`` makes it one). Details:
-docs/performance.md, "The interface during long work".
+anti-aliasing sample after a change, seconds each on a software renderer; ``aa-off`` makes it one). The scene is
+not evaluated beforehand, so Analyse is the first to ask for Suzanne's subdivided mesh, as after opening a file.
+``esc`` runs Analyse cancelled as soon as the status bar says it reads Suzanne, as soon as the interface answers
+again after the reading's stall (a key pressed during it is seen then), while it classifies and while it measures,
+then Resolve cancelled a second in, each Esc sent as a key press (``--enable-event-simulate``), and prints how long
+after it the operator ended (and how much of that the viewport's draws took) and whether the results and the
+objects were left as they were. ``shot=PNG`` saves the screen as Analyse starts reading Suzanne (what the interface
+shows while the reading holds it). Details: docs/performance.md, "The interface during long work".
 """
 
 from __future__ import annotations
 
 import faulthandler
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,6 +34,11 @@ from addon_loader import load_registered_addon  # noqa: E402  (needs the path ab
 
 WATCH_INTERVAL = 0.01
 SUBDIVISIONS = 5
+#: A cancelled Resolve gets its Esc this long after it starts (its move and first draw done).
+RESOLVE_ESC_AFTER = 1.0
+#: Esc while classifying or measuring comes this long after the status bar first says so (a key pressed as the
+#: status changes waits for the window's redraw, Blender's: seconds on a busy software renderer).
+ESC_AFTER = 0.5
 
 
 def big_pair() -> None:
@@ -68,52 +81,173 @@ def count_viewport_draws() -> list:
     return draws
 
 
+def stop_times(mixin) -> tuple[list, list]:
+    """``[time]`` at which the add-on's modal operators received an Esc, and ``[(time, main thread's CPU time)]``
+    at which each modal run stopped (its timer removed), from now on."""
+    escapes, times, modal, end_timer = [], [], mixin.modal, mixin.end_timer
+
+    def timed_modal(self, context, event) -> set:
+        if event.type == 'ESC':
+            escapes.append(time.perf_counter())
+        return modal(self, context, event)
+
+    def timed(self, context) -> None:
+        times.append((time.perf_counter(), time.thread_time()))
+        end_timer(self, context)
+
+    mixin.modal, mixin.end_timer = timed_modal, timed
+    return escapes, times
+
+
+def screenshot_before_reading(shapes, name: str, path: str) -> None:
+    """Save the screen (``import``, on the virtual screen) when ``shapes.read_arrays`` is first asked for ``name``."""
+    read_arrays = shapes.read_arrays
+
+    def shot_first(source, depsgraph):
+        if source.name == name and shapes.read_arrays is shot_first:
+            shapes.read_arrays = read_arrays
+            subprocess.run(["import", "-window", "root", path], check=True)
+            print(f"screenshot before reading {name}: {path}", flush=True)
+        return read_arrays(source, depsgraph)
+
+    shapes.read_arrays = shot_first
+
+
+class Run:
+    """One click: its name, the operator, and for a cancelled run when to press Esc (``esc_when(activity,
+    seconds since the start, the last gap)`` True); ``clear`` empties the results first (so that Analyse again
+    runs)."""
+
+    def __init__(self, name, operator, esc_when=None, clear=False) -> None:
+        self.name, self.operator, self.esc_when, self.clear = name, operator, esc_when, clear
+
+
+def activity_is(prefix: str, after_stall: bool = False, after: float = 0.0):
+    """An ``esc_when`` pressing Esc once the running analysis' activity starts with ``prefix`` (with
+    ``after_stall``: once the interface answers after a stall of over 200 ms that began with that activity shown;
+    with ``after``: that many seconds after it was first shown, once the status bar's redraw is over)."""
+    shown = []
+
+    def when(activity: str, _seconds: float, gap: float) -> bool:
+        if not activity.startswith(prefix):
+            return False
+        shown.append(time.perf_counter())
+        if after_stall:
+            return len(shown) > 1 and gap > 0.2
+        return shown[-1] - shown[0] >= after
+
+    return when
+
+
+def runs_asked(esc: bool) -> list[Run]:
+    """The clicks in turn: Analyse, Resolve, Analyse again; with ``esc`` the cancelled ones (and the Analyse that
+    Resolve needs)."""
+    analyse, resolve = bpy.ops.collision_inspector.analyze, bpy.ops.collision_inspector.resolve
+    if not esc:
+        return [Run("Analyse", analyse), Run("Resolve", resolve), Run("Analyse again", analyse, clear=True)]
+    return [Run("Analyse, Esc once the status says reading Suzanne", analyse, activity_is("reading Suzanne")),
+            Run("Analyse, Esc after the reading's stall", analyse, activity_is("reading Suzanne", after_stall=True)),
+            Run("Analyse, Esc while classifying", analyse, activity_is("classifying", after=ESC_AFTER)),
+            Run("Analyse, Esc while measuring", analyse, activity_is("measuring", after=ESC_AFTER)),
+            Run("Analyse", analyse),
+            Run(f"Resolve, Esc {RESOLVE_ESC_AFTER:.0f} s in", resolve,
+                lambda _activity, seconds, _gap: seconds >= RESOLVE_ESC_AFTER)]
+
+
 def main() -> None:
     faulthandler.enable()  # a crash in Blender shows the Python line it came from
     arguments = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
     if "aa-off" in arguments:  # (--factory-startup: the preferences are not saved)
         bpy.context.preferences.system.viewport_aa = 'OFF'
     draws = count_viewport_draws()
-    load_registered_addon()
+    addon = load_registered_addon()
+    running_analysis = addon.operators.analyse._running
+    escapes, stopped = stop_times(addon.operators.base.StepwiseMixin)
+    for argument in arguments:
+        if argument.startswith("shot="):
+            screenshot_before_reading(addon.analysis.shapes, "Suzanne", argument.removeprefix("shot="))
     big_pair()
     settings = bpy.context.scene.collision_inspector
     settings.scope = 'SELECTED'
-    depsgraph = bpy.context.evaluated_depsgraph_get()
-    print(f"{sum(len(obj.evaluated_get(depsgraph).data.polygons) for obj in bpy.data.objects)} faces evaluated")
-    runs = [("Analyse", bpy.ops.collision_inspector.analyze), ("Resolve", bpy.ops.collision_inspector.resolve),
-            ("Analyse again", bpy.ops.collision_inspector.analyze)]
-    state = {"run": -1, "running": False, "gaps": [], "drawn": [], "last": 0.0, "began": 0.0}
+    print(f"Suzanne: {len(bpy.data.objects['Suzanne'].data.polygons)} faces under a level-{SUBDIVISIONS} subdivision "
+          f"(GPU subdivision {'on' if bpy.context.preferences.system.use_gpu_subdivision else 'off'}, anti-aliasing "
+          f"{bpy.context.preferences.system.viewport_aa})", flush=True)
+    runs = runs_asked("esc" in arguments)
+    state = {"run": -1, "running": False, "gaps": [], "drawn": [], "last": 0.0, "began": 0.0, "esc": None,
+             "before": None}
+
+    def scene_state() -> tuple:
+        """What a cancelled run must leave as it was: the results and where the objects are."""
+        return (len(settings.results), tuple(tuple(tuple(row) for row in obj.matrix_world)
+                                             for obj in sorted(bpy.data.objects, key=lambda obj: obj.name)))
 
     def start_next() -> None:
         state["run"] += 1
         if state["run"] == len(runs):
             bpy.ops.wm.quit_blender()
             return
-        if state["run"] == 2:
+        run = runs[state["run"]]
+        if run.clear:
             settings.results.clear()  # Analyse again: done once there are results
-        state["gaps"], state["drawn"], state["running"] = [], [], True
+        state["gaps"], state["drawn"], state["running"], state["esc"] = [], [], True, None
+        state["before"] = scene_state()
         draws.clear()
         state["began"] = state["last"] = time.perf_counter()
-        in_viewport(runs[state["run"]][1])
+        in_viewport(run.operator)
+
+    def activity() -> str:
+        operator = running_analysis[0]
+        try:
+            return operator._report.activity if operator is not None else ""
+        except (AttributeError, ReferenceError):
+            return ""
 
     def watch() -> float:
         now = time.perf_counter()
         if state["running"]:
+            run = runs[state["run"]]
             state["gaps"].append(now - state["last"])
             state["drawn"].append(any(state["last"] <= began < now for began, _seconds in draws))
-            if settings.results and not busy():
-                gaps = state["gaps"]
-                undrawn = [gap for gap, drawn in zip(gaps, state["drawn"]) if not drawn] or [0.0]
-                print(f"{runs[state['run']][0]}: {now - state['began']:.2f} s, the interface stalled "
-                      f"{1e3 * max(gaps):.0f} ms at most (from {sum(gaps[:gaps.index(max(gaps))]):.1f} s on), "
-                      f"{sum(gap > 0.2 for gap in gaps)} times over 200 ms, "
-                      f"median gap {1e3 * statistics.median(gaps):.0f} ms ({len(gaps)} gaps); the viewport drew "
-                      f"{len(draws)} times, {sum(seconds for _began, seconds in draws):.1f} s in all; longest gap "
-                      f"without a viewport draw {1e3 * max(undrawn):.0f} ms", flush=True)
-                state["running"] = False
-                bpy.app.timers.register(start_next, first_interval=1.0)
+            if run.esc_when is not None and state["esc"] is None and busy() and run.esc_when(
+                    activity(), now - state["began"], now - state["last"]):
+                state["esc"] = (now, time.thread_time(), activity(), len(state["gaps"]))
+                bpy.context.window_manager.windows[0].event_simulate(type='ESC', value='PRESS')
+            elif run.esc_when is not None and state["esc"] is not None and not busy():
+                pressed, pressed_cpu, doing, first_gap = state["esc"]
+                after = state["gaps"][first_gap:] or [0.0]
+                drawn = [seconds for began, seconds in draws if began >= pressed]
+                print(f"{run.name}: Esc at {pressed - state['began']:.2f} s ({doing or 'resolving'}; the gap before "
+                      f"it {1e3 * state['gaps'][first_gap - 1]:.0f} ms, the longest before it "
+                      f"{1e3 * max(state['gaps'][:first_gap]):.0f} ms), the operator received it "
+                      f"{1e3 * (escapes[-1] - pressed) if escapes else float('nan'):.0f} ms later and stopped "
+                      f"{1e3 * (stopped[-1][0] - pressed):.0f} ms later ({1e3 * (stopped[-1][1] - pressed_cpu):.0f} ms "
+                      f"of the main thread's CPU), the interface answered again "
+                      f"{1e3 * (now - pressed):.0f} ms later (longest stall meanwhile {1e3 * max(after):.0f} ms; "
+                      f"{len(drawn)} viewport draws, {1e3 * sum(drawn):.0f} ms); results and objects "
+                      f"{'as they were' if scene_state() == state['before'] else 'CHANGED'}", flush=True)
+                finish()
+            elif run.esc_when is not None and state["esc"] is None and not busy() and now - state["began"] > 1.0:
+                print(f"{run.name}: ended before its Esc ({now - state['began']:.2f} s)", flush=True)
+                finish()
+            elif run.esc_when is None and settings.results and not busy():
+                report(run, now)
+                finish()
         state["last"] = now
         return WATCH_INTERVAL
+
+    def report(run: Run, now: float) -> None:
+        gaps = state["gaps"]
+        undrawn = [gap for gap, drawn in zip(gaps, state["drawn"]) if not drawn] or [0.0]
+        print(f"{run.name}: {now - state['began']:.2f} s, the interface stalled "
+              f"{1e3 * max(gaps):.0f} ms at most (from {sum(gaps[:gaps.index(max(gaps))]):.1f} s on), "
+              f"{sum(gap > 0.2 for gap in gaps)} times over 200 ms, "
+              f"median gap {1e3 * statistics.median(gaps):.0f} ms ({len(gaps)} gaps); the viewport drew "
+              f"{len(draws)} times, {sum(seconds for _began, seconds in draws):.1f} s in all; longest gap "
+              f"without a viewport draw {1e3 * max(undrawn):.0f} ms", flush=True)
+
+    def finish() -> None:
+        state["running"] = False
+        bpy.app.timers.register(start_next, first_interval=1.0)
 
     def busy() -> bool:
         """A modal Analyse or Resolve still runs."""

@@ -161,7 +161,7 @@ def main() -> None:
         bpy.context.preferences.system.viewport_aa = 'OFF'
     draws = count_viewport_draws()
     addon = load_registered_addon()
-    running_analysis = addon.operators.analyse._running
+    running_analysis = addon.operators.base._running  # the modal Analyse running (for its activity)
     escapes, stopped = stop_times(addon.operators.base.StepwiseMixin)
     for argument in arguments:
         if argument.startswith("shot="):

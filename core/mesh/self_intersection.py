@@ -12,6 +12,7 @@ import numpy as np
 
 from ..broadphase.sort_and_sweep import GRID_CELLS_PER_BOX, overlapping_pairs_between
 from ..vector.arrays import cross
+from .embedded_stars import embedded_stars
 from .topology import label_components
 from .triangle_intersection import orientation_signs
 from .trimesh import TriangleMesh
@@ -28,6 +29,8 @@ CELL_SIZE = 1.0
 #: Candidate pairs decided per block: bounds the memory of the (pairs, 3, 3) corner arrays.
 PAIRS_PER_BLOCK = 1 << 19
 
+_FINE = 128  # entry positions per cell and axis (7 bits)
+_GUARDS = np.uint64(sum(0x80 << (8 * byte) for byte in range(6)) | (0b101010 << 48))
 _UNIT_STEPS = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)])
 _ROTATIONS = np.array([[0, 1, 2], [1, 2, 0], [2, 0, 1]])
 _UP = np.array([0.0, 0.0, 1.0])
@@ -64,13 +67,14 @@ class SelfIntersection:
 
 
 def self_candidate_pairs(mesh: TriangleMesh) -> Iterator[np.ndarray]:
-    """Blocks of (K, 2) triangle pairs ``(i, j)``, i < j, whose boxes overlap (touching counts; boxes a float32
-    rounding apart may be listed too), each pair once.
+    """Blocks of (K, 2) triangle pairs ``(i, j)``, i < j, whose boxes overlap (touching counts; boxes less than
+    1/128 of a grid cell apart may be listed too), each pair once.
 
     A uniform grid with cells the size of the median box: each triangle is entered in the cells its box
     meets, the pairs of each cell are listed, and a pair is kept only in the cell holding the larger corner
     of the two boxes' lows (which both boxes meet when they overlap), so no pair is listed twice and no sort
-    is needed. Boxes meeting more than ``GRID_CELLS_PER_BOX`` cells are paired with all boxes by a sweep instead
+    is needed. Both tests are one subtraction of two 64-bit words per listed pair (``_entry_words``). Boxes
+    meeting more than ``GRID_CELLS_PER_BOX`` cells are paired with all boxes by a sweep instead
     (``overlapping_pairs_between``).
     """
     lows, highs = mesh.lows, mesh.highs
@@ -82,41 +86,48 @@ def self_candidate_pairs(mesh: TriangleMesh) -> Iterator[np.ndarray]:
     cell = CELL_SIZE * float(np.median((highs - lows).max(axis=1)))
     if not cell > 0.0 or extent / cell > 2.0 ** 20:
         cell = extent / 2.0 ** 20 or 1.0  # degenerate boxes, or a grid too fine for the keys
-    first = np.floor((lows - origin) / cell).astype(np.int64)
-    spans = np.floor((highs - origin) / cell).astype(np.int64) - first + 1
+    low_at, high_at = (lows - origin) / cell, (highs - origin) / cell  # in cells: monotone in the coordinates
+    first = np.floor(low_at).astype(np.int64)
+    spans = np.floor(high_at).astype(np.int64) - first + 1
+    # the boxes in 1/128 of a cell from their first cell's low corner (rounded outwards; exact: x 128 is)
+    fine_low = np.floor(low_at * _FINE).astype(np.int64) - _FINE * first
+    fine_high = np.ceil(high_at * _FINE).astype(np.int64) - _FINE * first
     cells = spans.prod(axis=1)
     wide = np.flatnonzero(cells > GRID_CELLS_PER_BOX)
-    narrow = np.flatnonzero(cells <= GRID_CELLS_PER_BOX)
-    # boxes meeting at most 2 cells along each axis (nearly all): their cells are their first one moved by 0 or 1
-    # along each axis; the others' cells are counted out one by one
-    small = narrow[(spans[narrow] <= 2).all(axis=1)]
-    large = narrow[(spans[narrow] > 2).any(axis=1)]
-    # a cell's key packs its coordinates in 21 bits each, so a box's cells are its first cell's key plus its steps'
-    # keys; an entry's first-cell bits say which axes its cell is its box's first cell along (1, 2, 4): a pair is
-    # kept in the cell where, along every axis, one of the two is in its first cell (the larger low corner's cell)
     base = (first[:, 0] << 42) | (first[:, 1] << 21) | first[:, 2]
-    owners, keys, firsts = [], [], []
+    # boxes meeting at most 2 cells along each axis (nearly all): their cells are their first one moved by 0 or 1
+    # along each axis, taken in the order of their first cells' keys so that each step's keys come sorted
+    by_key = np.argsort(base)
+    narrow = by_key[cells[by_key] <= GRID_CELLS_PER_BOX]
+    two = (spans[narrow] <= 2).all(axis=1)
+    small, large = narrow[two], np.sort(narrow[~two])
+    owners, keys, words = [], [], []
     small_spans = spans[small]
+    # each axis's bits of the entries' words for steps 0 and 1, or-ed together for each of the eight steps
+    step_words = [[_axis_words(fine_low[small, axis], fine_high[small, axis], step, axis) for step in (0, 1)]
+                  for axis in range(3)]
     for step in _UNIT_STEPS:
-        moved = small[(small_spans[:, 0] > step[0]) & (small_spans[:, 1] > step[1]) & (small_spans[:, 2] > step[2])]
-        owners.append(moved)
-        keys.append(base[moved] + int((step[0] << 42) | (step[1] << 21) | step[2]))
-        firsts.append(np.full(len(moved), (step[0] == 0) | (step[1] == 0) << 1 | (step[2] == 0) << 2, np.uint8))
+        moved = np.flatnonzero((small_spans[:, 0] > step[0]) & (small_spans[:, 1] > step[1])
+                               & (small_spans[:, 2] > step[2]))
+        owners.append(small[moved])
+        keys.append(base[small[moved]] + int((step[0] << 42) | (step[1] << 21) | step[2]))
+        words.append(tuple((step_words[0][step[0]][word] | step_words[1][step[1]][word]
+                            | step_words[2][step[2]][word])[moved] for word in (0, 1)))
+    # the others' cells counted out one by one
     rank = np.arange(cells[large].sum()) - np.repeat(np.cumsum(cells[large]) - cells[large], cells[large])
-    owners.append(np.repeat(large, cells[large]))
-    y_z = spans[owners[-1], 1] * spans[owners[-1], 2]
-    step = np.stack([rank // y_z, (rank // spans[owners[-1], 2]) % spans[owners[-1], 1], rank % spans[owners[-1], 2]])
-    keys.append(base[owners[-1]] + ((step[0] << 42) | (step[1] << 21) | step[2]))
-    firsts.append(((step[0] == 0) | ((step[1] == 0) << 1) | ((step[2] == 0) << 2)).astype(np.uint8))
-    owner, keys, firsts = np.concatenate(owners).astype(np.int32), np.concatenate(keys), np.concatenate(firsts)
-    del owners, rank, y_z, step, base
-    order = np.argsort(keys, kind="stable")
-    keys, owner, firsts = keys[order], owner[order], firsts[order]
-    del order
-    # the entries' boxes in entry order, lows then highs in one row (float32, rounded outwards: a box test that
-    # may keep a few more pairs), so that a cell's pairs read neighbouring rows, one row per entry of a pair
-    entry_boxes = np.hstack([np.nextafter(lows.astype(np.float32), np.float32(-np.inf)),
-                             np.nextafter(highs.astype(np.float32), np.float32(np.inf))])[owner]
+    owner = np.repeat(large, cells[large])
+    y_z = spans[owner, 1] * spans[owner, 2]
+    steps = np.stack([rank // y_z, (rank // spans[owner, 2]) % spans[owner, 1], rank % spans[owner, 2]], axis=1)
+    owners.append(owner)
+    keys.append(base[owner] + ((steps[:, 0] << 42) | (steps[:, 1] << 21) | steps[:, 2]))
+    words.append(_entry_words(fine_low[owner], fine_high[owner], steps))
+    del rank, owner, y_z, steps, base, step_words
+    keys = np.concatenate(keys)
+    order = np.argsort(keys, kind="stable")  # (a merge of sorted runs)
+    keys = keys[order]
+    owner = np.concatenate(owners).astype(np.int32)[order]
+    ahead, behind = (np.concatenate(part)[order] for part in zip(*words))
+    del owners, words, order
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
     sizes = np.diff(np.r_[starts, len(keys)])
     del keys
@@ -129,12 +140,7 @@ def self_candidate_pairs(mesh: TriangleMesh) -> Iterator[np.ndarray]:
         i = np.repeat(np.arange(begin, end), counts)
         j = i + 1 + np.arange(len(i)) - np.repeat(np.cumsum(counts) - counts, counts)
         begin = end
-        keep = (firsts[i] | firsts[j]) == 7
-        i, j = i[keep], j[keep]
-        box_i, box_j = entry_boxes[i], entry_boxes[j]
-        keep = (box_i[:, 0] <= box_j[:, 3]) & (box_j[:, 0] <= box_i[:, 3])  # (column by column: numpy's
-        keep &= (box_i[:, 1] <= box_j[:, 4]) & (box_j[:, 1] <= box_i[:, 4])  # reductions over 3 are slow)
-        keep &= (box_i[:, 2] <= box_j[:, 5]) & (box_j[:, 2] <= box_i[:, 5])
+        keep = ((ahead[j] - behind[i]) & _GUARDS) == _GUARDS
         a, b = owner[i[keep]], owner[j[keep]]
         yield np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1).astype(np.int64)
     if len(wide):  # paired with every box they meet: the narrow ones, and the wide ones after them
@@ -142,6 +148,30 @@ def self_candidate_pairs(mesh: TriangleMesh) -> Iterator[np.ndarray]:
         wide_box, other = wide[pairs[:, 0]], pairs[:, 1]
         keep = (cells[other] <= GRID_CELLS_PER_BOX) | (other > wide_box)
         yield np.sort(np.stack([wide_box[keep], other[keep]], axis=1), axis=1)
+
+
+def _entry_words(fine_low: np.ndarray, fine_high: np.ndarray, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two 64-bit words per grid entry (a box in the cell ``steps`` past its first cell) such that, for entries i
+    and j of one cell, the guard bits ``_GUARDS`` of ``ahead[j] - behind[i]`` are all set exactly when the two
+    boxes overlap in that cell's 1/128 steps and the cell holds the larger of their low corners.
+
+    Bytes 0-2: along each axis, 128 + j's high against i's low; bytes 3-5: 128 + (127 - j's low) against 127 - i's
+    high (both positions clipped to the cell, 0..127); byte 6, two bits per axis: 2 + (whether j's low is in this
+    cell) against 1 - (whether i's is). Every byte (and two-bit field) stays positive, so nothing borrows across.
+    """
+    parts = [_axis_words(fine_low[:, axis], fine_high[:, axis], steps[:, axis], axis) for axis in range(3)]
+    return parts[0][0] | parts[1][0] | parts[2][0], parts[0][1] | parts[1][1] | parts[2][1]
+
+
+def _axis_words(fine_low: np.ndarray, fine_high: np.ndarray, step, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """One axis's bits of ``_entry_words`` (``step``: one for all boxes, or one per box)."""
+    low = np.minimum(np.maximum(fine_low - _FINE * step, 0), _FINE - 1).astype(np.uint64)
+    high = np.minimum(np.maximum(fine_high - _FINE * step, 0), _FINE - 1).astype(np.uint64)
+    in_cell = (np.asarray(step) == 0).astype(np.uint64)
+    near, far, rule = np.uint64(8 * axis), np.uint64(8 * axis + 24), np.uint64(48 + 2 * axis)
+    ahead = ((high | np.uint64(128)) << near) | ((np.uint64(255) - low) << far) | ((in_cell | np.uint64(2)) << rule)
+    behind = (low << near) | ((np.uint64(_FINE - 1) - high) << far) | ((np.uint64(1) - in_cell) << rule)
+    return ahead, behind
 
 
 def self_intersection(mesh: TriangleMesh) -> SelfIntersection:
@@ -152,7 +182,9 @@ def self_intersection(mesh: TriangleMesh) -> SelfIntersection:
     crossing, folded, segments, names = [np.zeros((0, 2), np.int64)], [np.zeros((0, 2), np.int64)], \
         [np.zeros((0, 2, 3))], [np.zeros((0, 2, 3), np.int64)]
     planes = _Planes.of(mesh)
+    corner_labels = _star_labels(mesh)
     for block in self_candidate_pairs(mesh):
+        block = block[~_share_label(corner_labels, block)]
         crosses, coplanar, ends, end_names = _decide(mesh, planes, block)
         crossing.append(block[crosses])
         folded.append(block[coplanar])
@@ -166,6 +198,24 @@ def self_intersection(mesh: TriangleMesh) -> SelfIntersection:
     segments = np.concatenate(segments)[crossing_order]
     return SelfIntersection(pairs[order], coplanar[order], segments,
                             _curves(mesh, np.concatenate(names)[crossing_order], segments))
+
+
+def _star_labels(mesh: TriangleMesh) -> np.ndarray:
+    """(M, 3) int64: each corner's vertex when its star is certified embedded (``embedded_stars``), else a label
+    of its own (negative), so that two faces share a label exactly when they share a certified vertex."""
+    triangles = mesh.triangles
+    own = -1 - np.arange(triangles.size, dtype=np.int64).reshape(triangles.shape)
+    return np.where(embedded_stars(mesh)[triangles], triangles, own)
+
+
+def _share_label(labels: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """Per pair: whether its faces share a certified vertex (then they only touch; nothing to decide)."""
+    first, second = labels[pairs[:, 0]], labels[pairs[:, 1]]
+    shared = np.zeros(len(pairs), bool)
+    for k in range(3):
+        column = first[:, k]
+        shared |= (column == second[:, 0]) | (column == second[:, 1]) | (column == second[:, 2])
+    return shared
 
 
 @dataclass(frozen=True)

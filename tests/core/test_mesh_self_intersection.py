@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import mesh_fixtures as fx
+from core.mesh.embedded_stars import embedded_stars
 from core.mesh.self_intersection import orient_2d, self_candidate_pairs, self_intersection
 
 
@@ -170,3 +171,96 @@ def test_orient_2d_is_exact_on_nearly_collinear_points():
     a, b = np.array([0.1, 0.1]), np.array([0.3, 0.3])
     c = np.array([0.2, np.nextafter(0.2, 1.0)])
     assert orient_2d(a, b, c) == 1 and orient_2d(a, b, np.array([0.5, 0.5])) == 0
+
+
+def brute_force_near_pairs(mesh) -> set:
+    """``brute_force_pairs`` with the pairs whose (closed) boxes are apart left out, as they cannot meet."""
+    lows, highs = mesh.lows, mesh.highs
+    overlap = np.all((lows[:, None] <= highs[None]) & (lows[None] <= highs[:, None]), axis=2)
+    corners = mesh.corners
+    return {(i, j) for i, j in zip(*np.nonzero(np.triu(overlap, 1)))
+            if reference_intersects(corners[i], corners[j])}
+
+
+def crumpled_sphere(seed: int, rings: int, segments: int, noise: float):
+    """A closed UV sphere with its vertices pushed about at random: folds, crossings between neighbours."""
+    sphere = fx.uv_sphere(1.0, rings, segments)
+    rng = np.random.default_rng(seed)
+    return fx.mesh(sphere.vertices + rng.normal(scale=noise, size=sphere.vertices.shape), sphere.triangles)
+
+
+def fan(angles, heights, radii) -> "fx.TriangleMesh":
+    """A closed fan around the origin: ring points at the given angles (which may wind more than once)."""
+    ring = np.column_stack([radii * np.cos(angles), radii * np.sin(angles), heights])
+    count = len(ring)
+    return fx.mesh(np.vstack([[0.0, 0.0, 0.0], ring]),
+                   [[0, 1 + k, 1 + (k + 1) % count] for k in range(count)])
+
+
+def test_stars_of_smooth_closed_surfaces_are_certified():
+    for shape in (fx.uv_sphere(), fx.torus(), crumpled_sphere(0, 10, 14, 0.001)):
+        assert embedded_stars(shape).all()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_certified_stars_never_hold_an_intersecting_pair(seed):
+    """Faces pushed about until neighbours cross: every pair of faces sharing a certified vertex is apart by the
+    exact reference, and the check finds exactly the reference's pairs."""
+    shape = crumpled_sphere(seed, 9, 12, 0.12)
+    certified = embedded_stars(shape)
+    expected = brute_force_near_pairs(shape)
+    triangles = shape.triangles
+    star_pairs = {(i, j) for i, j in combinations(range(len(triangles)), 2)
+                  if any(certified[v] for v in set(triangles[i]) & set(triangles[j]))}
+    assert not star_pairs & expected
+    assert 0 < certified.sum() < len(certified)  # both kinds of vertex are there
+    found = self_intersection(shape)
+    assert {tuple(pair) for pair in found.pairs.tolist()} == expected
+    assert any(set(triangles[i]) & set(triangles[j]) for i, j in expected)  # neighbours among the crossings
+
+
+def test_a_fan_winding_twice_is_not_certified_and_its_faces_cross():
+    count = 12
+    angles = np.linspace(0.0, 4.0 * np.pi, count, endpoint=False)
+    twice = fan(angles, 0.3 * np.sin(angles / 2.0), np.ones(count))
+    once = fan(angles / 2.0, 0.3 * np.sin(angles / 2.0), np.ones(count))
+    assert not embedded_stars(twice)[0] and embedded_stars(once)[0]
+    expected = brute_force_pairs(twice)
+    assert expected and {tuple(pair) for pair in self_intersection(twice).pairs.tolist()} == expected
+    assert self_intersection(once).count == 0 == len(brute_force_pairs(once))
+
+
+def test_bow_tie_pinched_fan_and_duplicate_faces_match_the_exact_reference():
+    # two fans sharing their apex (a non-manifold vertex), one passing through the other
+    first = fan(np.linspace(0, 2 * np.pi, 8, endpoint=False), np.full(8, 0.5), np.ones(8))
+    second = fx.transformed(first, np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]]))
+    bow_tie = fx.mesh(np.vstack([first.vertices, second.vertices[1:]]),
+                      np.vstack([first.triangles, np.where(second.triangles == 0, 0, second.triangles + 8)]))
+    # a fan one of whose faces is folded back over its neighbour (its shadow turns the other way)
+    angles = np.linspace(0, 2 * np.pi, 8, endpoint=False)
+    angles[3] = angles[1] + 0.05
+    pinched = fan(angles, np.array([0, 0, 0.5, 0.3, 0, 0, 0, 0]), np.ones(8))
+    # a sphere with one face twice (the same corners) and one face twice the other way round
+    sphere = fx.uv_sphere(1.0, 6, 8)
+    doubled = fx.mesh(sphere.vertices, np.vstack([sphere.triangles, sphere.triangles[[5]],
+                                                  sphere.triangles[[9], ::-1]]))
+    for shape, star_certified in ((bow_tie, False), (pinched, False), (doubled, None)):
+        if star_certified is not None:
+            assert embedded_stars(shape)[0] == star_certified
+        expected = brute_force_pairs(shape)
+        assert expected and {tuple(pair) for pair in self_intersection(shape).pairs.tolist()} == expected
+    twin = len(sphere.triangles)
+    assert not embedded_stars(doubled)[sphere.triangles[5]].any()
+    assert (5, twin) in brute_force_pairs(doubled)
+
+
+def test_coplanar_fold_between_faces_sharing_an_edge_inside_a_closed_surface():
+    box = fx.box()  # its top (z = 1) is faces (7, 4, 5) and (5, 6, 7), sharing the edge from 5 to 7
+    vertices = box.vertices.copy()
+    vertices[4] = [0.75, 0.75, 1.0]  # corner 4 moved across that edge, still in the top's plane
+    folded = fx.mesh(vertices, box.triangles)
+    expected = brute_force_pairs(folded)
+    found = self_intersection(folded)
+    assert (2, 3) in expected and not embedded_stars(folded)[[5, 7]].any()
+    assert {tuple(pair) for pair in found.pairs.tolist()} == expected
+    assert found.coplanar[np.flatnonzero((found.pairs == [2, 3]).all(1))].all()

@@ -33,8 +33,8 @@ UNKNOWN_ROW_CHARS = 80
 
 class COLLISION_INSPECTOR_UL_results(bpy.types.UIList):
     """One row per analysed pair: "A ↔ B", status, its length in scene units, review state and a button
-    that selects and frames it; on two lines when the sidebar is too narrow for one (the names in full on the
-    first). Sorted and filtered by the scene's list settings (``settings_order``)."""
+    that selects and frames it; on two or three lines when the sidebar is too narrow for one, so that the names
+    show in full (``row_name_lines``). Sorted and filtered by the scene's list settings (``settings_order``)."""
 
     def draw_item(self, context, layout, _data, item, _icon, _active_data, _active_prop, index=0, _flags=0):
         region = getattr(context, "region", None)  # its width says how much fits on a line
@@ -47,9 +47,12 @@ class COLLISION_INSPECTOR_UL_results(bpy.types.UIList):
             row.label(text=item.label, icon=icon)
         else:
             column = layout.column(align=True)
-            column.label(text=pair_label(*result_pair(item), chars - ICON_CHARS), icon=icon)
+            lines, beside = row_name_lines(*result_pair(item), chars - ICON_CHARS, end_chars)
+            for line in lines:
+                column.label(text=line, icon=icon)
+                icon = 'BLANK1'
             row = column.row(align=True)
-            row.label(icon='BLANK1')
+            row.label(text=beside, icon='BLANK1')
         end = row.row(align=True)
         end.alignment = 'RIGHT'
         end.ui_units_x = end_chars * PIXELS_PER_CHAR / UNIT_PX
@@ -78,18 +81,18 @@ def row_chars(width: int) -> int:
     return max(int(width - ROW_MARGIN_PX) // PIXELS_PER_CHAR, 9)
 
 
-def pair_label(name_a: str, name_b: str, chars: int) -> str:
-    """"A ↔ B" in at most ``chars`` characters (at least 9): the longer name is shortened first, each keeping
-    its start and end around an ellipsis, so both names stay recognisable in a narrow sidebar (the row's
-    frame button has the full names in its tooltip)."""
-    chars = max(int(chars), 9)
-    room = chars - 3  # " ↔ "
-    if len(name_a) + len(name_b) <= room:
-        return f"{name_a} \u2194 {name_b}"
-    short = min(len(name_a), len(name_b))
-    budget_a = max(room - short, room // 2) if len(name_a) > len(name_b) else min(len(name_a), room // 2)
-    budget_b = room - budget_a
-    return f"{_ellipsized(name_a, budget_a)} \u2194 {_ellipsized(name_b, budget_b)}"
+def row_name_lines(name_a: str, name_b: str, chars: int, end_chars: int) -> tuple[list, str]:
+    """A narrow result row's names: ``(lines above the value's line, text beside the value)`` in lines of ``chars``
+    characters, the value's line keeping ``end_chars`` for the value and buttons. "A ↔ B" on a line of its own
+    when it fits; else A on one line and "↔ B" on the next, beside the value when there is room. A name longer than
+    a whole line keeps its start and end around an ellipsis (the row's frame button has the full names in its
+    tooltip)."""
+    if len(name_a) + len(name_b) + 3 <= chars:
+        return [f"{name_a} \u2194 {name_b}"], ""
+    second = f"\u2194 {name_b}"
+    if len(second) + end_chars <= chars:
+        return [_ellipsized(name_a, chars)], second
+    return [_ellipsized(name_a, chars), _ellipsized(second, chars)], ""
 
 
 def _ellipsized(name: str, chars: int) -> str:

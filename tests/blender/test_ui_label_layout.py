@@ -172,17 +172,26 @@ def panel(addon):
 
 
 @pytest.mark.parametrize("chars", range(9, 40))
-def test_pair_labels_fit_and_keep_both_names_recognisable(panel, chars):
-    name_a, name_b = "Kitchen_Cabinet_Left_Door.012", "Wall"
-    text = panel.pair_label(name_a, name_b, chars)
-    assert len(text) <= chars
-    left, right = text.split(" \u2194 ")
-    assert left[0] == "K" and (right == "Wall" or right.startswith("W"))
-    if "\u2026" in left and chars >= 15:
-        assert left.endswith("2")  # the number of a copy survives
-    assert panel.pair_label("A", "B", chars) == "A \u2194 B"
-    long = panel.pair_label(name_a, name_a.replace("Left", "Right"), chars)
-    assert len(long) <= chars and long.count("\u2026") == 2
+def test_row_names_fit_and_show_in_full_where_a_line_holds_them(panel, chars):
+    """A narrow result row puts "A ↔ B" on one line when it fits, else A and "↔ B" on lines of their own (B's beside
+    the value when there is room): every line fits, every name that a line can hold shows in full, and one too long
+    for a line keeps its start and end (a copy's number)."""
+    end_chars = 16  # "depth 0.1 m" and the buttons
+    pairs = (("Kitchen_Cabinet_Left_Door.012", "Wall"), ("A", "B"),
+             ("Kitchen_Cabinet_Left_Door.012", "Kitchen_Cabinet_Right_Door.012"), ("Bracket.001", "Thick Torus"))
+    for name_a, name_b in pairs:
+        lines, beside = panel.row_name_lines(name_a, name_b, chars, end_chars)
+        assert 1 <= len(lines) <= 2 and all(len(line) <= chars for line in lines)
+        assert not beside or len(beside) + end_chars <= chars
+        text = "\n".join([*lines, beside])
+        if len(name_a) + len(name_b) + 3 <= chars:
+            assert lines == [f"{name_a} \u2194 {name_b}"] and beside == ""
+        for name, room in ((name_a, chars), (name_b, chars - 2)):
+            if len(name) <= room:
+                assert name in text
+            else:
+                cut = [line.lstrip("\u2194 ") for line in text.split("\n") if "\u2026" in line]
+                assert any(line[0] == name[0] and line.endswith(name[-1]) for line in cut)
 
 
 def test_a_label_that_would_run_under_the_sidebar_goes_left_of_its_arrow(layout):

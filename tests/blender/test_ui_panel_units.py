@@ -388,6 +388,16 @@ def test_result_rows_show_both_names_in_full_at_the_default_sidebar_width(panel_
     assert labels == [result.label, "depth 0.1 m"]
 
 
+def test_long_names_take_a_line_each_at_the_default_sidebar_width(panel_module, empty_scene):
+    """Two names too long for one line of the default sidebar: A on the first line, "↔ B" on the second, each in
+    full (they were cut to "Kitch…t.001 ↔ Wall_…l.014"), the value on the second or a third line."""
+    result = empty_scene.collision_inspector.results.add()
+    result.name_a, result.name_b, result.status = "Cabinet_Upper.001", "Backsplash_Panel.014", 'touching'
+    labels = [text for text, _icon in drawn_row(panel_module, empty_scene, result, DEFAULT_SIDEBAR_PX).entries("label")]
+    assert labels[0] == "Cabinet_Upper.001" and "\u2194 Backsplash_Panel.014" in labels
+    assert labels[-1] == "touching"
+
+
 def test_the_status_filter_names_each_status_where_it_fits(panel_module, empty_scene):
     analysed_overlapping_cubes()
     layout = draw(panel_module.COLLISION_INSPECTOR_PT_results)

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..vector.arrays import NEXT_CORNER, PREVIOUS_CORNER
-from .topology import edge_table
+from ..vector.arrays import NEXT_CORNER
 from .trimesh import TriangleMesh
 
 #: A shadow's orientation (a 2 x 2 determinant of coordinate differences) is taken from its float value when that
@@ -27,58 +26,61 @@ def embedded_stars(mesh: TriangleMesh) -> np.ndarray:
 
     Seen along the axis where the faces' summed normal is largest, a vertex is certified when: every face
     around it casts a shadow turning the same way (the exact sign of the normal's component on that axis);
-    every edge at it is used as often in one direction as in the other (the faces' outer edges close up); and
-    the shadows' angles at the vertex add up to one turn. The outer edges then form closed loops each winding
-    at least once around the vertex; one turn in all leaves one loop, visited in angular order, so the shadows
-    cover every point at most once and two faces cannot share an interior point. The angles are floats, each
-    within about 1e-15 of its exact value, and the exact sum is a whole number of turns, so rounding decides it.
+    every edge at it is used as often in one direction as in the other (``balanced_vertices``: the faces' outer
+    edges close up); and exactly one face's shadow meets the ray from the vertex along the shadow plane's first
+    axis (exact comparisons of coordinates). The outer edges then form closed loops, each turning forward
+    around the vertex at every step and so crossing the ray at least once; one crossing in all leaves a single
+    loop winding once, a simple polygon, so the shadows cover every point at most once and two faces cannot
+    share an interior point.
     """
     triangles = mesh.triangles
     count = len(mesh.vertices)
     if not len(triangles):
         return np.zeros(count, bool)
-    # coordinate k of corner c of every face, one contiguous row each, and the edges from corner c to corner c + 1
+    # coordinate k of corner c of every face, one contiguous row each
     coordinates = np.ascontiguousarray(mesh.corners.transpose(2, 1, 0))
-    edges = coordinates[:, NEXT_CORNER] - coordinates
+    first, second = coordinates[:, 1] - coordinates[:, 0], coordinates[:, 2] - coordinates[:, 0]
     low, high = PRODUCT_WINDOW
     # per face and axis: the exact sign of its normal's component (its shadow's turn seen along it), 0 when unsure
     signs, sums = [], np.zeros((3, count))
     for axis in range(3):
-        left, right = _products(edges[:, 0], -edges[:, 2], axis)
+        u, w = (axis + 1) % 3, (axis + 2) % 3
+        left, right = first[u] * second[w], first[w] * second[u]
         value, size = left - right, np.abs(left) + np.abs(right)
         signs.append(np.where((np.abs(value) > ORIENTATION_FILTER * size) & (size > low) & (size < high),
                               np.sign(value), 0.0))
         sums[axis] = sum(np.bincount(triangles[:, c], weights=value, minlength=count) for c in range(3))
     axis_of = np.argmax(np.abs(sums), axis=0)
-    expected = np.sign(sums[axis_of, np.arange(count)])
-    # per corner: its shadow's angle at the vertex, or two turns when its face turns the wrong way
-    angles = np.zeros(count)
+    turn_of = np.sign(sums[axis_of, np.arange(count)])
+    # per corner: 1 when its face's shadow meets the ray from the vertex along the shadow plane's first axis
+    # (its edge from the next corner to the previous one crosses the ray, counted once where the edge starts or
+    # ends on it), far more when the face turns the wrong way
+    crossings = np.zeros(count)
     for c in range(3):
         vertex = triangles[:, c]
-        axis = axis_of[vertex]
+        axis, turn = axis_of[vertex], turn_of[vertex]
         x, y = axis == 0, axis == 1
-        ahead, behind = edges[:, c], -edges[:, (c + 2) % 3]
-        sines, cosines = [], []
-        for k in range(3):
-            left, right = _products(ahead, behind, k)
-            sines.append(left - right)
-            u, w = (k + 1) % 3, (k + 2) % 3
-            cosines.append(ahead[u] * behind[u] + ahead[w] * behind[w])
-        turn = np.where(x, signs[0], np.where(y, signs[1], signs[2]))
-        sine = np.abs(np.where(x, sines[0], np.where(y, sines[1], sines[2])))
-        cosine = np.where(x, cosines[0], np.where(y, cosines[1], cosines[2]))
-        size = sine + np.abs(cosine)  # about |ahead| |behind| in the shadow
-        wrong = (turn != expected[vertex]) | ~((size > low) & (size < high))
-        angles += np.bincount(vertex, weights=np.where(wrong, 4.0 * np.pi, np.arctan2(sine, cosine)), minlength=count)
-    # every edge at the vertex balanced: as many faces run along it one way as the other
-    table = edge_table(mesh)
+        across = [np.where(x, coordinates[2, k], np.where(y, coordinates[0, k], coordinates[1, k]))
+                  for k in (c, (c + 1) % 3, (c + 2) % 3)]  # each corner's coordinate across that ray
+        start, end = np.where(turn > 0, across[1], across[2]), np.where(turn > 0, across[2], across[1])
+        meets = (start <= across[0]) & (across[0] < end)
+        wrong = np.where(x, signs[0], np.where(y, signs[1], signs[2])) != turn
+        crossings += np.bincount(vertex, weights=meets + 4.0 * wrong, minlength=count)
+    return (crossings == 1.0) & balanced_vertices(triangles, count)
+
+
+def balanced_vertices(triangles: np.ndarray, count: int) -> np.ndarray:
+    """(N,) bool: the vertices each of whose edges is used by as many faces one way as the other."""
+    tails, heads = triangles.ravel(), triangles[:, NEXT_CORNER].ravel()
+    if count >= 2 ** 31:
+        raise ValueError(f"too many vertices ({count}) for 63-bit edge keys")
+    low, high = np.minimum(tails, heads), np.maximum(tails, heads)
+    keys = np.sort(((low * count + high) << 1) | (tails > heads))  # an edge's uses, those running down last
+    edge = keys >> 1
+    starts = np.flatnonzero(np.r_[True, edge[1:] != edge[:-1]])
+    down = np.add.reduceat(keys & 1, starts)
+    uneven = edge[starts[2 * down != np.diff(np.r_[starts, len(keys)])]]
     balanced = np.ones(count, bool)
-    balanced[table.edges[2 * table.forward_uses != table.uses].ravel()] = False
-    return balanced & (np.abs(angles / (2.0 * np.pi) - 1.0) < 0.25)
-
-
-def _products(first: np.ndarray, second: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
-    """The two products whose difference is the ``axis`` component of ``first x second`` ((3, M) rows of
-    coordinates): the 2 x 2 determinant of their shadows seen along that axis."""
-    u, w = (axis + 1) % 3, (axis + 2) % 3
-    return first[u] * second[w], first[w] * second[u]
+    balanced[uneven // count] = False
+    balanced[uneven % count] = False
+    return balanced

@@ -23,9 +23,9 @@ from .weld import exact_representatives
 SIDE_FILTER = 1e-13
 #: Segment ends closer than about this fraction of the mesh's size join their segments into one curve.
 JOIN_DISTANCE = 1e-9
-#: Grid cells are this many times the median box (its largest side): larger cells list more pairs per cell,
-#: smaller ones enter each box in more cells.
-CELL_SIZE = 1.0
+#: Grid cells are this many times the median box (its largest side): larger cells list more pairs per cell (one
+#: subtraction each), smaller ones enter each box in more cells (sorted, each with two words).
+CELL_SIZE = 2.0
 #: Candidate pairs decided per block: bounds the memory of the (pairs, 3, 3) corner arrays.
 PAIRS_PER_BLOCK = 1 << 19
 
@@ -66,14 +66,15 @@ class SelfIntersection:
         return np.unique(self.pairs)
 
 
-def self_candidate_pairs(mesh: TriangleMesh) -> Iterator[np.ndarray]:
-    """Blocks of (K, 2) triangle pairs ``(i, j)``, i < j, whose boxes overlap (touching counts; boxes less than
-    1/128 of a grid cell apart may be listed too), each pair once.
+def self_candidate_pairs(mesh: TriangleMesh, corner_labels: np.ndarray | None = None) -> Iterator[np.ndarray]:
+    """Blocks of (K, 2) triangle pairs ``(i, j)``, i < j, whose boxes overlap (touching counts), each pair once;
+    with ``corner_labels`` ((M, 3) integers), less the pairs whose triangles share a label.
 
-    A uniform grid with cells the size of the median box: each triangle is entered in the cells its box
+    A uniform grid with cells ``CELL_SIZE`` times the median box: each triangle is entered in the cells its box
     meets, the pairs of each cell are listed, and a pair is kept only in the cell holding the larger corner
     of the two boxes' lows (which both boxes meet when they overlap), so no pair is listed twice and no sort
-    is needed. Both tests are one subtraction of two 64-bit words per listed pair (``_entry_words``). Boxes
+    is needed. Both tests are one subtraction of two 64-bit words per listed pair (``_entry_words``, boxes
+    rounded outwards to 1/128 of a cell), the boxes themselves are compared for the pairs that pass. Boxes
     meeting more than ``GRID_CELLS_PER_BOX`` cells are paired with all boxes by a sweep instead
     (``overlapping_pairs_between``).
     """
@@ -126,6 +127,7 @@ def self_candidate_pairs(mesh: TriangleMesh) -> Iterator[np.ndarray]:
     order = np.argsort(keys, kind="stable")  # (a merge of sorted runs)
     keys = keys[order]
     owner = np.concatenate(owners).astype(np.int32)[order]
+    labels = None if corner_labels is None else [np.ascontiguousarray(corner_labels[:, k])[owner] for k in range(3)]
     ahead, behind = (np.concatenate(part)[order] for part in zip(*words))
     del owners, words, order
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
@@ -140,13 +142,24 @@ def self_candidate_pairs(mesh: TriangleMesh) -> Iterator[np.ndarray]:
         i = np.repeat(np.arange(begin, end), counts)
         j = i + 1 + np.arange(len(i)) - np.repeat(np.cumsum(counts) - counts, counts)
         begin = end
-        keep = ((ahead[j] - behind[i]) & _GUARDS) == _GUARDS
-        a, b = owner[i[keep]], owner[j[keep]]
+        keep = np.flatnonzero(((ahead[j] - behind[i]) & _GUARDS) == _GUARDS)
+        i, j = i[keep], j[keep]
+        if labels is not None:
+            keep = ~_share_label([column[i] for column in labels], [column[j] for column in labels])
+            i, j = i[keep], j[keep]
+        a, b = owner[i], owner[j]
+        low_a, high_a, low_b, high_b = lows[a], highs[a], lows[b], highs[b]  # the boxes themselves, column by
+        keep = (low_a[:, 0] <= high_b[:, 0]) & (low_b[:, 0] <= high_a[:, 0])  # column (numpy's reductions over 3
+        keep &= (low_a[:, 1] <= high_b[:, 1]) & (low_b[:, 1] <= high_a[:, 1])  # are slow)
+        keep &= (low_a[:, 2] <= high_b[:, 2]) & (low_b[:, 2] <= high_a[:, 2])
+        a, b = a[keep], b[keep]
         yield np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1).astype(np.int64)
     if len(wide):  # paired with every box they meet: the narrow ones, and the wide ones after them
         pairs = overlapping_pairs_between(lows[wide], highs[wide], lows, highs)
         wide_box, other = wide[pairs[:, 0]], pairs[:, 1]
         keep = (cells[other] <= GRID_CELLS_PER_BOX) | (other > wide_box)
+        if corner_labels is not None:
+            keep &= ~_share_label(corner_labels[wide_box].T, corner_labels[other].T)
         yield np.sort(np.stack([wide_box[keep], other[keep]], axis=1), axis=1)
 
 
@@ -182,9 +195,7 @@ def self_intersection(mesh: TriangleMesh) -> SelfIntersection:
     crossing, folded, segments, names = [np.zeros((0, 2), np.int64)], [np.zeros((0, 2), np.int64)], \
         [np.zeros((0, 2, 3))], [np.zeros((0, 2, 3), np.int64)]
     planes = _Planes.of(mesh)
-    corner_labels = _star_labels(mesh)
-    for block in self_candidate_pairs(mesh):
-        block = block[~_share_label(corner_labels, block)]
+    for block in self_candidate_pairs(mesh, _star_labels(mesh)):
         crosses, coplanar, ends, end_names = _decide(mesh, planes, block)
         crossing.append(block[crosses])
         folded.append(block[coplanar])
@@ -201,20 +212,20 @@ def self_intersection(mesh: TriangleMesh) -> SelfIntersection:
 
 
 def _star_labels(mesh: TriangleMesh) -> np.ndarray:
-    """(M, 3) int64: each corner's vertex when its star is certified embedded (``embedded_stars``), else a label
-    of its own (negative), so that two faces share a label exactly when they share a certified vertex."""
+    """(M, 3): each corner's vertex when its star is certified embedded (``embedded_stars``), else a label of its
+    own (negative), so that two faces share a label exactly when they share a certified vertex (then they only
+    touch: nothing to decide)."""
     triangles = mesh.triangles
-    own = -1 - np.arange(triangles.size, dtype=np.int64).reshape(triangles.shape)
-    return np.where(embedded_stars(mesh)[triangles], triangles, own)
+    kind = np.int32 if triangles.size < 2 ** 31 and len(mesh.vertices) < 2 ** 31 else np.int64
+    own = -1 - np.arange(triangles.size, dtype=kind).reshape(triangles.shape)
+    return np.where(embedded_stars(mesh)[triangles], triangles.astype(kind), own)
 
 
-def _share_label(labels: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-    """Per pair: whether its faces share a certified vertex (then they only touch; nothing to decide)."""
-    first, second = labels[pairs[:, 0]], labels[pairs[:, 1]]
-    shared = np.zeros(len(pairs), bool)
-    for k in range(3):
-        column = first[:, k]
-        shared |= (column == second[:, 0]) | (column == second[:, 1]) | (column == second[:, 2])
+def _share_label(first: list, second: list) -> np.ndarray:
+    """Per pair: whether its two triangles' labels (three columns each) have one in common."""
+    shared = np.zeros(len(first[0]), bool)
+    for column in first:
+        shared |= (column == second[0]) | (column == second[1]) | (column == second[2])
     return shared
 
 

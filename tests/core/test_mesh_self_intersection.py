@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import mesh_fixtures as fx
-from core.mesh.embedded_stars import embedded_stars
+from core.mesh.embedded_stars import balanced_vertices, embedded_stars
 from core.mesh.self_intersection import orient_2d, self_candidate_pairs, self_intersection
 
 
@@ -264,3 +264,14 @@ def test_coplanar_fold_between_faces_sharing_an_edge_inside_a_closed_surface():
     assert (2, 3) in expected and not embedded_stars(folded)[[5, 7]].any()
     assert {tuple(pair) for pair in found.pairs.tolist()} == expected
     assert found.coplanar[np.flatnonzero((found.pairs == [2, 3]).all(1))].all()
+
+
+def test_balanced_vertices_are_those_whose_edges_run_both_ways_equally():
+    sphere = fx.uv_sphere(1.0, 6, 8)
+    assert balanced_vertices(sphere.triangles, len(sphere.vertices)).all()
+    opened = sphere.triangles[1:]  # the first face's corners now have an edge used one way only
+    balanced = balanced_vertices(opened, len(sphere.vertices))
+    assert set(np.flatnonzero(~balanced)) == set(sphere.triangles[0])
+    flipped = sphere.triangles.copy()
+    flipped[0] = flipped[0, ::-1]  # its three edges now run the same way as their neighbours' uses
+    assert set(np.flatnonzero(~balanced_vertices(flipped, len(sphere.vertices)))) == set(sphere.triangles[0])

@@ -188,7 +188,7 @@ class COLLISION_INSPECTOR_PT_tolerances(_SettingsSubpanel, bpy.types.Panel):
             layout.label(text=f"Tolerance is {format_length(settings.tolerance, scene)}", icon='INFO')  # the field shows 0
         layout.prop(settings, "touch_tolerance")
         layout.prop(settings, "clearance")
-        layout.prop(settings, "max_iterations")
+        layout.prop(settings, "max_iterations", text="Max Iterations (0 = auto)")  # a bare 0 reads as "none"
         layout.prop(settings, "use_hulls")
 
 

@@ -411,8 +411,8 @@ def test_the_marker_toggle_is_labelled(panel_module, empty_scene):
 
 def test_the_iteration_cap_says_what_0_means(panel_module, empty_scene):
     """Its default, 0, is automatic (a cap that grows with the shapes), not no iterations: the field says so."""
-    assert ("max_iterations", "Max Iterations (0 = auto)") in draw(panel_module.COLLISION_INSPECTOR_PT_tolerances).entries(
-        "text")
+    texts = draw(panel_module.COLLISION_INSPECTOR_PT_tolerances).entries("text")
+    assert ("max_iterations", "Max Iterations (0 = auto)") in texts
 
 
 def test_a_tolerance_too_small_for_its_field_is_written_out(panel_module, empty_scene):

@@ -35,8 +35,11 @@ def exact_integers(values: np.ndarray) -> np.ndarray:
     mantissa, exponent = np.frexp(values)
     integers = (mantissa * 2.0 ** 53).astype(np.int64)
     exponent = exponent.astype(np.int64) - 53
-    shift = exponent[integers != 0].min(initial=0)
-    return integers.astype(object) * (2 ** (exponent - shift).astype(object))
+    nonzero = integers != 0
+    shift = exponent[nonzero].min(initial=0)
+    # (a zero's own exponent may lie below the shift: 2 to a negative power is a float, which would turn the
+    # zero, and every sum it enters, into a rounded float)
+    return integers.astype(object) * (2 ** np.where(nonzero, exponent - shift, 0).astype(object))
 
 
 def _tie_vectors(p0, p1, p2, p3, tie: str):

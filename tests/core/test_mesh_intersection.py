@@ -1,5 +1,7 @@
 """Triangle-pair and surface intersection, and winding numbers, against independent references."""
 
+from fractions import Fraction
+
 import manifold3d
 import numpy as np
 import pytest
@@ -8,7 +10,7 @@ import mesh_fixtures as fx
 from core.mesh import Solid
 from core.mesh.intersection import (MeshPairs, chain_segments, default_tolerance, surface_intersection,
                                     surfaces_cross, surfaces_overlap)
-from core.mesh.triangle_intersection import intersect_triangle_pairs
+from core.mesh.triangle_intersection import exact_integers, intersect_triangle_pairs, orientation_signs
 from core.mesh.volume import overlap_volume
 from core.mesh.inside import contains, solid_angle_windings
 from generators import random_rotation
@@ -30,6 +32,30 @@ def reference_segment(t, s):
     start = max((ends[0][0], ends[1][0]), key=lambda p: p @ direction)
     end = min((ends[0][1], ends[1][1]), key=lambda p: p @ direction)
     return (start, end) if start @ direction < end @ direction else None
+
+
+def test_exact_integers_keep_zeros_integers_beside_large_values():
+    values = exact_integers(np.array([0.0, 1.0, 3.0, 2.0 ** 40]))
+    assert all(type(value) is int for value in values)  # a float zero turns every sum it enters into a float
+    assert values[0] == 0 and values[2] == 3 * values[1] and values[3] == 2 ** 40 * values[1]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_orientation_signs_exact_on_large_coordinates_with_a_zero_corner(seed):
+    """Nearly flat tetrahedra on integer coordinates of up to 2^40 with one corner at the origin: the float filter
+    cannot decide them, and the exact recomputation must (against rational arithmetic)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(40):
+        scale = 2.0 ** rng.integers(20, 40)
+        u, v = np.round(rng.uniform(1, 2, 3) * scale), np.round(rng.uniform(1, 2, 3) * scale)
+        w = u + v
+        w[rng.integers(3)] += rng.choice([-1.0, 0.0, 1.0])
+        rows = [[Fraction(float(x)) for x in point] for point in (u, v, w)]
+        determinant = (rows[0][0] * (rows[1][1] * rows[2][2] - rows[1][2] * rows[2][1])
+                       - rows[0][1] * (rows[1][0] * rows[2][2] - rows[1][2] * rows[2][0])
+                       + rows[0][2] * (rows[1][0] * rows[2][1] - rows[1][1] * rows[2][0]))
+        expected = (determinant > 0) - (determinant < 0)
+        assert int(orientation_signs(np.zeros(3), u, v, w, None)) == expected
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -36,7 +36,8 @@ def _ear_clip(profile: np.ndarray) -> np.ndarray:
 
 
 def _in_triangle(point: np.ndarray, corners: np.ndarray) -> bool:
-    signs = [np.cross(corners[(k + 1) % 3] - corners[k], point - corners[k]) for k in range(3)]
+    edges = [(corners[(k + 1) % 3] - corners[k], point - corners[k]) for k in range(3)]
+    signs = [u[0] * v[1] - u[1] * v[0] for u, v in edges]  # (np.cross of 2-vectors is deprecated)
     return all(s >= 0.0 for s in signs) or all(s <= 0.0 for s in signs)
 
 

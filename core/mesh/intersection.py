@@ -7,14 +7,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
 from ..broadphase.sort_and_sweep import overlapping_pairs_between
 from ..validation import as_length
 from .bvh import TriangleBVH, leaf_pair_triangles, near_leaf_pairs
+from .stacked import stack_meshes, stacked_candidates, stacked_together
 from .topology import EdgeTable, edge_table, label_components
-from .triangle_intersection import (PairCrossings, coplanar_mask, coplanar_overlap_areas, pair_crossings,
+from .triangle_intersection import (PairCrossings, coplanar_mask, coplanar_overlap_areas, may_meet, pair_crossings,
                                     proper_mask)
 from .trimesh import TriangleMesh
 
@@ -37,23 +39,39 @@ class MeshPairs:
     """Every candidate triangle pair of two meshes and how its triangles' edges pierce each other.
 
     ``pairs`` (K, 2): (triangle of A, triangle of B). ``crossings``: the ``PairCrossings`` of all pairs.
+    ``tolerance`` and ``size`` (the larger mesh's): scalars, or one per pair when the meshes are stacks of many
+    (``stacked``).
     """
 
     mesh_a: TriangleMesh
     mesh_b: TriangleMesh
     pairs: np.ndarray
     crossings: PairCrossings
-    tolerance: float
+    tolerance: float | np.ndarray
+    size: float | np.ndarray
 
     @classmethod
     def build(cls, mesh_a: TriangleMesh, mesh_b: TriangleMesh, tolerance: float,
               trees: tuple[TriangleBVH, TriangleBVH] | None = None) -> "MeshPairs":
         """The candidate pairs (``candidate_pairs``) and their crossings."""
-        pairs = candidate_pairs(mesh_a, mesh_b, tolerance, trees)
+        return cls.of_pairs(mesh_a, mesh_b, candidate_pairs(mesh_a, mesh_b, tolerance, trees), tolerance,
+                            max(mesh_a.size, mesh_b.size))
+
+    @classmethod
+    def of_pairs(cls, mesh_a: TriangleMesh, mesh_b: TriangleMesh, pairs: np.ndarray, tolerance: float | np.ndarray,
+                 size: float | np.ndarray, meeting_only: bool = False) -> "MeshPairs":
+        """The crossings of the given candidate ``pairs``; with ``meeting_only``, of those that may cross or lie in one
+        plane (``may_meet``) only: the others add no piercing, segment or patch."""
         t, s = pairs[:, 0], pairs[:, 1]
-        crossings = pair_crossings(mesh_a.corners[t], mesh_a.triangles[t], mesh_a.area_normals[t],
-                                   mesh_b.corners[s], mesh_b.triangles[s], mesh_b.area_normals[s])
-        return cls(mesh_a, mesh_b, pairs, crossings, tolerance)
+        corners_a, normals_a, corners_b, normals_b = (mesh_a.corners[t], mesh_a.area_normals[t], mesh_b.corners[s],
+                                                      mesh_b.area_normals[s])
+        if meeting_only:
+            keep = np.flatnonzero(may_meet(corners_a, normals_a, corners_b, normals_b, tolerance, size))
+            pairs, t, s, corners_a, normals_a, corners_b, normals_b = (
+                values[keep] for values in (pairs, t, s, corners_a, normals_a, corners_b, normals_b))
+            tolerance, size = (value[keep] if isinstance(value, np.ndarray) else value for value in (tolerance, size))
+        crossings = pair_crossings(corners_a, mesh_a.triangles[t], normals_a, corners_b, mesh_b.triangles[s], normals_b)
+        return cls(mesh_a, mesh_b, pairs, crossings, tolerance, size)
 
     @cached_property
     def edges_a(self) -> EdgeTable:
@@ -109,7 +127,8 @@ class MeshPairs:
         t, s = self.pairs[flat, 0], self.pairs[flat, 1]
         area, centroid = coplanar_overlap_areas(self.mesh_a.corners[t], self.mesh_b.corners[s],
                                                 self.mesh_a.area_normals[t])
-        keep = area > self.tolerance * max(self.mesh_a.size, self.mesh_b.size)
+        floor = self.tolerance * self.size
+        keep = area > (floor[flat] if isinstance(floor, np.ndarray) else floor)
         return flat[keep], area[keep], centroid[keep]
 
 
@@ -333,6 +352,60 @@ def surface_intersection(mesh_a: TriangleMesh, mesh_b: TriangleMesh, tolerance: 
     return SurfaceIntersection(np.stack([start, end], axis=1), pairs.segment_pairs, pairs.proper, curves,
                                closed, chain, patch_info[0], _regions(pairs, chain, patch_info), pairs.tolerance,
                                _shares_interior(pairs))
+
+
+class CrossingCurves(NamedTuple):
+    """What a pair's check needs of its surfaces' intersection (``surface_crossings``): ``curves``, ``closed`` and
+    ``shares_interior`` as ``surface_intersection`` gives them."""
+
+    curves: list
+    closed: np.ndarray
+    shares_interior: bool
+
+
+def surface_crossings(pairs: list[tuple[TriangleMesh, TriangleMesh]],
+                      trees: list[tuple[TriangleBVH, TriangleBVH]] | None = None) -> list[CrossingCurves]:
+    """The curves and whether the surfaces share interior, as ``surface_intersection(a, b, trees=...)`` gives them
+    (the same numbers), for every pair (A, B): small pairs' meshes are stacked (``stacked``) and their candidate
+    triangle pairs crossed and chained together, so many small pairs cost about one pair of their total size;
+    pairs too large to screen every triangle pair at once find their candidates alone (down ``trees``), and pairs
+    too large to stack (``stacked_together``) are measured by ``surface_intersection``."""
+    answers: list[CrossingCurves | None] = [None] * len(pairs)
+    together = stacked_together(pairs)
+    for k in [k for k, small in enumerate(together) if not small]:
+        found = surface_intersection(*pairs[k], trees=None if trees is None else trees[k])
+        answers[k] = CrossingCurves(found.curves, found.closed, found.shares_interior)
+    small = [k for k, small in enumerate(together) if small]
+    for k, answer in zip(small, _stacked_crossings([pairs[k] for k in small],
+                                                   None if trees is None else [trees[k] for k in small])):
+        answers[k] = answer
+    return answers
+
+
+def _stacked_crossings(pairs: list[tuple[TriangleMesh, TriangleMesh]],
+                       trees: list[tuple[TriangleBVH, TriangleBVH]] | None) -> list[CrossingCurves]:
+    if not pairs:
+        return []
+    stack_a, stack_b = stack_meshes([a for a, _ in pairs]), stack_meshes([b for _, b in pairs])
+    tolerances = np.array([default_tolerance(a, b, None) for a, b in pairs])
+    sizes = np.array([max(a.size, b.size) for a, b in pairs])
+    rows = stacked_candidates(stack_a, stack_b, tolerances, FLAT_PAIRS, lambda k: candidate_pairs(
+        *pairs[k], float(tolerances[k]), None if trees is None else trees[k]))
+    owner = stack_a.owner[rows[:, 0]]
+    found = MeshPairs.of_pairs(stack_a.mesh, stack_b.mesh, rows, tolerances[owner], sizes[owner], meeting_only=True)
+    curves, closed, chain = _curves(found)
+    segment_owner = stack_a.owner[found.segment_pairs[:, 0]]
+    chain_owner = np.zeros(len(closed), dtype=np.int64)
+    chain_owner[chain] = segment_owner
+    shares = np.zeros(len(pairs), dtype=bool)
+    shares[segment_owner[found.proper]] = True
+    flat = found.coplanar[0]
+    t, s = found.pairs[flat, 0], found.pairs[flat, 1]
+    facing = np.einsum("ij,ij->i", stack_a.mesh.area_normals[t], stack_b.mesh.area_normals[s]) > 0.0
+    shares[stack_a.owner[t[facing]]] = True
+    bounds = np.searchsorted(chain_owner, np.arange(len(pairs) + 1))
+    return [CrossingCurves(curves[first:last], closed[first:last], bool(shared))
+            for first, last, shared in zip(bounds[:-1].tolist(), bounds[1:].tolist(), shares.tolist())]
 
 
 def surfaces_overlap(mesh_a: TriangleMesh, mesh_b: TriangleMesh, tolerance: float | None = None,

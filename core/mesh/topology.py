@@ -132,8 +132,13 @@ def share_topology(source: TriangleMesh, target: TriangleMesh) -> None:
 def set_topology(mesh: TriangleMesh, table: EdgeTable, parts: tuple[np.ndarray, int]) -> None:
     """Give ``mesh`` its edge table and loose parts (``edge_table``, ``loose_parts``) computed elsewhere: for many
     meshes at once (``classify``)."""
-    mesh.__dict__[f"_{edge_table.__name__}"] = table
+    set_edge_table(mesh, table)
     mesh.__dict__[f"_{loose_parts.__name__}"] = parts
+
+
+def set_edge_table(mesh: TriangleMesh, table: EdgeTable) -> None:
+    """Give ``mesh`` its edge table (``edge_table``) computed elsewhere: for meshes stacked from others."""
+    mesh.__dict__[f"_{edge_table.__name__}"] = table
 
 
 def renumber_topology(source: TriangleMesh, target: TriangleMesh, index: np.ndarray) -> None:

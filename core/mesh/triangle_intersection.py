@@ -268,6 +268,41 @@ def pair_heights(corners_a: np.ndarray, normals_a: np.ndarray, corners_b: np.nda
             plane_values(corners_b, corners_a[:, None, 0], normals_a[:, None]) / scale_a)
 
 
+#: ``may_meet`` takes a corner's side of a plane as certain beyond this share of its determinant's permanent: far
+#: beyond the rounding of the plane value (a few 1e-16 of it; ``orientation_signs`` trusts 4e-15).
+_SURE_SIDE = 1e-12
+
+
+def may_meet(corners_a: np.ndarray, normals_a: np.ndarray, corners_b: np.ndarray, normals_b: np.ndarray,
+             tolerance, size) -> np.ndarray:
+    """(K,) triangle pairs that may cross in the perturbed model or lie in one plane within ``tolerance`` (scalars
+    or per pair; ``size`` as for ``apart_on_common_line``). The others find nothing in ``pair_crossings`` (no
+    piercing, no segment, no coplanar overlap): one triangle's corners lie certainly on one side of the other's
+    plane, or both straddle the other's plane and are clearly apart along the planes' common line."""
+    a_heights, b_heights = pair_heights(corners_a, normals_a, corners_b, normals_b)
+    meet = ~(_one_side(corners_a, a_heights, corners_b, normals_b) | _one_side(corners_b, b_heights, corners_a,
+                                                                                normals_a)) \
+        | coplanar_heights(a_heights, b_heights, tolerance)
+    tolerance, size = (np.broadcast_to(value, meet.shape) for value in (tolerance, size))
+    straddle = np.flatnonzero(meet & straddling(a_heights, b_heights, tolerance))
+    meet[straddle[apart_on_common_line(corners_a[straddle], normals_a[straddle], a_heights[straddle],
+                                       corners_b[straddle], normals_b[straddle], b_heights[straddle],
+                                       tolerance[straddle], size[straddle])]] = False
+    return meet
+
+
+def _one_side(points: np.ndarray, heights: np.ndarray, corners: np.ndarray, normals: np.ndarray) -> np.ndarray:
+    """(K,) whether the three ``points`` (K, 3, 3), at ``heights`` (``pair_heights``) over the planes of ``corners``,
+    lie certainly on one side: each height beyond ``_SURE_SIDE`` x its determinant's permanent / |normal|."""
+    origin = corners[:, 0]
+    d1, d2 = corners[:, 1] - origin, corners[:, 2] - origin
+    terms = np.abs(d1[:, [1, 2, 0]] * d2[:, [2, 0, 1]]) + np.abs(d1[:, [2, 0, 1]] * d2[:, [1, 2, 0]])
+    scale = np.maximum(np.sqrt(dot(normals, normals)), np.finfo(float).tiny)
+    sure = dot(np.abs(points - origin[:, None]), (_SURE_SIDE * terms / scale[:, None])[:, None])
+    above, below = heights > sure, heights < -sure
+    return (above[:, 0] & above[:, 1] & above[:, 2]) | (below[:, 0] & below[:, 1] & below[:, 2])
+
+
 def straddling(a_heights: np.ndarray, b_heights: np.ndarray, tolerance) -> np.ndarray:
     """Pairs each of whose triangles has corners more than ``tolerance`` (scalar or per pair) on both sides of the
     other's plane: the only pairs that can cross for real (``proper_mask``)."""

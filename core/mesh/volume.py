@@ -5,13 +5,12 @@ See docs/architecture.md, section "Mesh: overlap volume".
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
-from .intersection import MeshPairs, default_tolerance
 from .inside import crossing_windings
-from .topology import EdgeTable, edge_table, label_components
+from .intersection import FLAT_PAIRS, MeshPairs, candidate_pairs, default_tolerance
+from .stacked import StackedMeshes, stack_meshes, stacked_candidates, stacked_together
+from .topology import EdgeTable, label_components
 from .trimesh import TriangleMesh
 
 
@@ -23,21 +22,27 @@ def mesh_volume(mesh: TriangleMesh) -> float:
     return float(np.einsum("ij,ij->i", c[:, 0], np.cross(c[:, 1], c[:, 2])).sum() / 6.0)
 
 
-def _vertex_inside(mesh: TriangleMesh, table: EdgeTable, crossings_per_edge: np.ndarray, other: TriangleMesh,
-                   points_move: bool) -> np.ndarray:
-    """Inside/outside of every vertex: parities along the edges of ``mesh``'s triangles, anchored once per
-    connected piece by a vertex strictly outside ``other``'s box (so outside ``other``), or else by a ray."""
+def _vertex_inside(side: StackedMeshes, crossings_per_edge: np.ndarray, boxes: tuple[np.ndarray, np.ndarray],
+                   others: list[TriangleMesh], points_move: bool) -> np.ndarray:
+    """Inside/outside of every vertex of the stacked meshes, mesh k against ``others[k]`` (whose vertices' box is
+    ``boxes[.][k]``): parities along the edges of the kept triangles, anchored once per connected piece by a vertex
+    strictly outside the other's box (so outside it), or else by a ray."""
+    mesh, table = side.mesh, side.table
     used_edges = np.unique(table.triangle_edges)
     first, second = table.edges[used_edges].T
     root, relation = label_components(len(mesh.vertices), first, second, crossings_per_edge[used_edges] & 1)
     used = np.unique(mesh.triangles)
-    points, (low, high) = mesh.vertices[used], _box(other)
-    outside = used[((points < low) | (points > high)).any(axis=1)]
+    owner = np.searchsorted(side.vertex_starts, used, side="right") - 1
+    points, (low, high) = mesh.vertices[used], boxes
+    outside = used[((points < low[owner]) | (points > high[owner])).any(axis=1)]
     anchored = np.full(len(mesh.vertices), -1, np.int64)
     anchored[root[outside]] = relation[outside]  # state(root) = state(v) ^ relation(v), and v is outside
     roots = np.unique(root[used])
     unknown = roots[anchored[roots] < 0]
-    anchored[unknown] = crossing_windings(other, mesh.vertices[unknown], points_move) & 1  # parity
+    unknown_owner = np.searchsorted(side.vertex_starts, unknown, side="right") - 1
+    for k in np.unique(unknown_owner).tolist():
+        ask = unknown[unknown_owner == k]
+        anchored[ask] = crossing_windings(others[k], mesh.vertices[ask], points_move) & 1  # parity
     return (np.maximum(anchored, 0)[root] ^ relation).astype(bool)
 
 
@@ -93,39 +98,43 @@ def _piercings(pairs: MeshPairs, side: str, table: EdgeTable):
     return edge[unique], params[pair_index, corner][unique], points[pair_index, corner][unique]
 
 
-def _side_pieces(pairs: MeshPairs, side: str, table: EdgeTable, other: TriangleMesh):
-    """Boundary pieces (triangle, P, Q) of (one mesh's triangles) ∩ (the ``other`` mesh's solid, whole:
-    ``pairs`` may hold only the triangles near it); ``table``: the edges of the side's triangles."""
-    mesh = pairs.mesh_a if side == "a" else pairs.mesh_b
-    edge, param, point = _piercings(pairs, side, table)
-    crossed = np.bincount(edge, minlength=len(table.edges))
-    inside = _vertex_inside(mesh, table, crossed, other, points_move=side == "b")
-    triangle, p, q = _edge_pieces(table, *_inside_intervals(mesh, table, edge, param, point, crossed, inside))
+def _side_pieces(pairs: MeshPairs, side: str, part: StackedMeshes, boxes: tuple[np.ndarray, np.ndarray],
+                 others: list[TriangleMesh]):
+    """Boundary pieces (owning pair, triangle corner, P, Q) of (one side's triangles) ∩ (the other mesh's solid,
+    whole: ``part`` and ``pairs`` may hold only the triangles near it), the edge pieces then the crossing segments;
+    ``boxes``, ``others``: each pair's other mesh and its vertices' box."""
+    edge, param, point = _piercings(pairs, side, part.table)
+    crossed = np.bincount(edge, minlength=len(part.table.edges))
+    inside = _vertex_inside(part, crossed, boxes, others, points_move=side == "b")
+    triangle, p, q = _edge_pieces(part.table, *_inside_intervals(part.mesh, part.table, edge, param, point, crossed,
+                                                                 inside))
     start, end = pairs.segment_ends
     own = pairs.segment_pairs[:, 0 if side == "a" else 1]
     seg_p, seg_q = (start, end) if side == "a" else (end, start)
-    corners = mesh.corners[:, 0]
-    return (np.concatenate([corners[triangle], corners[own]]), np.concatenate([p, seg_p]),
-            np.concatenate([q, seg_q]))
+    corners = part.mesh.corners[:, 0]
+    return (part.owner[np.concatenate([triangle, own])], np.concatenate([corners[triangle], corners[own]]),
+            np.concatenate([p, seg_p]), np.concatenate([q, seg_q]))
 
 
-def _near_part(mesh: TriangleMesh, box: tuple[np.ndarray, np.ndarray], margin: float
-               ) -> tuple[TriangleMesh, EdgeTable]:
-    """The triangles of ``mesh`` whose boxes meet ``box`` inflated by ``margin``, on the mesh's own vertices,
-    and their edges (numbered as in the whole mesh's table). The others lie strictly outside the box, so
-    outside any solid it bounds, even after an infinitesimal move: they add nothing to an overlap."""
-    low, high = box
-    keep = np.flatnonzero(np.all((mesh.lows <= high + margin) & (mesh.highs >= low - margin), axis=1))
-    table = edge_table(mesh)
-    if len(keep) == len(mesh.triangles):
-        return mesh, table
-    part = TriangleMesh(mesh.vertices, mesh.triangles[keep])
-    return part, replace(table, triangle_edges=table.triangle_edges[keep], forward=table.forward[keep])
+def _near(stacked: StackedMeshes, boxes: tuple[np.ndarray, np.ndarray], margins: np.ndarray) -> StackedMeshes:
+    """The triangles of each stacked mesh k whose boxes meet ``boxes[.][k]`` inflated by ``margins[k]``, on the
+    meshes' own vertices and edges. The others lie strictly outside the box, so outside any solid it bounds, even
+    after an infinitesimal move: they add nothing to an overlap."""
+    owner, mesh = stacked.owner, stacked.mesh
+    (low, high), margin = boxes, margins[:, None]
+    return stacked.kept(np.all((mesh.lows <= (high + margin)[owner]) & (mesh.highs >= (low - margin)[owner]), axis=1))
 
 
-def _box(mesh: TriangleMesh) -> tuple[np.ndarray, np.ndarray]:
-    """The box of the mesh's vertices: a closed mesh's solid lies within it."""
-    return mesh.vertices.min(axis=0), mesh.vertices.max(axis=0)
+def _boxes(stacked: StackedMeshes) -> tuple[np.ndarray, np.ndarray]:
+    """The boxes (n, 3) of each stacked mesh's vertices: a closed mesh's solid lies within its box."""
+    vertices, starts = stacked.mesh.vertices, stacked.vertex_starts[:-1]
+    return np.minimum.reduceat(vertices, starts, axis=0), np.maximum.reduceat(vertices, starts, axis=0)
+
+
+def _kept_of(stacked: StackedMeshes, k: int) -> TriangleMesh:
+    """Stacked mesh k's kept triangles, on the stack's vertices (their boxes and count as in the mesh alone)."""
+    first, last = stacked.triangle_starts[k], stacked.triangle_starts[k + 1]
+    return TriangleMesh(stacked.mesh.vertices, stacked.mesh.triangles[first:last])
 
 
 def overlap_volume(mesh_a: TriangleMesh, mesh_b: TriangleMesh) -> tuple[float, np.ndarray | None]:
@@ -136,17 +145,49 @@ def overlap_volume(mesh_a: TriangleMesh, mesh_b: TriangleMesh) -> tuple[float, n
     only touch or share faces are handled as the limit of an infinitesimal generic translation of B.
     Open meshes give a result without meaning. Only the triangles near the other mesh's box are looked at.
     """
-    tolerance = default_tolerance(mesh_a, mesh_b, None)
-    part_a, table_a = _near_part(mesh_a, _box(mesh_b), tolerance)
-    part_b, table_b = _near_part(mesh_b, _box(mesh_a), tolerance)
-    pairs = MeshPairs.build(part_a, part_b, tolerance)
-    both = np.concatenate([mesh_a.vertices, mesh_b.vertices])
-    origin = 0.5 * (both.min(axis=0) + both.max(axis=0))
-    pieces = [_side_pieces(pairs, "a", table_a, mesh_b), _side_pieces(pairs, "b", table_b, mesh_a)]
-    c, p, q = (np.concatenate([piece[k] for piece in pieces]) - origin for k in range(3))
+    return overlap_volumes([(mesh_a, mesh_b)])[0]
+
+
+def overlap_volumes(pairs: list[tuple[TriangleMesh, TriangleMesh]]) -> list[tuple[float, np.ndarray | None]]:
+    """``[overlap_volume(a, b) for a, b in pairs]``, the same numbers, small pairs measured together: their meshes
+    are stacked (``stacked``), their triangle pairs crossed and their boundary pieces found in one pass, and only
+    the sums are taken pair by pair (in each pair's own order). Pairs too large to stack (``stacked_together``)
+    are measured alone."""
+    answers: list[tuple[float, np.ndarray | None]] = [(0.0, None)] * len(pairs)
+    together = stacked_together(pairs)
+    small = [k for k, small in enumerate(together) if small]
+    groups = [small] + [[k] for k, small in enumerate(together) if not small]
+    for group in groups:
+        for k, answer in zip(group, _stacked_volumes([pairs[k] for k in group])):
+            answers[k] = answer
+    return answers
+
+
+def _stacked_volumes(pairs: list[tuple[TriangleMesh, TriangleMesh]]) -> list[tuple[float, np.ndarray | None]]:
+    if not pairs:
+        return []
+    meshes_a, meshes_b = [a for a, _ in pairs], [b for _, b in pairs]
+    stack_a, stack_b = stack_meshes(meshes_a), stack_meshes(meshes_b)
+    box_a, box_b = _boxes(stack_a), _boxes(stack_b)
+    tolerances = np.array([default_tolerance(a, b, None) for a, b in pairs])
+    part_a, part_b = _near(stack_a, box_b, tolerances), _near(stack_b, box_a, tolerances)
+    rows = stacked_candidates(part_a, part_b, tolerances, FLAT_PAIRS, lambda k: candidate_pairs(
+        _kept_of(part_a, k), _kept_of(part_b, k), float(tolerances[k])))
+    owner = part_a.owner[rows[:, 0]]
+    sizes = np.array([max(a.size, b.size) for a, b in pairs])
+    found = MeshPairs.of_pairs(part_a.mesh, part_b.mesh, rows, tolerances[owner], sizes[owner], meeting_only=True)
+    pieces = [_side_pieces(found, "a", part_a, box_b, meshes_b), _side_pieces(found, "b", part_b, box_a, meshes_a)]
+    pair, c, p, q = (np.concatenate([piece[k] for piece in pieces]) for k in range(4))
+    order = np.argsort(pair, kind="stable")  # each pair's pieces in the order it lists them alone
+    origin = 0.5 * (np.minimum(box_a[0], box_b[0]) + np.maximum(box_a[1], box_b[1]))
+    pair = pair[order]
+    c, p, q = (values[order] - origin[pair] for values in (c, p, q))
     volumes = np.einsum("ij,ij->i", c, np.cross(p, q)) / 6.0
-    volume = float(volumes.sum())
-    if volume <= 0.0:
-        return 0.0, None
-    centroid = origin + (volumes[:, None] * (c + p + q)).sum(axis=0) / (4.0 * volume)
-    return volume, centroid
+    moments = volumes[:, None] * (c + p + q)
+    bounds = np.searchsorted(pair, np.arange(len(pairs) + 1))
+    answers: list[tuple[float, np.ndarray | None]] = []
+    for k, (first, last) in enumerate(zip(bounds[:-1].tolist(), bounds[1:].tolist())):
+        volume = float(volumes[first:last].sum())  # summed pair by pair, as for the pair alone
+        answers.append((0.0, None) if volume <= 0.0
+                       else (volume, origin[k] + moments[first:last].sum(axis=0) / (4.0 * volume)))
+    return answers

@@ -207,9 +207,9 @@ def test_objects_whose_boxes_are_apart_are_measured_by_distance_alone(monkeypatc
     """Boxes further apart than the crossing search's tolerance: no crossing to look for, the exact distance
     (against coal) is the answer; boxes that meet still get the search (here: faces touching)."""
     searched = []
-    search = mesh_pairs_module.surface_intersection
-    monkeypatch.setattr(mesh_pairs_module, "surface_intersection",
-                        lambda *args, **keywords: searched.append(1) or search(*args, **keywords))
+    search = mesh_pairs_module.surface_crossings
+    monkeypatch.setattr(mesh_pairs_module, "surface_crossings",
+                        lambda pairs, *rest: searched.extend([1] * len(pairs)) or search(pairs, *rest))
     bracket = l_bracket()
     ring = transformed(torus(major=1.0, minor=0.3), offset=(4.0, 1.0, 0.5))
     assert_apart_like_coal(bracket, ring)

@@ -15,7 +15,7 @@ from ...contact import PENETRATING, TOUCHING, classify
 from ...narrowphase.collide import collide
 from ..distance import MeshDistance, mesh_distance, windowed_mesh_distance
 from ..drag.translated_contact import TranslationStart, translation_start
-from ..intersection import surface_intersection
+from ..intersection import CrossingCurves, surface_crossings
 from ..solid import MESH, Solid
 from .containment import (BATCHED_TRIANGLE_PAIRS, boxes_apart, share_interior, share_interior_moved,
                           shares_interior_after_many)
@@ -96,7 +96,11 @@ def _each(function: Callable) -> Callable[[list[tuple]], list]:
     return lambda requests: [function(*args) for args in requests]
 
 
-_SURFACE_INTERSECTIONS = _each(lambda a, b: surface_intersection(a.mesh, b.mesh, trees=(a.bvh, b.bvh)))
+def _surface_crossings(requests: list[tuple[Solid, Solid]]) -> list[CrossingCurves]:
+    """The surfaces' crossings of every pair, found together (``surface_crossings``, down the objects' trees)."""
+    return surface_crossings([(a.mesh, b.mesh) for a, b in requests], [(a.bvh, b.bvh) for a, b in requests])
+
+
 _APART_DISTANCES = _each(lambda a, b: _apart_distance(a, b))
 _COMMON_BALLS = _each(common_ball)
 _PUSHOUT_WITNESSES = _each(pushout_witnesses)
@@ -111,7 +115,7 @@ def mesh_pair_steps(a: Solid, b: Solid, options: dict
     if boxes_apart(a, b):  # no crossing, no shared face, neither inside the other: only the distance to find
         found = yield Ask(_APART_DISTANCES, (a, b))
         return _apart(a, b, found, (), touch), None
-    crossing = yield Ask(_SURFACE_INTERSECTIONS, (a, b))
+    crossing = yield Ask(_surface_crossings, (a, b))
     curves = tuple(np.vstack([curve, curve[:1]]) if closed else curve
                    for curve, closed in zip(crossing.curves, crossing.closed))
     if not share_interior(a, b, crossing):

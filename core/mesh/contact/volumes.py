@@ -8,7 +8,7 @@ import numpy as np
 from ..convex_volume import convex_overlap_volumes
 from ..parts_union import union_overlap
 from ..solid import HULL, Solid
-from ..volume import overlap_volume
+from ..volume import overlap_volumes
 from .result import pair_method
 
 
@@ -24,7 +24,8 @@ def pair_volume(a: Solid, b: Solid) -> PairVolume:
 
 def pair_volumes(pairs: list[tuple[Solid, Solid]]) -> list[PairVolume]:
     """``pair_volume`` of every pair; pairs of objects convex to rounding (``Solid.exactly_convex``: face planes
-    bound them exactly) are clipped together (``convex_overlap_volumes``)."""
+    bound them exactly) are clipped together (``convex_overlap_volumes``), the others measured together on their
+    surfaces (``overlap_volumes``)."""
     answers: list[PairVolume | None] = [
         (None, None, 0.0) if pair_method(a, b) == HULL or not (a.closed and b.closed) else None for a, b in pairs]
     for k, (a, b) in enumerate(pairs):
@@ -33,8 +34,10 @@ def pair_volumes(pairs: list[tuple[Solid, Solid]]) -> list[PairVolume]:
     convex = [k for k, (a, b) in enumerate(pairs) if answers[k] is None and a.exactly_convex and b.exactly_convex]
     for k, answer in zip(convex, convex_overlap_volumes([(pairs[k][0].mesh, pairs[k][1].mesh) for k in convex])):
         answers[k] = (*answer, 0.0)
-    return [answer if answer is not None else (*overlap_volume(pairs[k][0].mesh, pairs[k][1].mesh), 0.0)
-            for k, answer in enumerate(answers)]
+    rest = [k for k, answer in enumerate(answers) if answer is None]
+    for k, answer in zip(rest, overlap_volumes([(pairs[k][0].mesh, pairs[k][1].mesh) for k in rest])):
+        answers[k] = (*answer, 0.0)
+    return answers
 
 
 def _union_volume(a: Solid, b: Solid) -> PairVolume:

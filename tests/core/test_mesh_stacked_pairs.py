@@ -1,0 +1,169 @@
+"""Many small mesh pairs measured together (``stacked``): the surfaces' crossings of every pair in one pass give each
+pair exactly what ``surface_intersection`` gives it alone, and the overlap volumes measured together are each pair's
+own, bit for bit, and manifold3d's. Seeded scenes: a slice of the kitbashed roof (``benchmarks/kitbash_scene.py``)
+and non-uniformly scaled, turned UV spheres of 224 triangles (convex only to float32 rounding) among boxes."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core import overlapping_pairs
+from core.mesh import Solid, TriangleMesh
+from core.mesh.contact.containment import boxes_apart
+from core.mesh.intersection import FLAT_PAIRS, surface_crossings, surface_intersection
+import core.mesh.stacked as stacked_module
+from core.mesh.stacked import stack_meshes
+from core.mesh.triangle_intersection import may_meet, pair_crossings
+from core.mesh.topology import edge_table
+from core.mesh.volume import mesh_volume, overlap_volume, overlap_volumes
+from generators import random_rotation
+from mesh_fixtures import box, manifold_overlap, transformed, uv_sphere
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from kitbash_scene import roof  # noqa: E402
+
+
+def kitbash_pairs(seed: int) -> list[tuple[Solid, Solid]]:
+    """The candidate pairs of a 4 x 5 slice of the roof whose boxes are not apart (every part turned at random)."""
+    _names, meshes = roof(4, 5, np.random.default_rng(seed))
+    solids = [Solid(TriangleMesh.from_arrays(vertices, triangles)) for vertices, triangles in meshes]
+    lows, highs = np.array([s.bounds[0] for s in solids]), np.array([s.bounds[1] for s in solids])
+    pairs = [(solids[i], solids[j]) for i, j in overlapping_pairs(lows, highs, margin=1e-5).tolist()]
+    return [(a, b) for a, b in pairs if not boxes_apart(a, b)]
+
+
+def float32_ellipsoid(rng: np.random.Generator, centre) -> TriangleMesh:
+    """A 224-triangle UV sphere scaled unevenly, turned and moved, its vertices rounded to float32 as Blender's."""
+    linear = random_rotation(rng) @ np.diag(rng.uniform(0.6, 1.3, 3))
+    shape = transformed(uv_sphere(0.5, rings=8, segments=16), linear, centre)
+    return TriangleMesh.from_arrays(shape.vertices.astype(np.float32).astype(np.float64), shape.triangles)
+
+
+def ellipsoid_pairs(seed: int, count: int = 12) -> list[tuple[TriangleMesh, TriangleMesh]]:
+    """Ellipsoids pushed into ellipsoids and turned boxes, some apart, one inside a big box."""
+    rng = np.random.default_rng(seed)
+    pairs = []
+    for k in range(count):
+        a = float32_ellipsoid(rng, (0.0, 0.0, 0.0))
+        centre = rng.uniform(-0.7, 0.7, 3) * (2.0 if k % 5 == 4 else 1.0)
+        b = float32_ellipsoid(rng, centre) if k % 2 else transformed(box((-0.3, -0.3, -0.3), (0.3, 0.3, 0.3)),
+                                                                      random_rotation(rng), centre)
+        pairs.append((a, b))
+    pairs.append((box((-2, -2, -2), (2, 2, 2)), float32_ellipsoid(rng, (0.1, 0.0, 0.0))))
+    return pairs
+
+
+def assert_same_crossings(together, alone) -> None:
+    assert together.shares_interior == alone.shares_interior
+    np.testing.assert_array_equal(together.closed, alone.closed)
+    assert len(together.curves) == len(alone.curves)
+    for mine, theirs in zip(together.curves, alone.curves):
+        np.testing.assert_array_equal(mine, theirs)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_crossings_together_are_each_pairs_own_on_the_roof(seed):
+    pairs = kitbash_pairs(seed)
+    together = surface_crossings([(a.mesh, b.mesh) for a, b in pairs], [(a.bvh, b.bvh) for a, b in pairs])
+    for (a, b), found in zip(pairs, together):
+        assert_same_crossings(found, surface_intersection(a.mesh, b.mesh, trees=(a.bvh, b.bvh)))
+    assert len(pairs) > 40 and sum(found.shares_interior for found in together) > 20
+    assert sum(bool(found.closed.all()) and len(found.curves) > 0 for found in together) > 20
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_crossings_together_are_each_pairs_own_on_ellipsoids(seed):
+    """Pairs of two ellipsoids have too many triangle pairs to screen flat: they find their candidates alone, with
+    or without trees, between pairs screened flat."""
+    pairs = ellipsoid_pairs(seed)
+    assert any(len(a.triangles) * len(b.triangles) > FLAT_PAIRS for a, b in pairs)
+    for trees in (None, [(Solid(a).bvh, Solid(b).bvh) for a, b in pairs]):
+        together = surface_crossings(pairs, trees)
+        for k, ((a, b), found) in enumerate(zip(pairs, together)):
+            assert_same_crossings(found, surface_intersection(a, b, trees=None if trees is None else trees[k]))
+    assert any(found.shares_interior for found in together) and not all(found.shares_interior for found in together)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_volumes_together_are_each_pairs_own_and_manifolds(seed):
+    """Bit for bit the pair alone; within 1e-9 of the larger volume manifold3d's intersection (centroid too)."""
+    pairs = [(a.mesh, b.mesh) for a, b in kitbash_pairs(seed)[::3]] + ellipsoid_pairs(seed, 8)
+    together = overlap_volumes(pairs)
+    overlapping = 0
+    for (a, b), (volume, centroid) in zip(pairs, together):
+        alone_volume, alone_centroid = overlap_volume(a, b)
+        assert volume == alone_volume
+        assert (centroid is None) == (alone_centroid is None)
+        if centroid is not None:
+            np.testing.assert_array_equal(centroid, alone_centroid)
+        reference, reference_centroid = manifold_overlap(a, b)
+        scale = max(mesh_volume(a), mesh_volume(b))
+        assert volume == pytest.approx(reference, abs=1e-9 * scale)
+        if reference > 1e-6 * scale:
+            overlapping += 1
+            np.testing.assert_allclose(centroid, reference_centroid, atol=1e-7 * max(a.size, b.size))
+    assert overlapping >= 10
+
+
+def test_pairs_too_large_to_stack_are_measured_alone_with_the_same_answers(monkeypatch):
+    """With the stacking bound lowered, ellipsoid pairs (448 triangles) are measured alone among stacked pairs."""
+    pairs = ellipsoid_pairs(3, 8)
+    crossings, volumes = surface_crossings(pairs), overlap_volumes(pairs)
+    monkeypatch.setattr(stacked_module, "STACKED_TRIANGLES", 300)
+    assert 0 < sum(stacked_module.stacked_together(pairs)) < len(pairs)
+    for mine, theirs in zip(surface_crossings(pairs), crossings):
+        assert_same_crossings(mine, theirs)
+    for (volume, centroid), (alone, alone_centroid) in zip(overlap_volumes(pairs), volumes):
+        assert volume == alone and (centroid is None) == (alone_centroid is None)
+        if centroid is not None:
+            np.testing.assert_array_equal(centroid, alone_centroid)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pairs_that_cannot_meet_have_no_crossings_and_are_not_coplanar(seed):
+    """``may_meet`` leaves out only triangle pairs in which the exact test finds no piercing and which do not lie in
+    one plane: random pairs near each other's planes, parallel planes a hair apart, shared corners and edges."""
+    rng = np.random.default_rng(seed)
+    count = 4000
+    a = rng.uniform(-1, 1, (count, 3, 3))
+    b = rng.uniform(-1, 1, (count, 3, 3))
+    a[::4, :, 2] = 0.0  # parallel planes: the same, a hair apart, or apart
+    b[::4, :, 2] = rng.choice([0.0, 1e-12, 1e-3], (count // 4, 1))
+    b[1::4, 0] = a[1::4, 0]  # a shared corner
+    b[2::4, :2] = a[2::4, :2]  # a shared edge
+    b[3::4] = a[3::4] + rng.normal(scale=1e-6, size=(count // 4, 3, 3))  # nearly coincident
+    normals_a = np.cross(a[:, 1] - a[:, 0], a[:, 2] - a[:, 0])
+    normals_b = np.cross(b[:, 1] - b[:, 0], b[:, 2] - b[:, 0])
+    ids = np.broadcast_to(np.arange(3), (count, 3))
+    crossings = pair_crossings(a, ids, normals_a, b, ids + 3, normals_b)
+    tolerance = 1e-9
+    meet = may_meet(a, normals_a, b, normals_b, tolerance, 2.0)
+    found = crossings.a_crosses.any(axis=1) | crossings.b_crosses.any(axis=1)
+    coplanar = (np.abs(crossings.a_heights).max(axis=1) <= tolerance) & (np.abs(crossings.b_heights).max(axis=1)
+                                                                        <= tolerance)
+    assert not (found & ~meet).any() and not (coplanar & ~meet).any()
+    assert (~meet).sum() > 0.1 * count and found.sum() > 0.1 * count and coplanar.sum() > 0.05 * count
+
+
+def test_stacked_meshes_keep_each_meshs_edges_and_order():
+    """A mesh listed twice is stacked twice; each stacked mesh's triangles and edges are its own, renumbered."""
+    meshes = [uv_sphere(1.0, rings=4, segments=6), box(), uv_sphere(1.0, rings=4, segments=6)]
+    stacked = stack_meshes(meshes)
+    assert stacked.mesh.triangles.shape == (sum(len(m.triangles) for m in meshes), 3)
+    whole = edge_table(stacked.mesh)  # the stacked table, handed over
+    recomputed = edge_table(TriangleMesh(stacked.mesh.vertices, stacked.mesh.triangles))
+    for field in ("edges", "triangle_edges", "forward", "uses", "forward_uses"):
+        np.testing.assert_array_equal(getattr(whole, field), getattr(recomputed, field))
+    for k, mesh in enumerate(meshes):
+        rows = slice(stacked.triangle_starts[k], stacked.triangle_starts[k + 1])
+        np.testing.assert_array_equal(stacked.mesh.corners[rows], mesh.corners)
+        np.testing.assert_array_equal(stacked.local[rows], np.arange(len(mesh.triangles)))
+        assert (stacked.owner[rows] == k).all()
+    kept = stacked.kept(np.arange(len(stacked.owner)) % 2 == 0)
+    assert kept.counts().sum() == len(kept.mesh.triangles) and (np.diff(kept.owner) >= 0).all()
+
+
+def test_no_pairs_give_no_answers():
+    assert surface_crossings([]) == [] and overlap_volumes([]) == []

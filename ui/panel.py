@@ -269,7 +269,7 @@ class COLLISION_INSPECTOR_PT_results(_SidebarPanel, bpy.types.Panel):
         if result.cross_check not in {"", "agrees"}:
             for line in textwrap.wrap(result.cross_check, width):
                 layout.label(text=line)
-        draw_result_actions(layout, settings, result, scene)
+        draw_result_actions(layout, settings, result, scene, width)
         if result.hull_note:
             note = layout.column(align=True)
             note.alert = True
@@ -461,14 +461,15 @@ def draw_scan_frames(layout, settings, result, scene: bpy.types.Scene) -> None:
         layout.label(text=f"Drawn in the viewport at frame {result.measured_frame} only", icon='INFO')
 
 
-def draw_result_actions(layout, settings, result, scene: bpy.types.Scene) -> None:
-    """The scan's lines and frames for the active result, the Resolve buttons and Make Overlap Object for
-    penetrating pairs."""
+def draw_result_actions(layout, settings, result, scene: bpy.types.Scene, width: int = NOTE_WIDTH_CHARS) -> None:
+    """The scan's lines (wrapped at ``width`` characters: a pair in contact many times has a long list of frames)
+    and frames for the active result, the Resolve buttons and Make Overlap Object for penetrating pairs."""
     lines = scan_lines(result, settings, settings.active_result_index, scene)
     if lines:
         column = layout.column(align=True)
         for line in lines:
-            column.label(text=line)
+            for part in textwrap.wrap(line, width, subsequent_indent="    ", break_long_words=False) or [""]:
+                column.label(text=part)
         draw_scan_frames(layout, settings, result, scene)
     row = layout.row(align=True)
     single = row.row(align=True)

@@ -217,3 +217,22 @@ def top_view_of(pair):
     from test_ui_overlay_gpu import top_view
 
     return top_view((Vector(pair.point_a) + Vector(pair.point_b)) / 2)
+
+
+def test_a_long_list_of_contact_frames_wraps_to_the_sidebar(empty_scene, addon):
+    """A pair in contact many times lists its frames on lines that fit the default sidebar (one label was cut)."""
+    from types import SimpleNamespace
+
+    from test_ui_panel_units import DEFAULT_SIDEBAR_PX, draw
+
+    panel = importlib.import_module(addon.__name__ + ".ui.panel")
+    fly_through(empty_scene)
+    bpy.ops.collision_inspector.scan()
+    empty_scene.collision_inspector.results[0].contact_frames = " ".join(f"{k}-{k + 3}" for k in range(100, 200, 10))
+    context = SimpleNamespace(scene=empty_scene, region=SimpleNamespace(width=DEFAULT_SIDEBAR_PX))
+    labels = [text for text, _icon in draw(panel.COLLISION_INSPECTOR_PT_results, context).entries("label")]
+    start = next(k for k, text in enumerate(labels) if text.startswith("Contact frames:"))
+    frames = labels[start:next(k for k, text in enumerate(labels) if text.startswith("First contact"))]
+    assert len(frames) > 1 and all(len(text) <= panel.sidebar_chars(context) for text in frames)
+    assert " ".join(text.strip() for text in frames) == "Contact frames: " + " ".join(
+        f"{k}-{k + 3}" for k in range(100, 200, 10))

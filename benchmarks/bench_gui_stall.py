@@ -24,6 +24,7 @@ import statistics
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import bpy
@@ -113,6 +114,24 @@ def screenshot_before_reading(shapes, name: str, path: str) -> None:
     shapes.read_arrays = shot_first
 
 
+def reading_times(shapes) -> list:
+    """``[(name, Blender's to_mesh, the add-on's work inside it)]``, wall seconds on the main thread, of every evaluated
+    mesh ``shapes`` reads from now on (the first ``to_mesh`` of an object the viewport subdivides on the GPU has
+    Blender subdivide it on the CPU)."""
+    times, evaluated_mesh = [], shapes.evaluated_mesh
+
+    @contextmanager
+    def timed(obj, depsgraph):
+        began = time.perf_counter()
+        with evaluated_mesh(obj, depsgraph) as read:
+            entered = time.perf_counter()
+            yield read
+            times.append((obj.name, entered - began, time.perf_counter() - entered))
+
+    shapes.evaluated_mesh = timed
+    return times
+
+
 class Run:
     """One click: its name, the operator, and for a cancelled run when to press Esc (``esc_when(activity,
     seconds since the start, the last gap)`` True); ``clear`` empties the results first (so that Analyse again
@@ -163,6 +182,7 @@ def main() -> None:
     addon = load_registered_addon()
     running_analysis = addon.operators.base._running  # the modal Analyse running (for its activity)
     escapes, stopped = stop_times(addon.operators.base.StepwiseMixin)
+    reads = reading_times(addon.analysis.shapes)
     for argument in arguments:
         if argument.startswith("shot="):
             screenshot_before_reading(addon.analysis.shapes, "Suzanne", argument.removeprefix("shot="))
@@ -192,6 +212,7 @@ def main() -> None:
         state["gaps"], state["drawn"], state["running"], state["esc"] = [], [], True, None
         state["before"] = scene_state()
         draws.clear()
+        reads.clear()
         state["began"] = state["last"] = time.perf_counter()
         in_viewport(run.operator)
 
@@ -243,7 +264,9 @@ def main() -> None:
               f"{sum(gap > 0.2 for gap in gaps)} times over 200 ms, "
               f"median gap {1e3 * statistics.median(gaps):.0f} ms ({len(gaps)} gaps); the viewport drew "
               f"{len(draws)} times, {sum(seconds for _began, seconds in draws):.1f} s in all; longest gap "
-              f"without a viewport draw {1e3 * max(undrawn):.0f} ms", flush=True)
+              f"without a viewport draw {1e3 * max(undrawn):.0f} ms; read on the main thread: " + (", ".join(
+                  f"{name} (to_mesh {1e3 * to_mesh:.0f} ms, then {1e3 * rest:.0f} ms)" for name, to_mesh, rest in reads)
+                  or "nothing"), flush=True)
 
     def finish() -> None:
         state["running"] = False

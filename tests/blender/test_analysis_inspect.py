@@ -280,11 +280,10 @@ def test_rows_shorten_long_pair_names_to_the_sidebar_width(empty_scene, addon):
     narrow = SimpleNamespace(scene=empty_scene, region=SimpleNamespace(width=320))
     panel.COLLISION_INSPECTOR_UL_results.draw_item(None, narrow, layout, empty_scene.collision_inspector,
                                                    empty_scene.collision_inspector.results[0], 0, None, "", 0)
-    text = layout.entries("label")[0][0]
+    (left, _icon), (right, _blank) = layout.entries("label")[:2]  # a name a line, each too long for it
     chars = panel.row_chars(320) - panel.ICON_CHARS
-    assert len(text) <= chars < len("Left bracket of the main assembly.001")
-    left, right = text.split(" \u2194 ")
-    assert left.startswith("Left") and left.endswith("001") and right.startswith("Rig") and right.endswith("002")
+    assert len(left) <= chars and len(right) <= chars < len("Left bracket of the main assembly.001")
+    assert left.startswith("Left") and left.endswith("001") and right.startswith("\u2194 Rig") and right.endswith("002")
 
 
 @pytest.mark.parametrize("half_extent", [0.05, 1.0, 1000.0])

@@ -63,12 +63,14 @@ def _batch_contacts(pairs: list[tuple[Solid, Solid]], tolerance, touch_tolerance
     points_a = padded_array([a.mesh.vertices for a, _b in pairs]) - centre[:, None, :]
     points_b = padded_array([b.mesh.vertices for _a, b in pairs]) - centre[:, None, :]
     axes = _axes(pairs)
-    gaps = (np.einsum("kvj,kxj->kvx", points_b, axes).min(axis=1)
-            - np.einsum("kvj,kxj->kvx", points_a, axes).max(axis=1))
+    # Batched matrix products: a tenth of einsum's time on these shapes (its three-term sums round alike, to
+    # an ulp of the coordinates either way).
+    turned = axes.transpose(0, 2, 1)
+    gaps = (points_b @ turned).min(axis=1) - (points_a @ turned).max(axis=1)
     rows = np.arange(len(pairs))
     best = gaps.argmax(axis=1)
     signed, normals = gaps[rows, best] + 0.0, axes[rows, best] + 0.0
-    deepest = np.einsum("kvj,kj->kv", points_b, normals).argmin(axis=1)
+    deepest = (points_b @ normals[:, :, None])[:, :, 0].argmin(axis=1)
     point_b = points_b[rows, deepest] + centre
     point_a = point_b - signed[:, None] * normals
     tangents = orthonormal_bases(normals)

@@ -146,13 +146,27 @@ def _clip(pair: np.ndarray, triangles: np.ndarray, planes: np.ndarray, snaps: np
     needs = (~inside[cut]).any(axis=1)  # (C, F): the planes each cut triangle has a corner outside of
     start, end = polygons[:, _EDGE_START].reshape(-1, 3), polygons[:, _EDGE_END].reshape(-1, 3)
     owner = np.repeat(np.arange(len(polygons)), 3)
+    # An edge's key orders the edges as if finished polygons had stayed in the rounds (their edges kept in place,
+    # each round's closing edges after all others): the pieces, and so the volume's sums, come in the same order.
+    key, stride = np.arange(len(start)), len(start) + 1
     ambiguous = np.zeros(count, dtype=bool)
     wanted = np.argsort(~needs, axis=1, kind="stable")  # each polygon's planes to clip by come first
     rounds = needs.sum(axis=1)
+    done = []
     for step in range(int(rounds.max(initial=0))):  # round k: every polygon clipped by its k-th plane
-        start, end, owner, mixed = _clip_round(start, end, owner, rounds > step, planes[owners_pair, wanted[:, step]],
-                                               snaps[owners_pair], on_plane_inside)
+        finished = rounds[owner] <= step  # leave the rounds: no later one changes them
+        if finished.any():
+            done.append((start[finished], end[finished], owner[finished], key[finished]))
+            start, end, owner, key = start[~finished], end[~finished], owner[~finished], key[~finished]
+        start, end, owner, key, mixed = _clip_round(start, end, owner, key, (step + 1) * stride, rounds > step,
+                                                    planes[owners_pair, wanted[:, step]], snaps[owners_pair],
+                                                    on_plane_inside)
         ambiguous[owners_pair[mixed]] = True
+    if done:
+        start, end, owner, key = (np.concatenate([part[k] for part in done] + [last])
+                                  for k, last in enumerate((start, end, owner, key)))
+        order = np.argsort(key)
+        start, end, owner = start[order], end[order], owner[order]
     pieces.append((owners_pair[owner], polygons[owner, 0], start, end))
     return (*(np.concatenate([piece[k] for piece in pieces]) for k in range(4)), ambiguous)
 
@@ -161,9 +175,10 @@ def _snapped(distances: np.ndarray, snap) -> np.ndarray:
     return np.where(np.abs(distances) <= snap, 0.0, distances)
 
 
-def _clip_round(start, end, owner, applies, planes, snaps, on_plane_inside):
-    """One round: clip the polygons (edges ``start -> end`` of polygon ``owner``) that ``applies`` by their
-    plane (one per polygon); returns the new edges and the polygons that left the half-space more than once."""
+def _clip_round(start, end, owner, key, closing_key, applies, planes, snaps, on_plane_inside):
+    """One round: clip the polygons (edges ``start -> end`` of polygon ``owner``, ordered by ``key``) that
+    ``applies`` by their plane (one per polygon); returns the new edges with their keys (a closing edge's:
+    ``closing_key`` plus its polygon) and the polygons that left the half-space more than once."""
     normal, offset, snap = planes[owner, :3], planes[owner, 3], snaps[owner]
     s_start = _snapped(np.einsum("ij,ij->i", start, normal) - offset, snap)
     s_end = _snapped(np.einsum("ij,ij->i", end, normal) - offset, snap)
@@ -187,4 +202,4 @@ def _clip_round(start, end, owner, applies, planes, snaps, on_plane_inside):
     start = np.where(entering[:, None], cut, start)[kept]
     end = np.where(leaving[:, None], cut, end)[kept]
     return (np.concatenate([start, exit_point[closed]]), np.concatenate([end, entry_point[closed]]),
-            np.concatenate([owner[kept], closed]), mixed)
+            np.concatenate([owner[kept], closed]), np.concatenate([key[kept], closing_key + closed]), mixed)

@@ -144,14 +144,31 @@ def _solve(pair: PreparedPair) -> Contact:
 def solve_pair(pair: PreparedPair, start: list | None = None) -> tuple[Contact, EpaResult | None, list | None]:
     """``_solve``'s answer (GJK from the ``start`` simplex when given, see ``gjk``), and EPA's (with its final
     polytope) when that is what the answer comes from, or else GJK's final simplex when the answer is GJK's."""
-    tol, slack, aim = pair.local_tolerance, pair.local_support_rounding, pair.local_solver_tolerance
-    result = gjk(pair.support, pair.first_direction(), tolerance=aim, max_iterations=pair.max_iterations, start=start)
-    if not result.overlapping and result.status != "stalled":
-        return (_gjk_contact(pair, result, (result.lower_bound - slack, result.distance), 0, result.status), None,
-                result.simplex)
-    seed = expand_simplex(pair.support, result.simplex, tol)
-    found = None if seed.dimension < 3 else epa(pair.support, seed.vertices, tolerance=aim,
+    begun = seeded(pair, start)
+    if isinstance(begun[0], Contact):
+        return begun
+    result, seed = begun
+    found = None if seed.dimension < 3 else epa(pair.support, seed.vertices, tolerance=pair.local_solver_tolerance,
                                                 max_iterations=pair.max_iterations, rounding=pair.local_rounding)
+    return after_epa(pair, result, seed, found)
+
+
+def seeded(pair: PreparedPair, start: list | None = None) -> tuple:
+    """GJK (from ``start``, see ``solve_pair``), then, when it does not answer, the seed EPA grows: ``(GJK's
+    result, the seed)`` (``expand_simplex``); or ``solve_pair``'s answer from GJK (a Contact first)."""
+    result = gjk(pair.support, pair.first_direction(), tolerance=pair.local_solver_tolerance,
+                 max_iterations=pair.max_iterations, start=start)
+    if not result.overlapping and result.status != "stalled":
+        bounds = (result.lower_bound - pair.local_support_rounding, result.distance)
+        return _gjk_contact(pair, result, bounds, 0, result.status), None, result.simplex
+    return result, expand_simplex(pair.support, result.simplex, pair.local_tolerance)
+
+
+def after_epa(pair: PreparedPair, result: GjkResult, seed: Blowup,
+              found: EpaResult | None) -> tuple[Contact, EpaResult | None, None]:
+    """``solve_pair``'s answer from GJK's ``result``, the ``seed`` and EPA's answer from it (None when the seed is
+    flat, or a face of it is to rounding)."""
+    tol, slack = pair.local_tolerance, pair.local_support_rounding
     lower = max(result.lower_bound, seed.lower_bound) - slack
     if found is None:  # A - B is flat (or a seed face is, to rounding): its nearest point is the answer
         point, simplex, weights = _nearest_point(result, seed)

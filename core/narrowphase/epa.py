@@ -370,11 +370,17 @@ def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int
     would stop being convex. Faces whose planes agree to ``rounding`` belong to the same facet.
     None when rounding makes a face of the seed tetrahedron flat (nothing to expand from).
     """
-    planes = [plane_of(seed[i][0], seed[j][0], seed[k][0]) for i, j, k in _SEED_FACES]
-    if None in planes:
+    polytope = seed_polytope(seed)
+    if polytope is None:
         return None
-    return resume(EpaPolytope(seed, planes), support, tolerance=tolerance, max_iterations=max_iterations,
-                  rounding=rounding)
+    return resume(polytope, support, tolerance=tolerance, max_iterations=max_iterations, rounding=rounding)
+
+
+def seed_polytope(seed: list) -> EpaPolytope | None:
+    """The polytope EPA grows from ``seed`` (four vertices from ``expand_simplex``); None when rounding makes a
+    face of it flat."""
+    planes = [plane_of(seed[i][0], seed[j][0], seed[k][0]) for i, j, k in _SEED_FACES]
+    return None if None in planes else EpaPolytope(seed, planes)
 
 
 def resume(polytope: EpaPolytope, support: SupportFn, *, tolerance: float, max_iterations: int,
@@ -409,14 +415,15 @@ def _finish(polytope: EpaPolytope, min_support: float, tightest: tuple, iteratio
             nx, ny, nz = face[3]
             if nx * bx + ny * by + nz * bz >= 1.0 - 1e-6:
                 facet.append(face)
-    return _answer(polytope.vertices, facet, tightest, certified, min_support, iterations, status, tolerance)
+    return polytope_answer(polytope.vertices, facet, tightest, certified, min_support, iterations, status, tolerance)
 
 
-def _answer(vertices, facet: list, tightest: list, certified: float, min_support: float, iterations: int,
-            status: str, tolerance: float) -> EpaResult:
-    """``_finish``'s answer from the closest face's ``facet`` (faces in the polytope's order), the face whose
-    normal gave the smallest support value (``tightest``), the smallest face distance lowered by its error
-    (``certified``) and that support value; ``vertices[index]`` is a vertex ``(w, a, b)``.
+def polytope_answer(vertices, facet: list, tightest: list, certified: float, min_support: float, iterations: int,
+                    status: str, tolerance: float) -> EpaResult:
+    """``_finish``'s answer (also ``settled_on``'s and the lockstep's: ``epa_lockstep``) from the closest face's
+    ``facet`` (faces in the polytope's order), the face whose normal gave the smallest support value
+    (``tightest``), the smallest face distance lowered by its error (``certified``) and that support value;
+    ``vertices[index]`` is a vertex ``(w, a, b)``.
 
     On a polytope with sliver faces the closest face's plane can be off by more than the tolerance;
     when its value misses the certain bounds, the ``tightest`` face (the lower bound itself) answers instead.
@@ -473,7 +480,7 @@ def settled_on(vertices, normals: list, distances: list, errors: list, triangles
     faces = [[*triangles[k], normals[k], distances[k], errors[k]] for k in facet]
     tightest = [*triangles[closest], normal, distance, errors[closest]]
     used = {index: vertices[index] for face in faces + [tightest] for index in face[:3]}  # each read once
-    return _answer(used, faces, tightest, certified, height, 1, "converged", tolerance)
+    return polytope_answer(used, faces, tightest, certified, height, 1, "converged", tolerance)
 
 
 def _witnesses(vertices, facet: list, target: Vec3) -> tuple[Vec3, Vec3, Vec3]:

@@ -382,7 +382,11 @@ def _closest_facets(normals: np.ndarray, distances: np.ndarray, first_face: np.n
 def _planes(points: np.ndarray, triangles: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``epa.plane_of`` of every triangle, by its formulas, all at once: unit normals (F, 3), distances and
     errors (F,); NaN for a triangle with no area."""
-    a, b, c = points[triangles[:, 0]], points[triangles[:, 1]], points[triangles[:, 2]]
+    return corner_planes(points[triangles[:, 0]], points[triangles[:, 1]], points[triangles[:, 2]])
+
+
+def corner_planes(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``epa.plane_of`` of the triangles with corners ``a``, ``b``, ``c`` (F, 3 each), as ``_planes``."""
     u, v = b - a, c - a
     n = u[:, _NEXT] * v[:, _LAST] - u[:, _LAST] * v[:, _NEXT]  # u x v
     n2 = (n * n).sum(axis=1)

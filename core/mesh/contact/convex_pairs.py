@@ -13,6 +13,7 @@ from ...contact_patch.batch import contact_regions
 from ...contact_patch.region import ContactRegion, contact_region
 from ...narrowphase.batch import ApartPairs, ShapeSet, screen_many
 from ...narrowphase.collide import collide
+from ...narrowphase.epa_lockstep import collide_overlapping
 from ...narrowphase.warm_epa import WarmStart, collide_warm_many
 from ..classify import prepare_hull_features
 from ..solid import HULL, PARTS, Solid
@@ -118,7 +119,7 @@ def screen_convex_pairs(pairs: list[tuple[Solid, Solid]], options: dict, warm: l
               deadline: float | None = None) -> tuple[ApartPairs, list[Contact | None]]:
     """``collide(a.hull, b.hull)`` for every pair: the pairs GJK found clearly apart as columns (None in the
     list), the overlapping pairs of small convex objects measured together by SAT (``sat_pairs``), the rest
-    by ``collide``. With ``warm`` slots (one per pair), the overlapping pairs are solved by
+    by ``collide`` (their EPA grown together, ``epa_lockstep``, unless there is a deadline). With ``warm`` slots (one per pair), the overlapping pairs are solved by
     ``collide_warm_many``, from and into their slots, in the order given; pairs with a warm start go there without
     GJK (a pair that has come apart since is solved cold there, and its slot emptied). No pair is solved by EPA
     once the ``deadline`` has passed: those left are None in the list, not in the columns, their slots unchanged."""
@@ -141,9 +142,13 @@ def screen_convex_pairs(pairs: list[tuple[Solid, Solid]], options: dict, warm: l
     for k, contact in zip(ready, sat):
         contacts[k] = contact
     rest = [k for k in fresh.tolist() if contacts[k] is None and not is_apart[k]]
-    if warm is None:
+    if warm is None and deadline is None:  # EPA grown together (``epa_lockstep``): the same answers
+        for k, contact in zip(rest, collide_overlapping([pairs[k][0].hull for k in rest],
+                                                        [pairs[k][1].hull for k in rest], **options)):
+            contacts[k] = contact
+    elif warm is None:
         for k in rest:
-            if deadline is not None and time.perf_counter() >= deadline:
+            if time.perf_counter() >= deadline:
                 break
             contacts[k] = collide(pairs[k][0].hull, pairs[k][1].hull, **options)
     else:  # in the order given (the one that waited longest first), whether resumed or not

@@ -1,0 +1,268 @@
+"""EPA on many overlapping pairs at once: each pair's GJK and seed tetrahedron found as ``collide`` finds them, then
+every polytope grown in lockstep over numpy arrays (a row per pair still growing), each answer finished as
+``collide`` finishes it. See docs/architecture.md, section "Narrow phase: EPA in lockstep".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..contact import Contact
+from ..shapes.convex import Polytope
+from .batch import padded_array
+from .collide import PreparedPair, after_epa, seeded, solve_pair
+from .epa import polytope_answer, seed_polytope
+from .warm_epa import corner_planes, placed_points
+
+#: Shapes with more vertices than this go through ``collide`` (their supports have quicker ways than a scan).
+MAX_VERTICES = 1024
+#: Steps grown in lockstep; a pair still growing after them (below its own cap) is solved by ``collide``.
+MAX_STEPS = 512
+
+_RUNNING, _CONVERGED, _STALLED, _CAPPED, _ALONE = range(5)
+_STATUS = {_CONVERGED: "converged", _STALLED: "stalled", _CAPPED: "iteration_limit"}
+_NEXT_SLOT = np.array([1, 2, 0])
+
+
+def collide_overlapping(shapes_a: Sequence, shapes_b: Sequence, *, tolerance: float | None = None,
+                        touch_tolerance: float | None = None, max_iterations: int | None = None) -> list[Contact]:
+    """``[collide(a, b, ...) for a, b in zip(shapes_a, shapes_b)]``, the EPA of pairs that overlap grown together.
+
+    Polytopes of at most ``MAX_VERTICES`` vertices in pairs ``collide`` solves unscaled qualify; the others, and a
+    pair whose points seen from a new support point do not form one region of faces (rounding), are solved by
+    ``collide``. The answers are ``collide``'s to its tolerance: the same support points and faces, grown one step
+    at a time, except where rounding ties (support points along a direction, faces at the same distance) are
+    broken differently (see architecture)."""
+    pairs = [PreparedPair(a, b, tolerance, touch_tolerance, max_iterations) for a, b in zip(shapes_a, shapes_b)]
+    answers: list[Contact | None] = [None] * len(pairs)
+    grown, seeds = [], []
+    for k, pair in enumerate(pairs):
+        if not _qualifies(pair):
+            answers[k] = solve_pair(pair)[0]
+            continue
+        begun = seeded(pair)
+        if isinstance(begun[0], Contact):
+            answers[k] = begun[0]
+            continue
+        result, seed = begun
+        polytope = seed_polytope(seed.vertices) if seed.dimension == 3 else None
+        if polytope is None:
+            answers[k] = after_epa(pair, result, seed, None)[0]
+            continue
+        grown.append((k, result, seed))
+        seeds.append(polytope)
+    if grown:
+        found = _Lockstep([pairs[k] for k, _result, _seed in grown], seeds).run()
+        for (k, result, seed), epa_result in zip(grown, found):
+            answers[k] = solve_pair(pairs[k])[0] if epa_result is None else after_epa(pairs[k], result, seed,
+                                                                                        epa_result)[0]
+    return answers
+
+
+def _qualifies(pair: PreparedPair) -> bool:
+    return (pair.unit == 1.0 and pair.margin == 0.0
+            and all(isinstance(shape, Polytope) and len(shape.vertices()) <= MAX_VERTICES
+                    for shape in (pair.local_a, pair.local_b)))
+
+
+class _Side:
+    """One side's shapes (A's or B's, in their pairs' frames): local points padded with the first, the linear part
+    that turns a direction into their frame, and the points placed as their ``support`` places them."""
+
+    def __init__(self, shapes: list[Polytope]):
+        self.local = padded_array([shape.vertices() for shape in shapes])
+        self.linear = np.array([shape.affine[0] for shape in shapes])
+        zeros = np.zeros((len(shapes), 3))
+        placed = placed_points(shapes, [np.arange(len(shape.vertices())) for shape in shapes], zeros,
+                               np.ones(len(shapes)))
+        self.placed = padded_array(np.split(placed, np.cumsum([len(shape.vertices()) for shape in shapes])[:-1]))
+
+    def support(self, directions: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The support points of the shapes ``rows`` along ``directions`` (world, one per row): the direction taken
+        into the shape's frame as ``Shape.support`` takes it, the first of the highest points there."""
+        local = (self.linear[rows] * directions[:, :, None]).sum(axis=1)
+        best = (self.local[rows] @ local[:, :, None])[:, :, 0].argmax(axis=1)
+        return self.placed[rows, best]
+
+
+class _Lockstep:
+    """The polytopes of every pair as arrays: vertices (points of A - B with their support points on A and B),
+    faces (corners wound outward, plane as ``epa.plane_of``, the faces across their edges ij, jk, ki; a removed or
+    unused face at distance inf), grown as ``EpaPolytope.grow`` grows each."""
+
+    def __init__(self, pairs: list[PreparedPair], seeds: list):
+        self.pairs, count = pairs, len(pairs)
+        self.side_a, self.side_b = _Side([pair.local_a for pair in pairs]), _Side([pair.local_b for pair in pairs])
+        self.tolerance = np.array([pair.local_solver_tolerance for pair in pairs])
+        self.rounding = np.array([pair.local_rounding for pair in pairs])
+        self.cap = np.array([pair.max_iterations for pair in pairs])
+        self.w, self.a, self.b = (np.zeros((count, 16, 3)) for _ in range(3))
+        self.vertex_count = np.full(count, 4)
+        self.corners = np.zeros((count, 32, 3), dtype=np.int64)
+        self.across = np.zeros((count, 32, 3), dtype=np.int64)
+        self.normal = np.zeros((count, 32, 3))
+        self.distance = np.full((count, 32), np.inf)
+        self.error = np.zeros((count, 32))
+        self.face_count = np.full(count, 4)
+        for row, polytope in enumerate(seeds):
+            for slot, (w, a, b) in enumerate(polytope.vertices):
+                self.w[row, slot], self.a[row, slot], self.b[row, slot] = w, a, b
+            for face_id, face in polytope.faces.items():
+                self.corners[row, face_id], self.across[row, face_id] = face[:3], face[6:9]
+                self.normal[row, face_id], self.distance[row, face_id], self.error[row, face_id] = face[3:6]
+        self.state = np.full(count, _RUNNING)
+        self.iterations = np.zeros(count, dtype=np.int64)
+        self.min_support = np.full(count, np.inf)
+        self.tightest = np.zeros(count, dtype=np.int64)
+
+    def run(self) -> list:
+        """Each pair's ``EpaResult``, or None for a pair left to ``collide``."""
+        for step in range(1, min(MAX_STEPS, int(self.cap.max())) + 1):
+            rows = np.flatnonzero(self.state == _RUNNING)
+            if rows.size == 0:
+                break
+            self._step(rows, step)
+        self.state[self.state == _RUNNING] = _ALONE  # (still growing after ``MAX_STEPS``)
+        return self._answers()
+
+    def _step(self, rows: np.ndarray, step: int) -> None:
+        """One step of ``EpaPolytope.grow`` for the pairs ``rows``."""
+        distance = self.distance[rows]
+        here = np.arange(len(rows))
+        closest = distance.argmin(axis=1)  # the heap's first: the smallest distance, then the lowest face id
+        normal, face_distance = self.normal[rows, closest], distance[here, closest]
+        a = self.side_a.support(normal, rows)
+        b = self.side_b.support(-normal, rows)
+        w = a - b
+        height = normal[:, 0] * w[:, 0] + normal[:, 1] * w[:, 1] + normal[:, 2] * w[:, 2]
+        self.iterations[rows] = step
+        lower = height < self.min_support[rows]
+        self.min_support[rows[lower]], self.tightest[rows[lower]] = height[lower], closest[lower]
+        converged = height - face_distance <= self.tolerance[rows]
+        known = ((self.w[rows] == w[:, None, :]).all(axis=2)
+                 & (np.arange(self.w.shape[1]) < self.vertex_count[rows, None])).any(axis=1)
+        self.state[rows[converged]] = _CONVERGED
+        self.state[rows[known & ~converged]] = _STALLED  # nothing new to add, yet the bounds are apart
+        growing = ~converged & ~known
+        if growing.any():
+            rows = rows[growing]
+            self._expand(rows, closest[growing], w[growing], a[growing], b[growing])
+            self.state[rows[(self.state[rows] == _RUNNING) & (step >= self.cap[rows])]] = _CAPPED
+
+    def _expand(self, rows, closest, w, a, b) -> None:
+        """``EpaPolytope.visible_region`` and ``expand`` for the pairs ``rows`` and their new points ``w``."""
+        normals, here = self.normal[rows], np.arange(len(rows))
+        seen = (normals[:, :, 0] * w[:, 0, None] + normals[:, :, 1] * w[:, 1, None] + normals[:, :, 2] * w[:, 2, None]
+                - self.distance[rows] > self.rounding[rows, None])
+        seen[here, closest] = True
+        across, corners = self.across[rows], self.corners[rows]
+        horizon = seen[:, :, None] & ~seen[here[:, None, None], across]
+        pair, face, slot = np.nonzero(horizon)  # pair by pair
+        start, end = corners[pair, face, slot], corners[pair, face, _NEXT_SLOT[slot]]
+        hidden = across[pair, face, slot]
+        counts = np.bincount(pair, minlength=len(rows))
+        first = np.cumsum(counts) - counts
+        following, preceding, loops = _loops(pair, start, end, first, counts, self.w.shape[1])
+        points = self.w[rows]
+        normal, distance, error = corner_planes(points[pair, start], points[pair, end], w[pair])
+        flat = np.zeros(len(rows), dtype=bool)
+        flat[pair[np.isnan(distance)]] = True  # a new face with no area: ``expand`` refuses, EPA stops
+        self.state[rows[~loops]] = _ALONE  # (the faces seen are not the one region ``visible_region`` finds)
+        self.state[rows[loops & flat]] = _STALLED
+        ok = loops & ~flat
+        if not ok.all():
+            keep = ok[pair]
+            pair, start, end, hidden = pair[keep], start[keep], end[keep], hidden[keep]
+            normal, distance, error = normal[keep], distance[keep], error[keep]
+            renumber = np.cumsum(keep) - 1
+            following, preceding = renumber[following[keep]], renumber[preceding[keep]]
+            counts = np.where(ok, counts, 0)
+            first = np.cumsum(counts) - counts
+            seen &= ok[:, None]
+        self._make_room(rows, counts)
+        new_vertex = self.vertex_count[rows]
+        grown = rows[ok]
+        self.w[grown, new_vertex[ok]], self.a[grown, new_vertex[ok]], self.b[grown, new_vertex[ok]] = w[ok], a[ok], b[ok]
+        self.vertex_count[grown] += 1
+        removed_pair, removed_face = np.nonzero(seen)
+        self.distance[rows[removed_pair], removed_face] = np.inf
+        owner = rows[pair]
+        ids = self.face_count[owner] + (np.arange(len(pair)) - first[pair])
+        self.corners[owner, ids] = np.column_stack([start, end, new_vertex[pair]])
+        self.across[owner, ids] = np.column_stack([hidden, ids[following], ids[preceding]])
+        self.normal[owner, ids], self.distance[owner, ids], self.error[owner, ids] = normal, distance, error
+        back = self.corners[owner, hidden]  # the hidden face's slot that pointed at the removed face
+        self.across[owner, hidden, np.where(back[:, 0] == end, 0, np.where(back[:, 1] == end, 1, 2))] = ids
+        self.face_count[rows] += counts
+
+    def _make_room(self, rows: np.ndarray, counts: np.ndarray) -> None:
+        """Grow the arrays when a pair's new faces or vertex would not fit."""
+        faces = int((self.face_count[rows] + counts).max())
+        if faces > self.distance.shape[1]:
+            extra = max(faces, 2 * self.distance.shape[1]) - self.distance.shape[1]
+            count = len(self.pairs)
+            self.corners = np.concatenate([self.corners, np.zeros((count, extra, 3), dtype=np.int64)], axis=1)
+            self.across = np.concatenate([self.across, np.zeros((count, extra, 3), dtype=np.int64)], axis=1)
+            self.normal = np.concatenate([self.normal, np.zeros((count, extra, 3))], axis=1)
+            self.distance = np.concatenate([self.distance, np.full((count, extra), np.inf)], axis=1)
+            self.error = np.concatenate([self.error, np.zeros((count, extra))], axis=1)
+        if int(self.vertex_count[rows].max()) + 1 > self.w.shape[1]:
+            extra = self.w.shape[1]
+            self.w, self.a, self.b = (np.concatenate([x, np.zeros((len(self.pairs), extra, 3))], axis=1)
+                                      for x in (self.w, self.a, self.b))
+
+    def _answers(self) -> list:
+        """``epa._finish`` of every pair's polytope (None for a pair left to ``collide``)."""
+        distance, error, normal = self.distance, self.error, self.normal
+        count, here = len(self.pairs), np.arange(len(self.pairs))
+        best = distance.argmin(axis=1)
+        best_distance, best_normal = distance[here, best], normal[here, best]
+        certified = np.where(np.isinf(distance), np.inf, distance - error).min(axis=1)
+        aligned = (normal[:, :, 0] * best_normal[:, 0, None] + normal[:, :, 1] * best_normal[:, 1, None]
+                   + normal[:, :, 2] * best_normal[:, 2, None]) >= 1.0 - 1e-6
+        facets = (distance - best_distance[:, None] <= self.rounding[:, None]) & aligned & ~np.isinf(distance)
+        answers = []
+        for row in range(count):
+            if self.state[row] == _ALONE:
+                answers.append(None)
+                continue
+            faces = [self._face(row, face) for face in np.flatnonzero(facets[row]).tolist()]
+            tightest = self._face(row, int(self.tightest[row]))
+            used = {index: (tuple(self.w[row, index].tolist()), tuple(self.a[row, index].tolist()),
+                            tuple(self.b[row, index].tolist())) for face in faces + [tightest] for index in face[:3]}
+            answers.append(polytope_answer(used, faces, tightest, float(certified[row]),
+                                           float(self.min_support[row]), int(self.iterations[row]),
+                                           _STATUS[int(self.state[row])], float(self.tolerance[row])))
+        return answers
+
+    def _face(self, row: int, face: int) -> list:
+        """A face as ``EpaPolytope`` holds it (corners, normal, distance, error)."""
+        return [*self.corners[row, face].tolist(), tuple(self.normal[row, face].tolist()),
+                float(self.distance[row, face]), float(self.error[row, face])]
+
+
+def _loops(pair: np.ndarray, start: np.ndarray, end: np.ndarray, first: np.ndarray, counts: np.ndarray,
+           vertices: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For horizon edges ``start -> end`` (grouped by ``pair``, each pair's from ``first``): each edge's following
+    and preceding edge, and per pair whether its edges form one closed loop through distinct vertices
+    (``epa._single_loop``)."""
+    total, pairs = len(pair), len(counts)
+    starting = np.full(pairs * vertices, -1, dtype=np.int64)
+    starting[pair * vertices + start] = np.arange(total)
+    distinct = np.bincount(pair * vertices + start, minlength=pairs * vertices).reshape(pairs, -1).max(axis=1) <= 1
+    following = starting[pair * vertices + end]
+    broken = np.zeros(pairs, dtype=bool)
+    broken[pair[following < 0]] = True
+    following = np.where(following < 0, np.arange(total), following)
+    preceding = np.empty(total, dtype=np.int64)
+    preceding[following] = np.arange(total)
+    # One loop: every edge reaches its pair's first by following (pointer jumping: the least edge of each cycle).
+    least, jump = np.arange(total), following
+    for _ in range(int(counts.max(initial=1)).bit_length()):
+        least = np.minimum(least, least[jump])
+        jump = jump[jump]
+    one = np.ones(pairs, dtype=bool)
+    one[pair[least != first[pair]]] = False
+    return following, preceding, distinct & ~broken & one & (counts >= 3)

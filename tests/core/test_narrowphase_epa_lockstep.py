@@ -1,0 +1,121 @@
+"""``collide_overlapping`` (EPA grown in lockstep) gives ``collide``'s answers pair by pair, and the exact
+reference's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import core
+import core.narrowphase.epa_lockstep as lockstep
+from checks import assert_matches_reference
+from core.narrowphase.epa_lockstep import collide_overlapping
+from generators import affine, cloud, cylinder, random_rotation, sphere
+from reference import reference_contact
+from test_narrowphase_batch import GAPS, assert_same, random_pairs
+
+
+def overlapping_hulls(seed: int, count: int) -> tuple[list, list]:
+    """Rounded and faceted hulls of up to a few hundred points, B pushed into A by up to half its size; every
+    third pair turned by its transform (supports through the shape's linear part)."""
+    rng = np.random.default_rng(seed)
+    makers = (lambda: sphere(int(rng.integers(30, 300)), 0.5) * rng.uniform(0.4, 1.3, 3),
+              lambda: cloud(rng, int(rng.integers(8, 200))),
+              lambda: cylinder(int(rng.integers(6, 40)), rng.uniform(0.2, 0.5), rng.uniform(0.2, 1.0)))
+    shapes_a, shapes_b = [], []
+    for k in range(count):
+        points_a = makers[k % 3]() @ random_rotation(rng).T
+        points_b = makers[(k // 3) % 3]() @ random_rotation(rng).T
+        offset = rng.uniform(-5, 5, 3)
+        shapes_a.append(core.Polytope(points_a + offset))
+        direction = rng.normal(size=3)
+        moved = offset + rng.uniform(0.0, 0.6) * direction / np.linalg.norm(direction)
+        if k % 3 == 2:
+            shapes_b.append(core.Polytope(points_b, transform=affine(random_rotation(rng), moved)))
+        else:
+            shapes_b.append(core.Polytope(points_b + moved))
+    return shapes_a, shapes_b
+
+
+def identical(x, y) -> bool:
+    return (x.signed_distance == y.signed_distance and np.array_equal(x.normal, y.normal)
+            and np.array_equal(x.point_a, y.point_a) and np.array_equal(x.point_b, y.point_b)
+            and x.bounds == y.bounds and x.solver_status == y.solver_status
+            and x.epa_iterations == y.epa_iterations)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_equals_collide_on_overlapping_hulls(seed):
+    shapes_a, shapes_b = overlapping_hulls(seed, 90)
+    together = collide_overlapping(shapes_a, shapes_b)
+    alone = [core.collide(a, b) for a, b in zip(shapes_a, shapes_b)]
+    for contact, single, a, b in zip(together, alone, shapes_a, shapes_b):
+        assert_same(contact, single, a, b)
+    assert sum(c.status == "penetrating" for c in alone) >= 60
+    assert max(c.epa_iterations for c in alone) > 20  # the arrays grow past their first room (32 faces)
+    # The same support points and faces, grown step by step: bit for bit but for ties rounding breaks otherwise.
+    assert sum(identical(x, y) for x, y in zip(together, alone)) >= 0.95 * len(alone)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_matches_exact_reference(seed):
+    rng = np.random.default_rng(80 + seed)
+    points_a = [sphere(int(rng.integers(20, 120)), 0.5) @ random_rotation(rng).T for _ in range(20)]
+    points_b = [cloud(rng, int(rng.integers(6, 80))) + rng.uniform(-0.4, 0.4, 3) for _ in range(20)]
+    for contact, a, b in zip(collide_overlapping(points_a, points_b), points_a, points_b):
+        assert_matches_reference(contact, reference_contact(a, b), a, b)
+
+
+def test_pairs_of_every_kind_equal_collide():
+    """Pairs apart, touching, barely overlapping; boxes, spheres (a margin) and clouds: those the lockstep does not
+    take are ``collide``'s own, the others its answers."""
+    shapes_a, shapes_b = random_pairs(4, 120, GAPS)
+    for contact, a, b in zip(collide_overlapping(shapes_a, shapes_b), shapes_a, shapes_b):
+        assert_same(contact, core.collide(a, b), a, b)
+
+
+def test_pairs_too_large_or_too_small_to_solve_unscaled_and_iteration_caps():
+    points = sphere(60, 0.5)
+    shapes_a = [points * 1e40, points * 1e-40, points, points]
+    shapes_b = [(points + 0.3) * 1e40, (points + 0.3) * 1e-40, points + 0.3, points + [0.2, 0.1, 0.0]]
+    for cap in (None, 1, 3):
+        together = collide_overlapping(shapes_a, shapes_b, max_iterations=cap)
+        for contact, a, b in zip(together, shapes_a, shapes_b):
+            single = core.collide(a, b, max_iterations=cap)
+            assert identical(contact, single)
+    assert {c.solver_status for c in collide_overlapping(shapes_a, shapes_b, max_iterations=1)} == {"iteration_limit"}
+
+
+def test_pairs_still_growing_after_the_lockstep_steps_are_solved_by_collide(monkeypatch):
+    shapes_a, shapes_b = overlapping_hulls(5, 30)
+    monkeypatch.setattr(lockstep, "MAX_STEPS", 3)
+    for contact, a, b in zip(collide_overlapping(shapes_a, shapes_b), shapes_a, shapes_b):
+        assert identical(contact, core.collide(a, b))
+
+
+def test_faces_seen_as_more_than_one_region_leave_the_pair_to_collide(monkeypatch):
+    """A new point seen by faces that do not form one region (only rounding does that) has the pair solved
+    by ``collide`` from the start: here every pair is made to look so."""
+    shapes_a, shapes_b = overlapping_hulls(6, 12)
+    original = lockstep._loops
+    monkeypatch.setattr(lockstep, "_loops", lambda *args: (*original(*args)[:2], np.zeros(len(args[4]), dtype=bool)))
+    for contact, a, b in zip(collide_overlapping(shapes_a, shapes_b), shapes_a, shapes_b):
+        assert identical(contact, core.collide(a, b))
+
+
+def test_horizon_loops():
+    """``_loops`` on hand-made horizons: one loop, two loops, a vertex left twice, an open chain."""
+    def check(edges, expected):
+        pair = np.array([p for p, _s, _e in edges])
+        start, end = np.array([s for _p, s, _e in edges]), np.array([e for _p, _s, e in edges])
+        counts = np.bincount(pair, minlength=4)
+        first = np.cumsum(counts) - counts
+        following, preceding, loops = lockstep._loops(pair, start, end, first, counts, 10)
+        assert loops.tolist() == expected
+        good = np.flatnonzero(loops[pair])
+        assert (end[good] == start[following[good]]).all() and (following[preceding[good]] == good).all()
+
+    check([(0, 1, 2), (0, 2, 3), (0, 3, 1),  # a triangle
+           (1, 1, 2), (1, 2, 1), (1, 3, 4), (1, 4, 3),  # two loops
+           (2, 1, 2), (2, 2, 3), (2, 3, 1), (2, 1, 4), (2, 4, 1),  # vertex 1 left twice
+           (3, 1, 2), (3, 2, 3), (3, 3, 4)], [True, False, False, False])  # open

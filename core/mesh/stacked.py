@@ -26,14 +26,13 @@ class StackedMeshes:
     """Meshes (or parts of them) as one: ``mesh`` holds every mesh's vertices and its kept triangles renumbered,
     ``table`` their edges (each mesh's own edge table, renumbered; its edges only, used or not); ``vertex_starts``,
     ``triangle_starts`` (n + 1,) where each mesh's vertices and triangles begin; ``owner`` (M,) each triangle's
-    mesh; ``local`` (M,) its index in its own mesh."""
+    mesh."""
 
     mesh: TriangleMesh
     table: EdgeTable
     vertex_starts: np.ndarray
     triangle_starts: np.ndarray
     owner: np.ndarray
-    local: np.ndarray
 
     def counts(self) -> np.ndarray:
         """(n,) triangles kept per mesh."""
@@ -59,7 +58,7 @@ class StackedMeshes:
         set_edge_table(mesh, table)
         counts = np.bincount(self.owner[keep], minlength=len(self.triangle_starts) - 1)
         return StackedMeshes(mesh, table, self.vertex_starts, np.concatenate([[0], np.cumsum(counts)]),
-                             self.owner[keep], self.local[keep])
+                             self.owner[keep])
 
 
 def stacked_together(pairs: list[tuple[TriangleMesh, TriangleMesh]]) -> list[bool]:
@@ -74,7 +73,7 @@ def stack_meshes(meshes: list[TriangleMesh]) -> StackedMeshes:
         mesh = meshes[0]
         count = len(mesh.triangles)
         return StackedMeshes(mesh, edge_table(mesh), np.array([0, len(mesh.vertices)]), np.array([0, count]),
-                             np.zeros(count, dtype=np.int64), np.arange(count))
+                             np.zeros(count, dtype=np.int64))
     vertex_counts = np.array([len(mesh.vertices) for mesh in meshes], dtype=np.int64)
     triangle_counts = np.array([len(mesh.triangles) for mesh in meshes], dtype=np.int64)
     tables = [edge_table(mesh) for mesh in meshes]
@@ -83,7 +82,6 @@ def stack_meshes(meshes: list[TriangleMesh]) -> StackedMeshes:
     triangle_starts = np.concatenate([[0], np.cumsum(triangle_counts)])
     edge_starts = np.concatenate([[0], np.cumsum(edge_counts)])
     owner = np.repeat(np.arange(len(meshes)), triangle_counts)
-    local = np.arange(triangle_starts[-1]) - triangle_starts[owner]
     mesh = TriangleMesh(np.concatenate([mesh.vertices for mesh in meshes]).reshape(-1, 3),
                         np.concatenate([mesh.triangles for mesh in meshes]).reshape(-1, 3)
                         + vertex_starts[owner][:, None])
@@ -94,7 +92,7 @@ def stack_meshes(meshes: list[TriangleMesh]) -> StackedMeshes:
         np.concatenate([table.forward for table in tables]).reshape(-1, 3),
         np.concatenate([table.uses for table in tables]), np.concatenate([table.forward_uses for table in tables]))
     set_edge_table(mesh, table)
-    return StackedMeshes(mesh, table, vertex_starts, triangle_starts, owner, local)
+    return StackedMeshes(mesh, table, vertex_starts, triangle_starts, owner)
 
 
 def stacked_candidates(a: StackedMeshes, b: StackedMeshes, tolerances: np.ndarray, flat_pairs: int,

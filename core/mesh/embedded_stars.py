@@ -52,9 +52,9 @@ def embedded_stars(mesh: TriangleMesh) -> np.ndarray:
         sums[axis] = sum(np.bincount(triangles[:, c], weights=value, minlength=count) for c in range(3))
     axis_of = np.argmax(np.abs(sums), axis=0)
     turn_of = np.sign(sums[axis_of, np.arange(count)])
-    # per corner: 1 when its face's shadow meets the ray from the vertex along the shadow plane's first axis
-    # (its edge from the next corner to the previous one crosses the ray, counted once where the edge starts or
-    # ends on it), far more when the face turns the wrong way
+    # per corner: 1 when its face's shadow meets the ray from the vertex along the shadow plane's first axis (its
+    # edge from the next corner to the previous one crosses the ray; an edge starting on the ray counts, one ending
+    # there does not), far more when the face turns the wrong way or the vertex's faces give it no turn
     crossings = np.zeros(count)
     for c in range(3):
         vertex = triangles[:, c]
@@ -64,7 +64,7 @@ def embedded_stars(mesh: TriangleMesh) -> np.ndarray:
                   for k in (c, (c + 1) % 3, (c + 2) % 3)]  # each corner's coordinate across that ray
         start, end = np.where(turn > 0, across[1], across[2]), np.where(turn > 0, across[2], across[1])
         meets = (start <= across[0]) & (across[0] < end)
-        wrong = np.where(x, signs[0], np.where(y, signs[1], signs[2])) != turn
+        wrong = (np.where(x, signs[0], np.where(y, signs[1], signs[2])) != turn) | (turn == 0)
         crossings += np.bincount(vertex, weights=meets + 4.0 * wrong, minlength=count)
     return (crossings == 1.0) & balanced_vertices(triangles, count)
 

@@ -275,3 +275,24 @@ def test_balanced_vertices_are_those_whose_edges_run_both_ways_equally():
     flipped = sphere.triangles.copy()
     flipped[0] = flipped[0, ::-1]  # its three edges now run the same way as their neighbours' uses
     assert set(np.flatnonzero(~balanced_vertices(flipped, len(sphere.vertices)))) == set(sphere.triangles[0])
+
+
+def test_faces_too_big_for_the_grid_are_paired_by_the_sweep_less_their_certified_neighbours():
+    """A fan with two faces reaching far out (boxes spanning many cells of the sphere's fine grid) slicing a
+    crumpled sphere: the big faces' pairs come from the sweep, their neighbours in the fan are left out there too."""
+    angles = np.linspace(0.0, 2.0 * np.pi, 8, endpoint=False)
+    radii = np.ones(8)
+    radii[2] = 40.0
+    big = fan(angles, 0.05 * np.cos(3 * angles), radii)
+    shape = fx.joined(crumpled_sphere(3, 9, 12, 0.12), fx.transformed(big, offset=(0.3, 0.2, 0.1)))
+    certified = embedded_stars(shape)
+    apex = len(shape.vertices) - 9  # the fan's centre, certified: its faces' pairs are not listed
+    assert certified[apex]
+    found = {tuple(pair) for pair in self_intersection(shape).pairs.tolist()}
+    assert found == brute_force_near_pairs(shape)
+    fan_faces = set(range(len(shape.triangles) - 8, len(shape.triangles)))
+    assert any(i in fan_faces or j in fan_faces for i, j in found)
+    listed = np.concatenate(list(self_candidate_pairs(shape, np.where(certified[shape.triangles], shape.triangles,
+                                                                       -1 - np.arange(shape.triangles.size)
+                                                                       .reshape(-1, 3)))))
+    assert not any(i in fan_faces and j in fan_faces for i, j in listed.tolist())

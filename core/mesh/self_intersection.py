@@ -140,7 +140,7 @@ def self_candidate_pairs(mesh: TriangleMesh, corner_labels: np.ndarray | None = 
     for end in np.unique(np.minimum(cuts + 1, len(owner))):
         counts = later[begin:end]
         i = np.repeat(np.arange(begin, end), counts)
-        j = i + 1 + np.arange(len(i)) - np.repeat(np.cumsum(counts) - counts, counts)
+        j = np.arange(len(i)) + np.repeat(np.arange(begin + 1, end + 1) - (np.cumsum(counts) - counts), counts)
         begin = end
         keep = np.flatnonzero(((ahead[j] - behind[i]) & _GUARDS) == _GUARDS)
         i, j = i[keep], j[keep]

@@ -5,7 +5,7 @@ See docs/architecture.md, section "Mesh: volumes of objects made of overlapping 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -20,6 +20,9 @@ from .winding_volume import covered_twice as twice_region, overlap_of_unions, re
 ON_FACE = 1e-9
 #: At most this many sets of mutually overlapping parts per object are expanded (beyond it: not measured).
 MAX_SETS = 4096
+
+#: Called when needed: each of two objects' per-part (K, 2) pairs of its own triangles that cross.
+OwnCrossings = Callable[[], tuple[Sequence[np.ndarray], Sequence[np.ndarray]]]
 
 
 def _boxes_meet(a: TriangleMesh, b: TriangleMesh) -> bool:
@@ -137,18 +140,18 @@ def _common_volume(meshes: Sequence[TriangleMesh], convex: Sequence[bool]) -> tu
 
 
 def union_overlap(parts_a: Sequence[TriangleMesh], convex_a: Sequence[bool], overlaps_a: Sequence[tuple[int, int]],
-                  parts_b: Sequence[TriangleMesh], convex_b: Sequence[bool], overlaps_b: Sequence[tuple[int, int]]
-                  ) -> tuple[float, np.ndarray | None, float]:
+                  parts_b: Sequence[TriangleMesh], convex_b: Sequence[bool], overlaps_b: Sequence[tuple[int, int]],
+                  own_crossings: OwnCrossings | None = None) -> tuple[float, np.ndarray | None, float]:
     """``(volume, centroid, error)`` of the region inside both objects, each the union of its closed parts (see the
     module notes). ``error`` is 0 when the volume is exact: always, unless the surfaces' cut is inconsistent
     (``winding_volume.region_volume`` gives up near degenerate triple crossings); then the volume is the sum over
     pairs of parts, at most ``error`` above the true one (``approximate_union_overlap``).
-    ``overlaps_*``: ``part_overlaps`` of each object's parts."""
+    ``overlaps_*``: ``part_overlaps`` of each object's parts. ``own_crossings``: called when the parts' surfaces
+    are cut, returns each object's per-part pairs of triangles that cross (``Solid.own_crossings``): without it,
+    parts are taken not to cross themselves."""
     sets_a, sets_b = overlapping_sets(len(parts_a), overlaps_a), overlapping_sets(len(parts_b), overlaps_b)
     if sets_a is None or sets_b is None or _mixed_terms(convex_a, sets_a, convex_b, sets_b):
-        near_a, near_b = _near_parts(parts_a, parts_b), _near_parts(parts_b, parts_a)
-        measured = (0.0, None) if not (near_a and near_b) else region_volume(
-            near_a + near_b, [0] * len(near_a) + [1] * len(near_b), overlap_of_unions)
+        measured = cut_overlap(parts_a, parts_b, own_crossings)
         if measured is not None:
             return measured[0], measured[1], 0.0
     crossing = {(i, j): overlap_volume(a, b) for i, a in enumerate(parts_a) for j, b in enumerate(parts_b)
@@ -160,13 +163,29 @@ def union_overlap(parts_a: Sequence[TriangleMesh], convex_a: Sequence[bool], ove
     return approximate_union_overlap(parts_a, convex_a, overlaps_a, parts_b, convex_b, overlaps_b, crossing)
 
 
-def _near_parts(parts: Sequence[TriangleMesh], others: Sequence[TriangleMesh]) -> list[TriangleMesh]:
-    """The parts whose boxes meet the box of all ``others``: the overlap lies in that box, and the windings of the
-    parts that miss it are 0 there, so leaving them out changes nothing."""
+def cut_overlap(parts_a: Sequence[TriangleMesh], parts_b: Sequence[TriangleMesh],
+                own_crossings: OwnCrossings | None = None) -> tuple[float, np.ndarray | None] | None:
+    """``(volume, centroid)`` of the region inside both unions of closed parts, by cutting their surfaces along
+    their crossings (``winding_volume.region_volume``), exact for any closed parts, also parts crossing themselves
+    when ``own_crossings`` gives their crossings (see ``union_overlap``); None when the cut gives up."""
+    near_a, near_b = _near_parts(parts_a, parts_b), _near_parts(parts_b, parts_a)
+    if not (near_a and near_b):
+        return 0.0, None
+    own = None
+    if own_crossings is not None:
+        found_a, found_b = own_crossings()
+        own = [found_a[k] for k in near_a] + [found_b[k] for k in near_b]
+    return region_volume([parts_a[k] for k in near_a] + [parts_b[k] for k in near_b],
+                         [0] * len(near_a) + [1] * len(near_b), overlap_of_unions, own)
+
+
+def _near_parts(parts: Sequence[TriangleMesh], others: Sequence[TriangleMesh]) -> list[int]:
+    """The indices of the parts whose boxes meet the box of all ``others``: the overlap lies in that box, and the
+    windings of the parts that miss it are 0 there, so leaving them out changes nothing."""
     low = np.min([other.vertices.min(axis=0) for other in others], axis=0)
     high = np.max([other.vertices.max(axis=0) for other in others], axis=0)
     margin = RELATIVE_TOLERANCE * float((high - low).max())
-    return [part for part in parts if (part.vertices.min(axis=0) <= high + margin).all()
+    return [k for k, part in enumerate(parts) if (part.vertices.min(axis=0) <= high + margin).all()
             and (part.vertices.max(axis=0) >= low - margin).all()]
 
 

@@ -16,6 +16,7 @@ from ..shapes.convex import Polytope
 from .bvh import TriangleBVH
 from .parts_union import part_overlaps
 from .repair import NONE, MeshRepair, repaired
+from .self_intersection import self_intersection
 from .topology import bounds_volume, convexity_defect, edge_table, loose_parts, share_topology, submesh
 from .trimesh import TriangleMesh
 
@@ -164,6 +165,19 @@ class Solid:
             return []
         return part_overlaps([part.mesh for part in self.parts], [part.closed for part in self.parts],
                              [part.convexity_defect <= EXACT_CONVEXITY for part in self.parts])
+
+    @cached_property
+    def own_crossings(self) -> tuple[np.ndarray, ...]:
+        """Per part, the (K, 2) pairs of its own triangles that cross (``self_intersection``; folds lying in one plane
+        left out, as they cover nothing twice): what cutting a part that crosses itself needs. None found for convex
+        or open parts. Found on first use (a moved copy: its source's, which an affine map keeps)."""
+        if self._placement is not None:
+            return self._placement[0].own_crossings
+        found = []
+        for part in self.parts:
+            crossing = None if part.convex or not part.closed else self_intersection(part.mesh)
+            found.append(np.zeros((0, 2), np.int64) if crossing is None else crossing.pairs[~crossing.coplanar])
+        return tuple(found)
 
     @cached_property
     def method(self) -> str:

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from conftest import in_real_blender
 from test_analysis_clash import add_cube, select_only
+from test_operators_analyse import only_result
 
 CUBE_FACES = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
 
@@ -179,9 +180,9 @@ def test_a_part_that_is_no_manifold_has_no_covered_twice_volume(empty_scene):
     assert item.face_pairs > 0 and not item.covered_twice_measured
 
 
-def test_a_single_part_crossing_itself_covers_the_space_its_sheets_share_twice(empty_scene):
-    """Two boxes fused into one closed surface by a tube (one part, passing through itself): the 0.5 x 0.6 x 0.6 box
-    the two share is covered twice."""
+def add_fused_boxes() -> bpy.types.Object:
+    """Two boxes fused into one closed surface by a tube (one part, passing through itself), sharing the box
+    (0.5, 0.2, 0.2)-(1, 0.8, 0.8)."""
     spec = importlib.util.spec_from_file_location("core_generators", Path(__file__).parents[1] / "core" / "generators.py")
     generators = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(generators)
@@ -194,11 +195,28 @@ def test_a_single_part_crossing_itself_covers_the_space_its_sheets_share_twice(e
     mesh.from_pydata(vertices.tolist(), [], triangles.tolist())
     fused = bpy.data.objects.new("Fused", mesh)
     bpy.context.scene.collection.objects.link(fused)
+    return fused
+
+
+def test_a_single_part_crossing_itself_covers_the_space_its_sheets_share_twice(empty_scene):
+    """The fused boxes: the 0.5 x 0.6 x 0.6 box the two share is covered twice."""
+    fused = add_fused_boxes()
     select_only(fused, active=fused)
     assert bpy.ops.collision_inspector.self_check() == {'FINISHED'}
     item = bpy.context.scene.collision_inspector.self_checks[0]
     assert item.face_pairs > 0 and item.closed
     assert item.covered_twice_measured and item.covered_twice_volume == pytest.approx(0.18, rel=1e-6)  # stored as float32
+
+
+def test_an_object_crossing_itself_overlaps_a_block_in_its_doubly_covered_space_once(empty_scene):
+    """The fused boxes against a block inside the space their sheets share (covered twice, no face near): the
+    overlap volume is the block's, exact, not 0 (inside by parity) nor twice it."""
+    fused = add_fused_boxes()
+    block = add_cube("Block", location=(0.75, 0.5, 0.5), scale=(0.3, 0.4, 0.4))
+    bpy.context.view_layer.update()  # objects linked through bpy.data join view_layer.objects on update
+    result = only_result(fused, block)
+    assert result.status == 'penetrating' and result.volume_certainty == 'exact' and result.volume_error == 0.0
+    assert result.overlap_volume == pytest.approx(0.3 * 0.4 * 0.4, rel=1e-6)  # Blender keeps float32 vertices
 
 
 @pytest.mark.skipif(not in_real_blender(), reason="the bpy module has no command line (bpy.app.binary_path)")

@@ -33,8 +33,9 @@ class SolidContact(SignedDistanceMixin):
     - ``overlap_volume``: the volume both objects enclose (0 when they do not overlap); None when an
       object is open (no inside, so no volume), when hulls were measured, or when ``volume_pending``:
       the pair was measured without its volume (``measure_solid_pairs(volumes=False)``), to be measured later.
-      ``volume_error``: how much ``overlap_volume`` may exceed the true one (0: exact); positive only when an
-      object's overlapping parts hold two non-convex ones, whose shared space is then bounded, not measured.
+      ``volume_error``: how much ``overlap_volume`` may differ from the true one (0: exact); positive only when
+      the surfaces' cut gives up (rarely: degenerate triple crossings) for objects whose non-convex parts overlap
+      each other or cross themselves; their shared space is then bounded, not measured.
     - ``curves``: the polylines where the surfaces cross, one (K, 3) array each (mesh pairs only); a
       closed loop repeats its first point at the end.
     - ``method``: 'convex', 'parts', 'mesh' or 'hull': how the answer was computed.

@@ -1,16 +1,21 @@
 """Overlap volumes of pairs of solids: pairs convex to rounding clipped together, objects whose parts overlap
-each other part by part (``parts_union``: their union counted once, or bounded), the others from their surfaces."""
+each other part by part (``parts_union``: their union counted once, or bounded), the others from their surfaces;
+a part that may cover the shared box twice (``sheets.single_cover``) cut with its own crossings."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..convex_volume import convex_overlap_volumes
-from ..parts_union import union_overlap
-from ..solid import HULL, Solid
-from ..volume import overlap_volumes
+from ..parts_union import cut_overlap, union_overlap
+from ..sheets import single_cover
+from ..solid import CONVEX, HULL, Solid
+from ..volume import overlap_volume, overlap_volumes
 from .result import pair_method
 
+
+#: A box holding at least this share of an object's box is checked as the whole object, once (see ``_covers_once``).
+WHOLE_SHARE = 0.25
 
 #: A pair's ``(volume, centroid, error)``: ``error`` bounds how much the volume may exceed the true one (0: exact).
 PairVolume = tuple[float | None, np.ndarray | None, float]
@@ -18,7 +23,8 @@ PairVolume = tuple[float | None, np.ndarray | None, float]
 
 def pair_volume(a: Solid, b: Solid) -> PairVolume:
     """Overlap volume, centroid and error bound of two closed objects (volume None when either has no inside);
-    exact (error 0) unless an object's overlapping parts hold two non-convex ones (``parts_union.union_overlap``)."""
+    exact (error 0) unless the surfaces' cut gives up for non-convex parts that overlap each other or cross
+    themselves (``parts_union.union_overlap``, ``_cut_volume``)."""
     return pair_volumes([(a, b)])[0]
 
 
@@ -34,14 +40,67 @@ def pair_volumes(pairs: list[tuple[Solid, Solid]]) -> list[PairVolume]:
     convex = [k for k, (a, b) in enumerate(pairs) if answers[k] is None and a.exactly_convex and b.exactly_convex]
     for k, answer in zip(convex, convex_overlap_volumes([(pairs[k][0].mesh, pairs[k][1].mesh) for k in convex])):
         answers[k] = (*answer, 0.0)
+    for k, (a, b) in enumerate(pairs):
+        if answers[k] is None and not _surfaces_cover_once(a, b):
+            answers[k] = _cut_volume(a, b, *_common_box(a, b))
     rest = [k for k, answer in enumerate(answers) if answer is None]
     for k, answer in zip(rest, overlap_volumes([(pairs[k][0].mesh, pairs[k][1].mesh) for k in rest])):
         answers[k] = (*answer, 0.0)
     return answers
 
 
+def _surfaces_cover_once(a: Solid, b: Solid) -> bool:
+    """Whether each object covers the pair's shared box at most once, so that its overlap volume may be taken from
+    the surfaces (``overlap_volume``, inside by parity); if not, the surfaces are cut with their own crossings
+    (``_cut_volume``)."""
+    low, high = _common_box(a, b)
+    return all(solid.method == CONVEX or _covers_once(solid, None, low, high) for solid in (a, b))
+
+
 def _union_volume(a: Solid, b: Solid) -> PairVolume:
     """The overlap of two closed objects, one of them made of parts that share interior, each taken as the union
-    of its parts (``parts_union.union_overlap``: exact, or with a bound on how much shared space was counted twice)."""
+    of its parts (``parts_union.union_overlap``: exact, or with a bound on how much shared space was counted twice);
+    cut with the parts' own crossings when a part may cover the common box twice (``_cut_volume``)."""
+    low, high = _common_box(a, b)
+    if not all(part.convex or _covers_once(solid, k, low, high) for solid in (a, b)
+               for k, part in enumerate(solid.parts)):
+        return _cut_volume(a, b, low, high)
     return union_overlap([part.mesh for part in a.parts], [part.convex for part in a.parts], a.part_overlaps,
-                         [part.mesh for part in b.parts], [part.convex for part in b.parts], b.part_overlaps)
+                         [part.mesh for part in b.parts], [part.convex for part in b.parts], b.part_overlaps,
+                         lambda: (a.own_crossings, b.own_crossings))
+
+
+def _common_box(a: Solid, b: Solid) -> tuple[np.ndarray, np.ndarray]:
+    """Where the two objects' boxes meet: their overlap lies in it."""
+    (low_a, high_a), (low_b, high_b) = a.bounds, b.bounds
+    return np.maximum(low_a, low_b), np.minimum(high_a, high_b)
+
+
+def _covers_once(solid: Solid, part: int | None, low: np.ndarray, high: np.ndarray) -> bool:
+    """Whether the object's mesh (``part`` None) or one of its parts covers the box at most once
+    (``sheets.single_cover``); proved over the whole mesh instead, once per object and for every box (a moved copy:
+    its source's, whose windings an affine map keeps), when the box holds much of it (``WHOLE_SHARE``)."""
+    mesh = solid.mesh if part is None else solid.parts[part].mesh
+    mesh_low, mesh_high = mesh.vertices.min(axis=0), mesh.vertices.max(axis=0)
+    inner = np.maximum(np.minimum(high, mesh_high) - np.maximum(low, mesh_low), 0.0)
+    if np.prod(inner) < WHOLE_SHARE * np.prod(mesh_high - mesh_low):
+        return single_cover(mesh, low, high)
+    source = solid.placement[0]
+    proved = source.__dict__.setdefault("_covers_once", {})
+    if part not in proved:
+        whole = source.mesh if part is None else source.parts[part].mesh
+        proved[part] = single_cover(whole, whole.vertices.min(axis=0), whole.vertices.max(axis=0))
+    return proved[part]
+
+
+def _cut_volume(a: Solid, b: Solid, low: np.ndarray, high: np.ndarray) -> PairVolume:
+    """The overlap of two closed objects whose parts may cross themselves: their surfaces cut along every crossing,
+    their own included (``parts_union.cut_overlap``), exact; when the cut gives up, the surfaces' volume with the
+    common box's volume as its bound (both lie between 0 and it)."""
+    measured = cut_overlap([part.mesh for part in a.parts], [part.mesh for part in b.parts],
+                           lambda: (a.own_crossings, b.own_crossings))
+    if measured is not None:
+        return (*measured, 0.0)
+    bound = float(np.prod(np.maximum(high - low, 0.0)))
+    volume, centroid = overlap_volume(a.mesh, b.mesh)
+    return min(max(volume, 0.0), bound), centroid, bound

@@ -12,6 +12,7 @@ from .inside import crossing_windings
 from .intersection import RELATIVE_TOLERANCE
 from .self_intersection import self_intersection
 from .topology import edge_table, label_components
+from .triangle_intersection import orientation_signs
 from .triangle_distance import point_triangle_closest
 from .trimesh import TriangleMesh
 
@@ -49,6 +50,19 @@ def single_cover(mesh: TriangleMesh, low: np.ndarray, high: np.ndarray) -> bool:
         return False
     points = _points_in_front(mesh, near, piece, around)
     return points is not None and bool((crossing_windings(mesh, points) == 0).all())
+
+
+def star_shaped(mesh: TriangleMesh) -> bool:
+    """Whether the closed, outward ``mesh`` is seen from its vertices' mean as a single cover of the sphere of
+    directions: every triangle strictly facing away from that point (exact signs) and the winding number there 1.
+    Then projecting the surface onto the directions is a map of degree 1 that keeps every triangle's orientation,
+    so no two triangles meet a direction twice: the surface does not cross itself and covers every point at most
+    once (a blob, a jittered sphere, any convex shape). O(triangles), without looking for crossings."""
+    centre = mesh.vertices.mean(axis=0)
+    corners = mesh.corners
+    if not len(corners) or not (orientation_signs(corners[:, 0], corners[:, 1], corners[:, 2], centre, None) < 0).all():
+        return False
+    return int(crossing_windings(mesh, centre)[0]) == 1
 
 
 def _points_in_front(mesh: TriangleMesh, near: np.ndarray, piece: np.ndarray, around: np.ndarray

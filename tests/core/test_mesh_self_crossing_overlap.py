@@ -96,3 +96,16 @@ def test_when_the_cut_gives_up_the_volume_is_labelled_with_a_bound_that_holds():
     expected = ((fx.manifold(first) + fx.manifold(second)) ^ fx.manifold(box)).volume()
     volume, _, error = pair_volume(Solid(fused(first, second)), Solid(box))
     assert error > 0.0 and abs(volume - expected) <= error
+
+
+def test_star_shaped_meshes_are_proved_at_once_and_others_are_not():
+    from core.mesh.sheets import star_shaped
+    rng = np.random.default_rng(5)
+    sphere = fx.uv_sphere(1.0, 16, 24)
+    blob = fx.mesh(sphere.vertices * rng.uniform(0.9, 1.1, (len(sphere.vertices), 1)), sphere.triangles)
+    assert star_shaped(sphere) and star_shaped(blob) and star_shaped(fx.box())
+    first, second = PIECES["two boxes"]
+    assert not star_shaped(fx.torus()) and not star_shaped(fx.l_bracket()) and not star_shaped(fused(first, second))
+    vertices = blob.vertices.copy()
+    vertices[40] *= -0.5  # a vertex pulled through the middle: its triangles turn towards the centre
+    assert not star_shaped(fx.mesh(vertices, blob.triangles))

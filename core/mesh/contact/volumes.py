@@ -8,13 +8,15 @@ import numpy as np
 
 from ..convex_volume import convex_overlap_volumes
 from ..parts_union import cut_overlap, union_overlap
-from ..sheets import single_cover
+from ..sheets import single_cover, star_shaped
 from ..solid import CONVEX, HULL, Solid
 from ..volume import overlap_volume, overlap_volumes
 from .result import pair_method
 
 
-#: A box holding at least this share of an object's box is checked as the whole object, once (see ``_covers_once``).
+#: An object with at most this many triangles, or whose box the pair's shared box holds this share of, is proved to
+#: cover space at most once as a whole, once (see ``_covers_once``).
+WHOLE_TRIANGLES = 5_000
 WHOLE_SHARE = 0.25
 
 #: A pair's ``(volume, centroid, error)``: ``error`` bounds how much the volume may exceed the true one (0: exact).
@@ -77,20 +79,24 @@ def _common_box(a: Solid, b: Solid) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _covers_once(solid: Solid, part: int | None, low: np.ndarray, high: np.ndarray) -> bool:
-    """Whether the object's mesh (``part`` None) or one of its parts covers the box at most once
-    (``sheets.single_cover``); proved over the whole mesh instead, once per object and for every box (a moved copy:
-    its source's, whose windings an affine map keeps), when the box holds much of it (``WHOLE_SHARE``)."""
+    """Whether the object's mesh (``part`` None) or one of its parts covers the box at most once. Proved over the
+    whole mesh once per object (kept on it, shared by moved copies: an affine map keeps windings), first by
+    ``sheets.star_shaped``, then ``sheets.single_cover``, when the mesh is small (``WHOLE_TRIANGLES``) or the box
+    holds much of it (``WHOLE_SHARE``); else, or when that fails, for the box alone."""
+    source = solid.placement[0]
+    proved = source.__dict__.setdefault("_covers_once", {})
+    if proved.get(part):
+        return True
     mesh = solid.mesh if part is None else solid.parts[part].mesh
     mesh_low, mesh_high = mesh.vertices.min(axis=0), mesh.vertices.max(axis=0)
     inner = np.maximum(np.minimum(high, mesh_high) - np.maximum(low, mesh_low), 0.0)
-    if np.prod(inner) < WHOLE_SHARE * np.prod(mesh_high - mesh_low):
-        return single_cover(mesh, low, high)
-    source = solid.placement[0]
-    proved = source.__dict__.setdefault("_covers_once", {})
-    if part not in proved:
-        whole = source.mesh if part is None else source.parts[part].mesh
-        proved[part] = single_cover(whole, whole.vertices.min(axis=0), whole.vertices.max(axis=0))
-    return proved[part]
+    whole = len(mesh.triangles) <= WHOLE_TRIANGLES or np.prod(inner) >= WHOLE_SHARE * np.prod(mesh_high - mesh_low)
+    if whole and part not in proved:
+        own = source.mesh if part is None else source.parts[part].mesh
+        proved[part] = star_shaped(own) or single_cover(own, own.vertices.min(axis=0), own.vertices.max(axis=0))
+        if proved[part]:
+            return True
+    return single_cover(mesh, low, high)
 
 
 def _cut_volume(a: Solid, b: Solid, low: np.ndarray, high: np.ndarray) -> PairVolume:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.mesh import Solid
+from ..core.mesh import MESH, Solid
 from ..core.mesh.repair import APPROXIMATE, EXACT, NONE
 
 
@@ -62,11 +62,16 @@ def volume_certainty(a: Solid, b: Solid, has_volume: bool, parts_error: float = 
 
 def parts_note(a: Solid, b: Solid, parts_error: float) -> str:
     """"Bracket: parts overlap; shared space measured approximately" for each object whose parts overlap, when the
-    pair's volume bounds their shared space (``parts_error`` positive) instead of measuring it ('' otherwise)."""
+    pair's volume bounds their shared space (``parts_error`` positive) instead of measuring it; when neither
+    object's parts overlap, the bound was for a part crossing itself: "Knot: may cross itself; space covered twice
+    measured approximately" for each non-convex object ('' otherwise)."""
     if not parts_error > 0.0:
         return ""
-    return "; ".join(f"{solid.name}: parts overlap; shared space measured approximately"
-                     for solid in (a, b) if solid.part_overlaps)
+    if a.part_overlaps or b.part_overlaps:
+        return "; ".join(f"{solid.name}: parts overlap; shared space measured approximately"
+                         for solid in (a, b) if solid.part_overlaps)
+    return "; ".join(f"{solid.name}: may cross itself; space covered twice measured approximately"
+                     for solid in (a, b) if solid.method == MESH)
 
 
 def rows_certainty_and_notes(solids: list[Solid], pairs: np.ndarray, has_volume: np.ndarray

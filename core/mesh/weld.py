@@ -9,8 +9,9 @@ import numpy as np
 
 from .topology import label_components
 
-#: Multipliers that mix the three coordinates' bits into one 64-bit key (odd constants of the xxHash family).
-_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9], dtype=np.uint64)
+#: SplitMix64's finalizer: shifts and odd multipliers that spread every input bit over the 64-bit key.
+_SHIFTS_AND_FACTORS = ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB))
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 #: The eight staggered grids: every combination of a half-cell shift along each axis.
 _SHIFTS = np.array([[x, y, z] for x in (0.0, 0.5) for y in (0.0, 0.5) for z in (0.0, 0.5)])
 
@@ -21,8 +22,7 @@ def exact_representatives(vertices: np.ndarray) -> np.ndarray:
     if count < 2:
         return np.arange(count, dtype=np.int64)
     bits = np.ascontiguousarray(np.asarray(vertices, dtype=np.float64) + 0.0).view(np.uint64).reshape(-1, 3)
-    with np.errstate(over="ignore"):
-        keys = (bits[:, 0] * _MIX[0]) ^ (bits[:, 1] * _MIX[1]) ^ (bits[:, 2] * _MIX[2])
+    keys = _mixed(_mixed(_mixed(bits[:, 0]) + bits[:, 1]) + bits[:, 2])
     order = np.argsort(keys, kind="stable")  # stable: the smallest index leads each run of equal keys
     ordered_keys = keys[order]
     tied = np.flatnonzero(ordered_keys[1:] == ordered_keys[:-1])
@@ -36,6 +36,17 @@ def exact_representatives(vertices: np.ndarray) -> np.ndarray:
     representative = np.empty(count, dtype=np.int64)
     representative[order] = leader
     return representative
+
+
+def _mixed(values: np.ndarray) -> np.ndarray:
+    """SplitMix64 of each 64-bit value: keys of positions on a grid or a lathe (coordinates with equal low bits,
+    mirrored values) collide no more often than random ones (a product of the coordinates with odd constants,
+    XORed, did: Blender's UV spheres hit the slow path)."""
+    with np.errstate(over="ignore"):
+        values = values + _GOLDEN
+        for shift, factor in _SHIFTS_AND_FACTORS:
+            values = (values ^ (values >> np.uint64(shift))) * np.uint64(factor)
+        return values ^ (values >> np.uint64(31))
 
 
 def _bit_equal_groups(bits: np.ndarray) -> np.ndarray:

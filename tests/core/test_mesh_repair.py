@@ -51,6 +51,23 @@ def test_exact_welding_groups_bit_identical_rows(seed):
     np.testing.assert_array_equal(representative, first_of_group[reference])  # onto the smallest index
 
 
+def test_exact_welding_of_lathe_and_grid_positions_needs_no_fallback(monkeypatch):
+    """Positions made by turning a profile (a UV sphere split per face) or on a grid share low bits and mirrored
+    values; their hash keys must still differ (the exact fallback for colliding keys is far slower)."""
+    import core.mesh.weld as weld
+
+    def collided(bits):
+        raise AssertionError("two different positions shared a hash key")
+
+    monkeypatch.setattr(weld, "_bit_equal_groups", collided)
+    grid = np.stack(np.meshgrid(*[np.arange(40) * 0.1] * 3, indexing="ij"), axis=-1).reshape(-1, 3)
+    for points in (split_per_face(fx.uv_sphere(1.0, 120, 120)).vertices, np.concatenate([grid, grid, -grid])):
+        representative = exact_representatives(points)
+        _, reference = np.unique(points + 0.0, axis=0, return_inverse=True)
+        assert len(np.unique(representative)) == reference.max() + 1
+        np.testing.assert_array_equal(reference.reshape(-1)[representative], reference.reshape(-1))
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_near_welding_joins_every_pair_within_the_tolerance_and_none_far_apart(seed):
     rng = np.random.default_rng(seed)

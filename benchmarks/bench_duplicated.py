@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -24,16 +23,7 @@ import mesh_fixtures as fixtures  # noqa: E402  (needs the paths above)
 from core.mesh import Solid, collide_solids  # noqa: E402
 from core.mesh.intersection import surface_intersection  # noqa: E402
 from core.mesh.volume import overlap_volume  # noqa: E402
-from timing import machine_load  # noqa: E402
-
-
-def best_cpu(function, repeats: int):
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        start = time.process_time()
-        result = function()
-        best = min(best, time.process_time() - start)
-    return best, result
+from timing import best_cpu, machine_load  # noqa: E402
 
 
 def main() -> None:

@@ -14,7 +14,6 @@ linked rings, B = a small box at one end; at two sizes. Figures: CPU seconds (be
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -30,18 +29,9 @@ from core.mesh.contact.volumes import pair_volume  # noqa: E402
 from core.mesh.parts_union import approximate_union_overlap, covered_twice  # noqa: E402
 from core.mesh.self_intersection import self_intersection  # noqa: E402
 from core.mesh.volume import overlap_volume  # noqa: E402
-from timing import machine_load  # noqa: E402
+from timing import best_cpu, machine_load  # noqa: E402
 
 STANDING = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
-
-
-def best_cpu(function, repeats: int):
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        start = time.process_time()
-        result = function()
-        best = min(best, time.process_time() - start)
-    return best, result
 
 
 def scenes():

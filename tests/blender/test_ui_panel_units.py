@@ -313,6 +313,21 @@ def test_result_details_never_show_minus_zero(panel_module, empty_scene):
     assert "Point on A: 0.5 m, 0 m, -1e-20 m" in labels
 
 
+def test_result_details_say_how_sure_the_overlap_volume_is(panel_module, empty_scene):
+    """Each volume certainty in the panel's words: exact (the volume alone), approximate (± its bound, pointing at
+    the note), none (no volume: an open mesh)."""
+    result = analysed_overlapping_cubes()[0]
+    assert result.volume_certainty == 'exact'
+    volume = panel_module.format_volume(result.overlap_volume, empty_scene)
+    assert f"Overlap volume: {volume}" in panel_module.result_details(result, empty_scene)
+    result.volume_certainty, result.volume_error = 'approximate', 2e-4
+    error = panel_module.format_volume(2e-4, empty_scene)
+    assert (f"Overlap volume: {volume} \u00b1 {error} (approximate: see the note)"
+            in panel_module.result_details(result, empty_scene))
+    result.volume_certainty, result.has_volume = 'none', False
+    assert "Overlap volume: none (an open mesh encloses no volume)" in panel_module.result_details(result, empty_scene)
+
+
 def test_results_list_row_shows_pair_status_and_value(panel_module, empty_scene):
     result = analysed_overlapping_cubes()[0]
     set_units(empty_scene, 'IMPERIAL', 'INCHES')

@@ -348,3 +348,27 @@ def test_two_overlapping_non_convex_parts_count_their_shared_space_once_exactly(
     assert result.status == 'penetrating' and result.volume_certainty == 'exact' and result.volume_error == 0.0
     assert result.overlap_volume == pytest.approx(expected, rel=1e-6)  # Blender keeps float32 vertices
     assert "parts overlap" not in result.mesh_note
+
+
+def test_joined_overlapping_cubes_count_their_shared_space_once(empty_scene):
+    """The issue's kitbash case: one object of two cubes joined where they overlap (Ctrl+J, no boolean) against a
+    block across both: the block's overlap with their union (analytic), not the sum over the cubes."""
+    cubes = [((0.0, 0.0, 0.0), (1.0, 1.0, 1.0)), ((0.5, 0.2, 0.2), (1.5, 0.8, 0.8))]
+    vertices, faces = [], []
+    for low, high in cubes:
+        start = len(vertices)
+        vertices += [(x, y, z) for x in (low[0], high[0]) for y in (low[1], high[1]) for z in (low[2], high[2])]
+        faces += [tuple(start + k for k in face) for face in
+                  [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]]
+    mesh = bpy.data.meshes.new("Joined")
+    mesh.from_pydata(vertices, [], faces)
+    joined = bpy.data.objects.new("Joined", mesh)
+    bpy.context.scene.collection.objects.link(joined)
+    block_low, block_high = np.array([0.7, 0.1, 0.1]), np.array([1.2, 0.9, 0.9])
+    block = add_cube("Block", location=tuple((block_low + block_high) / 2), scale=tuple(block_high - block_low))
+    clipped = [(np.maximum(low, block_low), np.minimum(high, block_high)) for low, high in cubes]
+    expected = union_of_boxes_volume(clipped)
+    result = only_result(joined, block)
+    assert sum(union_of_boxes_volume([box]) for box in clipped) > 1.3 * expected  # the sum would count twice
+    assert result.status == 'penetrating' and result.method == 'parts' and result.volume_certainty == 'exact'
+    assert result.overlap_volume == pytest.approx(expected, rel=1e-6)

@@ -506,13 +506,16 @@ class COLLISION_INSPECTOR_PT_self_check(_SidebarPanel, bpy.types.Panel):
 
 
 def self_check_line(item, scene: bpy.types.Scene) -> str:
-    """"Body: 12 face pairs, 2 curves, 0.8 cm³ covered twice", or "Body: no self-intersections"."""
+    """"Body: 12 face pairs, 2 curves, 0.8 cm³ covered twice", or "Body: no self-intersections"; a closed body
+    whose volume covered twice could not be measured (crossings too degenerate to cut) says so."""
     if not item.face_pairs and not item.covered_twice_volume > 0.0:
         return f"{item.name}: no self-intersections"
     text = f"{item.name}: {item.face_pairs} face pair{'' if item.face_pairs == 1 else 's'}, " \
            f"{item.curves} curve{'' if item.curves == 1 else 's'}"
     if item.covered_twice_measured and item.covered_twice_volume > 0.0:
         text += f", {format_volume(item.covered_twice_volume, scene)} covered twice"
+    elif item.closed and not item.covered_twice_measured:
+        text += ", volume covered twice not measured"
     return text
 
 

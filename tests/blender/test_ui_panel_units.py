@@ -457,6 +457,21 @@ def test_self_check_lines_fit_the_default_sidebar_broken_between_phrases(panel_m
     assert [icon for _text, icon in labels] == ['ERROR', 'BLANK1', 'CHECKMARK']
 
 
+def test_a_closed_object_whose_volume_covered_twice_was_not_measured_says_so(panel_module, empty_scene):
+    """A spindle torus crosses itself where dozens of its faces pass through one point of its axis, too degenerate
+    to cut: its volume covered twice is not measured, and the panel says so instead of leaving it out (which read
+    as "nothing is covered twice"). An open object has no such volume and says nothing of it."""
+    item = empty_scene.collision_inspector.self_checks.add()
+    item.name, item.face_pairs, item.curves, item.closed = "Thick Torus", 4404, 100, True
+    sheet = empty_scene.collision_inspector.self_checks.add()
+    sheet.name, sheet.face_pairs, sheet.curves, sheet.closed = "Sheet", 2, 1, False
+    context = SimpleNamespace(scene=empty_scene, region=SimpleNamespace(width=DEFAULT_SIDEBAR_PX))
+    labels = [text.strip() for text, _icon in draw(panel_module.COLLISION_INSPECTOR_PT_self_check, context)
+              .entries("label")]
+    assert labels == ["Thick Torus: 4404 face pairs,", "100 curves,", "volume covered twice not measured",
+                      "Sheet: 2 face pairs, 1 curve"]
+
+
 def test_details_say_what_the_witness_points_lie_on_when_not_the_objects(panel_module, empty_scene):
     """A ring and a ball measured on their triangles: the points are on the objects. Measured as convex hulls, as
     rigid-body shapes or as outlines in a plane, they are on those, and the panel says so (it said "convex hulls"

@@ -22,9 +22,11 @@ def triangle_faces(mesh: bpy.types.Mesh) -> np.ndarray:
     return faces
 
 
-def select_faces(obj: bpy.types.Object, triangles: np.ndarray, depsgraph: bpy.types.Depsgraph) -> str:
+def select_faces(obj: bpy.types.Object, triangles: np.ndarray, depsgraph: bpy.types.Depsgraph,
+                 triangle_count: int | None = None) -> str:
     """Select exactly the faces of ``obj`` holding its evaluated ``triangles`` (everything else deselected), in
-    Edit Mode if it is in it; '' when done, else why not."""
+    Edit Mode if it is in it; '' when done, else why not. ``triangle_count``: how many evaluated triangles it had
+    when ``triangles`` were found (an object edited since then is left alone)."""
     if obj.type != 'MESH':
         return f"{obj.name} is not a mesh: its faces cannot be selected"
     mesh = obj.data
@@ -36,6 +38,8 @@ def select_faces(obj: bpy.types.Object, triangles: np.ndarray, depsgraph: bpy.ty
         obj.update_from_editmode()
     if not same or len(evaluated_faces) != len(triangle_faces(mesh)):
         return f"{obj.name}'s modifiers change its faces: apply them to select the faces"
+    if triangle_count is not None and len(evaluated_faces) != triangle_count:
+        return f"{obj.name} changed during the check: check it again to select its faces"
     chosen = np.zeros(len(mesh.polygons), dtype=bool)
     chosen[evaluated_faces[triangles]] = True
     editing = obj.mode == 'EDIT'

@@ -3,13 +3,14 @@
 Each object's evaluated world-space triangles are read once (``shapes``) and checked with
 ``core.mesh.self_intersection`` (exact: faces that only touch do not count). For closed objects the volume
 covered twice is measured too (``core.mesh.parts_union.covered_twice``): inside two or more of their parts, or two
-or more sheets of a part crossing itself. The operator, the panel and the command line all call ``check_objects``.
+or more sheets of a part crossing itself. The command line calls ``check_objects``; the operator takes the same
+steps a slice at a time (``start_self_check``), a big object's numpy work on a worker thread.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -22,8 +23,9 @@ from ..core.mesh.self_intersection import SelfIntersection, self_intersection
 from ..core.mesh.topology import label_components, loose_parts
 from ..core.mesh.trimesh import TriangleMesh
 from ..core.mesh.weld import exact_representatives
+from .background import Announced, meanwhile
 from .self_check_report import SelfCheckReport, SelfCheckResult
-from .shapes import Source, read_mesh, scope_sources
+from .shapes import ReadSource, Source, may_be_slow_to_read, mesh_from_arrays, read_arrays, scope_sources
 
 #: Crossing segments kept per object for drawing and reports; past it, every k-th (the counts stay exact).
 MAX_SEGMENTS = 100_000
@@ -81,31 +83,64 @@ def geometric_parts(mesh: TriangleMesh) -> np.ndarray:
     return root[corners[:, 0]]
 
 
-def check_source(source: Source, depsgraph: bpy.types.Depsgraph) -> CheckedObject:
-    """One object checked against itself (ObjectGeometryError, naming it, when its geometry cannot be read): its
-    triangles as evaluated, so that their indices are its faces' (``face_selection``)."""
-    solid = Solid(read_mesh(source, depsgraph), name=source.name)
+def measure_read(read: ReadSource) -> tuple[SelfCheckResult, np.ndarray]:
+    """The read object checked against itself (numpy alone: may run on a worker thread): its report line and which
+    of its evaluated triangles take part; ObjectGeometryError naming it when it cannot be measured."""
+    solid = Solid(mesh_from_arrays(read), name=read.name)
     found = self_intersection(solid.raw_mesh)
     crossing = found.segments
     if len(crossing) > MAX_SEGMENTS:
         crossing = crossing[:: -(-len(crossing) // MAX_SEGMENTS)]
     result = SelfCheckResult(
-        object=source.name, triangles=len(solid.raw_mesh.triangles), face_pairs=found.count,
+        object=read.name, triangles=len(solid.raw_mesh.triangles), face_pairs=found.count,
         coplanar_pairs=int(found.coplanar.sum()), faces=len(found.triangles), curves=found.curve_count,
         closed=solid.closed, covered_twice_volume=covered_twice_volume(solid, found),
         segments=tuple(tuple(map(tuple, segment)) for segment in crossing.tolist()))
-    return CheckedObject(result, source, found.triangles)
+    return result, found.triangles
+
+
+def check_source_steps(source: Source, depsgraph: bpy.types.Depsgraph, progress=None) -> Iterator:
+    """One object checked against itself as steps: Blender's arrays copied at once (``read_arrays``), the rest
+    (``measure_read``) on a worker thread for a big mesh (``analysis.background``), yielding ``progress``
+    meanwhile. Its triangles as evaluated, so that their indices are its faces' (``face_selection``)."""
+    read = read_arrays(source, depsgraph)
+    result, triangles = yield from meanwhile(lambda: measure_read(read), read.arrays.triangle_count, progress)
+    return CheckedObject(result, source, triangles)
+
+
+def start_self_check(objects: Iterable[bpy.types.Object], view_layer: bpy.types.ViewLayer, depsgraph, scope: str
+                     ) -> tuple[SelfCheckReport, list[CheckedObject], Iterator]:
+    """The check of ``objects`` (with geometry, visible) against themselves, begun: the report (its ``results`` and
+    ``seconds`` filled at the end, its ``activity`` naming the object being checked), the list the checked objects
+    go into (sorted by name) and the steps, ``(done, total)`` objects each; before an object that may be slow to
+    read, an ``Announced`` step. Closed early, nothing is filled in."""
+    clock = time.perf_counter()
+    report = SelfCheckReport(scope=scope, blend_file=bpy.data.filepath, blender_version=bpy.app.version_string,
+                             time=datetime.now(UTC).isoformat(timespec="seconds"))
+    sources = scope_sources(objects, view_layer, depsgraph, report.skipped)
+    checked: list[CheckedObject] = []
+    return report, checked, _check_steps(report, sources, depsgraph, checked, clock)
+
+
+def _check_steps(report: SelfCheckReport, sources: list[Source], depsgraph, checked: list, clock: float
+                 ) -> Iterator:
+    found = []
+    for done, source in enumerate(sources):
+        report.activity = source.name
+        if may_be_slow_to_read(source):
+            yield Announced((done, len(sources)))  # the interface names it before the read holds it
+        found.append((yield from check_source_steps(source, depsgraph, (done, len(sources)))))
+        yield done + 1, len(sources)
+    checked.extend(found)
+    report.results = [item.result for item in checked]
+    report.seconds = time.perf_counter() - clock
 
 
 def check_objects(objects: Iterable[bpy.types.Object], view_layer: bpy.types.ViewLayer, depsgraph, scope: str
                   ) -> tuple[SelfCheckReport, list[CheckedObject]]:
-    """Every object of ``objects`` (with geometry, visible) checked against itself, sorted by name; the report and
-    the checked objects (their triangles, for the face selection)."""
-    started, clock = datetime.now(UTC), time.perf_counter()
-    report = SelfCheckReport(scope=scope, blend_file=bpy.data.filepath, blender_version=bpy.app.version_string,
-                             time=started.isoformat(timespec="seconds"))
-    checked = [check_source(source, depsgraph) for source in scope_sources(objects, view_layer, depsgraph,
-                                                                           report.skipped)]
-    report.results = [item.result for item in checked]
-    report.seconds = time.perf_counter() - clock
+    """Every object of ``objects`` (with geometry, visible) checked against itself at once (``start_self_check``):
+    the report and the checked objects (their triangles, for the face selection)."""
+    report, checked, steps = start_self_check(objects, view_layer, depsgraph, scope)
+    for _step in steps:
+        pass
     return report, checked

@@ -68,6 +68,8 @@ class SelfCheckReport:
     seconds: float = 0.0
     skipped: dict[str, str] = field(default_factory=dict)
     results: list[SelfCheckResult] = field(default_factory=list)
+    #: The object being checked now, for the interface's status bar.
+    activity: str = field(default='', repr=False, compare=False)
 
     @property
     def intersecting(self) -> list[SelfCheckResult]:

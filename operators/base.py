@@ -103,12 +103,12 @@ class StepwiseMixin:
             self._status_shown = None
 
 
-#: The modal analysis or animation scan running now (at most one: each replaces the results), or None.
+#: The modal analysis, animation scan or self-check running now (at most one: each replaces results), or None.
 _running: list = [None]
 
 
 def mark_running(operator: bpy.types.Operator | None) -> None:
-    """Note the modal analysis or scan that runs now (None: none does)."""
+    """Note the modal analysis, scan or self-check that runs now (None: none does)."""
     _running[0] = operator
 
 
@@ -119,7 +119,7 @@ def mark_stopped(operator: bpy.types.Operator) -> None:
 
 
 def analysis_running() -> bool:
-    """True while a modal analysis or scan runs (its operator still exists and has not finished)."""
+    """True while a modal analysis, scan or self-check runs (its operator still exists and has not finished)."""
     operator = _running[0]
     if operator is None:
         return False
@@ -132,15 +132,15 @@ def analysis_running() -> bool:
 
 
 #: The operators that change the results a slice at a time from the interface (type names, ``TYPE_OT_name`` as a
-#: running instance reports them): while one runs, none of them starts.
+#: running instance reports them): while one runs, none of them starts (one long run at a time).
 CHANGING_RESULTS = ("COLLISION_INSPECTOR_OT_analyze", "COLLISION_INSPECTOR_OT_scan", "COLLISION_INSPECTOR_OT_resolve",
-                    "COLLISION_INSPECTOR_OT_resolve_all")
+                    "COLLISION_INSPECTOR_OT_resolve_all", "COLLISION_INSPECTOR_OT_self_check")
 
 
 def running_refusal(context: bpy.types.Context | None = None) -> str:
-    """Why Analyse, Scan Animation, Resolve and Resolve All are greyed out while one of them runs modally (''
-    when none runs): the analysis or scan noted by ``mark_running``, or one of ``CHANGING_RESULTS`` among the
-    windows' modal operators."""
+    """Why Analyse, Scan Animation, Resolve, Resolve All and Check Self-Intersections are greyed out while one of
+    them runs modally ('' when none runs): the analysis, scan or self-check noted by ``mark_running``, or one of
+    ``CHANGING_RESULTS`` among the windows' modal operators."""
     if analysis_running():
         return f"{_running[0].bl_label} is already running (Esc cancels it)"
     window_manager = getattr(context, "window_manager", None)

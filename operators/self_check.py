@@ -1,22 +1,26 @@
-"""The self-intersection operator: checks each selected object against itself (``analysis.self_check``)."""
+"""The self-intersection operator: checks each selected object against itself (``analysis.self_check``). From the
+panel it runs a slice at a time, a big object's work on a worker thread (Esc cancels, the previous results stay);
+one long run at a time (``base.running_refusal``)."""
 
 import bpy
 from bpy.props import BoolProperty
 
 from ..analysis.face_selection import select_faces
-from ..cli import plural
 from ..analysis.geometry import ObjectGeometryError
 from ..analysis.scope import selected_geometry_objects
-from ..analysis.self_check import check_objects
+from ..analysis.self_check import start_self_check
 from ..analysis.self_check_store import store_self_checks
+from ..cli import plural
 from ..ui import self_check_overlay
 from ..ui.units import format_volume
+from .base import (PROGRESS_STEPS, SLICE_SECONDS, ReplacesResultsMixin, StepwiseMixin, advance, mark_stopped,
+                   running_refusal)
 
 #: Objects named one by one in the report; past it, the count only.
 MAX_NAMED = 10
 
 
-class COLLISION_INSPECTOR_OT_self_check(bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_self_check(ReplacesResultsMixin, StepwiseMixin, bpy.types.Operator):
     """Check each selected object against itself: faces that pass through each other, where they cross, and for
     closed objects the volume covered twice"""
 
@@ -30,36 +34,74 @@ class COLLISION_INSPECTOR_OT_self_check(bpy.types.Operator):
         default=False,
     )
 
+    cancelled_message = "Self-intersection check cancelled; the previous results are kept"
+
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
+        refusal = running_refusal(context)
+        if refusal:
+            cls.poll_message_set(refusal)
+            return False
         if not selected_geometry_objects(context):
             cls.poll_message_set("Select at least one object with geometry (meshes, curves, text, surfaces, "
                                  "metaballs)")
             return False
         return True
 
-    def execute(self, context: bpy.types.Context) -> set:
-        depsgraph = context.evaluated_depsgraph_get()
+    def start(self, context: bpy.types.Context) -> bool:
+        """Begin checking the selected objects and the progress indicator."""
+        self._scene = context.scene  # where the results will go
+        self._report, self._checked, self.steps = start_self_check(
+            selected_geometry_objects(context), context.view_layer, context.evaluated_depsgraph_get(), 'SELECTED')
+        context.window_manager.progress_begin(0, PROGRESS_STEPS)
+        return True
+
+    def status(self) -> str:
+        """The object being checked ('Checking self-intersections: Suzanne')."""
+        activity = self._report.activity
+        return f"Checking self-intersections: {activity}" if activity else "Checking self-intersections"
+
+    def stop(self, context: bpy.types.Context) -> None:
+        """End the progress indicator and the timer; abandon the remaining steps (a worker's answer is dropped)."""
+        mark_stopped(self)
+        self.steps.close()
+        context.window_manager.progress_end()
+        self.end_timer(context)
+
+    def step(self, context: bpy.types.Context, seconds: float = SLICE_SECONDS) -> set | None:
+        """Advance the check for about ``seconds``; the operator's outcome once it is over, else None."""
         try:
-            report, checked = check_objects(selected_geometry_objects(context), context.view_layer, depsgraph,
-                                            'SELECTED')
-        except ObjectGeometryError as error:
+            progress = advance(self.steps, seconds)
+        except (ObjectGeometryError, ReferenceError) as error:  # ReferenceError: an object was deleted meanwhile
+            self.stop(context)
             self.report({'ERROR'}, str(error))
             return {'CANCELLED'}
-        store_self_checks(context.scene.collision_inspector, checked)
+        if progress is not None:
+            done, total = progress
+            context.window_manager.progress_update(PROGRESS_STEPS * done // max(total, 1))
+            return None
+        self.stop(context)
+        return self.finish(context)
+
+    def finish(self, context: bpy.types.Context) -> set:
+        """Store the results in the scene the check started in, select the faces if asked, and report."""
+        try:
+            scene = self._scene
+            settings = scene.collision_inspector
+        except ReferenceError:
+            self.report({'ERROR'}, "The checked scene was deleted during the check")
+            return {'CANCELLED'}
+        report, checked = self._report, self._checked
+        store_self_checks(settings, checked)
         self_check_overlay.refresh()
         for name, reason in sorted(report.skipped.items()):
             self.report({'WARNING'}, f"{name} skipped: {reason}")
         if self.select_faces:
-            depsgraph = context.evaluated_depsgraph_get()  # (storing the results changed the scene's data)
-            for item in checked:
-                refusal = select_faces(item.source.obj, item.triangles, depsgraph)
-                if refusal:
-                    self.report({'WARNING'}, refusal)
+            self.select_found_faces(context, checked)
         found = report.intersecting
         for result in found[:MAX_NAMED]:
             volume = ("" if not result.covered_twice_volume else
-                      f", {format_volume(result.covered_twice_volume, context.scene)} covered twice")
+                      f", {format_volume(result.covered_twice_volume, scene)} covered twice")
             self.report({'WARNING'}, f"{result.object}: {plural(result.face_pairs, 'intersecting face pair')}, "
                                      f"{plural(result.curves, 'curve')}{volume}")
         clean = len(report.results) - len(found)
@@ -68,3 +110,15 @@ class COLLISION_INSPECTOR_OT_self_check(bpy.types.Operator):
                     + (f" ({clean} clean)" if found and clean else "")
                     + (f" in {report.seconds:.2f} s" if report.seconds >= 0.1 else ""))
         return {'FINISHED'}
+
+    def select_found_faces(self, context: bpy.types.Context, checked: list) -> None:
+        """Select each checked object's intersecting faces (Edit Mode or not); one left alone if it was deleted or
+        edited during the check."""
+        depsgraph = context.evaluated_depsgraph_get()  # (storing the results changed the scene's data)
+        for item in checked:
+            try:
+                refusal = select_faces(item.source.obj, item.triangles, depsgraph, item.result.triangles)
+            except ReferenceError:
+                refusal = f"{item.result.object} was deleted during the check"
+            if refusal:
+                self.report({'WARNING'}, refusal)

@@ -175,7 +175,7 @@ def stand_in_operator(operator_class):
                                cancelled_message=operator_class.cancelled_message)
     operator.report = lambda kinds, text: operator.reports.append((set(kinds), text))
     for name in ("start", "stop", "step", "finish", "report_results", "modal", "end_timer", "status",
-                 "show_status"):
+                 "show_status", "select_found_faces"):
         if hasattr(operator_class, name):
             setattr(operator, name, MethodType(getattr(operator_class, name), operator))
     return operator

@@ -50,7 +50,9 @@ class MeshDistance:
     ``distance`` >= 0 (0 when the surfaces touch or cross); ``point_a`` on triangle ``triangle_a`` of A,
     ``point_b`` on triangle ``triangle_b`` of B, with ``point_b - point_a == distance * normal`` for the
     unit normal from A toward B (the convention of ``core.Contact`` for separated pairs); when the
-    distance is 0 both points are one common point of the two surfaces.
+    distance is 0 both points are one common point of the two surfaces. Of several triangle pairs equally close
+    (apart surfaces), the one with the smallest ``triangle_a``, then ``triangle_b``: the answer does not depend on
+    how the search ran.
     """
 
     distance: float
@@ -94,9 +96,10 @@ def mesh_distance_steps(mesh_a: TriangleMesh, mesh_b: TriangleMesh, *, bvh_a: Tr
 
 
 def _distance_steps(tree_a: TriangleBVH, tree_b: TriangleBVH, bound: float) -> Steps[MeshDistance]:
-    """The closest triangle pair within ``bound``, else with no bound (it was too small)."""
+    """The closest triangle pair within ``bound``, else with no bound (it was too small: then a pair found among
+    those whose lower bounds are within it may be further apart than one left out)."""
     found = yield from _closest_triangle_pair(tree_a, tree_b, bound)
-    if found is None:
+    if found is None or found.distance > bound:
         found = yield from _closest_triangle_pair(tree_a, tree_b, np.inf)
     return found
 
@@ -302,11 +305,14 @@ def _count_below(sorted_lower_sq: np.ndarray, distance: float) -> int:
 
 def _better(best: MeshDistance | None, triangles_a: np.ndarray, triangles_b: np.ndarray, mesh_a: TriangleMesh,
             mesh_b: TriangleMesh) -> MeshDistance:
-    """The closer of ``best`` and the closest of the given triangle pairs."""
+    """The closer of ``best`` and the closest of the given triangle pairs; of pairs equally close, the one with the
+    smallest triangle of A, then of B (whatever order the tree measured them in)."""
     distance, point_a, point_b = triangle_pair_distance(mesh_a.corners_of(triangles_a),
                                                         mesh_b.corners_of(triangles_b))
-    i = int(np.argmin(distance))
-    if best is not None and best.distance <= distance[i]:
+    ties = np.flatnonzero(distance == distance.min())
+    i = int(ties[np.lexsort((triangles_b[ties], triangles_a[ties]))[0]])
+    if best is not None and (best.distance, best.triangle_a, best.triangle_b) <= (distance[i], triangles_a[i],
+                                                                                   triangles_b[i]):
         return best
     return MeshDistance(float(distance[i]), point_a[i].copy(), point_b[i].copy(), int(triangles_a[i]),
                         int(triangles_b[i]))

@@ -254,6 +254,43 @@ def test_upper_bound_only_prunes():
         assert mesh_distance(a, b, upper_bound=bound).distance == exact.distance
 
 
+def test_an_upper_bound_just_short_of_the_distance_only_prunes():
+    """A bound a little below the distance lets some triangle pairs through whose lower bounds are within it but
+    whose distances are not: the closest of those is not the closest pair (pairs left out can be closer), so the
+    search is run again without the bound (some 15 % of these seeded queries answered a larger distance before)."""
+    rng = np.random.default_rng(3)
+    for trial in range(40):
+        a = fx.torus(major=0.8, minor=0.3) if trial % 2 else fx.uv_sphere()
+        offset = rng.normal(size=3)
+        b = transformed(fx.uv_sphere(), linear=rng.uniform(0.3, 1.0) * np.eye(3),
+                        offset=offset / np.linalg.norm(offset) * rng.uniform(1.2, 2.5))
+        exact = mesh_distance(a, b)
+        assert exact.distance == pytest.approx(brute_force(a, b), abs=1e-12)
+        for share in (0.3, 0.9, 0.99, 0.999):
+            assert mesh_distance(a, b, upper_bound=share * exact.distance).distance == exact.distance
+
+
+def test_of_equally_close_pairs_the_smallest_triangles_are_kept():
+    """Two boxes face to face: many triangle pairs are exactly as close (corners over faces, edges over faces); the
+    answer is the one with the smallest triangle of A, then of B, whatever order the trees measured them in (the
+    boxes' triangles shuffled give another tree), so a search without trees can give the same answer."""
+    a, b = fx.box((0, 0, 0), (1, 1, 1)), fx.box((0.25, 0.25, 1.5), (0.75, 0.75, 2.0))
+    found = mesh_distance(a, b)
+    rows_a = np.repeat(np.arange(len(a.triangles)), len(b.triangles))
+    rows_b = np.tile(np.arange(len(b.triangles)), len(a.triangles))
+    distances = triangle_pair_distance(a.corners[rows_a], b.corners[rows_b])[0]
+    tied = np.flatnonzero(distances == distances.min())
+    assert len(tied) > 1 and found.distance == distances.min() == 0.5
+    assert (found.triangle_a, found.triangle_b) == (rows_a[tied[0]], rows_b[tied[0]])
+    for seed in range(3):
+        order = np.random.default_rng(seed).permutation(len(b.triangles))
+        shuffled = mesh(b.vertices, b.triangles[order])
+        again = mesh_distance(a, shuffled)
+        assert again.distance == found.distance
+        first = min((rows_a[k], int(np.flatnonzero(order == rows_b[k])[0])) for k in tied)
+        assert (again.triangle_a, again.triangle_b) == first
+
+
 @pytest.mark.parametrize("name", ["chain links", "ball in cup"])
 def test_the_search_a_step_at_a_time_is_the_same_search(name):
     """``mesh_distance_steps`` (the live update's, spread over updates) ends with ``mesh_distance``'s answer to the

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..validation import as_points
 from .bvh import TriangleBVH, leaf_triangles
+from .many_meshes import Stack, pairings
 from .topology import bounds_volume
 from .triangle_intersection import all_same, canonical_edges, edge_orientations, plane_sides
 from .trimesh import TriangleMesh
@@ -45,9 +46,48 @@ def crossing_windings(mesh: TriangleMesh, points: np.ndarray, points_move: bool 
     owners, triangles = (_tree_candidates if bvh is not None else _box_candidates)(
         points[near], mesh if bvh is None else bvh, slack)
     start = points[near][owners]
-    far = start + 2.0 * (float(np.linalg.norm(high - low)) + 1.0) * RAY
-    corners = mesh.corners[triangles]
-    edge_low, edge_high, flip = canonical_edges(corners, mesh.triangles[triangles])
+    far = start + _ray_length(low, high) * RAY
+    windings[near] = _signed_crossings(start, far, mesh.corners[triangles], mesh.triangles[triangles], owners,
+                                       len(near), points_move)
+    return windings
+
+
+def stacked_crossing_windings(meshes: list[TriangleMesh], points: np.ndarray, owners: np.ndarray) -> np.ndarray:
+    """(P,) ``crossing_windings(meshes[owners[p]], points[p])`` for many small closed meshes at once (no trees:
+    every triangle of a point's mesh is tested against its ray, all points' in one pass), the same integers."""
+    points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    owners = np.asarray(owners, dtype=np.int64)
+    windings = np.zeros(len(points), dtype=np.int64)
+    stack = Stack(meshes)
+    lows, highs = stack.vertex_boxes
+    in_box = ((points >= lows[owners]) & (points <= highs[owners])).all(axis=1)
+    near = np.flatnonzero(in_box & (stack.counts[owners] > 0))
+    if not len(near):
+        return windings
+    slacks = BOX_SLACK * np.maximum(np.maximum(np.abs(lows).max(axis=1), np.abs(highs).max(axis=1)),
+                                    (highs - lows).max(axis=1))
+    lengths = np.array([_ray_length(low, high) for low, high in zip(lows, highs)])
+    mesh_of = owners[near]
+    point, _one, triangle, _starts = pairings(np.ones(len(near), dtype=np.int64), stack.counts[mesh_of])
+    rows = stack.first[mesh_of[point]] + triangle
+    meets = _ray_meets(points[near][point], stack.lows[rows], stack.highs[rows], slacks[mesh_of[point]][:, None])
+    point, rows = point[meets], rows[meets]
+    start = points[near][point]
+    far = start + lengths[mesh_of[point]][:, None] * RAY
+    windings[near] = _signed_crossings(start, far, stack.corners[rows], stack.ids[rows], point, len(near), True)
+    return windings
+
+
+def _ray_length(low: np.ndarray, high: np.ndarray) -> float:
+    """How far a ray is followed from a point in the box [low, high]: beyond the box."""
+    return 2.0 * (float(np.linalg.norm(high - low)) + 1.0)
+
+
+def _signed_crossings(start: np.ndarray, far: np.ndarray, corners: np.ndarray, ids: np.ndarray, owners: np.ndarray,
+                      count: int, points_move: bool) -> np.ndarray:
+    """(count,) sum of the signed crossings of the segments ``start``-``far`` (K, 3) with the triangles ``corners``
+    (K, 3, 3; vertex ``ids`` (K, 3)) in the perturbed model, per owner (K,)."""
+    edge_low, edge_high, flip = canonical_edges(corners, ids)
     side_start = plane_sides(start, corners, points_move)
     side_far = plane_sides(far, corners, points_move)
     ray_start, ray_far = start[:, None, :], far[:, None, :]
@@ -57,12 +97,12 @@ def crossing_windings(mesh: TriangleMesh, points: np.ndarray, points_move: bool 
         orient = edge_orientations(ray_start, ray_far, edge_low, edge_high)
     pierced = (side_start * side_far < 0) & all_same(orient * flip)
     # leaving through the front (the far end in front of the plane) counts +1, entering -1
-    windings[near] = np.bincount(owners[pierced], weights=side_far[pierced], minlength=len(near)).astype(np.int64)
-    return windings
+    return np.bincount(owners[pierced], weights=side_far[pierced], minlength=count).astype(np.int64)
 
 
-def _ray_meets(origins: np.ndarray, lows: np.ndarray, highs: np.ndarray, slack: float) -> np.ndarray:
-    """Whether the rays ``origin + t RAY`` (t >= 0) meet the boxes widened by ``slack`` (rows paired)."""
+def _ray_meets(origins: np.ndarray, lows: np.ndarray, highs: np.ndarray, slack) -> np.ndarray:
+    """Whether the rays ``origin + t RAY`` (t >= 0) meet the boxes widened by ``slack`` (rows paired; a number, or a
+    (K, 1) column)."""
     enter = ((lows - slack - origins) / RAY).max(axis=1)  # RAY's components are positive
     leave = ((highs + slack - origins) / RAY).min(axis=1)
     return (leave >= enter) & (leave >= 0.0)

@@ -16,10 +16,11 @@ from ...narrowphase.collide import collide
 from ..distance import MeshDistance, mesh_distance, windowed_mesh_distance
 from ..drag.translated_contact import TranslationStart, translation_start
 from ..intersection import CrossingCurves, surface_crossings
+from ..pair_distances import mesh_distances
 from ..solid import MESH, Solid
 from .containment import (BATCHED_TRIANGLE_PAIRS, boxes_apart, share_interior, share_interior_moved,
                           shares_interior_after_many)
-from .pushout import BATCH_LEVELS, common_ball, pushout_search, pushout_witnesses
+from .pushout import BATCH_LEVELS, common_balls, pushout_search, pushout_witnesses_many, stacked_pair
 from .result import SolidContact
 from .volumes import pair_volumes
 
@@ -91,19 +92,9 @@ def _batched(a: Solid, b: Solid) -> bool:
     return len(a.mesh.triangles) * len(b.mesh.triangles) <= BATCHED_TRIANGLE_PAIRS
 
 
-def _each(function: Callable) -> Callable[[list[tuple]], list]:
-    """A step answered pair by pair (not yet batched across pairs)."""
-    return lambda requests: [function(*args) for args in requests]
-
-
 def _surface_crossings(requests: list[tuple[Solid, Solid]]) -> list[CrossingCurves]:
     """The surfaces' crossings of every pair, found together (``surface_crossings``, down the objects' trees)."""
     return surface_crossings([(a.mesh, b.mesh) for a, b in requests], [(a.bvh, b.bvh) for a, b in requests])
-
-
-_APART_DISTANCES = _each(lambda a, b: _apart_distance(a, b))
-_COMMON_BALLS = _each(common_ball)
-_PUSHOUT_WITNESSES = _each(pushout_witnesses)
 
 
 def mesh_pair_steps(a: Solid, b: Solid, options: dict
@@ -113,19 +104,19 @@ def mesh_pair_steps(a: Solid, b: Solid, options: dict
     (``pushout_search``, answered by ``separated_after``) and its witness points; it returns ``mesh_pair``'s answer."""
     touch, tolerance = options["touch_tolerance"], options["tolerance"]
     if boxes_apart(a, b):  # no crossing, no shared face, neither inside the other: only the distance to find
-        found = yield Ask(_APART_DISTANCES, (a, b))
+        found = yield Ask(apart_distances, (a, b))
         return _apart(a, b, found, (), touch), None
     crossing = yield Ask(_surface_crossings, (a, b))
     curves = tuple(np.vstack([curve, curve[:1]]) if closed else curve
                    for curve, closed in zip(crossing.curves, crossing.closed))
     if not share_interior(a, b, crossing):
-        found = yield Ask(_APART_DISTANCES, (a, b))
+        found = yield Ask(apart_distances, (a, b))
         return _apart(a, b, found, curves, touch), None  # apart, or touching without overlap
 
     hull = collide(a.hull, b.hull, **options)
     candidates = [(hull.normal, hull.depth)] if hull.status == PENETRATING else []
     volume, centroid, volume_error = yield Ask(pair_volumes, (a, b))
-    ball = yield Ask(_COMMON_BALLS, (a, b, centroid))
+    ball = yield Ask(common_balls, (a, b, centroid))
     lower = 0.0 if ball is None else 2.0 * ball[1]
     # Batches of several bisection steps where the test answers a batch for about the cost of one offset.
     search = pushout_search(a, b, candidates, lower, precision=tolerance, levels=BATCH_LEVELS if _batched(a, b) else 1)
@@ -133,7 +124,7 @@ def mesh_pair_steps(a: Solid, b: Solid, options: dict
     status = TOUCHING if depth <= touch else PENETRATING
     deepest = _deepest_point(crossing, centroid, b)
     start = translation_start(a, b, deepest, depth * normal, ball, touch, tolerance) if status == PENETRATING else None
-    point_a, point_b = yield Ask(_PUSHOUT_WITNESSES, (a, b, depth, normal, tolerance))
+    point_a, point_b = yield Ask(pushout_witnesses_many, (a, b, depth, normal, tolerance))
     return SolidContact(
         status=status, signed_distance=-depth, normal=normal, point_a=point_a, point_b=point_b,
         method=MESH, tolerance=touch, depth_lower_bound=min(lower, depth), depth_is_estimate=depth > lower + tolerance,
@@ -150,8 +141,16 @@ def _asked(search: Generator, many: Callable, *args) -> Generator[Ask, Any, Any]
         return finished.value
 
 
-def _apart_distance(a: Solid, b: Solid) -> MeshDistance:
-    """The exact distance of two surfaces that do not cross (an object may lie inside the other)."""
+def apart_distances(requests: list[tuple[Solid, Solid]]) -> list[MeshDistance]:
+    """The exact distances of pairs of surfaces that do not cross (an object may lie inside the other): small pairs
+    together (``pair_distances.mesh_distances``), others down their trees (over windows of the triangles that can
+    hold the closest pair when the trees are not built yet)."""
+    small = [k for k, (a, b) in enumerate(requests) if stacked_pair(a, b)]
+    found = dict(zip(small, mesh_distances([(requests[k][0].mesh, requests[k][1].mesh) for k in small])))
+    return [found[k] if k in found else _tree_distance(a, b) for k, (a, b) in enumerate(requests)]
+
+
+def _tree_distance(a: Solid, b: Solid) -> MeshDistance:
     if "bvh" in a.__dict__ and "bvh" in b.__dict__:  # both trees built already (cached properties)
         return mesh_distance(a.mesh, b.mesh, bvh_a=a.bvh, bvh_b=b.bvh)
     return windowed_mesh_distance(a.mesh, b.mesh)

@@ -8,6 +8,9 @@ from collections.abc import Callable, Generator
 import numpy as np
 
 from ..distance import mesh_distance, nearest_on_surface
+from ..inside import stacked_crossing_windings
+from ..many_meshes import segment_firsts
+from ..pair_distances import STACKED_TRIANGLE_PAIRS, mesh_distances, nearest_distances
 from ..solid import Solid
 from .containment import indices_in_box, points_inside, strided_sample
 
@@ -36,12 +39,31 @@ def pushout_witnesses(a: Solid, b: Solid, depth: float, normal: np.ndarray, tole
     pair's closest points are at most the push-out's bisection bracket apart; ``point_a`` is their midpoint and
     ``point_b`` that point moved back with B, so ``point_a - point_b == depth * normal`` and each point lies within
     half that bracket of its object's surface."""
-    offset = depth * np.asarray(normal, dtype=np.float64)
-    moved = b.translated(offset)
-    found = mesh_distance(a.mesh, moved.mesh, bvh_a=a.bvh, bvh_b=moved.bvh,
-                          upper_bound=max(depth * WITNESS_SEARCH, tolerance))
-    middle = 0.5 * (found.point_a + found.point_b)
-    return middle, middle - offset
+    return pushout_witnesses_many([(a, b, depth, normal, tolerance)])[0]
+
+
+def pushout_witnesses_many(requests: list[tuple[Solid, Solid, float, np.ndarray, float]]
+                           ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``pushout_witnesses`` of every ``(a, b, depth, normal, tolerance)``: small pairs' closest points found together
+    (``pair_distances.mesh_distances``), larger ones down their triangle trees."""
+    offsets = [depth * np.asarray(normal, dtype=np.float64) for _a, _b, depth, normal, _tolerance in requests]
+    moved = [b.translated(offset) for (_a, b, *_rest), offset in zip(requests, offsets)]
+    bounds = [max(depth * WITNESS_SEARCH, tolerance) for _a, _b, depth, _normal, tolerance in requests]
+    small = [k for k, (a, *_rest) in enumerate(requests) if stacked_pair(a, moved[k])]
+    found = dict(zip(small, mesh_distances([(requests[k][0].mesh, moved[k].mesh) for k in small],
+                                           [bounds[k] for k in small])))
+    answers = []
+    for k, (a, *_rest) in enumerate(requests):
+        closest = found[k] if k in found else mesh_distance(a.mesh, moved[k].mesh, bvh_a=a.bvh, bvh_b=moved[k].bvh,
+                                                            upper_bound=bounds[k])
+        middle = 0.5 * (closest.point_a + closest.point_b)
+        answers.append((middle, middle - offsets[k]))
+    return answers
+
+
+def stacked_pair(a: Solid, b: Solid) -> bool:
+    """Pairs small enough to be measured without trees, stacked with others (``pair_distances``)."""
+    return len(a.mesh.triangles) * len(b.mesh.triangles) <= STACKED_TRIANGLE_PAIRS
 
 
 def certified_pushout(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, float]],
@@ -155,6 +177,86 @@ def common_ball(a: Solid, b: Solid, centroid: np.ndarray | None) -> tuple[np.nda
     centres = [np.asarray(centroid, dtype=np.float64)[None, :]] if centroid is not None else []
     centres += [_inward_centres(b, a), _inward_centres(a, b)]
     return largest_ball(a, b, np.vstack(centres))
+
+
+def common_balls(requests: list[tuple[Solid, Solid, np.ndarray | None]]) -> list[tuple[np.ndarray, float] | None]:
+    """``common_ball`` of every ``(a, b, centroid)``: the small pairs' ball centres, their winding numbers and their
+    distances to the surfaces found for all of them together, a few stacked passes in all
+    (``inside.stacked_crossing_windings``, ``pair_distances.nearest_distances``); larger pairs one by one. The same
+    balls: each number is computed as ``common_ball`` computes it."""
+    answers: list = [None] * len(requests)
+    small = []
+    for k, (a, b, centroid) in enumerate(requests):
+        if a.closed and b.closed and stacked_pair(a, b):
+            small.append(k)
+        else:
+            answers[k] = common_ball(a, b, centroid)
+    if small:
+        for k, ball in zip(small, _stacked_balls([requests[k] for k in small])):
+            answers[k] = ball
+    return answers
+
+
+def _stacked_balls(requests: list[tuple[Solid, Solid, np.ndarray | None]]) -> list[tuple[np.ndarray, float] | None]:
+    """``common_ball`` of closed pairs of small meshes, stacked: meshes ``2k`` and ``2k + 1`` are pair k's A and B."""
+    meshes = [solid.mesh for a, b, _centroid in requests for solid in (a, b)]
+    count = len(requests)
+    pairs, points = [], []
+    with_centroid = [k for k, (_a, _b, centroid) in enumerate(requests) if centroid is not None]
+    if with_centroid:
+        pairs.append(np.array(with_centroid, dtype=np.int64))
+        points.append(np.array([requests[k][2] for k in with_centroid], dtype=np.float64).reshape(-1, 3))
+    for inner in (1, 0):  # B's vertices inside A, then A's inside B
+        pair, centres = _stacked_inward_centres([requests[k][inner] for k in range(count)],
+                                                [requests[k][1 - inner] for k in range(count)], meshes, inner)
+        pairs.append(pair)
+        points.append(centres)
+    pair, centres = np.concatenate(pairs), np.concatenate(points)
+    order = np.argsort(pair, kind="stable")  # a pair's centres in common_ball's order
+    pair, centres = pair[order], centres[order]
+    inside = stacked_crossing_windings(meshes, centres, 2 * pair) > 0
+    inside[inside] = stacked_crossing_windings(meshes, centres[inside], 2 * pair[inside] + 1) > 0
+    pair, centres = pair[inside], centres[inside]
+    radius = np.minimum(nearest_distances(meshes, centres, 2 * pair), nearest_distances(meshes, centres, 2 * pair + 1))
+    best = segment_firsts(-radius, pair, count)
+    return [None if row < 0 else (centres[row].copy(), float(radius[row])) for row in best.tolist()]
+
+
+def _stacked_inward_centres(inners: list[Solid], outers: list[Solid], meshes: list, inner_slot: int
+                            ) -> tuple[np.ndarray, np.ndarray]:
+    """``_inward_centres(inners[k], outers[k])`` of every k, stacked: (pair (N,), centres (N, 3)), pair by pair in
+    ``_inward_centres``' order. ``meshes[2k + inner_slot]`` is ``inners[k]``'s mesh, the other slot the outer's."""
+    sizes = np.array([len(solid.mesh.vertices) for solid in inners], dtype=np.int64)
+    owner = np.repeat(np.arange(len(inners)), sizes)
+    vertices = np.concatenate([solid.mesh.vertices for solid in inners]).reshape(-1, 3)
+    lows = np.array([outer.bounds[0] for outer in outers]).reshape(-1, 3)
+    highs = np.array([outer.bounds[1] for outer in outers]).reshape(-1, 3)
+    in_box = np.flatnonzero(((vertices >= lows[owner]) & (vertices <= highs[owner])).all(axis=1))
+    # strided_sample per pair: every step-th of its vertices in the box, at most LOWER_BOUND_SAMPLES
+    found = np.bincount(owner[in_box], minlength=len(inners))
+    rank = np.arange(len(in_box)) - (np.cumsum(found) - found)[owner[in_box]]
+    step = np.maximum(1, found // LOWER_BOUND_SAMPLES)[owner[in_box]]
+    picked = in_box[(rank % step == 0) & (rank // step < LOWER_BOUND_SAMPLES)]
+    pair, points = owner[picked], vertices[picked]
+    inside = stacked_crossing_windings(meshes, points, 2 * pair + 1 - inner_slot) > 0
+    picked, pair, points = picked[inside], pair[inside], points[inside]
+    depth = nearest_distances(meshes, points, 2 * pair + 1 - inner_slot)
+    first = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    normals = _stacked_vertex_normals([solid.mesh for solid in inners], first)[picked]
+    return pair, points - 0.5 * depth[:, None] * normals
+
+
+def _stacked_vertex_normals(meshes: list, first: np.ndarray) -> np.ndarray:
+    """``_vertex_normals`` of every vertex of the meshes, stacked (vertex ``first[m] + v`` is mesh m's v): each sum
+    taken in ``_vertex_normals``' order (corner 0's triangles in order, then corner 1's, then corner 2's)."""
+    triangles = np.concatenate([mesh.triangles + start for mesh, start in zip(meshes, first.tolist())]).reshape(-1, 3)
+    normals = np.concatenate([mesh.area_normals for mesh in meshes]).reshape(-1, 3)
+    total = int(first[-1] + len(meshes[-1].vertices)) if meshes else 0
+    corners = triangles.T.ravel()
+    sums = np.stack([np.bincount(corners, weights=np.tile(normals[:, axis], 3), minlength=total)
+                     for axis in range(3)], axis=1)
+    length = np.linalg.norm(sums, axis=1, keepdims=True)
+    return sums / np.where(length > 0.0, length, 1.0)
 
 
 def largest_ball(a: Solid, b: Solid, centres: np.ndarray) -> tuple[np.ndarray, float] | None:

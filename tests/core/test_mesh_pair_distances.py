@@ -1,0 +1,178 @@
+"""Many small pairs measured together (``pair_distances``, ``inside.stacked_crossing_windings``,
+``pushout.common_balls`` and ``pushout_witnesses_many``): every number the same as each pair alone down its trees
+(``mesh_distance``, ``nearest_on_surface``, ``crossing_windings``, ``common_ball``), and the distances coal's.
+
+Seeded kitbashed roofs (``benchmarks/kitbash_scene.py``: notched tiles, battens, rafters and posts turned a little,
+overlapping), their parts moved at random so that some pairs come apart, others touch or cross.
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import core.mesh.contact.pushout as pushout_module
+import core.mesh.pair_distances as pair_distances_module
+from core import overlapping_pairs
+from core.mesh import Solid, TriangleMesh, measure_solid_pairs
+from core.mesh.contact.mesh_pairs import mesh_pair, mesh_pairs_together
+from core.mesh.contact.pushout import common_ball, common_balls, pushout_witnesses_many
+from core.mesh.contact.result import pair_options
+from core.mesh.contact.volumes import pair_volumes
+from core.mesh.distance import mesh_distance, nearest_on_surface
+from core.mesh.inside import crossing_windings, stacked_crossing_windings
+from core.mesh.pair_distances import mesh_distances, nearest_distances
+from mesh_fixtures import coal_distance
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from kitbash_scene import roof  # noqa: E402  (needs the path above)
+
+
+def roof_solids(seed: int, rows: int = 3, columns: int = 4) -> list[Solid]:
+    _names, meshes = roof(rows, columns, np.random.default_rng(seed))
+    return [Solid(TriangleMesh.from_arrays(vertices, triangles), name=str(k))
+            for k, (vertices, triangles) in enumerate(meshes)]
+
+
+def candidate_pairs(solids: list[Solid], margin: float) -> list[tuple[int, int]]:
+    lows = np.array([solid.bounds[0] for solid in solids])
+    highs = np.array([solid.bounds[1] for solid in solids])
+    return [tuple(pair) for pair in overlapping_pairs(lows, highs, margin=margin).tolist()]
+
+
+def shuffled_mesh_pairs(seed: int) -> list[tuple[TriangleMesh, TriangleMesh]]:
+    """A roof's neighbouring parts, B moved by a random few centimetres (apart, touching or crossing), and pairs moved
+    exactly onto each other's faces (distance 0)."""
+    solids = roof_solids(seed)
+    rng = np.random.default_rng(seed + 10)
+    pairs = []
+    for i, j in candidate_pairs(solids, 0.05):
+        a, b = solids[i].mesh, solids[j].mesh
+        offset = rng.normal(size=3) * 0.02 if len(pairs) % 4 else np.zeros(3)
+        pairs.append((a, TriangleMesh.from_arrays(b.vertices + offset, b.triangles)))
+    return pairs
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_stacked_distances_are_the_trees_distances(seed):
+    """The same distance to the bit; the same closest triangle pair and points whenever the surfaces are apart (of
+    equally close pairs both keep the smallest triangles); when they touch or cross, a point common to both."""
+    pairs = shuffled_mesh_pairs(seed)
+    stacked = mesh_distances(pairs)
+    apart = touching = 0
+    for (a, b), found in zip(pairs, stacked):
+        alone = mesh_distance(a, b)
+        assert found.distance == alone.distance
+        if alone.distance > 0.0:
+            apart += 1
+            assert (found.triangle_a, found.triangle_b) == (alone.triangle_a, alone.triangle_b)
+            assert (found.point_a == alone.point_a).all() and (found.point_b == alone.point_b).all()
+        else:
+            touching += 1
+            assert (found.point_a == found.point_b).all()
+            for mesh in (a, b):
+                assert nearest_on_surface(mesh, found.point_a[None])[0][0] <= 1e-12
+        assert found.distance == pytest.approx(coal_distance(a, b), abs=1e-9)
+    assert apart >= 20 and touching >= 10
+
+
+def test_a_pair_measured_alone_or_with_others_is_the_same_and_hints_only_prune(monkeypatch):
+    """Blocks of any size give each pair the same answer; an upper bound too small (nothing within it) or just short
+    of the distance only prunes."""
+    pairs = shuffled_mesh_pairs(2)
+    together = mesh_distances(pairs)
+    monkeypatch.setattr(pair_distances_module, "BLOCK_ROWS", 1)
+    for (a, b), found in zip(pairs, together):
+        for hint in (None, 0.0, 0.5 * found.distance, 0.999 * found.distance, found.distance):
+            [alone] = mesh_distances([(a, b)], [hint])
+            assert (alone.distance, alone.triangle_a, alone.triangle_b) == (found.distance, found.triangle_a,
+                                                                             found.triangle_b)
+            assert (alone.point_a == found.point_a).all() and (alone.point_b == found.point_b).all()
+
+
+def test_stacked_nearest_distances_and_windings_are_the_trees():
+    """Points all over a roof, its parts' vertices and face centres among them (on the surfaces: winding numbers by
+    the perturbation), against each part's own tree: the same distances to the bit, the same winding numbers."""
+    solids = roof_solids(3)
+    meshes = [solid.mesh for solid in solids]
+    rng = np.random.default_rng(4)
+    lows = np.min([solid.bounds[0] for solid in solids], axis=0)
+    highs = np.max([solid.bounds[1] for solid in solids], axis=0)
+    owners = rng.integers(0, len(meshes), 3000)
+    points = rng.uniform(lows, highs, (3000, 3))
+    near = rng.random(3000) < 0.5  # half of them near their own part: inside it, or just outside
+    centres = np.array([meshes[k].vertices.mean(axis=0) for k in owners[near]])
+    points[near] = centres + rng.normal(size=(near.sum(), 3)) * 0.02
+    on = rng.integers(0, 3000, 300)
+    points[on[:150]] = [meshes[k].vertices[rng.integers(len(meshes[k].vertices))] for k in owners[on[:150]]]
+    points[on[150:]] = [meshes[k].corners[rng.integers(len(meshes[k].triangles))].mean(axis=0)
+                        for k in owners[on[150:]]]
+    distances = nearest_distances(meshes, points, owners)
+    windings = stacked_crossing_windings(meshes, points, owners)
+    assert 0 < (windings > 0).sum() < len(points)
+    for k, mesh in enumerate(meshes):
+        mine = np.flatnonzero(owners == k)
+        assert (distances[mine] == nearest_on_surface(mesh, points[mine], bvh=solids[k].bvh)[0]).all()
+        assert (windings[mine] == crossing_windings(mesh, points[mine], bvh=solids[k].bvh)).all()
+        assert (windings[mine] == crossing_windings(mesh, points[mine])).all()
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_common_balls_are_each_pairs_common_ball(seed):
+    """The centres, their winding numbers and distances found for all pairs at once give every pair the ball
+    ``common_ball`` finds alone, to the bit (with the overlap's centroid, and without one)."""
+    solids = roof_solids(seed)
+    pairs = [(solids[i], solids[j]) for i, j in candidate_pairs(solids, 1e-5)]
+    centroids = [centroid for _volume, centroid, _error in pair_volumes(pairs)]
+    requests = [(a, b, centroid) for (a, b), centroid in zip(pairs, centroids)]
+    requests += [(a, b, None) for a, b in pairs[::3]]
+    balls = common_balls(requests)
+    assert sum(ball is not None for ball in balls) >= 10
+    for request, ball in zip(requests, balls):
+        alone = common_ball(*request)
+        assert (ball is None) == (alone is None)
+        if ball is not None:
+            assert (ball[0] == alone[0]).all() and ball[1] == alone[1]
+
+
+def test_clash_answers_are_the_same_as_down_the_trees_and_pair_by_pair(monkeypatch):
+    """A roof's clash check (every candidate pair, in lockstep) gives each pair the answer it gets alone
+    (``mesh_pair``), and the answers of the check without the stacked steps (the trees' distances, the pair's own
+    common ball), field for field to the bit."""
+    solids = roof_solids(5)
+    pairs = [(solids[i], solids[j]) for i, j in candidate_pairs(solids, 1e-5)]
+    tolerance, touch = 1e-9, 1e-5
+    _apart, answers = measure_solid_pairs(pairs, tolerance=tolerance, touch_tolerance=touch)
+    options = [pair_options(a, b, tolerance, touch, None) for a, b in pairs]
+    together = [contact for contact, _start in mesh_pairs_together(pairs, options)]
+    monkeypatch.setattr(pair_distances_module, "STACKED_TRIANGLE_PAIRS", 0)
+    monkeypatch.setattr(pushout_module, "STACKED_TRIANGLE_PAIRS", 0)
+    trees = [mesh_pair(a, b, option)[0] for (a, b), option in zip(pairs, options)]
+    statuses = set()
+    for answer, lockstep, alone in zip(answers, together, trees):
+        assert answer is not None
+        statuses.add(answer.status)
+        for field in ("status", "signed_distance", "normal", "point_a", "point_b", "depth_lower_bound",
+                      "overlap_volume", "overlap_centroid"):
+            for other in (lockstep, alone):
+                assert np.array_equal(np.asarray(getattr(answer, field), dtype=object),
+                                      np.asarray(getattr(other, field), dtype=object)), field
+    assert statuses == {"penetrating", "touching", "separated"}
+
+
+def test_push_out_witnesses_are_the_closest_points_of_the_moved_pair():
+    """Each witness pair is the midpoint of the moved pair's closest points down the trees (``mesh_distance``)."""
+    solids = roof_solids(6)
+    pairs = [(solids[i], solids[j]) for i, j in candidate_pairs(solids, 1e-5)][:40]
+    rng = np.random.default_rng(6)
+    requests = []
+    for a, b in pairs:
+        normal = rng.normal(size=3)
+        requests.append((a, b, float(rng.uniform(0.0, 0.05)), normal / np.linalg.norm(normal), 1e-9))
+    for (a, b, depth, normal, tolerance), (point_a, point_b) in zip(requests, pushout_witnesses_many(requests)):
+        moved = b.translated(depth * normal)
+        closest = mesh_distance(a.mesh, moved.mesh)
+        if closest.distance > 0.0:
+            assert (point_a == 0.5 * (closest.point_a + closest.point_b)).all()
+        np.testing.assert_allclose(point_a - point_b, depth * normal, rtol=0.0, atol=1e-15)

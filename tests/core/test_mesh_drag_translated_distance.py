@@ -11,6 +11,7 @@ import pytest
 
 import core.mesh.contact.batch as batch_module
 import core.mesh.contact.dispatch as dispatch_module
+import core.mesh.contact.mesh_pairs as mesh_pairs_module
 import core.mesh.distance as distance_module
 from core.mesh import Solid, collide_solid_pairs
 from core.mesh.contact.result import answered_from_last, pair_size
@@ -24,10 +25,14 @@ from mesh_fixtures import coal_distance, cup, l_bracket, moved, rotation_z, toru
 
 @pytest.fixture
 def searches(monkeypatch) -> list:
-    """The tree searches for a closest pair (``mesh_distance``'s) and full mesh measurements, as they happen."""
+    """The searches for a closest pair (``mesh_distance``'s down the trees, ``mesh_distances``' for small pairs
+    measured in full) and full mesh measurements, as they happen."""
     seen = []
     search, measure = distance_module.close_leaf_pair_steps, dispatch_module.mesh_pair
+    stacked = mesh_pairs_module.mesh_distances
     monkeypatch.setattr(distance_module, "close_leaf_pair_steps", lambda *args: seen.append("search") or search(*args))
+    monkeypatch.setattr(mesh_pairs_module, "mesh_distances",
+                        lambda pairs: (pairs and seen.append("search")) or stacked(pairs))
     monkeypatch.setattr(dispatch_module, "mesh_pair",
                         lambda a, b, options: seen.append("full") or measure(a, b, options))
     return seen

@@ -11,6 +11,7 @@ from functools import cached_property
 
 import numpy as np
 
+from .many_meshes import pairings
 from .topology import EdgeTable, edge_table, set_edge_table
 from .trimesh import TriangleMesh
 
@@ -127,12 +128,8 @@ def _flat_screen(a: StackedMeshes, b: StackedMeshes, tolerances: np.ndarray, pai
     count_a = np.bincount(a.owner[rows_a], minlength=len(tolerances))[pairs]
     count_b = np.bincount(b.owner[rows_b], minlength=len(tolerances))[pairs]
     start_a, start_b = np.cumsum(count_a) - count_a, np.cumsum(count_b) - count_b
-    products = count_a * count_b
-    pair = np.repeat(np.arange(len(pairs)), products)
-    within = np.arange(products.sum()) - np.repeat(np.cumsum(products) - products, products)
-    width = count_b[pair]
-    t = rows_a[start_a[pair] + within // width]
-    s = rows_b[start_b[pair] + within % width]
+    pair, i, j, _ = pairings(count_a, count_b)
+    t, s = rows_a[start_a[pair] + i], rows_b[start_b[pair] + j]
     tolerance = tolerances[pairs][pair][:, None]
     keep = ((a.mesh.lows[t] - tolerance <= b.mesh.highs[s] + tolerance)
             & (b.mesh.lows[s] - tolerance <= a.mesh.highs[t] + tolerance)).all(axis=1)

@@ -28,6 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 from addon_loader import load_registered_addon  # noqa: E402  (needs the path above)
+from bench_gui_stall import in_viewport  # noqa: E402
 from bench_self_check import sculpt  # noqa: E402
 
 WATCH_INTERVAL = 0.01
@@ -57,15 +58,6 @@ def sculpt_object() -> bpy.types.Object:
     obj.select_set(True)
     bpy.context.view_layer.objects.active = obj
     return obj
-
-
-def in_viewport(operator, **properties) -> None:
-    """Run ``operator`` as a click in the 3D view does."""
-    window = bpy.context.window_manager.windows[0]
-    area = next(area for area in window.screen.areas if area.type == 'VIEW_3D')
-    region = next(region for region in area.regions if region.type == 'WINDOW')
-    with bpy.context.temp_override(window=window, area=area, region=region):
-        operator('INVOKE_DEFAULT', **properties)
 
 
 def main() -> None:
@@ -136,10 +128,6 @@ def main() -> None:
         state["last"] = now
         return WATCH_INTERVAL
 
-    def close_splash() -> None:
-        bpy.context.window_manager.windows[0].event_simulate(type='ESC', value='PRESS')
-
-    bpy.app.timers.register(close_splash, first_interval=1.0)
     bpy.app.timers.register(watch, first_interval=WATCH_INTERVAL)
     bpy.app.timers.register(start_next, first_interval=3.0)
 

@@ -12,13 +12,11 @@ from ..ui.units import format_length
 from ..analysis import analysed_shapes
 from ..analysis.clash import start_check
 from ..analysis.inspect import keep_modes, measure_modes, record_modes
-from ..analysis.geometry import ObjectGeometryError
 from ..analysis.ordering import enum_column
 from ..analysis.scope import scope_refusal, scope_signature
 from ..analysis.store import store_results
 from ..analysis.typed import typed_decimal
-from .base import (PROGRESS_STEPS, SLICE_SECONDS, ReplacesResultsMixin, StepwiseMixin, advance, mark_stopped,
-                   running_refusal)
+from .base import PROGRESS_STEPS, ProgressStepsMixin, ReplacesResultsMixin, StepwiseMixin, running_refusal
 
 #: Scopes whose every pair is measured and listed (the user picked the objects one by one).
 EVERY_PAIR_SCOPES = frozenset({'SELECTED', 'ACTIVE'})
@@ -26,7 +24,7 @@ EVERY_PAIR_SCOPES = frozenset({'SELECTED', 'ACTIVE'})
 MAX_REPORTED_PAIRS = 20
 
 
-class COLLISION_INSPECTOR_OT_analyze(ReplacesResultsMixin, StepwiseMixin, bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_analyze(ReplacesResultsMixin, ProgressStepsMixin, StepwiseMixin, bpy.types.Operator):
     """Measure penetration depth or distance, contact normal and witness points of the pairs in the scope"""
 
     bl_idname = "collision_inspector.analyze"
@@ -67,29 +65,7 @@ class COLLISION_INSPECTOR_OT_analyze(ReplacesResultsMixin, StepwiseMixin, bpy.ty
         """What the analysis is doing ('reading Suzanne'; how far it is shows on the mouse cursor)."""
         return f"Analysing: {self._report.activity}" if self._report.activity else "Analysing"
 
-    def stop(self, context: bpy.types.Context) -> None:
-        """End the progress indicator and the timer; abandon the check's remaining steps."""
-        mark_stopped(self)
-        self.steps.close()
-        context.window_manager.progress_end()
-        self.end_timer(context)
-
-    def step(self, context: bpy.types.Context, seconds: float = SLICE_SECONDS) -> set | None:
-        """Advance the check for about ``seconds``; the operator's outcome once it is over, else None."""
-        try:
-            progress = advance(self.steps, seconds)
-        except (ObjectGeometryError, ReferenceError) as error:  # ReferenceError: an object was deleted meanwhile
-            self.stop(context)
-            self.report({'ERROR'}, str(error))
-            return {'CANCELLED'}
-        if progress is not None:
-            done, total = progress
-            context.window_manager.progress_update(PROGRESS_STEPS * done // max(total, 1))
-            return None
-        self.stop(context)
-        return self.finish(context, self._report)
-
-    def finish(self, _context: bpy.types.Context, report) -> set:
+    def finish(self, _context: bpy.types.Context) -> set:
         """Store the finished check's results (review states carried over) in the scene it started in
         (the user may have switched scenes meanwhile) and report them."""
         try:
@@ -98,6 +74,7 @@ class COLLISION_INSPECTOR_OT_analyze(ReplacesResultsMixin, StepwiseMixin, bpy.ty
         except ReferenceError:
             self.report({'ERROR'}, "The analysed scene was deleted during the analysis")
             return {'CANCELLED'}
+        report = self._report
         store_results(settings, report, keep_vanished=self._signature == settings.analysed_scope)
         keep_modes(settings, report)
         analysed_shapes.keep(report.shapes)  # for Resolve: moved, not read again

@@ -1,6 +1,7 @@
 """What operators share: the poll of those that need stored results (``NeedsResultsMixin``) and the result their
 ``index`` names (``chosen_result``), one run that changes the results at a time (``running_refusal``,
-``ReplacesResultsMixin``, ``ExclusiveRunMixin``), and running long work a slice at a time (``StepwiseMixin``)."""
+``ReplacesResultsMixin``, ``ExclusiveRunMixin``), and running long work a slice at a time (``StepwiseMixin``,
+``ProgressStepsMixin``)."""
 
 import time
 from collections.abc import Iterator
@@ -8,6 +9,7 @@ from collections.abc import Iterator
 import bpy
 
 from ..analysis.background import Announced
+from ..analysis.geometry import ObjectGeometryError
 
 #: Seconds of work per timer tick of a modal run: the interface stays responsive to Esc.
 SLICE_SECONDS = 0.05
@@ -161,6 +163,35 @@ class ReplacesResultsMixin:
         if outcome == {'RUNNING_MODAL'}:
             mark_running(self)
         return outcome
+
+
+class ProgressStepsMixin:
+    """``stop`` and ``step`` of a run noted as running (``ReplacesResultsMixin``) whose ``steps`` yield ``(done,
+    total)``, shown on the mouse cursor (``start`` calls ``progress_begin``), and end in ``finish(context)``; an
+    object that cannot be measured, or was deleted meanwhile, ends it with an error. Goes before
+    ``StepwiseMixin`` in the bases."""
+
+    def stop(self, context: bpy.types.Context) -> None:
+        """End the progress indicator and the timer; abandon the remaining steps (a worker's answer is dropped)."""
+        mark_stopped(self)
+        self.steps.close()
+        context.window_manager.progress_end()
+        self.end_timer(context)
+
+    def step(self, context: bpy.types.Context, seconds: float = SLICE_SECONDS) -> set | None:
+        """Advance the run for about ``seconds``; the operator's outcome once it is over, else None."""
+        try:
+            progress = advance(self.steps, seconds)
+        except (ObjectGeometryError, ReferenceError) as error:  # ReferenceError: an object was deleted meanwhile
+            self.stop(context)
+            self.report({'ERROR'}, str(error))
+            return {'CANCELLED'}
+        if progress is not None:
+            done, total = progress
+            context.window_manager.progress_update(PROGRESS_STEPS * done // max(total, 1))
+            return None
+        self.stop(context)
+        return self.finish(context)
 
 
 class NeedsResultsMixin:

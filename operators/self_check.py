@@ -6,21 +6,19 @@ import bpy
 from bpy.props import BoolProperty
 
 from ..analysis.face_selection import select_faces
-from ..analysis.geometry import ObjectGeometryError
 from ..analysis.scope import selected_geometry_objects
 from ..analysis.self_check import start_self_check
 from ..analysis.self_check_store import store_self_checks
 from ..cli import plural
 from ..ui import self_check_overlay
 from ..ui.units import format_volume
-from .base import (PROGRESS_STEPS, SLICE_SECONDS, ReplacesResultsMixin, StepwiseMixin, advance, mark_stopped,
-                   running_refusal)
+from .base import PROGRESS_STEPS, ProgressStepsMixin, ReplacesResultsMixin, StepwiseMixin, running_refusal
 
 #: Objects named one by one in the report; past it, the count only.
 MAX_NAMED = 10
 
 
-class COLLISION_INSPECTOR_OT_self_check(ReplacesResultsMixin, StepwiseMixin, bpy.types.Operator):
+class COLLISION_INSPECTOR_OT_self_check(ReplacesResultsMixin, ProgressStepsMixin, StepwiseMixin, bpy.types.Operator):
     """Check each selected object against itself: faces that pass through each other, where they cross, and for
     closed objects the volume covered twice"""
 
@@ -60,28 +58,6 @@ class COLLISION_INSPECTOR_OT_self_check(ReplacesResultsMixin, StepwiseMixin, bpy
         """The object being checked ('Checking self-intersections: Suzanne')."""
         activity = self._report.activity
         return f"Checking self-intersections: {activity}" if activity else "Checking self-intersections"
-
-    def stop(self, context: bpy.types.Context) -> None:
-        """End the progress indicator and the timer; abandon the remaining steps (a worker's answer is dropped)."""
-        mark_stopped(self)
-        self.steps.close()
-        context.window_manager.progress_end()
-        self.end_timer(context)
-
-    def step(self, context: bpy.types.Context, seconds: float = SLICE_SECONDS) -> set | None:
-        """Advance the check for about ``seconds``; the operator's outcome once it is over, else None."""
-        try:
-            progress = advance(self.steps, seconds)
-        except (ObjectGeometryError, ReferenceError) as error:  # ReferenceError: an object was deleted meanwhile
-            self.stop(context)
-            self.report({'ERROR'}, str(error))
-            return {'CANCELLED'}
-        if progress is not None:
-            done, total = progress
-            context.window_manager.progress_update(PROGRESS_STEPS * done // max(total, 1))
-            return None
-        self.stop(context)
-        return self.finish(context)
 
     def finish(self, context: bpy.types.Context) -> set:
         """Store the results in the scene the check started in, select the faces if asked, and report."""

@@ -16,8 +16,7 @@ from conftest import stand_in_operator
 
 from test_analysis_self_check import add_joined_boxes  # noqa: I001  (pytest puts tests/blender on sys.path)
 from test_analysis_clash import add_cube, select_only
-
-TICKS_WHILE_WAITING = 4
+from test_operators_long_work import TICKS_WHILE_WAITING, ticks, until_done
 CANCELLED = "Self-intersection check cancelled; the previous results are kept"
 
 
@@ -73,18 +72,6 @@ def operator_for(modules, select_faces: bool = False):
     return operator
 
 
-def ticks(operator, count: int) -> list:
-    return [operator.modal(bpy.context, SimpleNamespace(type='TIMER')) for _tick in range(count)]
-
-
-def until_done(operator) -> set:
-    for _tick in range(10000):
-        outcome = operator.modal(bpy.context, SimpleNamespace(type='TIMER'))
-        if outcome != {'RUNNING_MODAL'}:
-            return outcome
-    raise AssertionError("the check did not finish")
-
-
 def without_time(reports: list) -> list:
     """The reports with the closing line's ' in 0.12 s' left out (the time differs from run to run)."""
     return [(kinds, text.split(" in ")[0] if "intersect themselves" in text else text) for kinds, text in reports]
@@ -119,16 +106,12 @@ def kept_state(scene) -> tuple:
             sorted(mesh.name for mesh in bpy.data.meshes))
 
 
-def test_esc_while_the_worker_checks_leaves_the_scene_and_the_previous_results_as_they_were(props, modules,
-                                                                                         on_worker, monkeypatch):
-    prop, _crate, ring = props
-    select_only(ring)
-    assert bpy.ops.collision_inspector.self_check() == {'FINISHED'}  # the previous results: Ring's
-    select_only(*props, active=prop)
-    before = kept_state(bpy.context.scene)
+def prop_held_on_the_worker(modules, monkeypatch) -> tuple:
+    """A modal Check and Select Faces ticked until Prop's check has reached the worker, where it waits for the
+    returned event; and the operator."""
     reached, opened, measure_read = threading.Event(), threading.Event(), modules.self_check.measure_read
 
-    def held(read):  # Prop waits on the worker until the test lets it go
+    def held(read):
         if read.name == "Prop":
             reached.set()
             assert opened.wait(60.0)
@@ -140,8 +123,19 @@ def test_esc_while_the_worker_checks_leaves_the_scene_and_the_previous_results_a
     for _tick in range(100):
         assert ticks(operator, 1) == [{'RUNNING_MODAL'}]
         if reached.is_set():
-            break
-    assert reached.is_set() and operator.status() == "Checking self-intersections: Prop"
+            return opened, operator
+    raise AssertionError("Prop's check did not reach the worker")
+
+
+def test_esc_while_the_worker_checks_leaves_the_scene_and_the_previous_results_as_they_were(props, modules,
+                                                                                         on_worker, monkeypatch):
+    prop, _crate, ring = props
+    select_only(ring)
+    assert bpy.ops.collision_inspector.self_check() == {'FINISHED'}  # the previous results: Ring's
+    select_only(*props, active=prop)
+    before = kept_state(bpy.context.scene)
+    opened, operator = prop_held_on_the_worker(modules, monkeypatch)
+    assert operator.status() == "Checking self-intersections: Prop"
     assert ticks(operator, TICKS_WHILE_WAITING) == [{'RUNNING_MODAL'}] * TICKS_WHILE_WAITING  # each tick returns
     assert modules.base.analysis_running() is False  # (a stand-in: only invoke notes a real run)
     assert operator.modal(bpy.context, SimpleNamespace(type='ESC')) == {'CANCELLED'}
@@ -169,18 +163,7 @@ def test_check_and_select_faces_in_edit_mode_after_the_worker(props, modules, on
 def test_an_object_edited_during_the_check_keeps_its_selection(props, modules, on_worker, monkeypatch):
     prop, _crate, _ring = props
     select_only(prop)
-    reached, opened, measure_read = threading.Event(), threading.Event(), modules.self_check.measure_read
-
-    def held(read):  # the worker waits until the face is deleted
-        reached.set()
-        assert opened.wait(60.0)
-        return measure_read(read)
-
-    monkeypatch.setattr(modules.self_check, "measure_read", held)
-    operator = operator_for(modules, select_faces=True)
-    assert operator.start(bpy.context)
-    while not reached.is_set():
-        assert ticks(operator, 1) == [{'RUNNING_MODAL'}]
+    opened, operator = prop_held_on_the_worker(modules, monkeypatch)
     faces = bmesh.new()  # the user deletes a face while the worker checks the copy read before
     faces.from_mesh(prop.data)
     faces.faces.ensure_lookup_table()

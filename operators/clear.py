@@ -5,7 +5,7 @@ import bpy
 from ..analysis.self_check_store import clear_self_checks
 from ..analysis.tracking import forget
 from ..ui import overlay, self_check_overlay
-from .base import NeedsResultsMixin
+from .base import NeedsResultsMixin, running_refusal
 
 
 class COLLISION_INSPECTOR_OT_clear(NeedsResultsMixin, bpy.types.Operator):
@@ -19,6 +19,10 @@ class COLLISION_INSPECTOR_OT_clear(NeedsResultsMixin, bpy.types.Operator):
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
+        refusal = running_refusal(context)  # a run ending after the clear would store its results again
+        if refusal:
+            cls.poll_message_set(refusal)
+            return False
         return bool(context.scene.collision_inspector.self_checks) or super().poll(context)
 
     def execute(self, context: bpy.types.Context) -> set:

@@ -180,8 +180,9 @@ def test_an_object_edited_during_the_check_keeps_its_selection(props, modules, o
 
 
 def test_one_long_run_at_a_time(props, modules, monkeypatch, addon):
-    """While a modal self-check runs, Analyse, Scan Animation, Resolve, Resolve All and a second self-check are
-    greyed out with the reason; while a modal analysis runs, the self-check is."""
+    """While a modal self-check runs, Analyse, Scan Animation, Resolve, Resolve All, Clear Results (the check would
+    store its results after the clear) and a second self-check are greyed out with the reason; while a modal
+    analysis runs, the self-check is."""
     operators = bpy.ops.collision_inspector
     add_cube("Lid", location=(4.5, 0.0, 0.0))  # into Crate: a pair to resolve
     bpy.context.view_layer.update()
@@ -194,7 +195,8 @@ def test_one_long_run_at_a_time(props, modules, monkeypatch, addon):
     def start_as_invoke_does(self, context):
         modules.base.mark_running(self)  # what invoke() does when the check runs modally
         refusals.append([operator.poll() for operator in (operators.analyze, operators.scan, operators.resolve,
-                                                          operators.resolve_all, operators.self_check)])
+                                                          operators.resolve_all, operators.self_check,
+                                                          operators.clear)])
         for operator in (operators.analyze, operators.resolve, operators.self_check):
             with pytest.raises(RuntimeError, match="Check Self-Intersections is already running"):
                 operator()
@@ -202,7 +204,7 @@ def test_one_long_run_at_a_time(props, modules, monkeypatch, addon):
 
     monkeypatch.setattr(operator_class, "start", start_as_invoke_does)
     assert operators.self_check() == {'FINISHED'}
-    assert refusals == [[False] * 5]
+    assert refusals == [[False] * 6]
     assert not modules.base.analysis_running() and operators.analyze.poll() and operators.self_check.poll()
     monkeypatch.undo()
 

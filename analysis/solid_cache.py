@@ -154,6 +154,7 @@ class SolidCache:
         solid = self.solid(source, depsgraph, use_hull)
         solid.prepared_polytopes()
         if solid.method in (MESH, PARTS):
+            solid.widen_tree()  # a drag may take the other object anywhere
             solid.bvh, solid.hull  # built now, not at the pair's measurement
 
     def forget(self, pointers: set) -> None:

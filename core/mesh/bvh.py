@@ -28,6 +28,8 @@ BALANCE = 0.15
 #: A map whose stretch varies by less than this fraction counts as turning and scaling uniformly for the moved
 #: normals (Blender's float32 rotations stretch by ~1e-7; the normals are then that close to the exact ones).
 SIMILARITY = 1e-6
+#: With a focus (``TriangleBVH.build``), nodes that cannot reach into it stop splitting at this many triangles.
+FAR_LEAF_SIZE = 256
 
 
 def box_distance_sq(lows_a: np.ndarray, highs_a: np.ndarray, lows_b: np.ndarray, highs_b: np.ndarray) -> np.ndarray:
@@ -105,7 +107,8 @@ class TriangleBVH:
     principal directions of the node's corners; for a flat patch the thin axis is its normal);
     ``children`` (N, 2), -1 for leaves; ``starts``, ``ends`` (N,): the node's triangles are
     ``order[start:end]``; ``anchors`` (N, 3): a corner of one of its triangles. Per triangle of the
-    mesh: ``normals`` (M, 3), unit (zero for zero-area triangles).
+    mesh: ``normals`` (M, 3), unit (zero for zero-area triangles). ``focused``: built fine only around focus
+    boxes (``build``), so slower to query far from them.
     """
 
     mesh: TriangleMesh
@@ -120,31 +123,44 @@ class TriangleBVH:
     ends: np.ndarray
     anchors: np.ndarray
     normals: np.ndarray
+    focused: bool = False
 
     @classmethod
-    def build(cls, mesh: TriangleMesh, leaf_size: int = 4) -> "TriangleBVH":
-        """Tree of ``mesh`` with leaves of at most ``leaf_size`` (>= 1) triangles (median splits)."""
+    def build(cls, mesh: TriangleMesh, leaf_size: int = 4, focus: tuple[np.ndarray, np.ndarray] | None = None
+              ) -> "TriangleBVH":
+        """Tree of ``mesh`` with leaves of at most ``leaf_size`` (>= 1) triangles (median splits).
+
+        With ``focus`` ((K, 3) lows, (K, 3) highs: boxes), only the nodes that may reach into a focus box are
+        split down to ``leaf_size``; the others stop at ``FAR_LEAF_SIZE`` and keep their aligned box as their
+        oriented one. The tree holds every triangle and every box bounds its triangles, so each query is as exact
+        as on the whole tree; only queries far from the focus visit bigger leaves.
+        """
         if leaf_size < 1:
             raise ValueError(f"leaf_size must be at least 1, got {leaf_size}")
         count = len(mesh.triangles)
         if count == 0:
             raise ValueError("a BVH needs a mesh with at least one triangle")
-        codes = _morton_codes(0.5 * (mesh.lows + mesh.highs))
-        order = np.argsort(codes, kind="stable")
-        codes = codes[order]
+        grid = _MortonGrid(0.5 * (mesh.lows + mesh.highs))
+        order = np.argsort(grid.codes, kind="stable")
+        codes = grid.codes[order]
+        reach = 0.5 * (mesh.highs - mesh.lows).max(axis=0) if focus is not None else None
         starts, ends = np.array([0]), np.array([count])
         levels = []
         while len(starts):
-            split = (ends - starts) > leaf_size
-            levels.append((starts, ends, split))
+            sizes = ends - starts
+            fine = np.ones(len(starts), dtype=bool) if focus is None else grid.reaches(codes, starts, ends, reach,
+                                                                                      *focus)
+            split = (sizes > leaf_size) & (fine | (sizes > FAR_LEAF_SIZE))
+            levels.append((starts, ends, split, fine))
             middles = _split_positions(codes, starts[split], ends[split], 2 * leaf_size)
             starts = np.column_stack([starts[split], middles]).ravel()
             ends = np.column_stack([middles, ends[split]]).ravel()
-        return cls._from_levels(mesh, order, levels)
+        return cls._from_levels(mesh, order, levels, focus is not None)
 
     @classmethod
-    def _from_levels(cls, mesh: TriangleMesh, order: np.ndarray, levels) -> "TriangleBVH":
-        """Node arrays from the per-level (starts, ends, split) ranges of the finished ``order``."""
+    def _from_levels(cls, mesh: TriangleMesh, order: np.ndarray, levels, focused: bool) -> "TriangleBVH":
+        """Node arrays from the per-level (starts, ends, split, fine) ranges of the finished ``order``: nodes whose
+        leaves are all fine get oriented boxes along their principal axes, the others their aligned boxes."""
         starts = np.concatenate([level[0] for level in levels])
         ends = np.concatenate([level[1] for level in levels])
         split = np.concatenate([level[2] for level in levels])
@@ -153,22 +169,41 @@ class TriangleBVH:
         leaves = np.flatnonzero(~split)
         leaves = leaves[np.argsort(starts[leaves])]
         internal = _internal_nodes_deepest_first(levels)
-        corners = mesh.corners[order]
-        lows = _bottom_up(np.minimum, mesh.lows[order], starts, ends, leaves, internal, children)
-        highs = _bottom_up(np.maximum, mesh.highs[order], starts, ends, leaves, internal, children)
-        sums = _bottom_up(np.add, corners.sum(axis=1), starts, ends, leaves, internal, children)
-        moments = _bottom_up(np.add, np.matmul(corners.transpose(0, 2, 1), corners), starts, ends, leaves,
-                             internal, children)
-        mean = sums / (3.0 * (ends - starts))[:, None]
-        covariance = moments / (3.0 * (ends - starts))[:, None, None] - mean[:, :, None] * mean[:, None, :]
-        axes = np.linalg.eigh(covariance)[1]
-        low, high = _oriented_extents(corners, axes, starts, ends, leaves, internal, children)
+        lows = _bottom_up(np.minimum, _range_reduce(np.minimum, mesh.lows[order], starts[leaves], ends[leaves]),
+                          leaves, internal, children)
+        highs = _bottom_up(np.maximum, _range_reduce(np.maximum, mesh.highs[order], starts[leaves], ends[leaves]),
+                           leaves, internal, children)
+        fine = np.concatenate([level[3] for level in levels])
+        for nodes in internal:  # fine all the way down
+            fine[nodes] &= fine[children[nodes, 0]] & fine[children[nodes, 1]]
+        axes = np.broadcast_to(np.eye(3), (len(starts), 3, 3)).copy()
+        low, high = lows.copy(), highs.copy()  # along the identity's axes: the aligned box
+        oriented_leaves = leaves[fine[leaves]]
+        oriented_internal = [nodes[fine[nodes]] for nodes in internal]
+        if len(oriented_leaves):
+            positions, _owner = _ranges(starts[oriented_leaves], ends[oriented_leaves])
+            corners = mesh.corners[order[positions]]
+            counts = ends[oriented_leaves] - starts[oriented_leaves]
+            local_starts = np.cumsum(counts) - counts
+            local_ends = local_starts + counts
+            sums = _bottom_up(np.add, _range_reduce(np.add, corners.sum(axis=1), local_starts, local_ends),
+                              oriented_leaves, oriented_internal, children)
+            moments = _bottom_up(np.add, _range_reduce(np.add, np.matmul(corners.transpose(0, 2, 1), corners),
+                                                       local_starts, local_ends),
+                                 oriented_leaves, oriented_internal, children)
+            nodes = np.concatenate([oriented_leaves] + oriented_internal)
+            triangles = (3.0 * (ends[nodes] - starts[nodes]))
+            mean = sums[nodes] / triangles[:, None]
+            covariance = moments[nodes] / triangles[:, None, None] - mean[:, :, None] * mean[:, None, :]
+            axes[nodes] = np.linalg.eigh(covariance)[1]
+            _oriented_extents(corners, axes, local_starts, local_ends, oriented_leaves, oriented_internal, children,
+                              low, high)
         # Padding for the rounding of the projections, so the oriented boxes surely hold their corners.
         pad = 1e-13 * float(np.abs(mesh.vertices).max())
         centres = np.einsum("nij,nj->ni", axes, 0.5 * (low + high))
         anchors = mesh.corners[order[(starts + ends - 1) // 2], 0]  # see anchor_triangle
         return cls(mesh, order, lows, highs, axes, centres, 0.5 * (high - low) + pad, children, starts, ends,
-                   anchors, unit_normals(mesh.corners))
+                   anchors, unit_normals(mesh.corners), focused)
 
     def moved(self, mesh: TriangleMesh, matrix: np.ndarray) -> "TriangleBVH":
         """The tree of ``mesh``, which is this tree's mesh under the invertible affine ``matrix`` (4x4), without
@@ -202,14 +237,14 @@ class TriangleBVH:
         normals = self.normals @ rotation.T if similar else unit_normals(mesh.corners)
         return TriangleBVH(mesh, self.order, np.maximum(middle - reach, centres - around_oriented),
                            np.minimum(middle + reach, centres + around_oriented), axes, centres, halves,
-                           self.children, self.starts, self.ends, anchors, normals)
+                           self.children, self.starts, self.ends, anchors, normals, self.focused)
 
     def _translated(self, mesh: TriangleMesh, offset: np.ndarray, anchors: np.ndarray) -> "TriangleBVH":
         """``moved`` by a translation: every box shifts. Rounding is monotone, so a shifted aligned box still
         holds the shifted (rounded) vertices; oriented boxes, whose centres round on their own, are padded."""
         pad = 1e-13 * float(np.abs(mesh.vertices).max())
         return TriangleBVH(mesh, self.order, self.lows + offset, self.highs + offset, self.axes, self.centres + offset,
-                           self.halves + pad, self.children, self.starts, self.ends, anchors, self.normals)
+                           self.halves + pad, self.children, self.starts, self.ends, anchors, self.normals, self.focused)
 
     @cached_property
     def is_leaf(self) -> np.ndarray:
@@ -221,18 +256,39 @@ class TriangleBVH:
         return int(self.order[(self.starts[node] + self.ends[node] - 1) // 2])
 
 
-def _morton_codes(points: np.ndarray) -> np.ndarray:
-    """(M,) uint64 keys that order ``points`` along a Z-order curve through their box (21 bits per axis): a run of
-    consecutive keys is a compact cluster of points, so one sort orders the whole tree."""
-    half = 0.5 * points  # halved: the differences below cannot overflow
-    low = half.min(axis=0)
-    extent = float((half.max(axis=0) - low).max())
-    scale = (2**21 - 1) / extent if extent > 0.0 else 0.0
-    cells = np.minimum((half - low) * scale, 2**21 - 1).astype(np.uint64)
-    codes = np.zeros(len(points), dtype=np.uint64)
-    for axis in range(3):
-        codes |= _spread_bits(cells[:, axis]) << np.uint64(2 - axis)
-    return codes
+class _MortonGrid:
+    """Z-order keys of ``points`` through their box (21 bits per axis), ``codes`` (M,) uint64: a run of consecutive
+    keys is a compact cluster of points, so one sort orders the whole tree. ``reaches`` tells which runs of the
+    sorted keys may hold a point near given boxes, from the keys alone."""
+
+    def __init__(self, points: np.ndarray):
+        half = 0.5 * points  # halved: the differences below cannot overflow
+        self.low = half.min(axis=0)
+        extent = float((half.max(axis=0) - self.low).max())
+        self.scale = (2**21 - 1) / extent if extent > 0.0 else 0.0
+        self.slack = 1e-9 * extent  # the rounding of a point's cell
+        cells = np.minimum((half - self.low) * self.scale, 2**21 - 1).astype(np.uint64)
+        self.codes = np.zeros(len(points), dtype=np.uint64)
+        for axis in range(3):
+            self.codes |= _spread_bits(cells[:, axis]) << np.uint64(2 - axis)
+
+    def reaches(self, codes: np.ndarray, starts: np.ndarray, ends: np.ndarray, reach: np.ndarray,
+                lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
+        """(R,) bool: whether a triangle of each run [start, end) of the sorted ``codes`` may reach into one of the
+        boxes (``lows``, ``highs``: (K, 3)), its centre in the cells the run's common key prefix spans and each
+        triangle within ``reach`` (3,) of its centre on each axis. (Only a guide for where to refine.)"""
+        if self.scale == 0.0:
+            return np.ones(len(starts), dtype=bool)
+        first, last = codes[starts], codes[ends - 1]
+        smeared = first ^ last
+        for shift in (1, 2, 4, 8, 16, 32):
+            smeared |= smeared >> np.uint64(shift)
+        cell_low = np.column_stack([_compact_bits((first & ~smeared) >> np.uint64(2 - axis)) for axis in range(3)])
+        cell_high = np.column_stack([_compact_bits((first | smeared) >> np.uint64(2 - axis)) for axis in range(3)])
+        margin = reach + self.slack
+        low = 2.0 * (self.low + cell_low / self.scale) - margin
+        high = 2.0 * (self.low + (cell_high + 1.0) / self.scale) + margin
+        return ((low[:, None] <= highs) & (lows <= high[:, None])).all(axis=2).any(axis=1)
 
 
 def _split_positions(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray, halved: int) -> np.ndarray:
@@ -262,25 +318,33 @@ def _spread_bits(values: np.ndarray) -> np.ndarray:
     return values
 
 
-def _bottom_up(ufunc: np.ufunc, values: np.ndarray, starts, ends, leaves, internal, children) -> np.ndarray:
-    """Per node, ``ufunc`` reduced over its triangles' ``values`` (rows in tree order): leaves, then parents."""
-    result = np.empty((len(starts),) + values.shape[1:])
-    result[leaves] = _range_reduce(ufunc, values, starts[leaves], ends[leaves])
+def _compact_bits(values: np.ndarray) -> np.ndarray:
+    """The inverse of ``_spread_bits``: every third bit (bit 3i) moved to bit i, as floats."""
+    values = values & np.uint64(0x1249249249249249)
+    for shift, mask in ((2, 0x10C30C30C30C30C3), (4, 0x100F00F00F00F00F), (8, 0x1F0000FF0000FF),
+                        (16, 0x1F00000000FFFF), (32, 0x1FFFFF)):
+        values = (values | (values >> np.uint64(shift))) & np.uint64(mask)
+    return values.astype(np.float64)
+
+
+def _bottom_up(ufunc: np.ufunc, at_leaves: np.ndarray, leaves, internal, children) -> np.ndarray:
+    """Per node, ``ufunc`` reduced over its triangles: ``at_leaves`` (one row per leaf of ``leaves``), then parents
+    (``internal``: node ids per level, deepest first; rows of other nodes are left unset)."""
+    result = np.empty((len(children),) + at_leaves.shape[1:])
+    result[leaves] = at_leaves
     for nodes in internal:
         result[nodes] = ufunc(result[children[nodes, 0]], result[children[nodes, 1]])
     return result
 
 
-def _oriented_extents(corners, axes, starts, ends, leaves, internal, children) -> tuple[np.ndarray, np.ndarray]:
-    """Per node, the interval of its corners' coordinates along its own axes: (low, high), each (N, 3).
-
-    Leaves project their corners exactly; a parent bounds its children's oriented boxes.
-    """
-    low, high = np.empty((len(starts), 3)), np.empty((len(starts), 3))
-    leaf_axes = np.repeat(axes[leaves], ends[leaves] - starts[leaves], axis=0)
+def _oriented_extents(corners, axes, starts, ends, leaves, internal, children, low, high) -> None:
+    """Set, per node of ``leaves`` and ``internal``, the interval of its corners' coordinates along its own axes in
+    ``low`` and ``high`` ((N, 3) each). Leaves project their corners (rows [start, end) of ``corners``) exactly; a
+    parent bounds its children's oriented boxes."""
+    leaf_axes = np.repeat(axes[leaves], ends - starts, axis=0)
     projected = np.matmul(corners, leaf_axes).transpose(0, 2, 1)
-    low[leaves] = _range_reduce(np.minimum, smallest3(projected), starts[leaves], ends[leaves])
-    high[leaves] = _range_reduce(np.maximum, largest3(projected), starts[leaves], ends[leaves])
+    low[leaves] = _range_reduce(np.minimum, smallest3(projected), starts, ends)
+    high[leaves] = _range_reduce(np.maximum, largest3(projected), starts, ends)
     for nodes in internal:
         parent = axes[nodes]
         bounds = []
@@ -291,7 +355,6 @@ def _oriented_extents(corners, axes, starts, ends, leaves, internal, children) -
             bounds.append((centre - radius, centre + radius))
         low[nodes] = np.minimum(bounds[0][0], bounds[1][0])
         high[nodes] = np.maximum(bounds[0][1], bounds[1][1])
-    return low, high
 
 
 def _internal_nodes_deepest_first(levels):

@@ -31,6 +31,10 @@ CONVEXITY_TOLERANCE = 1e-6
 #: methods, which are exact about the mesh itself.)
 SAT_MAX_VERTICES = 64
 EXACT_CONVEXITY = 1e-12
+#: Objects with at least this many triangles build their triangle tree fine only around the boxes of the objects
+#: they are measured against (``Solid.focus_tree``), up to ``FOCUS_BOXES`` boxes; beyond, fine everywhere.
+FOCUS_MIN_TRIANGLES = 100_000
+FOCUS_BOXES = 8
 
 _IDENTITY_4 = np.eye(4)
 _IDENTITY_4.flags.writeable = False
@@ -87,6 +91,8 @@ class Solid:
     #: Whether the support tables of this solid's polytopes wait for ``pending_support_tables``' owner
     #: (``defer_support_tables``).
     _tables_deferred = False
+    #: The boxes its triangle tree is fine around (``focus_tree``); None: fine everywhere.
+    _tree_focus: list | None = None
 
     def __init__(self, mesh: TriangleMesh, *, use_hull: bool = False, name: str = "object"):
         self.raw_mesh = mesh
@@ -236,7 +242,41 @@ class Solid:
         if self._placement is not None:
             source, matrix = self._placement
             return source.bvh.moved(self.mesh, matrix)
-        return TriangleBVH.build(self.mesh)
+        if self._tree_focus is None:
+            return TriangleBVH.build(self.mesh)
+        lows, highs = zip(*self._tree_focus)
+        return TriangleBVH.build(self.mesh, focus=(np.array(lows), np.array(highs)))
+
+    def focus_tree(self, low: np.ndarray, high: np.ndarray) -> None:
+        """Have the triangle tree, when it is built, fine around the box [``low``, ``high``] (and the boxes asked for
+        before) and coarse elsewhere (``TriangleBVH.build``'s focus: as exact, slower to query far from the boxes):
+        what a big object measured against small ones needs. Nothing for objects under ``FOCUS_MIN_TRIANGLES`` or
+        with a tree fine everywhere; a tree focused elsewhere is dropped, to be built again around all the boxes
+        (fine everywhere beyond ``FOCUS_BOXES`` of them). A moved copy asks its source, with the box moved back."""
+        low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+        if self._placement is not None:
+            if "bvh" not in self.__dict__:
+                source, matrix = self._placement
+                source.focus_tree(*_box_under(np.linalg.inv(matrix), low, high))
+            return
+        if len(self.mesh.triangles) < FOCUS_MIN_TRIANGLES or ("bvh" in self.__dict__ and not self.bvh.focused):
+            return
+        boxes = self._tree_focus or []
+        if any((box_low <= low).all() and (high <= box_high).all() for box_low, box_high in boxes):
+            return
+        self.__dict__.pop("bvh", None)
+        self._tree_focus = boxes + [(low, high)]
+        if len(self._tree_focus) > FOCUS_BOXES:
+            self.widen_tree()
+
+    def widen_tree(self) -> None:
+        """Have the triangle tree fine everywhere (a focused one dropped, built again on use): for a drag, whose
+        object may go anywhere (a moved copy's source's too)."""
+        if "bvh" in self.__dict__ and self.bvh.focused:
+            del self.__dict__["bvh"]
+        if self._placement is not None:
+            self._placement[0].widen_tree()
+        self._tree_focus = None
 
     @cached_property
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -319,6 +359,13 @@ def _moved_mesh(mesh: TriangleMesh, matrix: np.ndarray, name: str) -> TriangleMe
     if not mirrored:
         share_topology(mesh, moved)
     return moved
+
+
+def _box_under(matrix: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The box around the box [``low``, ``high``] under the affine ``matrix``."""
+    centre, half = 0.5 * (low + high), 0.5 * (high - low)
+    moved, reach = matrix[:3, :3] @ centre + matrix[:3, 3], np.abs(matrix[:3, :3]) @ half
+    return moved - reach, moved + reach
 
 
 def _moved_part(part: Part, mesh: TriangleMesh, matrix: np.ndarray) -> Part:

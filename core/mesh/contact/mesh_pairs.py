@@ -44,6 +44,9 @@ def mesh_pairs_together(pairs: list[tuple[Solid, Solid]], options: list[dict]
     """``mesh_pair`` of every pair (with its options), in lockstep: each round, the steps the pairs ask
     (``mesh_pair_steps``) are answered together, one call per kind of step (the push-out's batches of offsets of all
     pairs of small meshes through the exact test at once, ``shares_interior_after_many``), the same answers."""
+    for a, b in pairs:  # every pair's box known before the first tree is built
+        if not boxes_apart(a, b):
+            focus_trees(a, b)
     steps = [mesh_pair_steps(a, b, pair_options) for (a, b), pair_options in zip(pairs, options)]
     results: list = [None] * len(pairs)
     asking: dict[int, Ask] = {}
@@ -66,6 +69,14 @@ def mesh_pairs_together(pairs: list[tuple[Solid, Solid]], options: list[dict]
                 results[k] = finished.value
                 del asking[k]
     return results
+
+
+def focus_trees(a: Solid, b: Solid) -> None:
+    """Each object's triangle tree fine around the other's box (``Solid.focus_tree``: only big objects take it): a
+    sculpt measured against a prop needs its tree fine only where the prop is (the push-out's tests that move the
+    prop further visit the coarse rest, as exactly)."""
+    a.focus_tree(*b.bounds)
+    b.focus_tree(*a.bounds)
 
 
 def separated_after(a: Solid, b: Solid, offsets: np.ndarray) -> np.ndarray:

@@ -74,10 +74,16 @@ def repaired(mesh: TriangleMesh, tolerance: float = WELD_TOLERANCE) -> MeshRepai
                           degenerate_faces=degenerate)
     table = edge_table(welded)
     loose = np.unique(table.edges[(table.uses == 1) | (2 * table.forward_uses != table.uses)])
-    representative = near_representatives(mesh.vertices, loose, tolerance * mesh.size)[representative]
-    triangles, degenerate = _without_degenerate(representative[mesh.triangles])
-    triangles, duplicates = _without_duplicates(triangles)
-    oriented, turned = _consistently_oriented(_compacted(TriangleMesh(mesh.vertices, triangles), representative))
+    near = near_representatives(mesh.vertices, loose, tolerance * mesh.size)[representative]
+    if np.array_equal(near, representative):  # nothing within the tolerance: the welded triangles again
+        triangles = welded.triangles
+    else:
+        representative = near
+        triangles, degenerate = _without_degenerate(representative[mesh.triangles])
+    unique, duplicates = _without_duplicates(triangles)
+    # the welded mesh itself, its edge table kept, when the second weld changed nothing
+    kept = welded if triangles is welded.triangles and not duplicates else TriangleMesh(mesh.vertices, unique)
+    oriented, turned = _consistently_oriented(_compacted(kept, representative))
     table = edge_table(oriented)
     counts = dict(welded_vertices=_merged(representative), degenerate_faces=degenerate, duplicate_faces=duplicates,
                   turned_faces=turned, open_edges=int((table.uses == 1).sum()),

@@ -17,7 +17,7 @@ from .bvh import TriangleBVH
 from .parts_union import part_overlaps
 from .repair import NONE, MeshRepair, repaired
 from .self_intersection import self_intersection
-from .topology import bounds_volume, convexity_defect, edge_table, loose_parts, share_topology, submesh
+from .topology import bounds_volume, convexity_defect, edge_table, loose_parts, part_meshes, share_topology
 from .trimesh import TriangleMesh
 
 CONVEX, PARTS, MESH, HULL = "convex", "parts", "mesh", "hull"
@@ -156,10 +156,8 @@ class Solid:
                                      else _moved_mesh(part.mesh, matrix, self.name), matrix) for part in source.parts)
         if len(self.mesh.triangles) == 0:
             return (Part(self.mesh, closed=False, convexity_defect=np.inf),)
-        labels, count = loose_parts(self.mesh)
-        pieces = [self.mesh] if count == 1 else [submesh(self.mesh, labels == k) for k in range(count)]
         return tuple(Part(piece, bounds_volume(piece), convexity_defect(piece))
-                     for piece in pieces)
+                     for piece in part_meshes(self.mesh))
 
     @cached_property
     def part_overlaps(self) -> list[tuple[int, int]]:

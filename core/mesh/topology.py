@@ -244,6 +244,44 @@ def convexity_defect(mesh: TriangleMesh) -> float:
     return max(relative_height, -float(_vertex_angle_defects(mesh).min()), 0.0)
 
 
+def part_meshes(mesh: TriangleMesh) -> list[TriangleMesh]:
+    """The loose parts (``loose_parts``) as meshes of their own (``submesh`` of each part's label), each given its
+    edge table and loose parts from the whole mesh's: no edge joins two parts, and dropping unused vertices keeps
+    the edges' order. One stable sort per kind of element groups them by part."""
+    labels, count = loose_parts(mesh)
+    if count == 1:
+        return [mesh]
+    table = edge_table(mesh)
+    vertex_part = np.full(len(mesh.vertices), count, dtype=np.int64)  # unused vertices: a group of their own
+    vertex_part[mesh.triangles] = labels[:, None]
+    edge_part = np.empty(len(table.edges), dtype=np.int64)
+    edge_part[table.triangle_edges] = labels[:, None]
+    triangles, triangle_starts, _ = _grouped(labels, count)
+    vertices, vertex_starts, vertex_index = _grouped(vertex_part, count + 1)
+    edges, edge_starts, edge_index = _grouped(edge_part, count)
+    pieces = []
+    for k in range(count):
+        chosen = triangles[triangle_starts[k]:triangle_starts[k + 1]]
+        kept = edges[edge_starts[k]:edge_starts[k + 1]]
+        piece = TriangleMesh.from_arrays(mesh.vertices[vertices[vertex_starts[k]:vertex_starts[k + 1]]],
+                                         vertex_index[mesh.triangles[chosen]])
+        set_topology(piece, EdgeTable(vertex_index[table.edges[kept]], edge_index[table.triangle_edges[chosen]],
+                                      table.forward[chosen], table.uses[kept], table.forward_uses[kept]),
+                     (np.zeros(len(chosen), dtype=np.int64), 1))
+        pieces.append(piece)
+    return pieces
+
+
+def _grouped(groups: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(order, starts, rank)``: the elements of each group 0..count-1 in increasing order (group k's are
+    ``order[starts[k]:starts[k + 1]]``), and each element's place within its group."""
+    order = np.argsort(groups, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(np.bincount(groups, minlength=count))])
+    rank = np.empty(len(groups), dtype=np.int64)
+    rank[order] = np.arange(len(groups)) - starts[groups[order]]
+    return order, starts, rank
+
+
 def submesh(mesh: TriangleMesh, triangle_mask) -> TriangleMesh:
     """The triangles selected by a boolean mask (or index array), with only the vertices they use."""
     triangles = mesh.triangles[np.asarray(triangle_mask)]

@@ -10,7 +10,8 @@ import core.broadphase.sort_and_sweep
 import mesh_fixtures as fx
 from core.broadphase.sort_and_sweep import overlapping_pairs_between
 from core.mesh.topology import (component_offsets, edge_table, is_closed, is_convex, label_components, loose_parts,
-                                submesh)
+                                part_meshes, submesh)
+from core.mesh.trimesh import TriangleMesh
 
 CLOSED = {
     "box": fx.box(), "sphere": fx.uv_sphere(), "torus": fx.torus(), "rod": fx.rod(), "cup": fx.cup(),
@@ -102,6 +103,30 @@ def test_edge_table_and_submesh():
     labels, _ = loose_parts(fx.joined(shape, fx.box()))
     part = submesh(fx.joined(shape, fx.box()), labels == labels[-1])
     assert len(part.triangles) == 12 and len(part.vertices) == 8 and is_convex(part)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_part_meshes_carry_the_topology_their_own_triangles_give(seed):
+    """Each loose part's edge table and loose parts, taken from the whole mesh's, equal those computed afresh; the
+    parts (shuffled triangles, an open one, a lone triangle, unused vertices) are the submeshes of their labels."""
+    rng = np.random.default_rng(seed)
+    whole = fx.joined(fx.torus(), fx.box((4, 0, 0), (5, 1, 1)), fx.cup(), fx.uv_sphere())
+    triangles = whole.triangles[rng.permutation(len(whole.triangles))][5:]  # an open part too
+    vertices = np.vstack([whole.vertices, rng.normal(size=(4, 3)) + 9.0])
+    extra = len(whole.vertices) + np.array([[0, 1, 2]])
+    shape = TriangleMesh.from_arrays(vertices, np.vstack([triangles, extra]))
+    labels, count = loose_parts(shape)
+    pieces = part_meshes(shape)
+    assert len(pieces) == count == 5
+    for k, piece in enumerate(pieces):
+        fresh = submesh(shape, labels == k)
+        assert np.array_equal(piece.vertices, fresh.vertices) and np.array_equal(piece.triangles, fresh.triangles)
+        given, computed = edge_table(piece), edge_table(fresh)
+        for name in ("edges", "triangle_edges", "forward", "uses", "forward_uses"):
+            assert np.array_equal(getattr(given, name), getattr(computed, name)), name
+            assert getattr(given, name).dtype == getattr(computed, name).dtype, name
+        assert np.array_equal(loose_parts(piece)[0], loose_parts(fresh)[0]) and loose_parts(piece)[1] == 1
+    assert part_meshes(fx.box())[0] is not None and len(part_meshes(fx.box())) == 1
 
 
 def brute_force_between(lows_a, highs_a, lows_b, highs_b, margin):

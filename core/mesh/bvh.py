@@ -13,7 +13,6 @@ import numpy as np
 
 from ..steps import Steps, run_to_end
 from ..vector.arrays import dot, largest3, smallest3
-from .triangle_distance import unit_normals
 from .trimesh import TriangleMesh
 
 #: Relative slack on squared bounds: a pair is dropped only when rounding cannot explain the gap.
@@ -25,9 +24,6 @@ ORIENTED_SCREEN_MIN_PAIRS = 512
 #: A node's run of the Morton order is split where its codes' highest differing bit changes (a plane halving its
 #: cell) when each side keeps at least this share of its triangles, else at its middle.
 BALANCE = 0.15
-#: A map whose stretch varies by less than this fraction counts as turning and scaling uniformly for the moved
-#: normals (Blender's float32 rotations stretch by ~1e-7; the normals are then that close to the exact ones).
-SIMILARITY = 1e-6
 #: With a focus (``TriangleBVH.build``), nodes that cannot reach into it stop splitting at this many triangles.
 FAR_LEAF_SIZE = 256
 
@@ -106,9 +102,8 @@ class TriangleBVH:
     (N, 3, 3), ``centres`` (N, 3), ``halves`` (N, 3): oriented boxes (axes are the columns, along the
     principal directions of the node's corners; for a flat patch the thin axis is its normal);
     ``children`` (N, 2), -1 for leaves; ``starts``, ``ends`` (N,): the node's triangles are
-    ``order[start:end]``; ``anchors`` (N, 3): a corner of one of its triangles. Per triangle of the
-    mesh: ``normals`` (M, 3), unit (zero for zero-area triangles). ``focused``: built fine only around focus
-    boxes (``build``), so slower to query far from them.
+    ``order[start:end]``; ``anchors`` (N, 3): a corner of one of its triangles. ``focused``: built fine only
+    around focus boxes (``build``), so slower to query far from them.
     """
 
     mesh: TriangleMesh
@@ -122,7 +117,6 @@ class TriangleBVH:
     starts: np.ndarray
     ends: np.ndarray
     anchors: np.ndarray
-    normals: np.ndarray
     focused: bool = False
 
     @classmethod
@@ -203,7 +197,7 @@ class TriangleBVH:
         centres = np.einsum("nij,nj->ni", axes, 0.5 * (low + high))
         anchors = mesh.corners[order[(starts + ends - 1) // 2], 0]  # see anchor_triangle
         return cls(mesh, order, lows, highs, axes, centres, 0.5 * (high - low) + pad, children, starts, ends,
-                   anchors, unit_normals(mesh.corners), focused)
+                   anchors, focused)
 
     def moved(self, mesh: TriangleMesh, matrix: np.ndarray) -> "TriangleBVH":
         """The tree of ``mesh``, which is this tree's mesh under the invertible affine ``matrix`` (4x4), without
@@ -214,9 +208,7 @@ class TriangleBVH:
         become ``s * halves + e * sum(halves)``, which bounds the moved box (exactly ``s * halves`` for a
         rotation, uniform scale or mirror). An axis-aligned box becomes the box around the moved one, cut down
         to the box around the moved oriented box. Both are padded for rounding like a built tree's; anchors
-        are ``mesh``'s own corners; normals are this tree's turned by R when the map only turns, mirrors and
-        scales uniformly (a mirrored mesh's triangles are turned over, so R n is still their normal), else
-        ``mesh``'s own. (Normals only give separating axes for lower bounds: any unit vector is sound.)
+        are ``mesh``'s own corners.
         """
         linear, offset = matrix[:3, :3], matrix[:3, 3]
         anchors = mesh.vertices[mesh.triangles[self.order[(self.starts + self.ends - 1) // 2], 0]]
@@ -233,18 +225,16 @@ class TriangleBVH:
         reach = 0.5 * (self.highs - self.lows) @ np.abs(linear).T + pad
         around_oriented = np.abs(axes[:, :, 0]) * halves[:, :1] + np.abs(axes[:, :, 1]) * halves[:, 1:2] \
             + np.abs(axes[:, :, 2]) * halves[:, 2:] + pad
-        similar = spread <= SIMILARITY * scale
-        normals = self.normals @ rotation.T if similar else unit_normals(mesh.corners)
         return TriangleBVH(mesh, self.order, np.maximum(middle - reach, centres - around_oriented),
                            np.minimum(middle + reach, centres + around_oriented), axes, centres, halves,
-                           self.children, self.starts, self.ends, anchors, normals, self.focused)
+                           self.children, self.starts, self.ends, anchors, self.focused)
 
     def _translated(self, mesh: TriangleMesh, offset: np.ndarray, anchors: np.ndarray) -> "TriangleBVH":
         """``moved`` by a translation: every box shifts. Rounding is monotone, so a shifted aligned box still
         holds the shifted (rounded) vertices; oriented boxes, whose centres round on their own, are padded."""
         pad = 1e-13 * float(np.abs(mesh.vertices).max())
         return TriangleBVH(mesh, self.order, self.lows + offset, self.highs + offset, self.axes, self.centres + offset,
-                           self.halves + pad, self.children, self.starts, self.ends, anchors, self.normals, self.focused)
+                           self.halves + pad, self.children, self.starts, self.ends, anchors, self.focused)
 
     @cached_property
     def is_leaf(self) -> np.ndarray:

@@ -30,6 +30,7 @@ from .triangle_distance import (
     separating_axes,
     separation_lower_bound,
     triangle_pair_distance,
+    unit_normals,
 )
 from .trimesh import TriangleMesh
 
@@ -211,7 +212,7 @@ def near_triangle_pair_steps(bvh_a: TriangleBVH, bvh_b: TriangleBVH, horizon: fl
     for chunk in _boxes_within(bvh_a.mesh, triangles_a, bvh_b.mesh, triangles_b, horizon + margin, STEP_PAIRS):
         yield
         ia, ib, corners_a, corners_b = chunk
-        axes, gaps = separating_axes(corners_a, corners_b, bvh_a.normals[ia], bvh_b.normals[ib])
+        axes, gaps = separating_axes(corners_a, corners_b, unit_normals(corners_a), unit_normals(corners_b))
         near = gaps - margin <= horizon * (1.0 + BOUND_SLACK)
         kept.append((ia[near], ib[near], corners_a[near], corners_b[near], axes[near], gaps[near]))
     yield
@@ -264,7 +265,8 @@ def _separated_enough(bvh_a: TriangleBVH, triangles_a: np.ndarray, bvh_b: Triang
     for ia, ib, corners_a, corners_b in _boxes_within(bvh_a.mesh, triangles_a, bvh_b.mesh, triangles_b,
                                                       bound + margin, SCREEN_CHUNK):
         yield
-        gap = separation_lower_bound(corners_a, corners_b, bvh_a.normals[ia], bvh_b.normals[ib], bound + margin)
+        gap = separation_lower_bound(corners_a, corners_b, unit_normals(corners_a), unit_normals(corners_b),
+                                     bound + margin)
         lower_sq = np.maximum(gap - margin, 0.0) ** 2
         near = lower_sq <= bound_sq
         kept.append((ia[near], ib[near], lower_sq[near]))

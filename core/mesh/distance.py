@@ -149,11 +149,18 @@ def windowed_mesh_distance(mesh_a: TriangleMesh, mesh_b: TriangleMesh) -> MeshDi
 def corner_pair_bound(mesh_a: TriangleMesh, mesh_b: TriangleMesh) -> float:
     """The distance between a corner of A's triangles and one of B's, near the closest such pair: B's corner nearest
     A's box, A's corner nearest it, B's corner nearest that (an upper bound on the surfaces' distance)."""
-    corners_a, corners_b = mesh_a.corners.reshape(-1, 3), mesh_b.corners.reshape(-1, 3)
+    corners_a, corners_b = _used_vertices(mesh_a), _used_vertices(mesh_b)
     low_a, high_a = mesh_a.lows.min(axis=0), mesh_a.highs.max(axis=0)
     point_b = corners_b[np.argmin(point_box_distance_sq(corners_b, low_a, high_a))]
     point_a = corners_a[np.argmin(_squared_distances(corners_a, point_b))]
     return float(np.sqrt(_squared_distances(corners_b, point_a).min()))
+
+
+def _used_vertices(mesh: TriangleMesh) -> np.ndarray:
+    """The vertices that are corners of triangles, each once (a third of the corners of a closed mesh, or less)."""
+    used = np.zeros(len(mesh.vertices), dtype=bool)
+    used[mesh.triangles] = True
+    return mesh.vertices[used]
 
 
 def _squared_distances(points: np.ndarray, point: np.ndarray) -> np.ndarray:

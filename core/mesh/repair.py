@@ -119,7 +119,12 @@ def _without_duplicates(triangles: np.ndarray) -> tuple[np.ndarray, int]:
         return triangles, 0
     start = triangles.argmin(axis=1)[:, None]
     rotated = np.take_along_axis(triangles, (start + np.arange(3)) % 3, axis=1)
-    order = np.lexsort(rotated.T[::-1])
+    if int(triangles.max()) < 1 << 21:  # three indices packed in one key: one sort, the same order as by rows
+        keys = (rotated[:, 0].astype(np.uint64) << np.uint64(42)) | (rotated[:, 1].astype(np.uint64) << np.uint64(21)) \
+            | rotated[:, 2].astype(np.uint64)
+        order = np.argsort(keys, kind="stable")
+    else:
+        order = np.lexsort(rotated.T[::-1])
     repeat = np.zeros(len(triangles), dtype=bool)
     repeat[order[1:]] = (rotated[order[1:]] == rotated[order[:-1]]).all(axis=1)
     return triangles[~repeat], int(repeat.sum())
@@ -210,5 +215,7 @@ def _capped(mesh: TriangleMesh) -> tuple[TriangleMesh, int, float] | None:
                                   axis=1)
     widths = np.linalg.norm(high - low, axis=1)
     error = float((0.5 * (np.linalg.norm(vector_areas, axis=1) + strips) * widths).sum())
-    return TriangleMesh.from_arrays(vertices, np.concatenate([mesh.triangles, caps])), holes, error
+    closed = TriangleMesh.from_arrays(vertices, np.concatenate([mesh.triangles, caps]))
+    closed.__dict__["corners"] = np.concatenate([mesh.corners, corners])  # (cached, as ``mesh``'s: gathered once)
+    return closed, holes, error
 

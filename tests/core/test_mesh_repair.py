@@ -147,6 +147,12 @@ def test_turned_faces_duplicates_and_degenerate_faces_are_counted_and_left_out()
     assert repair.certainty == EXACT
     assert (repair.turned_faces, repair.degenerate_faces, repair.duplicate_faces) == (len(turned), 2, 3)
     assert abs(mesh_volume(repair.mesh)) == pytest.approx(merged_volume(shape), rel=1e-12)
+    # the same with vertex numbers past 2^21 (duplicates found by rows, not by packed keys): the same repair
+    spare = np.random.default_rng(0).uniform(shape.vertices.min(axis=0), shape.vertices.max(axis=0), (1 << 21, 3))
+    far = fx.mesh(np.vstack([spare, shape.vertices]), np.concatenate([triangles, degenerate, duplicates]) + (1 << 21))
+    renumbered = repaired(far)
+    assert (renumbered.turned_faces, renumbered.degenerate_faces, renumbered.duplicate_faces) == (len(turned), 2, 3)
+    assert np.array_equal(renumbered.mesh.triangles - (1 << 21), repair.mesh.triangles)
 
 
 def test_open_surfaces_have_no_volume():

@@ -155,6 +155,8 @@ def _consistently_oriented(mesh: TriangleMesh) -> tuple[TriangleMesh, int]:
     (the fewer of each connected piece turned), and how many were turned; unchanged when the surface cannot be
     oriented (a Möbius strip) or already is."""
     table = edge_table(mesh)
+    if (table.forward_uses[table.uses == 2] == 1).all():  # every edge of two triangles runs both ways already
+        return mesh, 0
     order, first = _edge_uses(mesh)
     shared = np.flatnonzero(table.uses == 2)
     use_1, use_2 = order[first[shared]], order[first[shared] + 1]

@@ -175,7 +175,11 @@ def loose_parts(mesh: TriangleMesh) -> tuple[np.ndarray, int]:
     if not len(mesh.triangles):
         return np.zeros(0, dtype=np.int64), 0
     tri = mesh.triangles
-    root, _ = label_components(len(mesh.vertices), tri[:, :2].ravel(), tri[:, 1:].ravel())
+    if f"_{edge_table.__name__}" in mesh.__dict__:  # its edges made already: fewer links, the same parts
+        first, second = edge_table(mesh).edges.T
+    else:
+        first, second = tri[:, :2].ravel(), tri[:, 1:].ravel()
+    root, _ = label_components(len(mesh.vertices), first, second)
     _, labels = np.unique(root[tri[:, 0]], return_inverse=True)
     return labels.reshape(-1), int(labels.max()) + 1
 

@@ -64,6 +64,9 @@ def test_loose_parts_label_each_part():
     expected = np.repeat(np.arange(3), sizes)
     assert all(len(np.unique(labels[expected == k])) == 1 for k in range(3))
     assert len(np.unique(labels)) == 3
+    again = fx.joined(fx.box(), fx.uv_sphere(), fx.torus())
+    edge_table(again)  # linked by its edges once they are made: the same labels
+    assert np.array_equal(loose_parts(again)[0], labels) and loose_parts(again)[1] == 3
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -63,8 +63,8 @@ class MeshPairs:
         """The crossings of the given candidate ``pairs``; with ``meeting_only``, of those that may cross or lie in one
         plane (``may_meet``) only: the others add no piercing, segment or patch."""
         t, s = pairs[:, 0], pairs[:, 1]
-        corners_a, normals_a, corners_b, normals_b = (mesh_a.corners[t], mesh_a.area_normals[t], mesh_b.corners[s],
-                                                      mesh_b.area_normals[s])
+        corners_a, normals_a = mesh_a.corners[t], mesh_a.area_normals_of(t)
+        corners_b, normals_b = mesh_b.corners[s], mesh_b.area_normals_of(s)
         if meeting_only:
             keep = np.flatnonzero(may_meet(corners_a, normals_a, corners_b, normals_b, tolerance, size))
             pairs, t, s, corners_a, normals_a, corners_b, normals_b = (
@@ -126,7 +126,7 @@ class MeshPairs:
         flat = np.flatnonzero(coplanar_mask(self.crossings, self.tolerance))
         t, s = self.pairs[flat, 0], self.pairs[flat, 1]
         area, centroid = coplanar_overlap_areas(self.mesh_a.corners[t], self.mesh_b.corners[s],
-                                                self.mesh_a.area_normals[t])
+                                                self.mesh_a.area_normals_of(t))
         floor = self.tolerance * self.size
         keep = area > (floor[flat] if isinstance(floor, np.ndarray) else floor)
         return flat[keep], area[keep], centroid[keep]
@@ -290,9 +290,9 @@ def _patch_groups(pairs: MeshPairs):
     patches = []
     for label in np.unique(labels):
         members = labels == label
-        normals = pairs.mesh_a.area_normals[t[members]]
+        normals = pairs.mesh_a.area_normals_of(t[members])
         weights = area[members]
-        facing = np.einsum("ij,ij->i", normals, pairs.mesh_b.area_normals[s[members]])
+        facing = np.einsum("ij,ij->i", normals, pairs.mesh_b.area_normals_of(s[members]))
         best = np.argmax(weights)
         same = weights[facing > 0].sum() > weights[facing <= 0].sum()
         patches.append(CoplanarPatch(np.unique(t[members]), np.unique(s[members]), float(weights.sum()),
@@ -425,7 +425,8 @@ def _shares_interior(pairs: MeshPairs) -> bool:
         return True
     flat = pairs.coplanar[0]
     t, s = pairs.pairs[flat, 0], pairs.pairs[flat, 1]
-    return bool((np.einsum("ij,ij->i", pairs.mesh_a.area_normals[t], pairs.mesh_b.area_normals[s]) > 0.0).any())
+    facing = np.einsum("ij,ij->i", pairs.mesh_a.area_normals_of(t), pairs.mesh_b.area_normals_of(s))
+    return bool((facing > 0.0).any())
 
 
 def surfaces_cross(mesh_a: TriangleMesh, mesh_b: TriangleMesh, tolerance: float | None = None) -> bool:

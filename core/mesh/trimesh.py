@@ -56,6 +56,14 @@ class TriangleMesh:
         c = self.corners
         return cross(c[:, 1] - c[:, 0], c[:, 2] - c[:, 0])
 
+    def area_normals_of(self, triangles: np.ndarray) -> np.ndarray:
+        """(K, 3): ``area_normals`` of the triangles at ``triangles`` (the same numbers, without computing every
+        triangle's when only a few are asked for)."""
+        if "area_normals" in self.__dict__:
+            return self.area_normals[triangles]
+        c = self.corners_of(triangles)
+        return cross(c[:, 1] - c[:, 0], c[:, 2] - c[:, 0])
+
     @cached_property
     def lows(self) -> np.ndarray:
         """(M, 3): each triangle's box minimum."""

@@ -14,6 +14,9 @@ import numpy as np
 from ..vector.arrays import NEXT_CORNER, PREVIOUS_CORNER, cross
 from .trimesh import TriangleMesh
 
+#: ``part_meshes`` groups elements by one pass per part up to this many parts, by a sort beyond.
+FEW_GROUPS = 16
+
 
 def label_components(count: int, first: np.ndarray, second: np.ndarray,
                      parity: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -267,8 +270,8 @@ def part_meshes(mesh: TriangleMesh) -> list[TriangleMesh]:
     for k in range(count):
         chosen = triangles[triangle_starts[k]:triangle_starts[k + 1]]
         kept = edges[edge_starts[k]:edge_starts[k + 1]]
-        piece = TriangleMesh.from_arrays(mesh.vertices[vertices[vertex_starts[k]:vertex_starts[k + 1]]],
-                                         vertex_index[mesh.triangles[chosen]])
+        piece = _made(mesh.vertices[vertices[vertex_starts[k]:vertex_starts[k + 1]]],
+                      vertex_index[mesh.triangles[chosen]])
         set_topology(piece, EdgeTable(vertex_index[table.edges[kept]], edge_index[table.triangle_edges[chosen]],
                                       table.forward[chosen], table.uses[kept], table.forward_uses[kept]),
                      (np.zeros(len(chosen), dtype=np.int64), 1))
@@ -276,10 +279,20 @@ def part_meshes(mesh: TriangleMesh) -> list[TriangleMesh]:
     return pieces
 
 
+def _made(vertices: np.ndarray, triangles: np.ndarray) -> TriangleMesh:
+    """A mesh of arrays made from a valid mesh's (no checks, no copies), read-only like ``from_arrays``'."""
+    vertices.flags.writeable = False
+    triangles.flags.writeable = False
+    return TriangleMesh(vertices, triangles)
+
+
 def _grouped(groups: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(order, starts, rank)``: the elements of each group 0..count-1 in increasing order (group k's are
     ``order[starts[k]:starts[k + 1]]``), and each element's place within its group."""
-    order = np.argsort(groups, kind="stable")
+    if count <= FEW_GROUPS:  # a pass per group costs less than a sort
+        order = np.concatenate([np.flatnonzero(groups == k) for k in range(count)])
+    else:
+        order = np.argsort(groups, kind="stable")
     starts = np.concatenate([[0], np.cumsum(np.bincount(groups, minlength=count))])
     rank = np.empty(len(groups), dtype=np.int64)
     rank[order] = np.arange(len(groups)) - starts[groups[order]]

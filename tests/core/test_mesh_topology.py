@@ -7,6 +7,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.spatial import ConvexHull
 
 import core.broadphase.sort_and_sweep
+import core.mesh.topology as topology_module
 import mesh_fixtures as fx
 from core.broadphase.sort_and_sweep import overlapping_pairs_between
 from core.mesh.topology import (component_offsets, edge_table, is_closed, is_convex, label_components, loose_parts,
@@ -108,10 +109,12 @@ def test_edge_table_and_submesh():
     assert len(part.triangles) == 12 and len(part.vertices) == 8 and is_convex(part)
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_part_meshes_carry_the_topology_their_own_triangles_give(seed):
+@pytest.mark.parametrize("seed, few", [(0, 16), (1, 16), (2, 0)])
+def test_part_meshes_carry_the_topology_their_own_triangles_give(seed, few, monkeypatch):
     """Each loose part's edge table and loose parts, taken from the whole mesh's, equal those computed afresh; the
-    parts (shuffled triangles, an open one, a lone triangle, unused vertices) are the submeshes of their labels."""
+    parts (shuffled triangles, an open one, a lone triangle, unused vertices) are the submeshes of their labels,
+    grouped by a pass per part or by a sort."""
+    monkeypatch.setattr(topology_module, "FEW_GROUPS", few)
     rng = np.random.default_rng(seed)
     whole = fx.joined(fx.torus(), fx.box((4, 0, 0), (5, 1, 1)), fx.cup(), fx.uv_sphere())
     triangles = whole.triangles[rng.permutation(len(whole.triangles))][5:]  # an open part too

@@ -32,7 +32,7 @@ CONVEXITY_TOLERANCE = 1e-6
 SAT_MAX_VERTICES = 64
 EXACT_CONVEXITY = 1e-12
 #: Objects with at least this many triangles build their triangle tree fine only around the boxes of the objects
-#: they are measured against (``Solid.focus_tree``), up to ``FOCUS_BOXES`` boxes; beyond, fine everywhere.
+#: they are measured against (``Solid.focus_tree``), up to ``FOCUS_BOXES`` boxes asked for before it is built.
 FOCUS_MIN_TRIANGLES = 100_000
 FOCUS_BOXES = 8
 
@@ -91,8 +91,8 @@ class Solid:
     #: Whether the support tables of this solid's polytopes wait for ``pending_support_tables``' owner
     #: (``defer_support_tables``).
     _tables_deferred = False
-    #: The boxes its triangle tree is fine around (``focus_tree``); None: fine everywhere.
-    _tree_focus: list | None = None
+    #: The boxes its triangle tree is to be fine around (``focus_tree``): none asked for yet, or None: fine everywhere.
+    _tree_focus: tuple | None = ()
 
     def __init__(self, mesh: TriangleMesh, *, use_hull: bool = False, name: str = "object"):
         self.raw_mesh = mesh
@@ -240,7 +240,7 @@ class Solid:
         if self._placement is not None:
             source, matrix = self._placement
             return source.bvh.moved(self.mesh, matrix)
-        if self._tree_focus is None:
+        if not self._tree_focus:
             return TriangleBVH.build(self.mesh)
         lows, highs = zip(*self._tree_focus)
         return TriangleBVH.build(self.mesh, focus=(np.array(lows), np.array(highs)))
@@ -248,24 +248,26 @@ class Solid:
     def focus_tree(self, low: np.ndarray, high: np.ndarray) -> None:
         """Have the triangle tree, when it is built, fine around the box [``low``, ``high``] (and the boxes asked for
         before) and coarse elsewhere (``TriangleBVH.build``'s focus: as exact, slower to query far from the boxes):
-        what a big object measured against small ones needs. Nothing for objects under ``FOCUS_MIN_TRIANGLES`` or
-        with a tree fine everywhere; a tree focused elsewhere is dropped, to be built again around all the boxes
-        (fine everywhere beyond ``FOCUS_BOXES`` of them). A moved copy asks its source, with the box moved back."""
+        what a big object measured against small ones needs. Nothing for objects under ``FOCUS_MIN_TRIANGLES``, with
+        a tree fine everywhere, or for a box inside one asked for before; a focused tree already built, asked for
+        another place, is dropped to be built fine everywhere (as are trees asked for more than ``FOCUS_BOXES``
+        boxes), so that a sculpt met at ever new places (a scan's frames) is built at most twice. A moved copy asks
+        its source, with the box moved back."""
         low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
         if self._placement is not None:
             if "bvh" not in self.__dict__:
                 source, matrix = self._placement
                 source.focus_tree(*_box_under(np.linalg.inv(matrix), low, high))
             return
-        if len(self.mesh.triangles) < FOCUS_MIN_TRIANGLES or ("bvh" in self.__dict__ and not self.bvh.focused):
+        boxes, built = self._tree_focus, self.__dict__.get("bvh")
+        if len(self.mesh.triangles) < FOCUS_MIN_TRIANGLES or boxes is None or (built is not None and not built.focused):
             return
-        boxes = self._tree_focus or []
         if any((box_low <= low).all() and (high <= box_high).all() for box_low, box_high in boxes):
             return
-        self.__dict__.pop("bvh", None)
-        self._tree_focus = boxes + [(low, high)]
-        if len(self._tree_focus) > FOCUS_BOXES:
+        if built is not None or len(boxes) == FOCUS_BOXES:
             self.widen_tree()
+        else:
+            self._tree_focus = boxes + ((low, high),)
 
     def widen_tree(self) -> None:
         """Have the triangle tree fine everywhere (a focused one dropped, built again on use): for a drag, whose

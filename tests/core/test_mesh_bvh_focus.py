@@ -123,24 +123,33 @@ def test_a_sculpt_and_props_measure_as_with_the_whole_tree(monkeypatch, seed):
             assert focused.signed_distance == pytest.approx(coal_distance(sculpt, prop), abs=EXACT)
 
 
-def test_a_focused_tree_is_built_again_around_new_boxes_and_widened_for_a_drag(monkeypatch):
+def test_a_focused_tree_takes_the_boxes_asked_for_before_it_is_built_and_is_widened_after(monkeypatch):
+    """Boxes asked for before the build are all fine; a new place after it, too many boxes, or a drag: fine
+    everywhere (a sculpt met at ever new places is built at most twice)."""
     monkeypatch.setattr(solid_module, "FOCUS_MIN_TRIANGLES", 1000)
     monkeypatch.setattr(solid_module, "FOCUS_BOXES", 2)
-    big = Solid(bumpy(uv_sphere(1.0, 40, 60), np.random.default_rng(7)))
-    big.focus_tree(np.array([0.9, -0.1, -0.1]), np.array([1.1, 0.1, 0.1]))
-    first = big.bvh
-    assert first.focused
-    big.focus_tree(np.array([0.95, -0.05, -0.05]), np.array([1.05, 0.05, 0.05]))  # inside: kept
-    assert big.bvh is first
-    big.focus_tree(np.array([-1.1, -0.1, -0.1]), np.array([-0.9, 0.1, 0.1]))  # elsewhere: both boxes
-    second = big.bvh
-    assert second is not first and second.focused and len(second.lows) > len(first.lows)
-    copy = big.translated([5.0, 0.0, 0.0])
-    copy.focus_tree(np.array([5.0, 0.9, -0.1]), np.array([5.1, 1.1, 0.1]))  # a third box, moved back: everywhere
-    assert not big.bvh.focused and not copy.bvh.focused
-    other = Solid(bumpy(uv_sphere(1.0, 40, 60), np.random.default_rng(8)))
-    other.focus_tree(np.array([0.9, -0.1, -0.1]), np.array([1.1, 0.1, 0.1]))
-    moved = other.translated([1.0, 0.0, 0.0])
+    sculpt = bumpy(uv_sphere(1.0, 40, 60), np.random.default_rng(7))
+    right, left = (np.array([0.9, -0.1, -0.1]), np.array([1.1, 0.1, 0.1])), (np.array([-1.1, -0.1, -0.1]),
+                                                                               np.array([-0.9, 0.1, 0.1]))
+    one, both = Solid(sculpt), Solid(sculpt)
+    one.focus_tree(*right)
+    both.focus_tree(*right)
+    both.focus_tree(*left)
+    assert one.bvh.focused and both.bvh.focused and len(both.bvh.lows) > len(one.bvh.lows)
+    first = one.bvh
+    one.focus_tree(np.array([0.95, -0.05, -0.05]), np.array([1.05, 0.05, 0.05]))  # inside: kept
+    assert one.bvh is first
+    copy = one.translated([5.0, 0.0, 0.0])
+    copy.focus_tree(np.array([5.0, 0.9, -0.1]), np.array([5.1, 1.1, 0.1]))  # a new place, moved back: everywhere
+    assert not one.bvh.focused and not copy.bvh.focused
+    many = Solid(sculpt)
+    for box in (right, left, (np.array([-0.1, 0.9, -0.1]), np.array([0.1, 1.1, 0.1]))):
+        many.focus_tree(*box)
+    many.focus_tree(*right)  # once fine everywhere, always
+    assert not many.bvh.focused
+    dragged = Solid(sculpt)
+    dragged.focus_tree(*right)
+    moved = dragged.translated([1.0, 0.0, 0.0])
     assert moved.bvh.focused
     moved.widen_tree()
-    assert not moved.bvh.focused and not other.bvh.focused
+    assert not moved.bvh.focused and not dragged.bvh.focused

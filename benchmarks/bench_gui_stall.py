@@ -4,17 +4,12 @@ Suzanne under a level-5 subdivision (about 1M triangles) through a cube, in the 
     BLENDER_XVFB=1 blender --factory-startup --enable-event-simulate --python benchmarks/bench_gui_stall.py \
         [-- [aa-off] [esc] [shot=PNG]]
 
-A timer asking to run every 10 ms measures how long the interface could not answer (nor see Esc) while Analyse,
-Resolve and Analyse again run as clicks do; each prints its duration, the longest gap and when it began, the gaps
-over 200 ms, the median gap, and the viewport's draws meanwhile and their time (Blender's own work: one draw per
-anti-aliasing sample after a change, seconds each on a software renderer; ``aa-off`` makes it one). The scene is
-not evaluated beforehand, so Analyse is the first to ask for Suzanne's subdivided mesh, as after opening a file.
-``esc`` runs Analyse cancelled as soon as the status bar says it reads Suzanne, as soon as the interface answers
-again after the reading's stall (a key pressed during it is seen then), while it classifies and while it measures,
-then Resolve cancelled a second in, each Esc sent as a key press (``--enable-event-simulate``), and prints how long
-after it the operator ended (and how much of that the viewport's draws took) and whether the results and the
-objects were left as they were. ``shot=PNG`` saves the screen as Analyse starts reading Suzanne (what the interface
-shows while the reading holds it). Details: docs/performance.md, "The interface during long work".
+A 10 ms timer measures how long the interface could not answer (nor see Esc) while Analyse, Resolve and Analyse
+again run as clicks do: each run's duration, longest and median gap, gaps over 200 ms, and the viewport's draws
+(one per anti-aliasing sample after a change; ``aa-off`` makes it one). Suzanne is not evaluated beforehand, as
+after opening a file. ``esc`` sends Esc (a simulated key press) while Analyse reads, classifies and measures and
+while Resolve measures, and prints how soon each stopped and whether the scene was left as it was; ``shot=PNG``
+saves the screen as Analyse starts reading Suzanne. Details: docs/performance.md, "The interface during long work".
 """
 
 from __future__ import annotations

@@ -67,12 +67,23 @@ SELF_VIEW_FROM = Vector((3.4, -4.2, 2.8))
 SELF_VIEW_AT = Vector((0.9, 0.0, 0.3))
 
 
+def remove_all_objects() -> None:
+    """Start a shot's scene from nothing."""
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+
+
+def run_operator(name: str, **properties) -> None:
+    """Run ``collision_inspector.<name>``; a shot whose operator does not finish stops the script."""
+    result = getattr(bpy.ops.collision_inspector, name)(**properties)
+    if result != {'FINISHED'}:
+        raise SystemExit(f"{name} returned {result}")
+
+
 def analysed_demo_scene() -> None:
     """The demo scene, analysed, its camera hidden."""
     camera = build_demo_scene()
-    result = bpy.ops.collision_inspector.analyze()
-    if result != {'FINISHED'}:
-        raise SystemExit(f"analyze returned {result}")
+    run_operator("analyze")
     camera.hide_set(True)
 
 
@@ -80,8 +91,7 @@ def scanned_drop_scene() -> None:
     """A sphere (radius 0.4) dropped into a unit block and lifted out again (``DROP_KEYS``) beside a post;
     scanned over frames 1-60 at the deepest frame (the scan restores it), the sphere's pair active and its
     directional depth along Z measured."""
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj)
+    remove_all_objects()
     mesh = bpy.ops.mesh
     block = add_shape("Block", (0.55, 0.65, 0.8), mesh.primitive_cube_add, size=1.0, location=(0.0, 0.0, 0.0))
     post = add_shape("Post", (0.8, 0.7, 0.5), mesh.primitive_cylinder_add, radius=0.15, depth=1.6, vertices=32,
@@ -97,21 +107,16 @@ def scanned_drop_scene() -> None:
         obj.select_set(True)
     settings = scene.collision_inspector
     settings.scope, settings.scan_markers = 'SELECTED', True
-    result = bpy.ops.collision_inspector.scan()
-    if result != {'FINISHED'}:
-        raise SystemExit(f"scan returned {result}")
+    run_operator("scan")
     settings.active_result_index = next(k for k, r in enumerate(settings.results)
                                         if (r.name_a, r.name_b) == ("Block", "Sphere"))
-    result = bpy.ops.collision_inspector.directional_depth(axis='Z')
-    if result != {'FINISHED'}:
-        raise SystemExit(f"directional_depth returned {result}")
+    run_operator("directional_depth", axis='Z')
 
 
 def ball_in_ring_scene() -> None:
     """A ball (UV sphere, radius 0.45) sunk into a ring (torus, radius 1, tube 0.35): a non-convex pair,
     analysed, live update on, the pair active."""
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj)
+    remove_all_objects()
     mesh = bpy.ops.mesh
     add_shape("Ring", (0.55, 0.65, 0.8), mesh.primitive_torus_add, major_radius=1.0, minor_radius=0.35,
               major_segments=64, minor_segments=24)
@@ -119,9 +124,7 @@ def ball_in_ring_scene() -> None:
               location=DRAG_START)
     settings = bpy.context.scene.collision_inspector
     settings.scope = 'ALL'
-    result = bpy.ops.collision_inspector.analyze()
-    if result != {'FINISHED'}:
-        raise SystemExit(f"analyze returned {result}")
+    run_operator("analyze")
     settings.live_update, settings.active_result_index = True, 0
 
 
@@ -144,8 +147,7 @@ def drag_ball(then: Callable[[], None]) -> None:
 def balls_above_rings_scene() -> None:
     """``GLIDE_PAIRS`` balls (UV spheres, radius 0.45, 4,514 vertices) above rings (tori, radius 1, tube 0.35, 6,144
     vertices), 0.25 apart: non-convex pairs apart, analysed with a clearance that lists them, live update on."""
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj)
+    remove_all_objects()
     mesh = bpy.ops.mesh
     for k in range(GLIDE_PAIRS):
         offset = Vector((k * GLIDE_SPACING, 0.0, 0.0))
@@ -155,26 +157,21 @@ def balls_above_rings_scene() -> None:
                   ring_count=48, location=offset + GLIDE_START)
     settings = bpy.context.scene.collision_inspector
     settings.scope, settings.clearance = 'ALL', 0.5
-    result = bpy.ops.collision_inspector.analyze()
-    if result != {'FINISHED'}:
-        raise SystemExit(f"analyze returned {result}")
+    run_operator("analyze")
     settings.live_update = True
 
 
 def ball_in_block_scene() -> None:
     """A ball (UV sphere, radius 0.45) sunk into a block's top corner, analysed, the pair active, its overlap drawn
     with See Through on."""
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj)
+    remove_all_objects()
     mesh = bpy.ops.mesh
     add_shape("Block", (0.55, 0.65, 0.8), mesh.primitive_cube_add, size=1.0)
     add_shape("Ball", (0.8, 0.7, 0.5), mesh.primitive_uv_sphere_add, radius=0.45, segments=48, ring_count=24,
               location=OVERLAP_BALL_AT)
     settings = bpy.context.scene.collision_inspector
     settings.scope = 'ALL'
-    result = bpy.ops.collision_inspector.analyze()
-    if result != {'FINISHED'}:
-        raise SystemExit(f"analyze returned {result}")
+    run_operator("analyze")
     settings.active_result_index, settings.overlap_see_through = 0, True
 
 
@@ -182,8 +179,7 @@ def bolt_in_plate_scene() -> None:
     """A bolt (one object: a hexagonal head on a round shank) through a hole drilled in a plate, its shank a little
     wider than the hole: a non-convex pair measured on its triangles, analysed, its overlap drawn with See Through
     on."""
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj)
+    remove_all_objects()
     mesh = bpy.ops.mesh
     plate = add_shape("Plate", (0.55, 0.65, 0.8), mesh.primitive_cube_add, size=1.0, scale=(1.0, 1.0, 0.25))
     drill = add_shape("Drill", (1.0, 1.0, 1.0), mesh.primitive_cylinder_add, radius=HOLE_RADIUS, depth=1.0,
@@ -204,9 +200,7 @@ def bolt_in_plate_scene() -> None:
     bpy.ops.object.join()
     settings = bpy.context.scene.collision_inspector
     settings.scope = 'ALL'
-    result = bpy.ops.collision_inspector.analyze()
-    if result != {'FINISHED'}:
-        raise SystemExit(f"analyze returned {result}")
+    run_operator("analyze")
     settings.active_result_index, settings.overlap_see_through = 0, True
 
 
@@ -214,8 +208,7 @@ def self_crossing_scene() -> None:
     """A bracket made of two boxes joined into one object that overlap (its faces cross, a volume covered twice), a
     torus whose tube is thicker than its hole (it passes through itself) and a clean cube, checked for
     self-intersections."""
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj)
+    remove_all_objects()
     mesh = bpy.ops.mesh
     add_shape("Bracket Upright", (0.55, 0.65, 0.8), mesh.primitive_cube_add, size=1.0, location=(0.0, 0.0, 0.5),
               scale=(0.3, 0.8, 1.0))
@@ -232,9 +225,7 @@ def self_crossing_scene() -> None:
     add_shape("Cube", (0.6, 0.8, 0.6), mesh.primitive_cube_add, size=0.6, location=(1.8, -1.0, 0.3))
     for obj in bpy.data.objects:
         obj.select_set(True)
-    result = bpy.ops.collision_inspector.self_check()
-    if result != {'FINISHED'}:
-        raise SystemExit(f"self_check returned {result}")
+    run_operator("self_check")
 
 
 def glide_balls(then: Callable[[], None]) -> None:

@@ -180,8 +180,9 @@ def read_arrays(source: Source, depsgraph: bpy.types.Depsgraph) -> ReadSource:
 
 
 def mesh_from_arrays(read: ReadSource) -> TriangleMesh:
-    """The read source's triangles in world space (numpy alone: may run on a worker thread); ObjectGeometryError
-    says why it cannot be measured."""
+    """The read source's triangles in world space (numpy alone: may run on a worker thread), turned over when its
+    matrix mirrors (a negative scale), so that faces outward in the object still face outward in the world, as a
+    mirrored copy's do (``Solid.transformed``); ObjectGeometryError says why it cannot be measured."""
     points = to_world(read.arrays.positions, read.matrix)
     if len(points) == 0:
         raise ObjectGeometryError(f"{read.name} has no mesh vertices after evaluation "
@@ -189,7 +190,10 @@ def mesh_from_arrays(read: ReadSource) -> TriangleMesh:
     if not np.isfinite(points).all() or np.abs(points).max() >= FLOAT32_LIMIT:
         raise ObjectGeometryError(f"{read.name} has non-finite vertex coordinates (NaN, infinity or Blender's "
                                   "float limit)")
-    return TriangleMesh.from_arrays(points, read.arrays.triangles(), read.name)
+    triangles = read.arrays.triangles()
+    if np.linalg.det(read.matrix[:3, :3]) < 0.0:
+        triangles = triangles[:, ::-1]
+    return TriangleMesh.from_arrays(points, triangles, read.name)
 
 
 def read_mesh(source: Source, depsgraph: bpy.types.Depsgraph) -> TriangleMesh:

@@ -165,10 +165,10 @@ def test_the_worker_builds_the_same_triangles_and_points_from_blenders_arrays(em
     arrays = [value for value in vars(read.arrays).values() if value is not None]
     assert all(type(value) is np.ndarray for value in [*arrays, read.matrix])  # copies, nothing of Blender's
     triangles, points = blenders_triangles_and_points(obj)
-    assert np.array_equal(solid.raw_mesh.triangles, triangles)
+    assert np.array_equal(solid.raw_mesh.triangles, triangles[:, ::-1])  # turned over: the scale mirrors
     assert np.array_equal(solid.raw_mesh.vertices, points)  # bit for bit
     at_once = modules.shapes.read_mesh(source, bpy.context.evaluated_depsgraph_get())
-    assert np.array_equal(at_once.vertices, points) and np.array_equal(at_once.triangles, triangles)
+    assert np.array_equal(at_once.vertices, points) and np.array_equal(at_once.triangles, triangles[:, ::-1])
 
 
 def kept_state(modules, scene) -> tuple:

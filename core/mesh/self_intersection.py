@@ -26,13 +26,17 @@ JOIN_DISTANCE = 1e-9
 #: Grid cells are this many times the median box (its largest side): larger cells list more pairs per cell (one
 #: subtraction each), smaller ones enter each box in more cells (sorted, each with two words).
 CELL_SIZE = 2.0
-#: Candidate pairs decided per block: bounds the memory of the (pairs, 3, 3) corner arrays.
+#: Grid entry pairs listed per block: bounds the memory of the listing's index arrays.
 PAIRS_PER_BLOCK = 1 << 19
+#: Candidate pairs decided together (each listed block leaves a few thousand): bounds the memory of the
+#: (pairs, 3, 3) corner arrays, and each decision's fixed cost is spread over this many pairs.
+PAIRS_DECIDED_TOGETHER = 1 << 16
 
 _FINE = 128  # entry positions per cell and axis (7 bits)
 _GUARDS = np.uint64(sum(0x80 << (8 * byte) for byte in range(6)) | (0b101010 << 48))
 _UNIT_STEPS = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)])
-_ROTATIONS = np.array([[0, 1, 2], [1, 2, 0], [2, 0, 1]])
+#: A triangle's corners from corner k (row k), and from corner k with the last two reversed (row 3 + k)
+_CORNER_ORDERS = np.array([[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 2, 1], [1, 0, 2], [2, 1, 0]])
 _UP = np.array([0.0, 0.0, 1.0])
 
 
@@ -195,7 +199,7 @@ def self_intersection(mesh: TriangleMesh) -> SelfIntersection:
     crossing, folded, segments, names = [np.zeros((0, 2), np.int64)], [np.zeros((0, 2), np.int64)], \
         [np.zeros((0, 2, 3))], [np.zeros((0, 2, 3), np.int64)]
     planes = _Planes.of(mesh)
-    for block in self_candidate_pairs(mesh, _star_labels(mesh)):
+    for block in _joined(self_candidate_pairs(mesh, _star_labels(mesh)), PAIRS_DECIDED_TOGETHER):
         crosses, coplanar, ends, end_names = _decide(mesh, planes, block)
         crossing.append(block[crosses])
         folded.append(block[coplanar])
@@ -209,6 +213,19 @@ def self_intersection(mesh: TriangleMesh) -> SelfIntersection:
     segments = np.concatenate(segments)[crossing_order]
     return SelfIntersection(pairs[order], coplanar[order], segments,
                             _curves(mesh, np.concatenate(names)[crossing_order], segments))
+
+
+def _joined(blocks: Iterator[np.ndarray], size: int) -> Iterator[np.ndarray]:
+    """The (K, 2) blocks joined into blocks of at least ``size`` rows (the last one may be shorter)."""
+    waiting, count = [], 0
+    for block in blocks:
+        waiting.append(block)
+        count += len(block)
+        if count >= size:
+            yield np.concatenate(waiting)
+            waiting, count = [], 0
+    if waiting:
+        yield np.concatenate(waiting)
 
 
 def _star_labels(mesh: TriangleMesh) -> np.ndarray:
@@ -248,23 +265,23 @@ class _Planes:
 def _sides(mesh: TriangleMesh, planes: _Planes, t: np.ndarray, s: np.ndarray) -> np.ndarray:
     """(K, 3) exact sides (+1, -1, 0) of the corners of triangles ``s`` against the planes of triangles ``t``.
 
-    A corner that is a corner of t (by index) is on the plane. Otherwise the float value n_t . (q - o_t)
-    decides when it exceeds ``SIDE_FILTER`` x |e1| |e2| |q - o_t| (far beyond its rounding); the rest go to
-    the exact ``orientation_signs``.
+    The float value n_t . (q - o_t) decides when it exceeds ``SIDE_FILTER`` x |e1| |e2| |q - o_t| (far beyond its
+    rounding). The rest are a corner of t (by index: on the plane) or go to the exact ``orientation_signs``; a
+    corner of t is always among them (its exact value is 0, so its float value is within the bound).
     """
-    ids = mesh.triangles[s]
     plane = planes.rows[t]
     offsets = mesh.corners[s] - plane[:, None, :3]  # (one row of corners per triangle, not three vertex rows)
     values = np.einsum("kij,kj->ki", offsets, plane[:, 3:6])
     bound = SIDE_FILTER * plane[:, 6:] * np.sqrt(np.einsum("kij,kij->ki", offsets, offsets))
     sides = np.sign(values).astype(np.int8)
-    own = mesh.triangles[t]
-    on_plane = (ids == own[:, :1]) | (ids == own[:, 1:2]) | (ids == own[:, 2:])
-    sides[on_plane] = 0
-    row, corner = np.nonzero((np.abs(values) <= bound) & ~on_plane)
+    row, corner = np.nonzero(np.abs(values) <= bound)
     if len(row):
+        ids, own = mesh.triangles[s[row], corner], mesh.triangles[t[row]]
+        on_plane = (ids == own[:, 0]) | (ids == own[:, 1]) | (ids == own[:, 2])
+        sides[row[on_plane], corner[on_plane]] = 0
+        row, corner, ids = row[~on_plane], corner[~on_plane], ids[~on_plane]
         c = mesh.corners_of(t[row])
-        sides[row, corner] = orientation_signs(c[:, 0], c[:, 1], c[:, 2], mesh.vertices[ids[row, corner]], None)
+        sides[row, corner] = orientation_signs(c[:, 0], c[:, 1], c[:, 2], mesh.vertices[ids], None)
     return sides
 
 
@@ -282,10 +299,8 @@ def _decide(mesh: TriangleMesh, planes: _Planes, pairs: np.ndarray):
     straddle_p, level_p = _straddles(side_p)
     straddles = np.flatnonzero(straddle_p & straddle_q)
     flat = np.flatnonzero(level_p & level_q)
-    p, q = mesh.corners_of(t[straddles]), mesh.corners_of(s[straddles])
-    ids_p, ids_q = mesh.triangles[t[straddles]], mesh.triangles[s[straddles]]
-    crossing[maybe[straddles]], ends, names = _chords_overlap(p, q, side_p[straddles], side_q[straddles], ids_p,
-                                                              ids_q, t[straddles], s[straddles])
+    crossing[maybe[straddles]], ends, names = _chords_overlap(mesh, t[straddles], s[straddles], side_p[straddles],
+                                                              side_q[straddles])
     coplanar[maybe[flat]] = _areas_overlap(mesh.corners_of(t[flat]), mesh.corners_of(s[flat]))
     return crossing, coplanar, ends, names
 
@@ -298,26 +313,25 @@ def _straddles(sides: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (low < 0) & (high > 0), (low == 0) & (high == 0)
 
 
-def _lone_first(signs: np.ndarray) -> np.ndarray:
-    """Per row, the cyclic order that puts first the corner alone on its side (the one positive corner
-    when there is one, else the one negative corner)."""
+def _lone_corner(signs: np.ndarray) -> np.ndarray:
+    """Per row, the corner alone on its side (the one positive corner when there is one, else the one negative
+    corner)."""
     positive = signs > 0
-    lone = np.where(positive.sum(1) == 1, np.argmax(positive, 1), np.argmax(signs < 0, 1))
-    return _ROTATIONS[lone]
+    return np.where(positive.sum(1) == 1, np.argmax(positive, 1), np.argmax(signs < 0, 1))
 
 
-def _chords_overlap(p, q, side_p, side_q, ids_p, ids_q, t, s):
-    """Pairs each straddling the other's plane: whether their chords overlap over a positive length, and
-    for those the segment and its ends' names (Devillers–Guigue, strict)."""
-    rows = np.arange(len(p))[:, None]
-    turn_p, turn_q = _lone_first(side_p), _lone_first(side_q)
-    p, ids_p, side_p = p[rows, turn_p], ids_p[rows, turn_p], side_p[rows, turn_p]
-    q, ids_q, side_q = q[rows, turn_q], ids_q[rows, turn_q], side_q[rows, turn_q]
-    # the lone corners on the positive sides: reversing a triangle's last two corners turns its plane over
-    swap_q = side_p[:, 0] < 0
-    swap_p = side_q[:, 0] < 0
-    q[swap_q], ids_q[swap_q] = q[swap_q][:, [0, 2, 1]], ids_q[swap_q][:, [0, 2, 1]]
-    p[swap_p], ids_p[swap_p] = p[swap_p][:, [0, 2, 1]], ids_p[swap_p][:, [0, 2, 1]]
+def _chords_overlap(mesh: TriangleMesh, t: np.ndarray, s: np.ndarray, side_p: np.ndarray, side_q: np.ndarray):
+    """Pairs (t, s) each straddling the other's plane (``side_p``: t's corners against s's plane, ``side_q``: s's
+    against t's): whether their chords overlap over a positive length, and for those the segment and its ends'
+    names (Devillers–Guigue, strict)."""
+    rows = np.arange(len(t))
+    lone_p, lone_q = _lone_corner(side_p), _lone_corner(side_q)
+    # each triangle's corners from its lone one, the lone corners on the positive sides: reversing a triangle's
+    # last two corners turns its plane over
+    swap_q, swap_p = side_p[rows, lone_p] < 0, side_q[rows, lone_q] < 0
+    ids_p = np.take_along_axis(mesh.triangles[t], _CORNER_ORDERS[lone_p + 3 * swap_p], 1)
+    ids_q = np.take_along_axis(mesh.triangles[s], _CORNER_ORDERS[lone_q + 3 * swap_q], 1)
+    p, q = mesh.vertices[ids_p], mesh.vertices[ids_q]
     first = orientation_signs(p[:, 0], p[:, 1], q[:, 0], q[:, 1], None)
     second = orientation_signs(p[:, 0], p[:, 2], q[:, 2], q[:, 0], None)
     overlap = (first < 0) & (second < 0)

@@ -108,16 +108,20 @@ def self_candidate_pairs(mesh: TriangleMesh, corner_labels: np.ndarray | None = 
     small, large = narrow[two], np.sort(narrow[~two])
     owners, keys, words = [], [], []
     small_spans = spans[small]
-    # each axis's bits of the entries' words for steps 0 and 1, or-ed together for each of the eight steps
-    step_words = [[_axis_words(fine_low[small, axis], fine_high[small, axis], step, axis) for step in (0, 1)]
-                  for axis in range(3)]
+    # the entries' words in the first cell, and what moving one cell along each axis changes in them
+    first_words, axis_changes = _small_box_words(fine_low[small], fine_high[small])
     for step in _UNIT_STEPS:
         moved = np.flatnonzero((small_spans[:, 0] > step[0]) & (small_spans[:, 1] > step[1])
                                & (small_spans[:, 2] > step[2]))
         owners.append(small[moved])
         keys.append(base[small[moved]] + int((step[0] << 42) | (step[1] << 21) | step[2]))
-        words.append(tuple((step_words[0][step[0]][word] | step_words[1][step[1]][word]
-                            | step_words[2][step[2]][word])[moved] for word in (0, 1)))
+        step_words = []
+        for word in (0, 1):
+            entry_words = first_words[word][moved]
+            for axis in np.flatnonzero(step):
+                entry_words ^= axis_changes[axis][word][moved]
+            step_words.append(entry_words)
+        words.append(tuple(step_words))
     # the others' cells counted out one by one
     rank = np.arange(cells[large].sum()) - np.repeat(np.cumsum(cells[large]) - cells[large], cells[large])
     owner = np.repeat(large, cells[large])
@@ -126,7 +130,7 @@ def self_candidate_pairs(mesh: TriangleMesh, corner_labels: np.ndarray | None = 
     owners.append(owner)
     keys.append(base[owner] + ((steps[:, 0] << 42) | (steps[:, 1] << 21) | steps[:, 2]))
     words.append(_entry_words(fine_low[owner], fine_high[owner], steps))
-    del rank, owner, y_z, steps, base, step_words
+    del rank, owner, y_z, steps, base, first_words, axis_changes
     keys = np.concatenate(keys)
     order = np.argsort(keys, kind="stable")  # (a merge of sorted runs)
     keys = keys[order]
@@ -143,11 +147,12 @@ def self_candidate_pairs(mesh: TriangleMesh, corner_labels: np.ndarray | None = 
     begin = 0
     for end in np.unique(np.minimum(cuts + 1, len(owner))):
         counts = later[begin:end]
-        i = np.repeat(np.arange(begin, end), counts)
-        j = np.arange(len(i)) + np.repeat(np.arange(begin + 1, end + 1) - (np.cumsum(counts) - counts), counts)
+        firsts = np.cumsum(counts) - counts  # each entry's first pair in the block
+        j = np.repeat(np.arange(begin + 1, end + 1) - firsts, counts)
+        j += np.arange(len(j))
+        keep = np.flatnonzero(((ahead[j] - np.repeat(behind[begin:end], counts)) & _GUARDS) == _GUARDS)
+        i, j = begin - 1 + np.searchsorted(firsts, keep, side="right"), j[keep]
         begin = end
-        keep = np.flatnonzero(((ahead[j] - behind[i]) & _GUARDS) == _GUARDS)
-        i, j = i[keep], j[keep]
         if labels is not None:
             keep = ~_share_label([column[i] for column in labels], [column[j] for column in labels])
             i, j = i[keep], j[keep]
@@ -189,6 +194,30 @@ def _axis_words(fine_low: np.ndarray, fine_high: np.ndarray, step, axis: int) ->
     ahead = ((high | np.uint64(128)) << near) | ((np.uint64(255) - low) << far) | ((in_cell | np.uint64(2)) << rule)
     behind = (low << near) | ((np.uint64(_FINE - 1) - high) << far) | ((np.uint64(1) - in_cell) << rule)
     return ahead, behind
+
+
+def _small_box_words(fine_low: np.ndarray, fine_high: np.ndarray):
+    """``_entry_words`` of boxes meeting at most two cells along each axis: (ahead, behind) in their first cell,
+    and per axis the bits (ahead, behind) that moving to the next cell along it flips (the axes' bits are
+    apart, so any step's words are the first cell's with its axes' flips).
+
+    Along an axis, in the first cell the box spans ``fine_low``..min(``fine_high``, 127) and its low is in the
+    cell; in the next one 0..``fine_high`` - 128 (clipped to 0..127) and its low is not.
+    """
+    low = fine_low.astype(np.uint8)  # 0..127 (the first cell holds the low)
+    high = np.minimum(fine_high, _FINE - 1).astype(np.uint8)
+    next_high = np.clip(fine_high - _FINE, 0, _FINE - 1).astype(np.uint8)
+    ahead, behind = np.zeros((len(low), 8), np.uint8), np.zeros((len(low), 8), np.uint8)
+    ahead[:, 0:3], ahead[:, 3:6], ahead[:, 6] = high | 128, 255 - low, 0b111111
+    behind[:, 0:3], behind[:, 3:6] = low, 127 - high
+    firsts = (ahead.view("<u8").ravel(), behind.view("<u8").ravel())  # (byte 0 the lowest)
+    changes = []
+    for axis in range(3):
+        flips = (high[:, axis] ^ next_high[:, axis]).astype(np.uint64)  # (127 - h1) ^ (127 - h2) too
+        moved_low = low[:, axis].astype(np.uint64)  # (255 - low) ^ 255 too
+        near, far, rule = np.uint64(8 * axis), np.uint64(8 * axis + 24), np.uint64(1 << (48 + 2 * axis))
+        changes.append(((flips << near) | (moved_low << far) | rule, (moved_low << near) | (flips << far) | rule))
+    return firsts, changes
 
 
 def self_intersection(mesh: TriangleMesh) -> SelfIntersection:

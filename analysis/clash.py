@@ -21,14 +21,14 @@ from ..core.mesh.classify import classify_solids
 from ..core.mesh.contact.containment import BATCHED_TRIANGLE_PAIRS
 from .clash_report import ClashReport, ClashResult, pair_status
 from .analysed_shapes import placement
-from .background import Announced, meanwhile, triangles_of
+from .background import BACKGROUND_TRIANGLES, Announced, meanwhile, triangles_of
 from .geometry import ObjectGeometryError
 from .mesh_notes import pair_note, parts_note, rows_certainty_and_notes, volume_certainty
 from .inspect import MeasureModes, broad_phase_bounds, measure_in_mode, measure_modes, rigid_shape
 from .scope import SCOPES, allowed_pairs, possible_pairs, scope_sides
 from .separated import SeparatedRows
 from .shard import shard_pairs
-from .shapes import Source, may_be_slow_to_read, scope_sources
+from .shapes import ReadSource, Source, meshes_from_many, may_be_slow_to_read, read_arrays, scope_sources
 from .shared_shapes import SharedShapes
 from .typed import typed_decimal
 
@@ -37,6 +37,10 @@ from .typed import typed_decimal
 BATCH_PAIRS = 4096
 #: ... and that the batch's padded vertex arrays (pairs x the most vertices of a hull) stay a few megabytes.
 BATCH_VERTICES = 1 << 18
+
+#: Small objects read together (``_read_together``): Blender's arrays of up to this many (or of fewer, with
+#: ``analysis.background.BACKGROUND_TRIANGLES`` triangles together), then the numpy work on all of them at once.
+READ_TOGETHER = 256
 
 #: Pairs of non-convex objects short of sculpts (``core.mesh.contact.containment.BATCHED_TRIANGLE_PAIRS``) measured
 #: together: their push-out searches ask the exact test together (some 20-100 ms each, so progress still comes every
@@ -182,24 +186,71 @@ def _steps(report: ClashReport, members: list[Source], sides: tuple[set, set], d
 def _read(members: list[Source], depsgraph, use_hulls: bool, required: set, report: ClashReport,
           read: list) -> Iterator[tuple[int, int] | Announced]:
     """Each member read once as a Solid, appended to ``read`` as ``(source, solid, placement)`` (a geometry several
-    members show: classified once for all of them, ``SharedShapes``); unmeasurable ones are skipped with the reason
-    (raised if required). Yields ``(done, total)`` after each member and while a big one's numpy work runs on a
-    worker thread; before a member that may be slow to read, an ``Announced`` step (its ``activity`` named on the
-    report)."""
+    members show: classified once for all of them, ``SharedShapes``; consecutive small ones read together,
+    ``_read_together``); unmeasurable ones are skipped with the reason (raised if required). Yields ``(done,
+    total)`` after each member and while a big one's numpy work runs on a worker thread; before a member that may
+    be slow to read, an ``Announced`` step (its ``activity`` named on the report)."""
     shapes = SharedShapes(members, use_hulls)
+    together: list[tuple[Source, tuple, ReadSource | ObjectGeometryError]] = []
+    triangles = 0
     for done, source in enumerate(members):
+        slow = may_be_slow_to_read(source)
+        if not slow and not shapes.shares(source):
+            placed = placement(source, depsgraph)  # where it is as read
+            try:
+                arrays = read_arrays(source, depsgraph)
+                triangles += arrays.arrays.triangle_count
+            except ObjectGeometryError as error:
+                arrays = error
+            together.append((source, placed, arrays))
+            if len(together) == READ_TOGETHER or triangles >= BACKGROUND_TRIANGLES:
+                yield from _read_together(together, use_hulls, required, report, read, done + 1 - len(together),
+                                          len(members))
+                together, triangles = [], 0
+            continue
+        yield from _read_together(together, use_hulls, required, report, read, done - len(together), len(members))
+        together, triangles = [], 0
         report.activity = f"reading {source.name}"
-        if may_be_slow_to_read(source):
+        if slow:
             yield Announced((done, len(members)))  # the interface names it before the read holds it
         try:
             placed = placement(source, depsgraph)  # where it is as read (it may move while the worker builds it)
             solid = yield from shapes.solid_steps(source, depsgraph, (done, len(members)))
             read.append((source, solid, placed))
         except ObjectGeometryError as error:
-            if source.owner.name in required:
-                raise
-            report.skipped[source.name] = str(error).removeprefix(source.name).strip()
+            _skip(source, error, required, report)
         yield done + 1, len(members)
+    yield from _read_together(together, use_hulls, required, report, read, len(members) - len(together),
+                              len(members))
+
+
+def _read_together(together: list[tuple[Source, tuple, ReadSource | ObjectGeometryError]], use_hulls: bool,
+                   required: set, report: ClashReport, read: list, done: int,
+                   total: int) -> Iterator[tuple[int, int]]:
+    """The members whose arrays were read (``together``, after ``done`` members) made Solids in one go
+    (``shapes.meshes_from_many``: the same as reading each alone), appended to ``read`` in order; yields ``(done,
+    total)`` after each, as ``_read`` does."""
+    if not together:
+        return
+    reads = [entry for *_rest, entry in together if isinstance(entry, ReadSource)]
+    triangles = sum(entry.arrays.triangle_count for entry in reads)
+    meshes = iter((yield from meanwhile(lambda: meshes_from_many(reads), triangles, (done, total))))
+    for source, placed, entry in together:
+        report.activity = f"reading {source.name}"
+        mesh = next(meshes) if isinstance(entry, ReadSource) else entry
+        if isinstance(mesh, ObjectGeometryError):
+            _skip(source, mesh, required, report)
+        else:
+            read.append((source, Solid(mesh, use_hull=use_hulls, name=source.name), placed))
+        done += 1
+        yield done, total
+
+
+def _skip(source: Source, error: ObjectGeometryError, required: set, report: ClashReport) -> None:
+    """Leave out a member that cannot be measured, with the reason; raise the error if the member is required."""
+    if source.owner.name in required:
+        raise error
+    report.skipped[source.name] = str(error).removeprefix(source.name).strip()
 
 
 def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set], depsgraph, every_pair: bool,

@@ -65,18 +65,23 @@ class SharedShapes:
 
     def __init__(self, sources: list[Source], use_hull: bool) -> None:
         self.use_hull = use_hull
-        counts = Counter(geometry_key(source) for source in sources)
+        self._keys = {source: geometry_key(source) for source in sources}
+        counts = Counter(self._keys.values())
         self._shared = {key for key, count in counts.items() if count > 1}
         self._local: dict[tuple, Solid | None] = {}
         #: How many geometries were read and classified in their own coordinates (for tests and benchmarks).
         self.local_reads = 0
+
+    def shares(self, source: Source) -> bool:
+        """Whether ``source`` shows a geometry that other sources show too (read through ``solid_steps``)."""
+        return self._key(source) in self._shared
 
     def solid_steps(self, source: Source, depsgraph: bpy.types.Depsgraph, progress=None) -> Iterator:
         """As steps (``core.steps``), ``source`` as a Solid in world space: its shared geometry moved when
         ``shares_classification`` allows, else read on its own (``read_solid_steps``); the numpy work on a big
         geometry (building it, classifying it once, checking and moving a copy) runs on a worker thread, yielding
         ``progress`` meanwhile. Raises ObjectGeometryError naming the source."""
-        key = geometry_key(source)
+        key = self._key(source)
         if key not in self._shared:
             return (yield from read_solid_steps(source, depsgraph, self.use_hull, progress))
         local = yield from self._local_solid(key, source, depsgraph, progress)
@@ -89,6 +94,11 @@ class SharedShapes:
             return (yield from read_solid_steps(source, depsgraph, self.use_hull, progress))
         solid.name = source.name
         return solid
+
+    def _key(self, source: Source) -> tuple:
+        """``geometry_key(source)``, asked once for each of the sources given."""
+        key = self._keys.get(source)
+        return geometry_key(source) if key is None else key
 
     def _local_solid(self, key: tuple, source: Source, depsgraph, progress) -> Iterator:
         """As steps, the geometry read in its own coordinates and classified (None when it cannot be read or

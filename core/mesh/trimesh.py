@@ -8,7 +8,7 @@ from functools import cached_property
 import numpy as np
 
 from ..vector.arrays import cross
-from ..validation import as_points
+from ..validation import MAX_COORDINATE, as_points
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,6 +37,35 @@ class TriangleMesh:
         points.flags.writeable = False
         faces.flags.writeable = False
         return cls(points, faces)
+
+    @classmethod
+    def many_from_arrays(cls, vertices: np.ndarray, triangles: np.ndarray, vertex_counts, triangle_counts,
+                         names) -> list["TriangleMesh"]:
+        """``from_arrays`` of consecutive slices of ``vertices`` (N, 3) and ``triangles`` (M, 3), ``vertex_counts``
+        and ``triangle_counts`` rows each (indices counted from each mesh's first vertex), validated together: a
+        few numpy calls for thousands of small meshes instead of a dozen each. The same meshes (views of one copy
+        of each array); a bad one raises ``from_arrays``'s ``ValueError`` naming it (``names``)."""
+        points = np.array(vertices, dtype=np.float64, order="C", copy=True)
+        faces = np.array(triangles, dtype=np.int64, order="C", copy=True)
+        vertex_ends = np.cumsum(vertex_counts, dtype=np.int64)
+        triangle_ends = np.cumsum(triangle_counts, dtype=np.int64)
+        good = (points.ndim == 2 and points.shape[1:] == (3,) and faces.ndim == 2 and faces.shape[1:] == (3,)
+                and len(points) == (vertex_ends[-1] if len(vertex_ends) else 0)
+                and len(faces) == (triangle_ends[-1] if len(triangle_ends) else 0)
+                and (len(vertex_ends) == 0 or np.min(vertex_counts) > 0)
+                and bool(np.isfinite(points).all()) and not (points.size and np.abs(points).max() > MAX_COORDINATE))
+        if good and faces.size:
+            limits = np.repeat(np.asarray(vertex_counts, dtype=np.int64), triangle_counts)
+            good = faces.min() >= 0 and bool((faces.max(axis=1) < limits).all())
+        vertex_starts, triangle_starts = vertex_ends - vertex_counts, triangle_ends - triangle_counts
+        slices = list(zip(vertex_starts.tolist(), vertex_ends.tolist(), triangle_starts.tolist(),
+                          triangle_ends.tolist()))
+        if not good:  # one of them is bad: its own check names it
+            return [cls.from_arrays(vertices[a:b], triangles[c:d], name)
+                    for (a, b, c, d), name in zip(slices, names)]
+        points.flags.writeable = False
+        faces.flags.writeable = False
+        return [cls(points[a:b], faces[c:d]) for a, b, c, d in slices]
 
     @cached_property
     def corners(self) -> np.ndarray:

@@ -1,0 +1,128 @@
+"""A check reads consecutive small objects together (``analysis.clash._read_together``, ``shapes.meshes_from_many``):
+the same triangles, coordinates, skipped objects and answers, bit for bit, as reading each object on its own."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+
+import bmesh
+import bpy
+import numpy as np
+import pytest
+
+
+@pytest.fixture
+def clash(addon):
+    return importlib.import_module(addon.__name__ + ".analysis.clash")
+
+
+@pytest.fixture
+def shapes(addon):
+    return importlib.import_module(addon.__name__ + ".analysis.shapes")
+
+
+@pytest.fixture
+def shared(addon):
+    return importlib.import_module(addon.__name__ + ".analysis.shared_shapes")
+
+
+def convex_mesh(kind: str) -> bpy.types.Mesh:
+    """A cube, an ico sphere, a cylinder (two 12-gon caps, split by Blender) or a UV sphere, about 1 m across."""
+    bm = bmesh.new()
+    if kind == "cube":
+        bmesh.ops.create_cube(bm, size=1.0)
+    elif kind == "ico":
+        bmesh.ops.create_icosphere(bm, subdivisions=1, radius=0.5)
+    elif kind == "cylinder":
+        bmesh.ops.create_cone(bm, cap_ends=True, segments=12, radius1=0.5, radius2=0.5, depth=1.0)
+    else:
+        bmesh.ops.create_uvsphere(bm, u_segments=12, v_segments=6, radius=0.5)
+    mesh = bpy.data.meshes.new(kind)
+    bm.to_mesh(mesh)
+    bm.free()
+    return mesh
+
+
+def crowded_scene(rng: np.random.Generator, count: int) -> None:
+    """``count`` objects of their own mesh data, turned and scaled at random, close enough that many clash; among
+    them objects that cannot be measured (no vertices, a vertex at Blender's float limit) and a point cloud."""
+    kinds = ("cube", "ico", "cylinder", "uv")
+    for index in range(count):
+        obj = bpy.data.objects.new(f"obj {index:03d}", convex_mesh(kinds[index % 4]))
+        obj.location = (0.7 * (index % 8), 0.7 * (index // 8), rng.uniform(-0.1, 0.1))
+        obj.rotation_euler = rng.uniform(0.0, np.pi, 3)
+        obj.scale = rng.uniform(0.6, 1.2, 3)
+        bpy.context.scene.collection.objects.link(obj)
+    bpy.context.scene.collection.objects.link(bpy.data.objects.new("obj 500 empty", bpy.data.meshes.new("empty")))
+    cloud = bpy.data.meshes.new("cloud")
+    cloud.from_pydata(rng.normal(size=(20, 3)).tolist(), [], [])
+    bpy.context.scene.collection.objects.link(bpy.data.objects.new("obj 501 cloud", cloud))
+    stray = bpy.data.objects.new("obj 502 stray", convex_mesh("cube"))
+    coordinates = np.zeros(len(stray.data.vertices) * 3, dtype=np.float32)
+    stray.data.vertices.foreach_get("co", coordinates)
+    coordinates[4] = np.finfo(np.float32).max
+    stray.data.vertices.foreach_set("co", coordinates)
+    stray.data.update()
+    bpy.context.scene.collection.objects.link(stray)
+    bpy.context.view_layer.update()
+
+
+def test_meshes_read_together_are_each_read_alone_bit_for_bit(empty_scene, shapes):
+    crowded_scene(np.random.default_rng(11), 40)
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    sources = [shapes.Source(obj.name, obj, obj) for obj in sorted(empty_scene.objects, key=lambda o: o.name)]
+    reads = [shapes.read_arrays(source, depsgraph) for source in sources]
+    together = shapes.meshes_from_many(reads)
+    errors = 0
+    for read, mesh in zip(reads, together):
+        try:
+            alone = shapes.mesh_from_arrays(read)
+        except shapes.ObjectGeometryError as error:
+            assert isinstance(mesh, shapes.ObjectGeometryError) and str(mesh) == str(error)
+            errors += 1
+            continue
+        assert mesh.vertices.tobytes() == alone.vertices.tobytes()
+        assert mesh.triangles.tobytes() == alone.triangles.tobytes()
+        assert mesh.vertices.shape == alone.vertices.shape and mesh.triangles.shape == alone.triangles.shape
+    assert errors == 2  # the empty mesh and the stray vertex
+    assert shapes.meshes_from_many([]) == []
+
+
+def steps(progress: list) -> list:
+    """The progress calls less repeats (a worker thread's long work repeats the last one as often as it takes)."""
+    return [call for k, call in enumerate(progress) if k == 0 or call != progress[k - 1]]
+
+
+def results(report) -> list[dict]:
+    return [dataclasses.asdict(result) for result in report.results]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_check_reading_together_answers_as_reading_each_alone(empty_scene, clash, shared, monkeypatch, seed):
+    crowded_scene(np.random.default_rng(seed), 64)
+    monkeypatch.setattr(clash, "READ_TOGETHER", 16)  # several batches, the last one short
+    progress_together: list = []
+    together = clash.check_scene(empty_scene, bpy.context.evaluated_depsgraph_get(), scope="ALL",
+                                 progress=lambda done, total: progress_together.append((done, total)))
+    monkeypatch.setattr(shared.SharedShapes, "shares", lambda self, source: True)  # each read on its own
+    progress_alone: list = []
+    alone = clash.check_scene(empty_scene, bpy.context.evaluated_depsgraph_get(), scope="ALL",
+                              progress=lambda done, total: progress_alone.append((done, total)))
+    assert sum(result.status == "penetrating" for result in alone.results) >= 20
+    assert repr(results(together)) == repr(results(alone))  # every field, floats to the last bit
+    assert together.skipped == alone.skipped and set(alone.skipped) == {"obj 500 empty", "obj 502 stray"}
+    assert (together.separated, together.candidate_pairs) == (alone.separated, alone.candidate_pairs)
+    assert steps(progress_together) == steps(progress_alone)
+    assert [shape[0].name for shape in together.shapes] == [shape[0].name for shape in alone.shapes]
+    for kept, reference in zip(together.shapes, alone.shapes):
+        assert kept[1].mesh.vertices.tobytes() == reference[1].mesh.vertices.tobytes()
+        assert kept[1].mesh.triangles.tobytes() == reference[1].mesh.triangles.tobytes()
+
+
+def test_a_required_object_that_cannot_be_read_raises_naming_it(empty_scene, clash):
+    crowded_scene(np.random.default_rng(3), 8)
+    stray = bpy.data.objects["obj 502 stray"]
+    with pytest.raises(clash.ObjectGeometryError, match="obj 502 stray"):
+        clash.check_scene(empty_scene, bpy.context.evaluated_depsgraph_get(), scope="SELECTED",
+                          objects=[bpy.data.objects["obj 000"], stray])

@@ -201,7 +201,9 @@ def meshes_from_many(reads: list[ReadSource]) -> list[TriangleMesh | ObjectGeome
     for all of them together (checks, copies: ``TriangleMesh.many_from_arrays``): many small objects cost a few numpy
     calls instead of a dozen each. World coordinates are one matrix product per object, as ``to_world`` makes them
     (a product of stacked matrices need not round the same way)."""
-    triangles = [read.arrays.triangles() for read in reads]
+    mirrors = np.linalg.det(np.array([read.matrix[:3, :3] for read in reads]).reshape(-1, 3, 3)) < 0.0
+    triangles = [read.arrays.triangles()[:, ::-1] if mirrored else read.arrays.triangles()
+                 for read, mirrored in zip(reads, mirrors.tolist())]
     points = [to_world(read.arrays.positions, read.matrix) for read in reads]
     counts = np.array([len(p) for p in points], dtype=np.int64)
     together = np.concatenate(points) if points else np.empty((0, 3))

@@ -45,14 +45,14 @@ def convex_mesh(kind: str) -> bpy.types.Mesh:
 
 
 def crowded_scene(rng: np.random.Generator, count: int) -> None:
-    """``count`` objects of their own mesh data, turned and scaled at random, close enough that many clash; among
-    them objects that cannot be measured (no vertices, a vertex at Blender's float limit) and a point cloud."""
+    """``count`` objects of their own mesh data, turned and scaled at random (some mirrored), close enough that many
+    clash; among them objects that cannot be measured (no vertices, a vertex at Blender's float limit) and a point cloud."""
     kinds = ("cube", "ico", "cylinder", "uv")
     for index in range(count):
         obj = bpy.data.objects.new(f"obj {index:03d}", convex_mesh(kinds[index % 4]))
         obj.location = (0.7 * (index % 8), 0.7 * (index // 8), rng.uniform(-0.1, 0.1))
         obj.rotation_euler = rng.uniform(0.0, np.pi, 3)
-        obj.scale = rng.uniform(0.6, 1.2, 3)
+        obj.scale = rng.uniform(0.6, 1.2, 3) * (-1.0 if index % 5 == 3 else 1.0)  # some mirrored
         bpy.context.scene.collection.objects.link(obj)
     bpy.context.scene.collection.objects.link(bpy.data.objects.new("obj 500 empty", bpy.data.meshes.new("empty")))
     cloud = bpy.data.meshes.new("cloud")

@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..steps import Steps, run_to_end
-from ..vector.arrays import dot, largest3, smallest3
+from ..vector.arrays import dot, largest3, reduce_in_chunks, row_chunks, smallest3
 from .trimesh import TriangleMesh
 
 #: Relative slack on squared bounds: a pair is dropped only when rounding cannot explain the gap.
@@ -89,9 +89,12 @@ def _ranges(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def _range_reduce(ufunc: np.ufunc, values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """``ufunc`` reduced over each range [start, end) of the rows of ``values`` (ranges sorted, disjoint)."""
-    padded = np.concatenate([values, values[-1:]])
-    return ufunc.reduceat(padded, np.column_stack([starts, ends]).ravel())[::2]
+    """``ufunc`` reduced over each range [start, end) of the rows of ``values`` (ranges sorted, disjoint, not
+    empty), in chunks that let other threads run between them (``reduce_in_chunks``)."""
+    if len(starts) == 0:
+        return np.empty((0,) + values.shape[1:], values.dtype)
+    bounds = np.column_stack([starts, ends]).ravel()[:-1]  # the last range runs to the end of the rows kept
+    return reduce_in_chunks(ufunc, values[:ends[-1]], bounds)[::2]
 
 
 @dataclass(frozen=True, eq=False)
@@ -330,11 +333,16 @@ def _bottom_up(ufunc: np.ufunc, at_leaves: np.ndarray, leaves, internal, childre
 def _oriented_extents(corners, axes, starts, ends, leaves, internal, children, low, high) -> None:
     """Set, per node of ``leaves`` and ``internal``, the interval of its corners' coordinates along its own axes in
     ``low`` and ``high`` ((N, 3) each). Leaves project their corners (rows [start, end) of ``corners``) exactly; a
-    parent bounds its children's oriented boxes."""
-    leaf_axes = np.repeat(axes[leaves], ends - starts, axis=0)
-    projected = np.matmul(corners, leaf_axes).transpose(0, 2, 1)
-    low[leaves] = _range_reduce(np.minimum, smallest3(projected), starts, ends)
-    high[leaves] = _range_reduce(np.maximum, largest3(projected), starts, ends)
+    parent bounds its children's oriented boxes. Leaves go a chunk of rows at a time (``row_chunks``: ``np.repeat``
+    keeps the interpreter for the whole call)."""
+    cuts = row_chunks(starts)
+    for begin, end in zip(cuts[:-1], cuts[1:]):
+        first, last = starts[begin], ends[end - 1]
+        leaf_axes = np.repeat(axes[leaves[begin:end]], ends[begin:end] - starts[begin:end], axis=0)
+        projected = np.matmul(corners[first:last], leaf_axes).transpose(0, 2, 1)
+        local_starts, local_ends = starts[begin:end] - first, ends[begin:end] - first
+        low[leaves[begin:end]] = _range_reduce(np.minimum, smallest3(projected), local_starts, local_ends)
+        high[leaves[begin:end]] = _range_reduce(np.maximum, largest3(projected), local_starts, local_ends)
     for nodes in internal:
         parent = axes[nodes]
         bounds = []

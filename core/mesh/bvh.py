@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..steps import Steps, run_to_end
+from ..steps import Steps, checkpoint, run_to_end
 from ..vector.arrays import dot, largest3, reduce_in_chunks, row_chunks, smallest3
 from .trimesh import TriangleMesh
 
@@ -144,6 +144,7 @@ class TriangleBVH:
         starts, ends = np.array([0]), np.array([count])
         levels = []
         while len(starts):
+            checkpoint()  # (a cancelled caller's worker stops here)
             sizes = ends - starts
             fine = np.ones(len(starts), dtype=bool) if focus is None else grid.reaches(codes, starts, ends, reach,
                                                                                       *focus)

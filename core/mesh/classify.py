@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..shapes.hull import distinct_directions_of_groups
+from ..steps import checkpoint
 from ..vector.arrays import NEXT_CORNER, PREVIOUS_CORNER, cross
 from .repair import EXACT, MeshRepair
 from .solid import EXACT_CONVEXITY, SAT_MAX_VERTICES, Part, Solid
@@ -34,6 +35,7 @@ def classify_solids(solids: Sequence[Solid]) -> list[str]:
     passes = np.searchsorted(sizes, np.arange(PASS_TRIANGLES, sizes[-1] if len(sizes) else 0, PASS_TRIANGLES),
                              side="right")
     for group in np.split(np.arange(len(chosen)), passes):
+        checkpoint()  # (a cancelled caller's worker stops here)
         if len(group) > 1:
             together = [chosen[k] for k in group.tolist()]
             StackedMeshes([solid.raw_mesh for solid in together]).classify(together)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..broadphase.sort_and_sweep import GRID_CELLS_PER_BOX, overlapping_pairs_between
+from ..steps import checkpoint
 from ..vector.arrays import cross
 from .embedded_stars import embedded_stars
 from .topology import label_components
@@ -229,6 +230,7 @@ def self_intersection(mesh: TriangleMesh) -> SelfIntersection:
         [np.zeros((0, 2, 3))], [np.zeros((0, 2, 3), np.int64)]
     planes = _Planes.of(mesh)
     for block in _joined(self_candidate_pairs(mesh, _star_labels(mesh)), PAIRS_DECIDED_TOGETHER):
+        checkpoint()  # (a cancelled caller's worker stops here)
         crosses, coplanar, ends, end_names = _decide(mesh, planes, block)
         crossing.append(block[crosses])
         folded.append(block[coplanar])

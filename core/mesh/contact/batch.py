@@ -12,6 +12,7 @@ import numpy as np
 
 from ...contact import PENETRATING, SEPARATED
 from ...narrowphase.batch import ApartPairs
+from ...steps import checkpoint
 from ..distance import MeshDistance
 from ..drag.starts import ConvexStart, PairStart
 from ..drag.penetrating_pairs import keep_convex_starts, renewed_penetrating, translated_warm
@@ -164,6 +165,7 @@ def measure_solid_pairs(pairs: Sequence[tuple[Solid, Solid]], *, tolerance: floa
     renewing = set() if warm is None else {k for k in rest if isinstance(warm[k], Renewal)}  # (they wait)
     longest = 0.0  # the longest pair measured one by one so far: the next starts only if one as long fits in time
     for k in [k for k in rest if answers[k] is None and k not in renewing]:
+        checkpoint()  # (a cancelled caller's worker stops here)
         began = time.perf_counter()
         if deadline is not None and began + longest >= deadline:
             break

@@ -13,6 +13,7 @@ import numpy as np
 
 from ...contact import PENETRATING, TOUCHING, classify
 from ...narrowphase.collide import collide
+from ...steps import checkpoint
 from ..distance import MeshDistance, mesh_distance, windowed_mesh_distance
 from ..drag.translated_contact import TranslationStart, translation_start
 from ..intersection import CrossingCurves, surface_crossings
@@ -56,6 +57,7 @@ def mesh_pairs_together(pairs: list[tuple[Solid, Solid]], options: list[dict]
         except StopIteration as finished:
             results[k] = finished.value
     while asking:
+        checkpoint()  # (a cancelled caller's worker stops here)
         kinds: dict[Callable, list[int]] = {}
         for k, ask in asking.items():
             kinds.setdefault(ask.many, []).append(k)

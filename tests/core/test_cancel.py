@@ -1,0 +1,144 @@
+"""Work given up on stops soon: ``in_background`` closed early cancels its worker's call at the next
+``core.steps.checkpoint``, which the core's long loops (self-intersection blocks, tree levels, step generators) call
+between chunks; the call raises ``Cancelled`` and leaves nothing half-stored (a tree is built whole or not at all)."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import core.mesh.bvh as bvh_module
+import core.mesh.self_intersection as self_intersection_module
+from core.mesh import Solid
+from core.mesh.self_intersection import self_intersection
+from core.steps import Cancelled, checkpoint, in_background, run_to_end
+from mesh_fixtures import mesh, uv_sphere
+
+
+def test_outside_a_worker_a_checkpoint_never_stops_anything():
+    for _ in range(3):
+        checkpoint()
+    assert run_to_end(iter_steps(5, [])) == 5
+
+
+def iter_steps(count: int, log: list):
+    for step in range(count):
+        log.append(step)
+        yield
+    return count
+
+
+def cancelled_midway(work, pause: tuple) -> tuple[list, threading.Thread]:
+    """Run ``work`` in the background until ``pause`` (module, name) is first called, close the steps (Esc) while
+    that call waits, then let the worker go on: ``(what work ended with, the worker)``; ``work`` ends with
+    ``("cancelled", None)`` or ``("answered", answer)``."""
+    module, name = pause
+    original, reached, closed = getattr(module, name), threading.Event(), threading.Event()
+    calls = []
+
+    def paused(*args, **kwargs):
+        calls.append(name)
+        if len(calls) == 1:
+            reached.set()
+            assert closed.wait(60.0)
+        return original(*args, **kwargs)
+
+    ended = []
+
+    def recorded():
+        try:
+            ended.append(("answered", work()))
+        except Cancelled:
+            ended.append(("cancelled", None))
+
+    setattr(module, name, paused)
+    try:
+        steps = in_background(recorded, wait=0.001)
+        next(steps)
+        worker = next(thread for thread in threading.enumerate() if thread.name == "collision_inspector work")
+        assert reached.wait(60.0)
+        steps.close()
+        closed.set()
+        worker.join(60.0)
+    finally:
+        setattr(module, name, original)
+    assert not worker.is_alive()
+    return ended + [len(calls)], worker
+
+
+def test_a_cancelled_worker_stops_at_its_next_checkpoint():
+    log = []
+
+    class Pause:
+        @staticmethod
+        def step(k):
+            log.append(k)
+
+    def work():
+        for k in range(1000):
+            checkpoint()
+            Pause.step(k)
+        return "all done"
+
+    (outcome, calls), _worker = cancelled_midway(work, (Pause, "step"))
+    assert outcome == ("cancelled", None) and calls == 1 and log == [0]
+
+
+def test_steps_run_on_a_cancelled_worker_stop_between_two_steps():
+    log = []
+
+    class Pause:
+        @staticmethod
+        def step():
+            pass
+
+    def many_steps():
+        for k in range(1000):
+            log.append(k)
+            Pause.step()
+            yield
+        return "all done"
+
+    (outcome, calls), _worker = cancelled_midway(lambda: run_to_end(many_steps()), (Pause, "step"))
+    assert outcome == ("cancelled", None) and calls == 1 and log == [0]
+
+
+def crossing_spheres():
+    """Two spheres through each other in one mesh: many crossing face pairs."""
+    first = uv_sphere(1.0, 16, 24)
+    return mesh(np.concatenate([first.vertices, first.vertices + np.array([0.5, 0.1, 0.05])]),
+                np.concatenate([first.triangles, first.triangles + len(first.vertices)]))
+
+
+def test_a_cancelled_self_check_stops_after_the_block_it_is_in(monkeypatch):
+    shape = crossing_spheres()
+    monkeypatch.setattr(self_intersection_module, "PAIRS_PER_BLOCK", 2048)
+    monkeypatch.setattr(self_intersection_module, "PAIRS_DECIDED_TOGETHER", 2048)
+    blocks, decide = [], self_intersection_module._decide
+    monkeypatch.setattr(self_intersection_module, "_decide", lambda *args: blocks.append(1) or decide(*args))
+    assert self_intersection(shape).count > 0 and len(blocks) > 10  # the whole check takes that many blocks
+    (outcome, calls), _worker = cancelled_midway(lambda: self_intersection(shape),
+                                                 (self_intersection_module, "_decide"))
+    assert outcome == ("cancelled", None) and calls == 1  # the block under way is finished, no other begun
+
+
+def test_a_cancelled_tree_build_stores_no_tree_and_a_later_build_is_the_usual_one():
+    shape = uv_sphere(1.0, 60, 80)
+    solid = Solid(shape)
+    (outcome, calls), _worker = cancelled_midway(lambda: solid.bvh, (bvh_module, "_split_positions"))
+    assert outcome == ("cancelled", None) and calls == 1
+    assert "bvh" not in solid.__dict__
+    again, fresh = solid.bvh, Solid(shape).bvh
+    for name in ("order", "lows", "highs", "axes", "centres", "halves", "children", "starts", "ends"):
+        assert np.array_equal(getattr(again, name), getattr(fresh, name)), name
+
+
+@pytest.mark.parametrize("cancel", [False, True])
+def test_an_answered_worker_is_not_disturbed_by_being_closed_after_it_ended(cancel):
+    steps = in_background(lambda: "answer", wait=0.001)
+    assert run_to_end(steps) == "answer"
+    if cancel:
+        steps.close()
+    checkpoint()  # the caller's own thread was never cancelled

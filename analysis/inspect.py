@@ -4,6 +4,7 @@ Pair for Report" (docs/architecture.md, "Inspection modes").
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import bpy
@@ -14,9 +15,11 @@ from ..core.narrowphase.directional import DirectionalResult, directional_depth
 from ..core.mesh import CONVEX, HULL, Solid, SolidContact
 from ..core.planar.projection import collide_in_plane, plane_basis
 from ..core.replay import pair_document
+from ..core.steps import run_to_end
 from ..core.shapes.rigid import RIGID_BODY_KINDS, rigid_body_shape
+from .background import Announced, meanwhile
 from .geometry import ObjectGeometryError, evaluated_mesh, world_points
-from .shapes import Source, read_mesh, scope_sources
+from .shapes import ReadSource, Source, may_be_slow_to_read, mesh_from_arrays, read_arrays, scope_sources
 from .typed import typed_decimal
 
 #: Plane normals of the fixed plane modes (Blender's top, front and right orthographic views).
@@ -215,17 +218,38 @@ def pair_shapes(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, result) 
 
     Rigid-body shapes where the results were measured with them (``stored_modes``), else convex hulls;
     ``exact`` is False when a hull stands in for a non-convex object."""
-    settings = scene.collision_inspector
-    rigid_bodies = stored_modes(scene).rigid_bodies
+    return run_to_end(pair_shapes_steps(scene, depsgraph, result))
+
+
+#: The steps of a pair's inspection: reading A, reading B, then measuring (or writing).
+INSPECTION_STEPS = 3
+
+
+def pair_shapes_steps(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, result) -> Iterator:
+    """``pair_shapes`` as steps, ``(done, INSPECTION_STEPS)`` each: each object's arrays copied from Blender at
+    once, the rest (triangles, classification, hull) on a worker thread for a big mesh (``analysis.background``);
+    before an object that may be slow to read, an ``Announced`` step."""
+    use_hulls, rigid_bodies = scene.collision_inspector.use_hulls, stored_modes(scene).rigid_bodies
     shapes, exact = [], True
-    for source in result_sources(scene, depsgraph, result):
+    for done, source in enumerate(result_sources(scene, depsgraph, result)):
         shape = rigid_shape(source, depsgraph) if rigid_bodies else None
         if shape is None:
-            solid = Solid(read_mesh(source, depsgraph), use_hull=settings.use_hulls, name=source.name)
-            shape = solid.hull
-            exact = exact and solid.method in (CONVEX, HULL)
+            if may_be_slow_to_read(source):
+                yield Announced((done, INSPECTION_STEPS))
+            read = read_arrays(source, depsgraph)
+            shape, convex = yield from meanwhile(lambda: hull_of(read, use_hulls), read.arrays.triangle_count,
+                                                 (done, INSPECTION_STEPS))
+            exact = exact and convex
         shapes.append(shape)
+        yield done + 1, INSPECTION_STEPS
     return shapes[0], shapes[1], exact
+
+
+def hull_of(read: ReadSource, use_hull: bool) -> tuple:
+    """``(hull, exact)`` of a read object (numpy alone: may run on a worker thread): its convex hull, and whether
+    that is the object itself (convex) or the hull the settings ask for."""
+    solid = Solid(mesh_from_arrays(read), use_hull=use_hull, name=read.name)
+    return solid.hull, solid.method in (CONVEX, HULL)
 
 
 def axis_vector(axis: str, result, context=None) -> np.ndarray:
@@ -242,22 +266,36 @@ def axis_vector(axis: str, result, context=None) -> np.ndarray:
 
 def result_directional_depth(scene, depsgraph, result, direction) -> tuple[DirectionalResult, bool]:
     """``(DirectionalResult, exact)`` of B of a stored result moving along ``direction`` (see ``pair_shapes``)."""
+    return run_to_end(directional_depth_steps(scene, depsgraph, result, direction))
+
+
+def directional_depth_steps(scene, depsgraph, result, direction) -> Iterator:
+    """``result_directional_depth`` as steps (``pair_shapes_steps``, then the measure on the worker thread when an
+    object was big)."""
     settings = scene.collision_inspector
-    shape_a, shape_b, exact = pair_shapes(scene, depsgraph, result)
-    answer = directional_depth(shape_a, shape_b, direction, tolerance=settings.tolerance or None,
-                               touch_tolerance=settings.touch_tolerance,
-                               max_iterations=settings.max_iterations or None)
+    options = {"tolerance": settings.tolerance or None, "touch_tolerance": settings.touch_tolerance,
+               "max_iterations": settings.max_iterations or None}
+    shape_a, shape_b, exact = yield from pair_shapes_steps(scene, depsgraph, result)
+    size = max(len(getattr(shape, "points", ())) for shape in (shape_a, shape_b))
+    answer = yield from meanwhile(lambda: directional_depth(shape_a, shape_b, direction, **options), size,
+                                  (INSPECTION_STEPS - 1, INSPECTION_STEPS))
     return answer, exact
 
 
 def result_pair_document(scene, depsgraph, result) -> dict:
     """The ``core.replay`` document of a stored result: both objects' world-space vertices, the solver
     settings, and what the add-on showed (in ``meta``)."""
+    return run_to_end(pair_document_steps(scene, depsgraph, result))
+
+
+def pair_document_steps(scene, depsgraph, result) -> Iterator:
+    """``result_pair_document`` as steps, ``(done, INSPECTION_STEPS)`` each: both objects' arrays copied from
+    Blender at once (an ``Announced`` step before one that may be slow to read), the document made on a worker
+    thread when they are big (``analysis.background``)."""
     settings = scene.collision_inspector
-    source_a, source_b = result_sources(scene, depsgraph, result)
-    points_a, points_b = (read_mesh(source, depsgraph).vertices for source in (source_a, source_b))
+    sources = result_sources(scene, depsgraph, result)
     meta = {
-        "object_a": source_a.name, "object_b": source_b.name, "blend_file": bpy.data.filepath,
+        "object_a": sources[0].name, "object_b": sources[1].name, "blend_file": bpy.data.filepath,
         "blender_version": bpy.app.version_string, "method": result.method, "status": result.status,
         "signed_distance": float(result.signed_distance),
         "note": "points are the objects' world-space vertices; the replay measures their convex hulls",
@@ -265,4 +303,12 @@ def result_pair_document(scene, depsgraph, result) -> dict:
     document_settings = {"tolerance": typed_decimal(settings.tolerance) or None,
                          "touch_tolerance": typed_decimal(settings.touch_tolerance),
                          "max_iterations": settings.max_iterations or None}
-    return pair_document(points_a, points_b, document_settings, meta=meta)
+    reads = []
+    for done, source in enumerate(sources):
+        if may_be_slow_to_read(source):
+            yield Announced((done, INSPECTION_STEPS))
+        reads.append(read_arrays(source, depsgraph))
+        yield done + 1, INSPECTION_STEPS
+    return (yield from meanwhile(
+        lambda: pair_document(*(mesh_from_arrays(read).vertices for read in reads), document_settings, meta=meta),
+        sum(read.arrays.triangle_count for read in reads), (INSPECTION_STEPS - 1, INSPECTION_STEPS)))

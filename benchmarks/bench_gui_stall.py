@@ -1,14 +1,15 @@
-"""How long Blender's interface stalls while Analyse and Resolve work on a big pair, and how soon Esc stops them:
-Suzanne under a level-5 subdivision (about 1M triangles) through a cube, in the real interface.
+"""How long Blender's interface stalls while Analyse, Resolve, Directional Depth and Copy Pair work on a big pair,
+and how soon Esc stops them: Suzanne under a level-5 subdivision (about 1M triangles) through a cube, in the real
+interface.
 
     BLENDER_XVFB=1 blender --factory-startup --enable-event-simulate --python benchmarks/bench_gui_stall.py \
         [-- [aa-off] [esc] [shot=PNG]]
 
-A 10 ms timer measures how long the interface could not answer (nor see Esc) while Analyse, Resolve and Analyse
-again run as clicks do: each run's duration, longest and median gap, gaps over 200 ms, and the viewport's draws
+A 10 ms timer measures how long the interface could not answer (nor see Esc) while Analyse, Resolve, Analyse
+again, Directional Depth along X and Copy Pair (its file browser confirmed) run as clicks do: each run's duration, longest and median gap, gaps over 200 ms, and the viewport's draws
 (one per anti-aliasing sample after a change; ``aa-off`` makes it one). Suzanne is not evaluated beforehand, as
 after opening a file. ``esc`` sends Esc (a simulated key press) while Analyse reads, classifies and measures and
-while Resolve measures, and prints how soon each stopped and whether the scene was left as it was; ``shot=PNG``
+while Resolve, Directional Depth and Copy Pair work, and prints how soon each stopped and whether the scene was left as it was; ``shot=PNG``
 saves the screen as Analyse starts reading Suzanne. Details: docs/performance.md, "The interface during long work".
 """
 
@@ -136,6 +137,28 @@ class Run:
         self.name, self.operator, self.esc_when, self.clear = name, operator, esc_when, clear
 
 
+def directional_depth_along_x(mode: str) -> None:
+    bpy.ops.collision_inspector.directional_depth(mode, axis='X')
+
+
+def copy_pair_through_its_file_browser(mode: str) -> None:
+    """Copy Pair as a click does: its file browser opens, and half a second later its button is pressed."""
+    path = Path(bpy.app.tempdir) / "bench_gui_stall_pair.json"
+    bpy.ops.collision_inspector.copy_pair(mode, filepath=str(path))
+
+    def confirm() -> None:
+        for window in bpy.context.window_manager.windows:
+            for area in window.screen.areas:
+                if area.type == 'FILE_BROWSER':
+                    region = next(region for region in area.regions if region.type == 'WINDOW')
+                    with bpy.context.temp_override(window=window, area=area, region=region):
+                        bpy.ops.file.execute()
+                    return
+        print("Copy Pair: no file browser opened", flush=True)
+
+    bpy.app.timers.register(confirm, first_interval=0.5)
+
+
 def activity_is(prefix: str, after_stall: bool = False, after: float = 0.0):
     """An ``esc_when`` pressing Esc once the running analysis' activity starts with ``prefix`` (with
     ``after_stall``: once the interface answers after a stall of over 200 ms that began with that activity shown;
@@ -158,14 +181,20 @@ def runs_asked(esc: bool) -> list[Run]:
     Resolve needs)."""
     analyse, resolve = bpy.ops.collision_inspector.analyze, bpy.ops.collision_inspector.resolve
     if not esc:
-        return [Run("Analyse", analyse), Run("Resolve", resolve), Run("Analyse again", analyse, clear=True)]
+        return [Run("Analyse", analyse), Run("Resolve", resolve), Run("Analyse again", analyse, clear=True),
+                Run("Directional Depth", directional_depth_along_x),
+                Run("Copy Pair", copy_pair_through_its_file_browser)]
     return [Run("Analyse, Esc once the status says reading Suzanne", analyse, activity_is("reading Suzanne")),
             Run("Analyse, Esc after the reading's stall", analyse, activity_is("reading Suzanne", after_stall=True)),
             Run("Analyse, Esc while classifying", analyse, activity_is("classifying", after=ESC_AFTER)),
             Run("Analyse, Esc while measuring", analyse, activity_is("measuring", after=ESC_AFTER)),
             Run("Analyse", analyse),
             Run(f"Resolve, Esc {RESOLVE_ESC_AFTER:.0f} s in", resolve,
-                lambda _activity, seconds, _gap: seconds >= RESOLVE_ESC_AFTER)]
+                lambda _activity, seconds, _gap: seconds >= RESOLVE_ESC_AFTER),
+            Run(f"Directional Depth, Esc {RESOLVE_ESC_AFTER:.0f} s in", directional_depth_along_x,
+                lambda _activity, seconds, _gap: seconds >= RESOLVE_ESC_AFTER),
+            Run(f"Copy Pair, Esc {RESOLVE_ESC_AFTER:.0f} s after its file browser", copy_pair_through_its_file_browser,
+                lambda _activity, seconds, _gap: seconds >= RESOLVE_ESC_AFTER + 0.5)]
 
 
 def main() -> None:

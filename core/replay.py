@@ -25,6 +25,9 @@ FORMAT_VERSION = 1
 SETTING_NAMES = ("tolerance", "touch_tolerance", "max_iterations")
 #: Largest angle (radians) between the stored and replayed normals that still counts as the same.
 NORMAL_TOLERANCE = 1e-6
+#: Points turned into lists or JSON text per call: one call over a million points keeps the interpreter for
+#: seconds (``json.dumps``) or most of a second (``tolist``), which a worker thread must not do to the interface.
+TEXT_ROWS = 4096
 
 
 def pair_document(points_a, points_b, settings: dict | None = None, contact: Contact | None = None, *,
@@ -42,8 +45,8 @@ def pair_document(points_a, points_b, settings: dict | None = None, contact: Con
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "points_a": cloud_a.tolist(),
-        "points_b": cloud_b.tolist(),
+        "points_a": _rows_as_lists(cloud_a),
+        "points_b": _rows_as_lists(cloud_b),
         "settings": chosen,
         "expected": contact_fields(contact),
         "core": version_info(),
@@ -79,9 +82,29 @@ def version_info() -> dict:
     return {"source_sha256": digest.hexdigest(), "python": platform.python_version(), "numpy": np.__version__}
 
 
-def write_pair(path, document: dict) -> None:
-    """Write a document as JSON (floats in their exact ``repr`` form; NaN and inf refused)."""
-    Path(path).write_text(json.dumps(document, allow_nan=False) + "\n", encoding="utf-8")
+def _rows_as_lists(points: np.ndarray) -> list:
+    """``points.tolist()``, made ``TEXT_ROWS`` rows at a time."""
+    return [row for start in range(0, len(points), TEXT_ROWS) for row in points[start:start + TEXT_ROWS].tolist()]
+
+
+def document_text(document: dict) -> str:
+    """``json.dumps(document, allow_nan=False)``, the same text, with long lists (the points) written ``TEXT_ROWS``
+    items at a time (floats in their exact ``repr`` form; NaN and inf refused)."""
+    return "{" + ", ".join(f"{json.dumps(key)}: {_value_text(value)}" for key, value in document.items()) + "}"
+
+
+def _value_text(value) -> str:
+    if not isinstance(value, list) or len(value) <= TEXT_ROWS:
+        return json.dumps(value, allow_nan=False)
+    return "[" + ", ".join(json.dumps(value[start:start + TEXT_ROWS], allow_nan=False)[1:-1]
+                           for start in range(0, len(value), TEXT_ROWS)) + "]"
+
+
+def write_pair(path, document: dict) -> str:
+    """Write a document as JSON (``document_text``) and answer the text written (without its closing newline)."""
+    text = document_text(document)
+    Path(path).write_text(text + "\n", encoding="utf-8")
+    return text
 
 
 def load_pair(path) -> dict:

@@ -59,6 +59,10 @@ class StepwiseMixin:
         """From the interface: a slice per timer tick; Esc cancels."""
         if bpy.app.background or context.window is None:
             return self.execute(context)
+        return self.run_modal(context)
+
+    def run_modal(self, context: bpy.types.Context) -> set:
+        """Start, then a slice per timer tick of the context's window; Esc cancels."""
         if not self.start(context):
             return {'CANCELLED'}
         self._timer = context.window_manager.event_timer_add(TIMER_SECONDS, window=context.window)
@@ -133,15 +137,16 @@ def analysis_running() -> bool:
     return True
 
 
-#: The operators that change the results a slice at a time from the interface (type names, ``TYPE_OT_name`` as a
-#: running instance reports them): while one runs, none of them starts (one long run at a time).
+#: The operators that change (or read) the results a slice at a time from the interface (type names,
+#: ``TYPE_OT_name`` as a running instance reports them): while one runs, none of them starts (one long run at a time).
 CHANGING_RESULTS = ("COLLISION_INSPECTOR_OT_analyze", "COLLISION_INSPECTOR_OT_scan", "COLLISION_INSPECTOR_OT_resolve",
-                    "COLLISION_INSPECTOR_OT_resolve_all", "COLLISION_INSPECTOR_OT_self_check")
+                    "COLLISION_INSPECTOR_OT_resolve_all", "COLLISION_INSPECTOR_OT_self_check",
+                    "COLLISION_INSPECTOR_OT_directional_depth", "COLLISION_INSPECTOR_OT_copy_pair")
 
 
 def running_refusal(context: bpy.types.Context | None = None) -> str:
-    """Why Analyse, Scan Animation, Resolve, Resolve All and Check Self-Intersections are greyed out while one of
-    them runs modally ('' when none runs): the analysis, scan or self-check noted by ``mark_running``, or one of
+    """Why Analyse, Scan Animation, Resolve, Resolve All, Check Self-Intersections, Directional Depth and Copy Pair
+    are greyed out while one of them runs modally ('' when none runs): the run noted by ``mark_running``, or one of
     ``CHANGING_RESULTS`` among the windows' modal operators."""
     if analysis_running():
         return f"{_running[0].bl_label} is already running (Esc cancels it)"
@@ -158,8 +163,8 @@ class ReplacesResultsMixin:
     ``mark_stopped``) so that neither it nor another that changes the results starts meanwhile (their
     ``poll`` asks ``running_refusal``). Goes before ``StepwiseMixin`` in the bases."""
 
-    def invoke(self, context: bpy.types.Context, event) -> set:
-        outcome = super().invoke(context, event)
+    def run_modal(self, context: bpy.types.Context) -> set:
+        outcome = super().run_modal(context)
         if outcome == {'RUNNING_MODAL'}:
             mark_running(self)
         return outcome
@@ -178,11 +183,14 @@ class ProgressStepsMixin:
         context.window_manager.progress_end()
         self.end_timer(context)
 
+    #: Errors that end the run with their message (ReferenceError: an object was deleted meanwhile).
+    stopping_errors: tuple = (ObjectGeometryError, ReferenceError)
+
     def step(self, context: bpy.types.Context, seconds: float = SLICE_SECONDS) -> set | None:
         """Advance the run for about ``seconds``; the operator's outcome once it is over, else None."""
         try:
             progress = advance(self.steps, seconds)
-        except (ObjectGeometryError, ReferenceError) as error:  # ReferenceError: an object was deleted meanwhile
+        except self.stopping_errors as error:
             self.stop(context)
             self.report({'ERROR'}, str(error))
             return {'CANCELLED'}

@@ -1,25 +1,43 @@
 """Operators of the interactive inspection: directional depth of a result, and Copy Pair for Report.
 
-Thin: the work is in ``analysis.inspect``.
+Thin: the work is in ``analysis.inspect``. From the interface both run a slice at a time, a big object's work on a
+worker thread (status bar, Esc cancels); one long run at a time (``base.running_refusal``).
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import bpy
 from bpy_extras.io_utils import ExportHelper
 
-from ..analysis.inspect import axis_vector, result_directional_depth, result_pair_document
+from ..analysis.background import meanwhile
+from ..analysis.inspect import INSPECTION_STEPS, axis_vector, directional_depth_steps, pair_document_steps
 from ..core.replay import write_pair
 from ..ui.properties.enums import DIRECTIONAL_AXIS_ITEMS
 from ..ui.panel import directional_summary
 from .export import blend_relative_file_path
-from .base import NeedsResultsMixin, chosen_result
+from .base import (PROGRESS_STEPS, ExclusiveRunMixin, ProgressStepsMixin, ReplacesResultsMixin, StepwiseMixin,
+                   chosen_result)
 
 
-class COLLISION_INSPECTOR_OT_directional_depth(NeedsResultsMixin, bpy.types.Operator):
+def answer_into(steps: Iterator, answer: list) -> Iterator:
+    """``steps``' own steps; once they end, their answer appended to ``answer``."""
+    answer.append((yield from steps))
+
+
+def result_at(operator: bpy.types.Operator, index: int):
+    """The stored result at ``index`` the run began on, or None (an error reported) when it is gone."""
+    results = operator._scene.collision_inspector.results
+    if index >= len(results) or results[index].label != operator._label:
+        operator.report({'ERROR'}, f"The result {operator._label} was removed meanwhile")
+        return None
+    return results[index]
+
+
+class COLLISION_INSPECTOR_OT_directional_depth(ReplacesResultsMixin, ProgressStepsMixin, StepwiseMixin,
+                                               ExclusiveRunMixin, bpy.types.Operator):
     """How far B of the result must move along an axis to separate from A (or, apart, to touch it)"""
 
     bl_idname = "collision_inspector.directional_depth"
@@ -31,25 +49,46 @@ class COLLISION_INSPECTOR_OT_directional_depth(NeedsResultsMixin, bpy.types.Oper
     index: bpy.props.IntProperty(name="Index", default=-1, min=-1,
                                  description="Result to measure (-1: the active one)")
 
-    def execute(self, context: bpy.types.Context) -> set:
+    cancelled_message = "Directional depth cancelled"
+    stopping_errors = ProgressStepsMixin.stopping_errors + (ValueError,)
+
+    def start(self, context: bpy.types.Context) -> bool:
+        """Begin measuring the chosen result; False (reported) when there is none or it cannot be measured."""
         result = chosen_result(self, context)
         if result is None:
-            return {'CANCELLED'}
+            return False
+        settings = context.scene.collision_inspector
+        self._scene, self._label = context.scene, result.label
+        self._index = settings.active_result_index if self.index < 0 else self.index
         try:
             direction = axis_vector(self.axis, result, context)
-            answer, exact = result_directional_depth(context.scene, context.evaluated_depsgraph_get(), result,
-                                                     direction)
         except ValueError as error:
             self.report({'ERROR'}, str(error))
+            return False
+        self._answer = []
+        self.steps = answer_into(directional_depth_steps(context.scene, context.evaluated_depsgraph_get(), result,
+                                                         direction), self._answer)
+        context.window_manager.progress_begin(0, PROGRESS_STEPS)
+        return True
+
+    def status(self) -> str:
+        return f"Directional depth of {self._label}"
+
+    def finish(self, context: bpy.types.Context) -> set:
+        """Store the distance on the result (if it is still there) and report it."""
+        answer, exact = self._answer[0]
+        result = result_at(self, self._index)
+        if result is None:
             return {'CANCELLED'}
         result.directional_axis = self.axis
         result.directional_distance = answer.distance
-        self.report({'INFO'}, directional_summary(result, context.scene) + ("" if exact else
+        self.report({'INFO'}, directional_summary(result, self._scene) + ("" if exact else
                     " (about the convex hulls: an object is not convex)"))
         return {'FINISHED'}
 
 
-class COLLISION_INSPECTOR_OT_copy_pair(NeedsResultsMixin, bpy.types.Operator, ExportHelper):
+class COLLISION_INSPECTOR_OT_copy_pair(ReplacesResultsMixin, ProgressStepsMixin, StepwiseMixin, ExclusiveRunMixin,
+                                      bpy.types.Operator, ExportHelper):
     """Write the active result's two point sets and settings as a JSON file that
     `python -m core.replay FILE` reproduces (and copy it to the clipboard)"""
 
@@ -65,24 +104,54 @@ class COLLISION_INSPECTOR_OT_copy_pair(NeedsResultsMixin, bpy.types.Operator, Ex
     to_clipboard: bpy.props.BoolProperty(name="Copy to Clipboard", default=True,
                                          description="Also put the document on the clipboard")
 
+    cancelled_message = "Copy Pair cancelled; nothing was written"
+    stopping_errors = ProgressStepsMixin.stopping_errors + (ValueError, OSError)
+    _from_file_browser = False
+
+    def invoke(self, context: bpy.types.Context, event) -> set:
+        """The file browser; once a file is chosen, ``execute`` goes on a slice at a time."""
+        self._from_file_browser = True
+        return ExportHelper.invoke(self, context, event)
+
     def execute(self, context: bpy.types.Context) -> set:
+        """A slice at a time after the file browser (in the interface), else to the end at once."""
+        if self._from_file_browser and not bpy.app.background and context.window is not None:
+            return self.run_modal(context)
+        return StepwiseMixin.execute(self, context)
+
+    def start(self, context: bpy.types.Context) -> bool:
+        """Begin reading the chosen result's objects; False (reported) when there is none or one is gone."""
         result = chosen_result(self, context)
         if result is None:
-            return {'CANCELLED'}
+            return False
+        self._label, self._path = result.label, Path(bpy.path.abspath(self.filepath))
+        self._text = []
+        self.steps = answer_into(self.written(pair_document_steps(context.scene, context.evaluated_depsgraph_get(),
+                                                                  result)), self._text)
+        context.window_manager.progress_begin(0, PROGRESS_STEPS)
+        return True
+
+    def written(self, document_steps: Iterator) -> Iterator:
+        """The document's steps, then its text written to the file (on the worker thread for a big pair)."""
+        document = yield from document_steps
+        size = len(document["points_a"]) + len(document["points_b"])
+        return (yield from meanwhile(lambda: self.write(document), size, (INSPECTION_STEPS - 1, INSPECTION_STEPS)))
+
+    def write(self, document: dict) -> str:
+        """Write the document (OSError naming the file when it cannot be written); its text."""
         try:
-            document = result_pair_document(context.scene, context.evaluated_depsgraph_get(), result)
-        except ValueError as error:
-            self.report({'ERROR'}, str(error))
-            return {'CANCELLED'}
-        path = Path(bpy.path.abspath(self.filepath))
-        try:
-            write_pair(path, document)
+            return write_pair(self._path, document)
         except OSError as error:
-            self.report({'ERROR'}, f"Could not write {path}: {error}")
-            return {'CANCELLED'}
+            raise OSError(f"Could not write {self._path}: {error}") from None
+
+    def status(self) -> str:
+        return f"Copy Pair: {self._label}"
+
+    def finish(self, context: bpy.types.Context) -> set:
+        """Put the text on the clipboard if asked, and report."""
         if self.to_clipboard:
-            context.window_manager.clipboard = json.dumps(document, allow_nan=False)
-        self.report({'INFO'}, f"Wrote {path}; replay it with: python -m core.replay {path.name}")
+            context.window_manager.clipboard = self._text[0]
+        self.report({'INFO'}, f"Wrote {self._path}; replay it with: python -m core.replay {self._path.name}")
         return {'FINISHED'}
 
 

@@ -172,10 +172,11 @@ def stand_in_operator(operator_class):
     from types import MethodType, SimpleNamespace
 
     operator = SimpleNamespace(reports=[], _timer=None, _status_shown=None,
-                               cancelled_message=operator_class.cancelled_message)
+                               cancelled_message=operator_class.cancelled_message,
+                               stopping_errors=getattr(operator_class, "stopping_errors", ()))
     operator.report = lambda kinds, text: operator.reports.append((set(kinds), text))
     for name in ("start", "stop", "step", "finish", "report_results", "modal", "end_timer", "status",
-                 "show_status", "select_found_faces"):
+                 "show_status", "select_found_faces", "written", "write"):
         if hasattr(operator_class, name):
             setattr(operator, name, MethodType(getattr(operator_class, name), operator))
     return operator

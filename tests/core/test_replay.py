@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import core
+import core.replay as replay_module
 from core.replay import load_pair, pair_document, replay, write_pair
 from generators import box, cloud, random_rotation
 
@@ -114,3 +115,19 @@ def test_missing_file_exits_2(tmp_path):
 def test_unknown_settings_are_refused():
     with pytest.raises(ValueError, match="unknown settings"):
         pair_document(box([1, 1, 1]), box([1, 1, 1]), {"tolerence": 1e-9})
+
+
+@pytest.mark.parametrize("rows", [1, 3, 4096])
+def test_the_document_is_written_a_few_points_at_a_time_as_json_writes_it_at_once(monkeypatch, tmp_path, rows):
+    rng = np.random.default_rng(rows)
+    monkeypatch.setattr(replay_module, "TEXT_ROWS", rows)
+    points_a = rng.normal(size=(int(rng.integers(1, 40)), 3)) * 10.0 ** rng.integers(-300, 90, size=(1, 3))
+    points_b = rng.normal(size=(7, 3)) + 3.0
+    document = pair_document(points_a, points_b, meta={"object_a": "A \u25b8 \u00e9", "list": [1, 2, 3, 4, 5]})
+    assert document["points_a"] == points_a.tolist() and document["points_b"] == points_b.tolist()
+    text = write_pair(tmp_path / "pair.json", document)
+    assert text == json.dumps(document, allow_nan=False)
+    assert (tmp_path / "pair.json").read_text(encoding="utf-8") == text + "\n"
+    document["points_b"][-1][0] = float("nan")
+    with pytest.raises(ValueError):
+        write_pair(tmp_path / "bad.json", document)

@@ -6,8 +6,8 @@
 
 A timer asking to run every 10 ms measures how long the interface could not answer (nor see Esc) while the check
 runs as a click does: its duration, the longest gap, the gaps over 200 ms and the median gap. A second check gets
-Esc (a key press) two seconds in: how long after it the operator stopped and whether the results and the scene were
-left as they were. ``shot=PNG`` saves the screen just before that Esc (the status bar during the check). The
+Esc (a key press) two seconds in: how long after it the operator stopped, whether the results and the scene were
+left as they were, and how long the abandoned worker thread went on (and the process' CPU time meanwhile). ``shot=PNG`` saves the screen just before that Esc (the status bar during the check). The
 viewport's anti-aliasing is off: on a software renderer each of its 8 samples is a draw of seconds. Details:
 docs/performance.md, "The interface during long work".
 """
@@ -18,6 +18,7 @@ import faulthandler
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -80,6 +81,10 @@ def main() -> None:
         return any(operator.bl_idname.startswith("COLLISION_INSPECTOR") for window in
                    bpy.context.window_manager.windows for operator in window.modal_operators)
 
+    def working() -> bool:
+        """A worker thread of the add-on still runs (an abandoned one included)."""
+        return any(thread.name == "collision_inspector work" for thread in threading.enumerate())
+
     def start_next() -> None:
         state["run"] += 1
         if state["run"] == len(runs):
@@ -105,13 +110,19 @@ def main() -> None:
                 if shot:
                     subprocess.run(["import", "-window", "root", shot], check=True)
                     print(f"screenshot during the check: {shot}", flush=True)
-                state["esc"] = (time.perf_counter(), len(gaps))
+                state["esc"], state["esc_cpu"] = (time.perf_counter(), len(gaps)), time.process_time()
                 bpy.context.window_manager.windows[0].event_simulate(type='ESC', value='PRESS')
-            elif esc and state["esc"] is not None and not busy():
+            elif esc and state["esc"] is not None and not busy() and "stopped" not in state:
                 pressed, first = state["esc"]
+                state["stopped"] = True
                 print(f"{name}: the operator stopped; the interface answered {1e3 * (now - pressed):.0f} ms after "
                       f"Esc (longest gap before it {1e3 * max(gaps[:first]):.0f} ms); results and scene "
                       f"{'as they were' if scene_state() == state['before'] else 'CHANGED'}", flush=True)
+            elif esc and "stopped" in state and not working():
+                pressed, cpu = state["esc"][0], state["esc_cpu"]
+                print(f"{name}: the abandoned worker ended {now - pressed:.2f} s after Esc ({time.process_time() - cpu:.2f}"
+                      f" s CPU of the process meanwhile)", flush=True)
+                del state["stopped"]
                 finish()
             elif esc and state["esc"] is None and not busy() and now - state["began"] > 1.0:
                 print(f"{name}: ended before its Esc ({now - state['began']:.2f} s; the longest gap "

@@ -27,13 +27,19 @@ def answer_into(steps: Iterator, answer: list) -> Iterator:
     answer.append((yield from steps))
 
 
-def result_at(operator: bpy.types.Operator, index: int):
-    """The stored result at ``index`` the run began on, or None (an error reported) when it is gone."""
-    results = operator._scene.collision_inspector.results
-    if index >= len(results) or results[index].label != operator._label:
-        operator.report({'ERROR'}, f"The result {operator._label} was removed meanwhile")
-        return None
-    return results[index]
+def result_still_at(scene: bpy.types.Scene, index: int, label: str):
+    """The stored result at ``index`` if it is still the pair ``label`` (results may be cleared meanwhile), or None."""
+    results = scene.collision_inspector.results
+    return results[index] if index < len(results) and results[index].label == label else None
+
+
+def write_document(path: Path, document: dict) -> str:
+    """Write the pair's document (numpy and files alone: may run on a worker thread); its text. OSError names the
+    file when it cannot be written."""
+    try:
+        return write_pair(path, document)
+    except OSError as error:
+        raise OSError(f"Could not write {path}: {error}") from None
 
 
 class COLLISION_INSPECTOR_OT_directional_depth(ReplacesResultsMixin, ProgressStepsMixin, StepwiseMixin,
@@ -77,8 +83,9 @@ class COLLISION_INSPECTOR_OT_directional_depth(ReplacesResultsMixin, ProgressSte
     def finish(self, context: bpy.types.Context) -> set:
         """Store the distance on the result (if it is still there) and report it."""
         answer, exact = self._answer[0]
-        result = result_at(self, self._index)
+        result = result_still_at(self._scene, self._index, self._label)
         if result is None:
+            self.report({'ERROR'}, f"The result {self._label} was removed meanwhile")
             return {'CANCELLED'}
         result.directional_axis = self.axis
         result.directional_distance = answer.distance
@@ -133,16 +140,10 @@ class COLLISION_INSPECTOR_OT_copy_pair(ReplacesResultsMixin, ProgressStepsMixin,
 
     def written(self, document_steps: Iterator) -> Iterator:
         """The document's steps, then its text written to the file (on the worker thread for a big pair)."""
-        document = yield from document_steps
+        document, path = (yield from document_steps), self._path
         size = len(document["points_a"]) + len(document["points_b"])
-        return (yield from meanwhile(lambda: self.write(document), size, (INSPECTION_STEPS - 1, INSPECTION_STEPS)))
-
-    def write(self, document: dict) -> str:
-        """Write the document (OSError naming the file when it cannot be written); its text."""
-        try:
-            return write_pair(self._path, document)
-        except OSError as error:
-            raise OSError(f"Could not write {self._path}: {error}") from None
+        return (yield from meanwhile(lambda: write_document(path, document), size,
+                                     (INSPECTION_STEPS - 1, INSPECTION_STEPS)))
 
     def status(self) -> str:
         return f"Copy Pair: {self._label}"

@@ -176,7 +176,7 @@ def stand_in_operator(operator_class):
                                stopping_errors=getattr(operator_class, "stopping_errors", ()))
     operator.report = lambda kinds, text: operator.reports.append((set(kinds), text))
     for name in ("start", "stop", "step", "finish", "report_results", "modal", "end_timer", "status",
-                 "show_status", "select_found_faces", "written", "write"):
+                 "show_status", "select_found_faces", "written"):
         if hasattr(operator_class, name):
             setattr(operator, name, MethodType(getattr(operator_class, name), operator))
     return operator

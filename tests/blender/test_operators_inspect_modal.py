@@ -92,6 +92,17 @@ def test_esc_while_the_worker_makes_a_hull_leaves_the_result_as_it_was(pair, mod
     assert operator.reports == [({'WARNING'}, "Directional depth cancelled")]
 
 
+def test_a_result_cleared_while_the_worker_measures_is_not_written_to(pair, modules, on_worker, monkeypatch):
+    opened = gate(modules.inspect, "hull_of", monkeypatch)
+    operator = directional_operator(modules, 'X')
+    assert operator.start(bpy.context)
+    assert ticks(operator, 2) == [{'RUNNING_MODAL'}] * 2
+    bpy.context.scene.collision_inspector.results.clear()
+    opened.set()
+    assert until_done(operator) == {'CANCELLED'}
+    assert operator.reports == [({'ERROR'}, "The result Cube \u2194 Suzanne was removed meanwhile")]
+
+
 def copy_operator(modules, path):
     operator = stand_in_operator(modules.operators.COLLISION_INSPECTOR_OT_copy_pair)
     operator.filepath, operator.index, operator.to_clipboard = str(path), -1, False

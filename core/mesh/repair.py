@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..steps import checkpoint
 from ..vector.arrays import cross
 from .topology import bounds_volume, edge_table, label_components, renumber_topology
 from .trimesh import TriangleMesh
@@ -62,6 +63,7 @@ def repaired(mesh: TriangleMesh, tolerance: float = WELD_TOLERANCE) -> MeshRepai
         return MeshRepair(mesh, NONE)
     if bounds_volume(mesh):
         return MeshRepair(mesh, EXACT)  # closed as indexed (most meshes modelled in Blender): nothing to weld
+    checkpoint()  # (a cancelled caller's worker stops here)
     representative = exact_representatives(mesh.vertices)
     moved = _merged(representative) > 0
     triangles, degenerate = _without_degenerate(representative[mesh.triangles] if moved else mesh.triangles)

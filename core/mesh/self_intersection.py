@@ -132,6 +132,7 @@ def self_candidate_pairs(mesh: TriangleMesh, corner_labels: np.ndarray | None = 
     keys.append(base[owner] + ((steps[:, 0] << 42) | (steps[:, 1] << 21) | steps[:, 2]))
     words.append(_entry_words(fine_low[owner], fine_high[owner], steps))
     del rank, owner, y_z, steps, base, first_words, axis_changes
+    checkpoint()  # (a cancelled caller's worker stops here)
     keys = np.concatenate(keys)
     order = np.argsort(keys, kind="stable")  # (a merge of sorted runs)
     keys = keys[order]
@@ -229,7 +230,9 @@ def self_intersection(mesh: TriangleMesh) -> SelfIntersection:
     crossing, folded, segments, names = [np.zeros((0, 2), np.int64)], [np.zeros((0, 2), np.int64)], \
         [np.zeros((0, 2, 3))], [np.zeros((0, 2, 3), np.int64)]
     planes = _Planes.of(mesh)
-    for block in _joined(self_candidate_pairs(mesh, _star_labels(mesh)), PAIRS_DECIDED_TOGETHER):
+    labels = _star_labels(mesh)
+    checkpoint()  # (a cancelled caller's worker stops here, and before each block)
+    for block in _joined(self_candidate_pairs(mesh, labels), PAIRS_DECIDED_TOGETHER):
         checkpoint()  # (a cancelled caller's worker stops here)
         crosses, coplanar, ends, end_names = _decide(mesh, planes, block)
         crossing.append(block[crosses])

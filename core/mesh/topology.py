@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..steps import checkpoint
 from ..vector.arrays import NEXT_CORNER, PREVIOUS_CORNER, cross
 from .trimesh import TriangleMesh
 
@@ -215,7 +216,16 @@ def _vertex_angle_defects(mesh: TriangleMesh) -> np.ndarray:
     out = c[:, PREVIOUS_CORNER] - c
     angles = np.arctan2(np.linalg.norm(cross(into, out), axis=2), np.einsum("ijk,ijk->ij", into, out))
     sums = np.bincount(mesh.triangles.ravel(), weights=angles.ravel(), minlength=len(mesh.vertices))
-    return 2.0 * np.pi - sums[np.unique(mesh.triangles)]
+    return 2.0 * np.pi - sums[used_vertices(mesh.triangles, len(mesh.vertices))]
+
+
+def used_vertices(triangles: np.ndarray, vertex_count: int) -> np.ndarray:
+    """The vertices the triangles use, in increasing order: ``np.unique(triangles)``, without its hash table, which
+    keeps the interpreter for its whole length (a worker thread would hold the interface a tenth of a second for a
+    million triangles)."""
+    used = np.zeros(vertex_count, dtype=bool)
+    used[triangles.ravel()] = True
+    return np.flatnonzero(used)
 
 
 def is_convex(mesh: TriangleMesh, tolerance: float = 1e-9) -> bool:
@@ -235,10 +245,12 @@ def convexity_defect(mesh: TriangleMesh) -> float:
     """
     if not is_closed(mesh) or loose_parts(mesh)[1] != 1:
         return np.inf
+    checkpoint()  # (a cancelled caller's worker stops here, and below)
     table = edge_table(mesh)
-    used = len(np.unique(mesh.triangles))
+    used = len(used_vertices(mesh.triangles, len(mesh.vertices)))
     if used - len(table.edges) + len(mesh.triangles) != 2:
         return np.inf
+    checkpoint()
     edge_of = table.triangle_edges.ravel()
     order = np.argsort(edge_of, kind="stable")  # each edge's two (triangle, corner) uses, side by side
     sides = order.reshape(-1, 2)
@@ -248,6 +260,7 @@ def convexity_defect(mesh: TriangleMesh) -> float:
     unit = normals / np.maximum(np.linalg.norm(normals, axis=2, keepdims=True), np.finfo(float).tiny)
     height = float(np.einsum("ijk,ijk->ij", unit, mesh.vertices[far_corner] - mesh.corners[triangle, 0]).max())
     relative_height = height / mesh.size if mesh.size > 0.0 else (np.inf if height > 0.0 else 0.0)
+    checkpoint()
     return max(relative_height, -float(_vertex_angle_defects(mesh).min()), 0.0)
 
 

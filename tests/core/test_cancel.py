@@ -1,6 +1,7 @@
 """Work given up on stops soon: ``in_background`` closed early cancels its worker's call at the next
 ``core.steps.checkpoint``, which the core's long loops (self-intersection blocks, tree levels, step generators) call
-between chunks; the call raises ``Cancelled`` and leaves nothing half-stored (a tree is built whole or not at all)."""
+between chunks; the call raises ``Cancelled`` and leaves nothing half-stored (a tree or a classification is made
+whole or not at all)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import pytest
 
 import core.mesh.bvh as bvh_module
 import core.mesh.self_intersection as self_intersection_module
+import core.mesh.topology as topology_module
 from core.mesh import Solid
 from core.mesh.self_intersection import self_intersection
+from core.mesh.topology import used_vertices
 from core.steps import Cancelled, checkpoint, in_background, run_to_end
 from mesh_fixtures import mesh, uv_sphere
 
@@ -142,3 +145,23 @@ def test_an_answered_worker_is_not_disturbed_by_being_closed_after_it_ended(canc
     if cancel:
         steps.close()
     checkpoint()  # the caller's own thread was never cancelled
+
+
+def test_a_cancelled_classification_stores_none_and_a_later_one_is_the_usual_one():
+    shape = uv_sphere(1.0, 40, 60)
+    solid = Solid(shape)
+    (outcome, calls), _worker = cancelled_midway(lambda: solid.closed, (topology_module, "used_vertices"))
+    assert outcome == ("cancelled", None) and calls == 1
+    assert not {"parts", "closed", "method"} & set(solid.__dict__)
+    fresh = Solid(shape)
+    assert (solid.closed, solid.method, len(solid.parts)) == (fresh.closed, fresh.method, len(fresh.parts)) \
+        == (True, "convex", 1)
+    assert solid.parts[0].convexity_defect == fresh.parts[0].convexity_defect
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_used_vertices_are_numpys_unique_ones(seed):
+    rng = np.random.default_rng(seed)
+    count = int(rng.integers(1, 500))
+    triangles = rng.integers(0, count, size=(int(rng.integers(0, 300)), 3))
+    assert np.array_equal(used_vertices(triangles, count), np.unique(triangles))

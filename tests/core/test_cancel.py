@@ -117,8 +117,8 @@ def crossing_spheres():
 
 def test_a_cancelled_self_check_stops_after_the_block_it_is_in(monkeypatch):
     shape = crossing_spheres()
-    monkeypatch.setattr(self_intersection_module, "PAIRS_PER_BLOCK", 2048)
-    monkeypatch.setattr(self_intersection_module, "PAIRS_DECIDED_TOGETHER", 2048)
+    monkeypatch.setattr(self_intersection_module, "PAIRS_PER_BLOCK", 512)
+    monkeypatch.setattr(self_intersection_module, "PAIRS_DECIDED_TOGETHER", 128)
     blocks, decide = [], self_intersection_module._decide
     monkeypatch.setattr(self_intersection_module, "_decide", lambda *args: blocks.append(1) or decide(*args))
     assert self_intersection(shape).count > 0 and len(blocks) > 10  # the whole check takes that many blocks

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..validation import as_points
 from .bvh import TriangleBVH, leaf_triangles
-from .many_meshes import Stack, pairings
+from .stacked import StackedMeshes, pairings
 from .topology import bounds_volume
 from .triangle_intersection import all_same, canonical_edges, edge_orientations, plane_sides
 from .trimesh import TriangleMesh
@@ -58,7 +58,7 @@ def stacked_crossing_windings(meshes: list[TriangleMesh], points: np.ndarray, ow
     points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     owners = np.asarray(owners, dtype=np.int64)
     windings = np.zeros(len(points), dtype=np.int64)
-    stack = Stack(meshes)
+    stack = StackedMeshes(meshes)
     lows, highs = stack.vertex_boxes
     in_box = ((points >= lows[owners]) & (points <= highs[owners])).all(axis=1)
     near = np.flatnonzero(in_box & (stack.counts[owners] > 0))

@@ -14,7 +14,7 @@ import numpy as np
 from ..broadphase.sort_and_sweep import overlapping_pairs_between
 from ..validation import as_length
 from .bvh import TriangleBVH, leaf_pair_triangles, near_leaf_pairs
-from .stacked import stack_meshes, stacked_candidates, stacked_together
+from .stacked import StackedMeshes, stacked_candidates, stacked_together
 from .topology import EdgeTable, edge_table, label_components
 from .triangle_intersection import (PairCrossings, coplanar_mask, coplanar_overlap_areas, may_meet, pair_crossings,
                                     proper_mask)
@@ -386,7 +386,7 @@ def _stacked_crossings(pairs: list[tuple[TriangleMesh, TriangleMesh]],
                        trees: list[tuple[TriangleBVH, TriangleBVH]] | None) -> list[CrossingCurves]:
     if not pairs:
         return []
-    stack_a, stack_b = stack_meshes([a for a, _ in pairs]), stack_meshes([b for _, b in pairs])
+    stack_a, stack_b = StackedMeshes([a for a, _ in pairs]), StackedMeshes([b for _, b in pairs])
     tolerances = np.array([default_tolerance(a, b, None) for a, b in pairs])
     sizes = np.array([max(a.size, b.size) for a, b in pairs])
     rows = stacked_candidates(stack_a, stack_b, tolerances, FLAT_PAIRS, lambda k: candidate_pairs(

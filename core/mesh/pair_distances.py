@@ -1,5 +1,5 @@
 """``mesh_distances`` and ``nearest_distances``: ``distance.mesh_distance`` and ``distance.nearest_on_surface``'s
-distances for many small meshes at once, without trees: every pairing's rows stacked (``many_meshes``), screened by
+distances for many small meshes at once, without trees: every pairing's rows stacked (``stacked``), screened by
 their boxes against an exact upper bound, then by separating axes, measured exactly and reduced per pair or point.
 The arithmetic of each measured row is the trees' (element-wise), so every distance is the same number; of tied
 closest triangle pairs the one with the smallest indices is kept, as ``mesh_distance`` keeps it (apart surfaces).
@@ -13,7 +13,7 @@ import numpy as np
 
 from .bvh import BOUND_SLACK, box_distance_sq, point_box_distance_sq
 from .distance import MeshDistance, mesh_distance
-from .many_meshes import Stack, pairings, segment_firsts
+from .stacked import StackedMeshes, pairings, segment_firsts
 from .triangle_distance import point_triangle_closest, separation_lower_bound, triangle_pair_distance
 from .trimesh import TriangleMesh
 
@@ -59,7 +59,7 @@ def _blocks(items: list[int], sizes: list[int]) -> list[list[int]]:
 
 def _stacked_distances(pairs: list[tuple[TriangleMesh, TriangleMesh]], hints: np.ndarray) -> list[MeshDistance]:
     """The closest triangle pair of every pair, all pairs' triangle pairs in one pass."""
-    side_a, side_b = Stack([a for a, _b in pairs]), Stack([b for _a, b in pairs])
+    side_a, side_b = StackedMeshes([a for a, _b in pairs]), StackedMeshes([b for _a, b in pairs])
     owner, i, j, _starts = pairings(side_a.counts, side_b.counts)
     rows_a, rows_b = side_a.first[owner] + i, side_b.first[owner] + j
     gap_sq = box_distance_sq(side_a.lows[rows_a], side_a.highs[rows_a], side_b.lows[rows_b], side_b.highs[rows_b])
@@ -83,7 +83,7 @@ def _stacked_distances(pairs: list[tuple[TriangleMesh, TriangleMesh]], hints: np
                          int(row_a[k] - side_a.first[k]), int(row_b[k] - side_b.first[k])) for k in range(len(pairs))]
 
 
-def _closest_within(side_a: Stack, side_b: Stack, owner: np.ndarray, rows_a: np.ndarray, rows_b: np.ndarray,
+def _closest_within(side_a: StackedMeshes, side_b: StackedMeshes, owner: np.ndarray, rows_a: np.ndarray, rows_b: np.ndarray,
                     gap_sq: np.ndarray, margin: np.ndarray, bound: np.ndarray):
     """Per pair, the closest of its triangle pairs (rows ``owner``, ``rows_a``, ``rows_b``, box gaps ``gap_sq``) whose
     lower bounds do not exceed its ``bound``: (distance, point_a, point_b, row_a, row_b) columns, distance inf where
@@ -123,7 +123,7 @@ def nearest_distances(meshes: Sequence[TriangleMesh], points: np.ndarray, owners
     points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     owners = np.asarray(owners, dtype=np.int64)
     distances = np.empty(len(points))
-    stack = Stack(meshes)
+    stack = StackedMeshes(meshes)
     counts = stack.counts[owners]
     for block in _blocks(list(range(len(points))), counts.tolist()):
         block = np.asarray(block, dtype=np.int64)
@@ -131,7 +131,7 @@ def nearest_distances(meshes: Sequence[TriangleMesh], points: np.ndarray, owners
     return distances
 
 
-def _stacked_nearest(stack: Stack, points: np.ndarray, owners: np.ndarray) -> np.ndarray:
+def _stacked_nearest(stack: StackedMeshes, points: np.ndarray, owners: np.ndarray) -> np.ndarray:
     point, _one, t, _starts = pairings(np.ones(len(points), dtype=np.int64), stack.counts[owners])
     rows = stack.first[owners[point]] + t
     gap_sq = point_box_distance_sq(points[point], stack.lows[rows], stack.highs[rows])

@@ -1,18 +1,19 @@
-"""Many small mesh pairs measured as one: every pair's meshes stacked into two big meshes (vertices, triangles and
-edges renumbered with offsets) and their candidate triangle pairs listed together, so one pass of the exact crossing
-tests serves them all and gives each pair the numbers it gets alone (the tests are row by row, the renumbering keeps
-every order within a pair). See docs/architecture.md, "Mesh: many small pairs at once"."""
+"""Many small meshes as one (``StackedMeshes``): their triangles one after another, each mesh's from its first row, so
+that a query over many small meshes or mesh pairs is a few vectorised passes instead of a few dozen numpy calls per
+mesh; ``pairings`` lists the rows of every pairing of their items, ``segment_firsts`` reduces per segment, and
+``stacked_candidates`` lists the candidate triangle pairs of many mesh pairs at once. Every order within a mesh is
+kept, so each mesh (or pair) gets the numbers it gets alone. See docs/architecture.md, "Mesh: many small pairs at once".
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from functools import cached_property
 
 import numpy as np
 
-from .many_meshes import pairings
 from .topology import EdgeTable, edge_table, set_edge_table
+from .triangle_distance import unit_normals
 from .trimesh import TriangleMesh
 
 #: Candidate (triangle, triangle) rows screened by their boxes in one go; more pairs are screened in chunks.
@@ -22,44 +23,144 @@ SCREEN_ROWS = 1 << 20
 STACKED_TRIANGLES = 20_000
 
 
-@dataclass(frozen=True, eq=False)
 class StackedMeshes:
-    """Meshes (or parts of them) as one: ``mesh`` holds every mesh's vertices and its kept triangles renumbered,
-    ``table`` their edges (each mesh's own edge table, renumbered; its edges only, used or not); ``vertex_starts``,
-    ``triangle_starts`` (n + 1,) where each mesh's vertices and triangles begin; ``owner`` (M,) each triangle's
-    mesh."""
+    """``meshes`` (a mesh listed twice is stacked twice) as one: row ``first[m] + t`` of the triangle arrays is
+    triangle ``t`` of mesh ``m``, and vertex ``vertex_starts[m] + v`` vertex ``v`` of mesh ``m``. Every array is built
+    on first use: the rows' corners, boxes and normals from each mesh's own (cached) ones, ``mesh`` the one mesh of
+    all vertices and renumbered triangles, ``table`` its edges (each mesh's edge table renumbered: the table
+    ``edge_table`` gives ``mesh``). A stack of a part of the rows (``kept``) holds the same meshes and vertices."""
 
-    mesh: TriangleMesh
-    table: EdgeTable
-    vertex_starts: np.ndarray
-    triangle_starts: np.ndarray
-    owner: np.ndarray
+    def __init__(self, meshes: Sequence[TriangleMesh]):
+        self.meshes = list(meshes)
+        self.counts = np.array([len(mesh.triangles) for mesh in self.meshes], dtype=np.int64)
 
-    def counts(self) -> np.ndarray:
-        """(n,) triangles kept per mesh."""
-        return np.diff(self.triangle_starts)
+    @cached_property
+    def triangle_starts(self) -> np.ndarray:
+        """(n + 1,) where each mesh's rows begin, and the number of rows."""
+        return np.concatenate([[0], np.cumsum(self.counts)]).astype(np.int64)
+
+    @property
+    def first(self) -> np.ndarray:
+        """(n,) each mesh's first row."""
+        return self.triangle_starts[:-1]
+
+    @cached_property
+    def vertex_starts(self) -> np.ndarray:
+        """(n + 1,) where each mesh's vertices begin, and the number of vertices."""
+        return np.concatenate([[0], np.cumsum([len(mesh.vertices) for mesh in self.meshes])]).astype(np.int64)
+
+    @cached_property
+    def owner(self) -> np.ndarray:
+        """(M,) each row's mesh."""
+        return np.repeat(np.arange(len(self.meshes)), self.counts)
+
+    @cached_property
+    def vertex_owner(self) -> np.ndarray:
+        """(V,) each vertex's mesh."""
+        return np.repeat(np.arange(len(self.meshes)), np.diff(self.vertex_starts))
+
+    @cached_property
+    def vertices(self) -> np.ndarray:
+        return _joined([mesh.vertices for mesh in self.meshes], (0, 3))
+
+    @cached_property
+    def ids(self) -> np.ndarray:
+        """(M, 3) vertex ids of the rows, each mesh's numbered on from the vertices of those before it (distinct)."""
+        return _joined([mesh.triangles + start for mesh, start in zip(self.meshes, self.vertex_starts.tolist())],
+                       (0, 3)).astype(np.int64)
+
+    @cached_property
+    def corners(self) -> np.ndarray:
+        return _joined([mesh.corners for mesh in self.meshes], (0, 3, 3))
+
+    @cached_property
+    def lows(self) -> np.ndarray:
+        return _joined([mesh.lows for mesh in self.meshes], (0, 3))
+
+    @cached_property
+    def highs(self) -> np.ndarray:
+        return _joined([mesh.highs for mesh in self.meshes], (0, 3))
+
+    @cached_property
+    def unit_normals(self) -> np.ndarray:
+        """Unit normals of the rows (``triangle_distance.unit_normals``, as a mesh's tree holds them)."""
+        return unit_normals(self.corners)
+
+    @cached_property
+    def scales(self) -> np.ndarray:
+        """Each mesh's largest absolute coordinate (the scale of its rounding)."""
+        return np.array([float(np.abs(mesh.vertices).max()) if len(mesh.vertices) else 0.0
+                         for mesh in self.meshes])
+
+    @cached_property
+    def vertex_boxes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each mesh's vertex box (meshes with vertices): (lows (n, 3), highs (n, 3)); a closed mesh's solid lies
+        within it."""
+        if not self.meshes:
+            return np.empty((0, 3)), np.empty((0, 3))
+        starts = self.vertex_starts[:-1]
+        return np.minimum.reduceat(self.vertices, starts, axis=0), np.maximum.reduceat(self.vertices, starts, axis=0)
+
+    @cached_property
+    def table(self) -> EdgeTable:
+        """The edges of ``mesh``: each mesh's edge table renumbered (its edges sort mesh after mesh, as
+        ``edge_table(mesh)`` sorts them). One mesh alone has its own."""
+        if len(self.meshes) == 1:
+            return edge_table(self.meshes[0])
+        tables = [edge_table(mesh) for mesh in self.meshes]
+        edge_counts = np.array([len(table.edges) for table in tables], dtype=np.int64)
+        edge_starts = np.concatenate([[0], np.cumsum(edge_counts)])
+        return EdgeTable(
+            np.concatenate([table.edges for table in tables]).reshape(-1, 2)
+            + np.repeat(self.vertex_starts[:-1], edge_counts)[:, None],
+            np.concatenate([table.triangle_edges for table in tables]).reshape(-1, 3)
+            + edge_starts[self.owner][:, None],
+            np.concatenate([table.forward for table in tables]).reshape(-1, 3),
+            np.concatenate([table.uses for table in tables]), np.concatenate([table.forward_uses for table in tables]))
+
+    @cached_property
+    def mesh(self) -> TriangleMesh:
+        """All the vertices and the rows' triangles as one mesh, with ``table`` as its edge table and the rows'
+        corners; one mesh alone is itself (its cached arrays kept)."""
+        if len(self.meshes) == 1:
+            return self.meshes[0]
+        mesh = TriangleMesh(self.vertices, self.ids)
+        set_edge_table(mesh, self.table)
+        mesh.__dict__["corners"] = self.corners
+        return mesh
 
     @cached_property
     def triangle_box(self) -> tuple[np.ndarray, np.ndarray]:
-        """(n, 3) lows and highs of each mesh's kept triangles' boxes (infinite the wrong way round for none)."""
-        count = len(self.triangle_starts) - 1
+        """(n, 3) lows and highs of each mesh's rows' boxes (infinite the wrong way round for none)."""
+        count = len(self.meshes)
         low, high = np.full((count, 3), np.inf), np.full((count, 3), -np.inf)
-        filled = np.flatnonzero(self.counts() > 0)
+        filled = np.flatnonzero(self.counts > 0)
         if len(filled):
             starts = self.triangle_starts[filled]
-            low[filled] = np.minimum.reduceat(self.mesh.lows, starts, axis=0)
-            high[filled] = np.maximum.reduceat(self.mesh.highs, starts, axis=0)
+            low[filled] = np.minimum.reduceat(self.lows, starts, axis=0)
+            high[filled] = np.maximum.reduceat(self.highs, starts, axis=0)
         return low, high
 
     def kept(self, keep: np.ndarray) -> "StackedMeshes":
-        """The same meshes with only the triangles where ``keep`` (M,) is True (vertices and edges as they are)."""
+        """The same meshes with only the rows where ``keep`` (M,) is True: their vertices and edges as they are (the
+        edge table lists the edges of all rows, used or not)."""
+        part = StackedMeshes.__new__(StackedMeshes)
+        part.meshes = self.meshes
+        part.counts = np.bincount(self.owner[keep], minlength=len(self.meshes)).astype(np.int64)
+        table = self.table
+        table = EdgeTable(table.edges, table.triangle_edges[keep], table.forward[keep], table.uses, table.forward_uses)
         mesh = TriangleMesh(self.mesh.vertices, self.mesh.triangles[keep])
-        table = EdgeTable(self.table.edges, self.table.triangle_edges[keep], self.table.forward[keep],
-                          self.table.uses, self.table.forward_uses)
         set_edge_table(mesh, table)
-        counts = np.bincount(self.owner[keep], minlength=len(self.triangle_starts) - 1)
-        return StackedMeshes(mesh, table, self.vertex_starts, np.concatenate([[0], np.cumsum(counts)]),
-                             self.owner[keep])
+        rows = {name: getattr(self, name)[keep] for name in ("owner", "corners", "lows", "highs")}
+        mesh.__dict__.update(corners=rows["corners"], lows=rows["lows"], highs=rows["highs"])
+        part.__dict__.update(rows, vertex_starts=self.vertex_starts, vertices=self.mesh.vertices, ids=mesh.triangles,
+                             table=table, mesh=mesh)
+        return part
+
+
+def _joined(parts: list[np.ndarray], empty: tuple[int, ...]) -> np.ndarray:
+    """The arrays one after another (one alone is itself)."""
+    return (parts[0] if len(parts) == 1 else np.concatenate(parts)) if parts else np.empty(empty)
 
 
 def stacked_together(pairs: list[tuple[TriangleMesh, TriangleMesh]]) -> list[bool]:
@@ -67,33 +168,29 @@ def stacked_together(pairs: list[tuple[TriangleMesh, TriangleMesh]]) -> list[boo
     return [len(a.triangles) + len(b.triangles) <= STACKED_TRIANGLES for a, b in pairs]
 
 
-def stack_meshes(meshes: list[TriangleMesh]) -> StackedMeshes:
-    """The meshes as one (``StackedMeshes``); a mesh listed twice is stacked twice, one mesh alone is itself (its
-    cached arrays kept)."""
-    if len(meshes) == 1:
-        mesh = meshes[0]
-        count = len(mesh.triangles)
-        return StackedMeshes(mesh, edge_table(mesh), np.array([0, len(mesh.vertices)]), np.array([0, count]),
-                             np.zeros(count, dtype=np.int64))
-    vertex_counts = np.array([len(mesh.vertices) for mesh in meshes], dtype=np.int64)
-    triangle_counts = np.array([len(mesh.triangles) for mesh in meshes], dtype=np.int64)
-    tables = [edge_table(mesh) for mesh in meshes]
-    edge_counts = np.array([len(table.edges) for table in tables], dtype=np.int64)
-    vertex_starts = np.concatenate([[0], np.cumsum(vertex_counts)])
-    triangle_starts = np.concatenate([[0], np.cumsum(triangle_counts)])
-    edge_starts = np.concatenate([[0], np.cumsum(edge_counts)])
-    owner = np.repeat(np.arange(len(meshes)), triangle_counts)
-    mesh = TriangleMesh(np.concatenate([mesh.vertices for mesh in meshes]).reshape(-1, 3),
-                        np.concatenate([mesh.triangles for mesh in meshes]).reshape(-1, 3)
-                        + vertex_starts[owner][:, None])
-    table = EdgeTable(
-        np.concatenate([table.edges for table in tables]).reshape(-1, 2)
-        + np.repeat(vertex_starts[:-1], edge_counts)[:, None],
-        np.concatenate([table.triangle_edges for table in tables]).reshape(-1, 3) + edge_starts[owner][:, None],
-        np.concatenate([table.forward for table in tables]).reshape(-1, 3),
-        np.concatenate([table.uses for table in tables]), np.concatenate([table.forward_uses for table in tables]))
-    set_edge_table(mesh, table)
-    return StackedMeshes(mesh, table, vertex_starts, triangle_starts, owner)
+def pairings(counts_a: np.ndarray, counts_b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair ``(i, j)``, i < counts_a[s], j < counts_b[s], of every segment ``s``, segment by segment and i-major
+    within one: ``(segment, i, j, starts)``, ``starts`` each segment's first row (its length the segments')."""
+    sizes = counts_a * counts_b
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    segment = np.repeat(np.arange(len(sizes)), sizes)
+    local = np.arange(int(sizes.sum())) - starts[segment]
+    width = counts_b[segment]
+    return segment, local // width, local % width, starts
+
+
+def segment_firsts(values: np.ndarray, segment: np.ndarray, count: int) -> np.ndarray:
+    """Per segment (rows of a segment together, segments in increasing order), the first row holding the segment's
+    smallest value, or -1 for a segment without rows."""
+    first = np.full(count, -1, dtype=np.int64)
+    if not len(values):
+        return first
+    breaks = np.flatnonzero(np.r_[True, segment[1:] != segment[:-1]])
+    smallest = np.minimum.reduceat(values, breaks)
+    hits = np.flatnonzero(values == np.repeat(smallest, np.diff(np.r_[breaks, len(values)])))
+    leading = hits[np.r_[True, segment[hits][1:] != segment[hits][:-1]]]
+    first[segment[leading]] = leading
+    return first
 
 
 def stacked_candidates(a: StackedMeshes, b: StackedMeshes, tolerances: np.ndarray, flat_pairs: int,
@@ -102,8 +199,7 @@ def stacked_candidates(a: StackedMeshes, b: StackedMeshes, tolerances: np.ndarra
     B), pair after pair: those of at most ``flat_pairs`` triangle pairs whose boxes meet within the pair's
     ``tolerances[k]``, screened all at once, in the order ``np.argwhere`` lists them; the larger pairs' from
     ``alone(k)`` (pairs of the meshes' own triangle indices, sorted)."""
-    count_a, count_b = a.counts(), b.counts()
-    products = count_a * count_b
+    products = a.counts * b.counts
     flat = products <= flat_pairs
     found: list[np.ndarray] = [np.zeros((0, 2), dtype=np.int64)] * len(products)
     rows = np.flatnonzero(flat)
@@ -131,19 +227,19 @@ def _flat_screen(a: StackedMeshes, b: StackedMeshes, tolerances: np.ndarray, pai
     pair, i, j, _ = pairings(count_a, count_b)
     t, s = rows_a[start_a[pair] + i], rows_b[start_b[pair] + j]
     tolerance = tolerances[pairs][pair][:, None]
-    keep = ((a.mesh.lows[t] - tolerance <= b.mesh.highs[s] + tolerance)
-            & (b.mesh.lows[s] - tolerance <= a.mesh.highs[t] + tolerance)).all(axis=1)
+    keep = ((a.lows[t] - tolerance <= b.highs[s] + tolerance)
+            & (b.lows[s] - tolerance <= a.highs[t] + tolerance)).all(axis=1)
     return pairs[pair[keep]], np.stack([t[keep], s[keep]], axis=1)
 
 
 def _near_rows(side: StackedMeshes, other: StackedMeshes, tolerances: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     """The rows of ``side``'s meshes k in ``pairs`` (sorted) whose boxes meet the box of ``other``'s mesh k's
     triangles within ``tolerances[k]``, as the pair test has it; pair by pair, in order."""
-    counts = side.counts()[pairs]
+    counts = side.counts[pairs]
     owner = np.repeat(pairs, counts)
     rows = side.triangle_starts[owner] + np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
     low, high = other.triangle_box
     tolerance = tolerances[owner][:, None]
-    near = ((side.mesh.lows[rows] - tolerance <= high[owner] + tolerance)
-            & (low[owner] - tolerance <= side.mesh.highs[rows] + tolerance)).all(axis=1)
+    near = ((side.lows[rows] - tolerance <= high[owner] + tolerance)
+            & (low[owner] - tolerance <= side.highs[rows] + tolerance)).all(axis=1)
     return rows[near]

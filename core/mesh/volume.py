@@ -9,7 +9,7 @@ import numpy as np
 
 from .inside import crossing_windings
 from .intersection import FLAT_PAIRS, MeshPairs, candidate_pairs, default_tolerance
-from .stacked import StackedMeshes, stack_meshes, stacked_candidates, stacked_together
+from .stacked import StackedMeshes, stacked_candidates, stacked_together
 from .topology import EdgeTable, label_components
 from .trimesh import TriangleMesh
 
@@ -120,15 +120,10 @@ def _near(stacked: StackedMeshes, boxes: tuple[np.ndarray, np.ndarray], margins:
     """The triangles of each stacked mesh k whose boxes meet ``boxes[.][k]`` inflated by ``margins[k]``, on the
     meshes' own vertices and edges. The others lie strictly outside the box, so outside any solid it bounds, even
     after an infinitesimal move: they add nothing to an overlap."""
-    owner, mesh = stacked.owner, stacked.mesh
+    owner = stacked.owner
     (low, high), margin = boxes, margins[:, None]
-    return stacked.kept(np.all((mesh.lows <= (high + margin)[owner]) & (mesh.highs >= (low - margin)[owner]), axis=1))
-
-
-def _boxes(stacked: StackedMeshes) -> tuple[np.ndarray, np.ndarray]:
-    """The boxes (n, 3) of each stacked mesh's vertices: a closed mesh's solid lies within its box."""
-    vertices, starts = stacked.mesh.vertices, stacked.vertex_starts[:-1]
-    return np.minimum.reduceat(vertices, starts, axis=0), np.maximum.reduceat(vertices, starts, axis=0)
+    return stacked.kept(np.all((stacked.lows <= (high + margin)[owner]) & (stacked.highs >= (low - margin)[owner]),
+                               axis=1))
 
 
 def _kept_of(stacked: StackedMeshes, k: int) -> TriangleMesh:
@@ -167,8 +162,8 @@ def _stacked_volumes(pairs: list[tuple[TriangleMesh, TriangleMesh]]) -> list[tup
     if not pairs:
         return []
     meshes_a, meshes_b = [a for a, _ in pairs], [b for _, b in pairs]
-    stack_a, stack_b = stack_meshes(meshes_a), stack_meshes(meshes_b)
-    box_a, box_b = _boxes(stack_a), _boxes(stack_b)
+    stack_a, stack_b = StackedMeshes(meshes_a), StackedMeshes(meshes_b)
+    box_a, box_b = stack_a.vertex_boxes, stack_b.vertex_boxes
     tolerances = np.array([default_tolerance(a, b, None) for a, b in pairs])
     part_a, part_b = _near(stack_a, box_b, tolerances), _near(stack_b, box_a, tolerances)
     rows = stacked_candidates(part_a, part_b, tolerances, FLAT_PAIRS, lambda k: candidate_pairs(

@@ -59,13 +59,13 @@ def counting(monkeypatch, solid_module) -> list:
         calls.append(len(mesh.vertices))
         return original(mesh)
     monkeypatch.setattr(solid_module, "convexity_defect", counted)
-    together = importlib.import_module(solid_module.__name__.rsplit(".", 1)[0] + ".classify").StackedMeshes
-    classify_together = together.classify
+    classify_module = importlib.import_module(solid_module.__name__.rsplit(".", 1)[0] + ".classify")
+    classify_together = classify_module.classify_stacked
 
     def counted_together(stack, solids):
         classify_together(stack, solids)
         calls.extend(len(solid.mesh.vertices) for solid in solids if "parts" in solid.__dict__)
-    monkeypatch.setattr(together, "classify", counted_together)
+    monkeypatch.setattr(classify_module, "classify_stacked", counted_together)
     return calls
 
 

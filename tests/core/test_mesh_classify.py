@@ -170,9 +170,9 @@ def test_many_solids_are_classified_in_passes_of_bounded_size(monkeypatch):
     monkeypatch.setattr(classify, "PASS_TRIANGLES", 100)
     meshes = scene(7)
     passes = []
-    stack = classify.StackedMeshes.classify
-    monkeypatch.setattr(classify.StackedMeshes, "classify",
-                        lambda self, solids: passes.append(len(self.triangles)) or stack(self, solids))
+    together = classify.classify_stacked
+    monkeypatch.setattr(classify, "classify_stacked",
+                        lambda stack, solids: passes.append(len(stack.ids)) or together(stack, solids))
     batched = [Solid(mesh) for mesh in meshes]
     classify_solids(batched)
     assert len(passes) > 5 and max(passes) <= 100 + SMALL_TRIANGLES

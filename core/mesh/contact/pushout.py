@@ -9,7 +9,7 @@ import numpy as np
 
 from ..distance import mesh_distance, nearest_on_surface
 from ..inside import stacked_crossing_windings
-from ..many_meshes import segment_firsts
+from ..stacked import segment_firsts
 from ..pair_distances import STACKED_TRIANGLE_PAIRS, mesh_distances, nearest_distances
 from ..solid import Solid
 from .containment import indices_in_box, points_inside, strided_sample

@@ -21,7 +21,9 @@ from ..pair_distances import mesh_distances
 from ..solid import MESH, Solid
 from .containment import (BATCHED_TRIANGLE_PAIRS, boxes_apart, share_interior, share_interior_moved,
                           shares_interior_after_many)
-from .pushout import BATCH_LEVELS, common_balls, pushout_search, pushout_witnesses_many, stacked_pair
+from .pushout import (BATCH_LEVELS, common_balls, gap_request, pushout_search, pushout_witnesses_many,
+                      stacked_pair)
+from .pushout_gaps import pushout_gap_ends
 from .result import SolidContact
 from .volumes import pair_volumes
 
@@ -132,7 +134,10 @@ def mesh_pair_steps(a: Solid, b: Solid, options: dict
     ball = yield Ask(common_balls, (a, b, centroid))
     lower = 0.0 if ball is None else 2.0 * ball[1]
     # Batches of several bisection steps where the test answers a batch for about the cost of one offset.
-    search = pushout_search(a, b, candidates, lower, precision=tolerance, levels=BATCH_LEVELS if _batched(a, b) else 1)
+    batched = _batched(a, b)
+    gaps = (yield Ask(pushout_gap_ends, gap_request(a, b, candidates, lower))) if batched else None
+    search = pushout_search(a, b, candidates, lower, precision=tolerance, levels=BATCH_LEVELS if batched else 1,
+                            gaps=gaps)
     depth, normal = yield from _asked(search, separated_after_many, a, b)
     status = TOUCHING if depth <= touch else PENETRATING
     deepest = _deepest_point(crossing, centroid, b)

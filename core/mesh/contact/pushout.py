@@ -25,6 +25,9 @@ LOWER_BOUND_SAMPLES = 16
 #: Bisection steps asked at once of an exact test that answers a batch for about the cost of one offset (small
 #: meshes): 2^levels - 1 offsets a batch, a direction's bisection in PUSHOUT_STEPS / levels batches.
 BATCH_LEVELS = 3
+#: Gap ends (``pushout_gaps``) tried before bisecting, and how many the exact test is asked at once.
+GAP_TRIES = 4
+GAP_BATCH = 2
 AXES = np.vstack([np.eye(3), -np.eye(3)])
 
 
@@ -68,10 +71,12 @@ def stacked_pair(a: Solid, b: Solid) -> bool:
 
 def certified_pushout(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, float]],
                       separated_after: Callable[[np.ndarray], np.ndarray], lower: float = 0.0,
-                      precision: float = 0.0, levels: int = 1) -> tuple[float, np.ndarray]:
+                      precision: float = 0.0, levels: int = 1, gaps: np.ndarray | None = None
+                      ) -> tuple[float, np.ndarray]:
     """The shortest checked push-out ``(depth, unit normal)`` over the candidate directions and the axes
-    (``pushout_search``), its exact test ``separated_after`` answering a (K, 3) batch of offsets with (K,) bools."""
-    search = pushout_search(a, b, candidates, lower, precision, levels)
+    (``pushout_search``, with the ``gaps`` it is given), its exact test ``separated_after`` answering a (K, 3) batch of
+    offsets with (K,) bools."""
+    search = pushout_search(a, b, candidates, lower, precision, levels, gaps)
     try:
         offsets = next(search)
         while True:
@@ -80,29 +85,53 @@ def certified_pushout(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, flo
         return finished.value
 
 
+def pushout_directions(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, float]]
+                       ) -> list[tuple[np.ndarray, float]]:
+    """The directions ``pushout_search`` tries, each with the length it starts from: the candidates, then the axes on
+    the first candidate's side (all six without one; a box-like overlap often leaves along an axis even when the
+    hulls' normal is diagonal) with their slab lengths, shortest first."""
+    directions = [(np.asarray(n, dtype=np.float64), float(t)) for n, t in candidates]
+    axes = AXES if not directions else AXES[AXES @ directions[0][0] > 0.0]
+    directions += [(axis, _slab(a, b, axis)) for axis in axes]
+    directions.sort(key=lambda item: item[1])
+    return directions
+
+
+def gap_request(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, float]], lower: float
+                ) -> tuple[Solid, Solid, np.ndarray, float, float]:
+    """What ``pushout_gaps.pushout_gap_ends`` is asked for the search's directions: ``(a, b, directions, lower,
+    reach)``, ``reach`` the shortest slab length among them (it separates: no longer length is worth testing)."""
+    normals = np.array([normal for normal, _start in pushout_directions(a, b, candidates)])
+    return a, b, normals, lower, min(_slab(a, b, normal) for normal in normals)
+
+
 def pushout_search(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, float]], lower: float = 0.0,
-                   precision: float = 0.0, levels: int = 1
+                   precision: float = 0.0, levels: int = 1, gaps: np.ndarray | None = None
                    ) -> Generator[np.ndarray, np.ndarray, tuple[float, np.ndarray]]:
     """``certified_pushout`` as a generator: it yields each batch of offsets (K, 3) for the exact test and is sent
     whether B moved by each separates (K,) (so that the batches of many pairs can be answered together); it returns
-    ``(depth, unit normal)``.
+    ``(depth, unit normal)``. Whatever comes back has passed the exact test.
+
+    With ``gaps`` ((D, G), per direction of ``pushout_directions`` the lengths where the surfaces stop meeting,
+    ``pushout_gaps.pushout_gap_ends``), those lengths are asked first, shortest first, each followed by itself
+    lengthened by the bisection's bracket (for rounding): the first that separates is the push-out. Only when none
+    does (an object inside the other there, or a length off by rounding) is it bisected as follows.
 
     The first direction starts from a length known to separate (its candidate length when that checks
     out, else the slab length, which always separates) and bisects towards zero. Every further direction
     is tried only if the best length so far also separates along it, and then bisects below that.
-    Whatever comes back has passed the exact test. No push-out shorter than ``lower`` (a proven lower bound) is
+    No push-out shorter than ``lower`` (a proven lower bound) is
     tried, and bisection stops once its bracket is ``precision`` wide.
 
     With ``levels`` above 1 the test is asked ``levels`` bisection steps at once (every midpoint either answer can
     lead to, and a direction's first check with those below it): the same answer as asking offset after offset,
     in a few batches, for a test whose batches cost about what one offset does (``shares_interior_after``).
     """
-    directions = [(np.asarray(n, dtype=np.float64), float(t)) for n, t in candidates]
-    # The axes on the first candidate's side (all six without one): a box-like overlap often leaves
-    # along an axis even when the hulls' normal is diagonal.
-    axes = AXES if not directions else AXES[AXES @ directions[0][0] > 0.0]
-    directions += [(axis, _slab(a, b, axis)) for axis in axes]
-    directions.sort(key=lambda item: item[1])
+    directions = pushout_directions(a, b, candidates)
+    if gaps is not None:
+        found = yield from _first_separating(_gap_lengths(directions, gaps, precision))
+        if found is not None:
+            return found
     best_depth, best_normal = np.inf, directions[0][0]
     for normal, start in directions:
         if best_depth <= lower + precision:
@@ -116,6 +145,30 @@ def pushout_search(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, float]
             high = start if (yield from search.separates(start)) else _slab(a, b, normal)
         best_depth, best_normal = (yield from search.shortest_below(high)), normal
     return float(best_depth), best_normal
+
+
+def _gap_lengths(directions: list[tuple[np.ndarray, float]], gaps: np.ndarray, precision: float
+                 ) -> list[tuple[float, np.ndarray]]:
+    """``(length, normal)`` to try, shortest first: each finite gap end, and it lengthened by the bisection's
+    bracket, at most ``GAP_TRIES`` of them. A gap at 0 is left out: the pair unmoved shares interior (what a push-out
+    is searched for), so there one object lies inside the other."""
+    tries = []
+    for (normal, _start), ends in zip(directions, np.asarray(gaps)):
+        for end in ends[np.isfinite(ends) & (ends > 0.0)].tolist():
+            tries += [(end, normal), (end + max(precision, end * 0.5**PUSHOUT_STEPS), normal)]
+    tries.sort(key=lambda item: item[0])
+    return tries[:GAP_TRIES]
+
+
+def _first_separating(tries: list[tuple[float, np.ndarray]]):
+    """The first of ``tries`` (shortest first) that separates, ``GAP_BATCH`` asked a batch; None when none does."""
+    for start in range(0, len(tries), GAP_BATCH):
+        batch = tries[start:start + GAP_BATCH]
+        answers = yield np.array([length * normal for length, normal in batch]).reshape(-1, 3)
+        for (length, normal), separated in zip(batch, np.asarray(answers, dtype=bool).tolist()):
+            if separated:
+                return float(length), normal
+    return None
 
 
 class _Bisection:

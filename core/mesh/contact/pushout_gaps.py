@@ -1,0 +1,178 @@
+"""Candidate push-out lengths without bisecting: along a direction d, triangle a meets triangle b + t·d exactly when
+t·d lies in the pair's Minkowski difference a ⊕ (−b), so the offsets t at which B's moved surface meets A's are a
+union of intervals, one per triangle pair. Where that union has a gap the surfaces do not meet; the first gap ends
+past the proven lower bound are the lengths the push-out's exact test is asked about (``pushout_search``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...vector.arrays import NEXT_CORNER, cross, dot, dot_rows, largest3, smallest3
+from ..intersection import RELATIVE_TOLERANCE
+from ..many_meshes import Stack
+from ..solid import Solid
+from .pushout import PUSHOUT_STEPS
+
+#: Gap ends kept per direction: the first stops meeting, the next after a stretch where one object lies inside the
+#: other (the exact test tells them apart).
+GAPS = 2
+#: Faces that only touch (a face sliding over another) meet where their difference reaches beyond this share of the
+#: exact test's tolerance; gaps narrower than the tolerance (and the bisection's bracket) are rounding.
+SHRINK = 0.25
+#: Triangle-pair rows computed at once (small enough for the temporaries to stay in cache).
+CHUNK = 4096
+#: Pairs measured in one pass: up to about this many triangles times directions.
+GROUP_TRIANGLES = 50_000
+#: A pair with more triangle pairs to measure than this (sculpts) is left to the bisection.
+GAP_ROWS = 1_000_000
+
+
+def meeting_intervals(corners_a: np.ndarray, corners_b: np.ndarray, directions: np.ndarray, shrink: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """``(low, high)`` (R,) of the t at which triangle a (R, 3, 3) meets triangle b moved by t·d; ``low > high``
+    where it never does (in floating point: a bracket to check). A pair that only slides over a plane of the
+    difference (a face over a face it touches) does not meet: along the axes d runs parallel to, the difference
+    must reach more than ``shrink`` (R,) beyond the line on both sides.
+
+    The difference's facets are normal to a's plane, to b's, or to an edge of each: along each such axis m,
+    t·(m·d) must lie within [min m·a − max m·b, max m·a − min m·b]; t's interval is the intersection over the
+    11 axes."""
+    edges_a = corners_a[:, NEXT_CORNER] - corners_a
+    edges_b = corners_b[:, NEXT_CORNER] - corners_b
+    axes = np.concatenate([cross(edges_a[:, 0], edges_a[:, 1])[:, None], cross(edges_b[:, 0], edges_b[:, 1])[:, None],
+                           cross(edges_a[:, :, None], edges_b[:, None]).reshape(-1, 9, 3)], axis=1)
+    along_a = dot_rows(axes, corners_a)  # (R, 11, 3): each axis against each corner, rounded alike in any batch
+    along_b = dot_rows(axes, corners_b)
+    low = smallest3(along_a) - largest3(along_b)
+    high = largest3(along_a) - smallest3(along_b)
+    rate = dot(axes, directions[:, None])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        first, last = low / rate, high / rate
+    starts = np.where(rate > 0.0, first, last)
+    ends = np.where(rate > 0.0, last, first)
+    still = rate == 0.0
+    length = np.sqrt(dot(axes, axes))
+    margin = shrink[:, None] * length
+    across = ((low < -margin) & (high > margin)) | (length == 0.0)  # (parallel edges give no axis)
+    starts[still] = np.where(across[still], -np.inf, np.inf)
+    ends[still] = np.where(across[still], np.inf, -np.inf)
+    return starts.max(axis=1), ends.min(axis=1)
+
+
+def first_gap_ends(segment: np.ndarray, low: np.ndarray, high: np.ndarray, starts: np.ndarray, join: np.ndarray,
+                   count: int, gaps: int = GAPS) -> np.ndarray:
+    """(count, gaps): per segment, the first ``gaps`` ends of stretches covered by its intervals ``[low, high]``
+    (rows with their ``segment``) at or after ``starts[segment]``, in increasing order: the first is
+    ``starts[segment]`` itself when no interval covers it; inf where there are fewer. Intervals less than
+    ``join[segment]`` + 2^-PUSHOUT_STEPS of the length apart join: a gap narrower than the bisection's bracket
+    is rounding, where two triangles hand over at a vertex passing a face (there the exact test's tolerance
+    cannot see a cap of the surface poking through)."""
+    segment = np.concatenate([segment, np.arange(count)])
+    low = np.concatenate([low, np.full(count, -np.inf)])
+    high = np.concatenate([high, starts])
+    order = np.lexsort((low, segment))
+    segment, low, high = segment[order], low[order], high[order]
+    # running maximum of high within each segment: ranks of high offset by segment, so segments never mix
+    rank_order = np.argsort(high, kind="stable")
+    rank = np.empty(len(high), dtype=np.int64)
+    rank[rank_order] = np.arange(len(high))
+    key = segment * len(high) + rank
+    reach = high[rank_order[np.maximum.accumulate(key) - segment * len(high)]]
+    last = np.r_[segment[1:] != segment[:-1], True]
+    width = join[segment] + np.abs(reach) * 0.5**PUSHOUT_STEPS
+    gap = last | np.r_[reach[:-1] + width[:-1] < low[1:], False]
+    rows = np.flatnonzero(gap)
+    ends = np.full((count, gaps), np.inf)
+    seg = segment[rows]
+    first_row = np.searchsorted(seg, seg)  # rows of a segment are together and in order
+    slot = np.arange(len(rows)) - first_row
+    keep = slot < gaps
+    ends[seg[keep], slot[keep]] = reach[rows[keep]]
+    return ends
+
+
+def pushout_gap_ends(requests: list[tuple[Solid, Solid, np.ndarray, float, float]]) -> list[np.ndarray | None]:
+    """For every ``(a, b, directions (D, 3), lower, reach)``: (D, GAPS) lengths t from ``lower`` in increasing
+    order, per direction, where B moved by t·d stops meeting A (``first_gap_ends``; inf where none is short of
+    ``reach``, a length already known to separate, by more than rounding); None for a pair with more than ``GAP_ROWS`` triangle pairs to
+    measure (its search bisects). Pairs are measured together, ``GROUP_TRIANGLES`` triangles a pass."""
+    answers: list[np.ndarray | None] = []
+    group: list = []
+    size = 0
+    for a, b, directions, lower, reach in requests:
+        group.append((a, b, np.asarray(directions, dtype=np.float64).reshape(-1, 3), float(lower), float(reach)))
+        size += len(group[-1][2]) * (len(a.mesh.triangles) + len(b.mesh.triangles))
+        if size >= GROUP_TRIANGLES:
+            answers += _grouped_gap_ends(group)
+            group, size = [], 0
+    return answers + (_grouped_gap_ends(group) if group else [])
+
+
+def _grouped_gap_ends(requests: list[tuple[Solid, Solid, np.ndarray, float, float]]) -> list[np.ndarray | None]:
+    """``pushout_gap_ends`` of a group of pairs, their triangle pairs found and measured together: per direction,
+    the triangles of each object whose boxes meet the other's box swept over [lower, reach], then the pairs of those
+    whose boxes meet so swept."""
+    stack_a = Stack([a.mesh for a, *_rest in requests])
+    stack_b = Stack([b.mesh for _a, b, *_rest in requests])
+    counts = np.array([len(directions) for _a, _b, directions, *_rest in requests], dtype=np.int64)
+    pair = np.repeat(np.arange(len(requests)), counts)  # a segment is one direction of one pair
+    directions = np.concatenate([directions for _a, _b, directions, *_rest in requests])
+    lower = np.array([request[3] for request in requests])[pair]
+    reach = np.array([request[4] for request in requests])[pair]
+    sweep_low = np.minimum(lower[:, None] * directions, reach[:, None] * directions)
+    sweep_high = np.maximum(lower[:, None] * directions, reach[:, None] * directions)
+    tolerance = RELATIVE_TOLERANCE * np.array([max(a.mesh.size, b.mesh.size) for a, b, *_rest in requests])
+    shrink = SHRINK * tolerance
+    low_a, high_a = (np.array([a.mesh.vertices.min(axis=0) for a, *_r in requests])[pair],
+                     np.array([a.mesh.vertices.max(axis=0) for a, *_r in requests])[pair])
+    low_b, high_b = (np.array([b.mesh.vertices.min(axis=0) for _a, b, *_r in requests])[pair],
+                     np.array([b.mesh.vertices.max(axis=0) for _a, b, *_r in requests])[pair])
+    # A's triangles that B's swept box reaches, and B's triangles whose swept boxes reach A's box
+    seg_a, tri_a = _touched(stack_a, pair, low_b + sweep_low, high_b + sweep_high)
+    seg_b, tri_b = _touched(stack_b, pair, low_a - sweep_high, high_a - sweep_low)
+    rows = np.bincount(pair, weights=np.bincount(seg_a, minlength=len(pair)) * np.bincount(seg_b, minlength=len(pair)),
+                       minlength=len(requests))
+    measured = rows <= GAP_ROWS
+    seg_a, tri_a = seg_a[measured[pair[seg_a]]], tri_a[measured[pair[seg_a]]]
+    seg_b, tri_b = seg_b[measured[pair[seg_b]]], tri_b[measured[pair[seg_b]]]
+    rows_a, rows_b, segment = _segment_pairs(seg_a, tri_a, seg_b, tri_b, len(pair))
+    met_segment, met_low, met_high = [], [], []
+    for start in range(0, len(segment), CHUNK):
+        i, j, k = rows_a[start:start + CHUNK], rows_b[start:start + CHUNK], segment[start:start + CHUNK]
+        near = ((stack_a.lows[i] <= stack_b.highs[j] + sweep_high[k])
+                & (stack_b.lows[j] + sweep_low[k] <= stack_a.highs[i])).all(axis=1)
+        i, j, k = i[near], j[near], k[near]
+        low, high = meeting_intervals(stack_a.corners[i], stack_b.corners[j], directions[k], shrink[pair[k]])
+        met = (low <= high) & (high >= lower[k]) & (low < reach[k])
+        met_segment.append(k[met])
+        met_low.append(low[met])
+        met_high.append(high[met])
+    ends = first_gap_ends(np.concatenate(met_segment + [np.empty(0, dtype=np.int64)]),
+                          np.concatenate(met_low + [np.empty(0)]), np.concatenate(met_high + [np.empty(0)]),
+                          lower, tolerance[pair], len(pair))
+    ends[ends > (reach + tolerance[pair] + reach * 0.5**PUSHOUT_STEPS)[:, None]] = np.inf
+    return [each if measured[k] else None for k, each in enumerate(np.split(ends, np.cumsum(counts)[:-1]))]
+
+
+def _touched(stack: Stack, pair: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(segment, stacked triangle row) of the triangles of each segment's mesh (``pair[segment]``) whose boxes meet
+    the segment's box ``[low, high]``."""
+    sizes = stack.counts[pair]
+    segment = np.repeat(np.arange(len(pair)), sizes)
+    rows = stack.first[pair][segment] + np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    inside = ((stack.lows[rows] <= high[segment]) & (stack.highs[rows] >= low[segment])).all(axis=1)
+    return segment[inside], rows[inside]
+
+
+def _segment_pairs(seg_a: np.ndarray, rows_a: np.ndarray, seg_b: np.ndarray, rows_b: np.ndarray, count: int
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every (row of A, row of B) of the same segment (both sorted by segment): ``(rows_a, rows_b, segment)``."""
+    count_a = np.bincount(seg_a, minlength=count)
+    count_b = np.bincount(seg_b, minlength=count)
+    first_a = np.cumsum(count_a) - count_a
+    first_b = np.cumsum(count_b) - count_b
+    sizes = count_a * count_b
+    segment = np.repeat(np.arange(count), sizes)
+    local = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    width = count_b[segment]
+    return rows_a[first_a[segment] + local // width], rows_b[first_b[segment] + local % width], segment

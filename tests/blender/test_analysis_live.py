@@ -344,7 +344,8 @@ def test_dragging_a_non_convex_pair_carries_its_pushout_along(unhurried, live_pa
     assert live.settle() is None
     pair = result("A", "B")
     assert len(full) == 2 and not pair.volume_pending and pair.overlap_volume == pytest.approx(0.34, abs=1e-6)
-    assert pair.depth_lower_bound - 1e-6 <= 0.34 <= pair.depth <= 0.34 + 1e-3
+    # B's float32 height (0.66 is 0.66000003) leaves the shortest push-out 3e-8 short of 0.34
+    assert pair.depth_lower_bound - 1e-6 <= 0.34 <= pair.depth + 1e-6 <= 0.34 + 1e-3
     bpy.app.timers.unregister(live.settle)
 
 

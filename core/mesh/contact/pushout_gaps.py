@@ -9,7 +9,7 @@ import numpy as np
 
 from ...vector.arrays import NEXT_CORNER, cross, dot, dot_rows, largest3, smallest3
 from ..intersection import RELATIVE_TOLERANCE
-from ..many_meshes import Stack
+from ..stacked import STACKED_TRIANGLES, StackedMeshes
 from ..solid import Solid
 from .pushout import PUSHOUT_STEPS
 
@@ -94,12 +94,18 @@ def first_gap_ends(segment: np.ndarray, low: np.ndarray, high: np.ndarray, start
 def pushout_gap_ends(requests: list[tuple[Solid, Solid, np.ndarray, float, float]]) -> list[np.ndarray | None]:
     """For every ``(a, b, directions (D, 3), lower, reach)``: (D, GAPS) lengths t from ``lower`` in increasing
     order, per direction, where B moved by t·d stops meeting A (``first_gap_ends``; inf where none is short of
-    ``reach``, a length already known to separate, by more than rounding); None for a pair with more than ``GAP_ROWS`` triangle pairs to
-    measure (its search bisects). Pairs are measured together, ``GROUP_TRIANGLES`` triangles a pass."""
+    ``reach``, a length already known to separate, by more than rounding); None for a pair of more than
+    ``stacked.STACKED_TRIANGLES`` triangles together or more than ``GAP_ROWS`` triangle pairs to measure (its search
+    bisects). Pairs are measured together, ``GROUP_TRIANGLES`` triangles a pass."""
     answers: list[np.ndarray | None] = []
     group: list = []
     size = 0
     for a, b, directions, lower, reach in requests:
+        if len(a.mesh.triangles) + len(b.mesh.triangles) > STACKED_TRIANGLES:
+            answers += _grouped_gap_ends(group) if group else []
+            answers.append(None)  # a sculpt: stacking would copy it
+            group, size = [], 0
+            continue
         group.append((a, b, np.asarray(directions, dtype=np.float64).reshape(-1, 3), float(lower), float(reach)))
         size += len(group[-1][2]) * (len(a.mesh.triangles) + len(b.mesh.triangles))
         if size >= GROUP_TRIANGLES:
@@ -112,8 +118,8 @@ def _grouped_gap_ends(requests: list[tuple[Solid, Solid, np.ndarray, float, floa
     """``pushout_gap_ends`` of a group of pairs, their triangle pairs found and measured together: per direction,
     the triangles of each object whose boxes meet the other's box swept over [lower, reach], then the pairs of those
     whose boxes meet so swept."""
-    stack_a = Stack([a.mesh for a, *_rest in requests])
-    stack_b = Stack([b.mesh for _a, b, *_rest in requests])
+    stack_a = StackedMeshes([a.mesh for a, *_rest in requests])
+    stack_b = StackedMeshes([b.mesh for _a, b, *_rest in requests])
     counts = np.array([len(directions) for _a, _b, directions, *_rest in requests], dtype=np.int64)
     pair = np.repeat(np.arange(len(requests)), counts)  # a segment is one direction of one pair
     directions = np.concatenate([directions for _a, _b, directions, *_rest in requests])
@@ -123,10 +129,8 @@ def _grouped_gap_ends(requests: list[tuple[Solid, Solid, np.ndarray, float, floa
     sweep_high = np.maximum(lower[:, None] * directions, reach[:, None] * directions)
     tolerance = RELATIVE_TOLERANCE * np.array([max(a.mesh.size, b.mesh.size) for a, b, *_rest in requests])
     shrink = SHRINK * tolerance
-    low_a, high_a = (np.array([a.mesh.vertices.min(axis=0) for a, *_r in requests])[pair],
-                     np.array([a.mesh.vertices.max(axis=0) for a, *_r in requests])[pair])
-    low_b, high_b = (np.array([b.mesh.vertices.min(axis=0) for _a, b, *_r in requests])[pair],
-                     np.array([b.mesh.vertices.max(axis=0) for _a, b, *_r in requests])[pair])
+    low_a, high_a = (box[pair] for box in stack_a.vertex_boxes)
+    low_b, high_b = (box[pair] for box in stack_b.vertex_boxes)
     # A's triangles that B's swept box reaches, and B's triangles whose swept boxes reach A's box
     seg_a, tri_a = _touched(stack_a, pair, low_b + sweep_low, high_b + sweep_high)
     seg_b, tri_b = _touched(stack_b, pair, low_a - sweep_high, high_a - sweep_low)
@@ -154,7 +158,7 @@ def _grouped_gap_ends(requests: list[tuple[Solid, Solid, np.ndarray, float, floa
     return [each if measured[k] else None for k, each in enumerate(np.split(ends, np.cumsum(counts)[:-1]))]
 
 
-def _touched(stack: Stack, pair: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _touched(stack: StackedMeshes, pair: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(segment, stacked triangle row) of the triangles of each segment's mesh (``pair[segment]``) whose boxes meet
     the segment's box ``[low, high]``."""
     sizes = stack.counts[pair]

@@ -8,6 +8,7 @@ import pytest
 
 import mesh_fixtures as fx
 from core.mesh.embedded_stars import balanced_vertices, embedded_stars
+import core.mesh.self_intersection as self_intersection_module
 from core.mesh.self_intersection import orient_2d, self_candidate_pairs, self_intersection
 
 
@@ -217,6 +218,28 @@ def test_certified_stars_never_hold_an_intersecting_pair(seed):
     found = self_intersection(shape)
     assert {tuple(pair) for pair in found.pairs.tolist()} == expected
     assert any(set(triangles[i]) & set(triangles[j]) for i, j in expected)  # neighbours among the crossings
+
+
+def test_listing_and_deciding_in_small_blocks_give_the_same_answer(monkeypatch):
+    """A big mesh is listed and decided a block at a time: with blocks of a few pairs (entries whose pairs run
+    across a block's end, decisions joined from several listed blocks) the answer is the same, number for number,
+    and the exact reference's."""
+    shape = crumpled_sphere(2, 10, 14, 0.1)
+    whole = self_intersection(shape)
+    monkeypatch.setattr(self_intersection_module, "PAIRS_PER_BLOCK", 37)
+    monkeypatch.setattr(self_intersection_module, "PAIRS_DECIDED_TOGETHER", 5)
+    blocks = list(self_candidate_pairs(shape))
+    assert len(blocks) > 50  # many blocks
+    listed = np.concatenate(blocks)
+    lows, highs = shape.lows, shape.highs
+    overlap = np.all((lows[:, None] <= highs[None]) & (lows[None] <= highs[:, None]), axis=2)
+    assert len(listed) == np.triu(overlap, 1).sum()
+    assert {tuple(pair) for pair in listed.tolist()} == set(zip(*np.nonzero(np.triu(overlap, 1))))
+    pieces = self_intersection(shape)
+    for field in ("pairs", "coplanar", "segments", "curve_of_segment"):
+        assert np.array_equal(getattr(pieces, field), getattr(whole, field))
+    assert {tuple(pair) for pair in pieces.pairs.tolist()} == brute_force_near_pairs(shape)
+    assert whole.count > 5 and whole.curve_count > 1
 
 
 def test_a_fan_winding_twice_is_not_certified_and_its_faces_cross():

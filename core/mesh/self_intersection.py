@@ -159,9 +159,12 @@ def self_candidate_pairs(mesh: TriangleMesh, corner_labels: np.ndarray | None = 
             keep = ~_share_label([column[i] for column in labels], [column[j] for column in labels])
             i, j = i[keep], j[keep]
         a, b = owner[i], owner[j]
-        low_a, high_a, low_b, high_b = lows[a], highs[a], lows[b], highs[b]  # the boxes themselves, column by
-        keep = (low_a[:, 0] <= high_b[:, 0]) & (low_b[:, 0] <= high_a[:, 0])  # column (numpy's reductions over 3
-        keep &= (low_a[:, 1] <= high_b[:, 1]) & (low_b[:, 1] <= high_a[:, 1])  # are slow)
+        # the boxes themselves (rows taken with np.take: about twice as fast as indexing), column by column
+        # (numpy's reductions over 3 are slow)
+        low_a, high_a, low_b, high_b = (np.take(box, k, axis=0) for box, k in ((lows, a), (highs, a), (lows, b),
+                                                                                (highs, b)))
+        keep = (low_a[:, 0] <= high_b[:, 0]) & (low_b[:, 0] <= high_a[:, 0])
+        keep &= (low_a[:, 1] <= high_b[:, 1]) & (low_b[:, 1] <= high_a[:, 1])
         keep &= (low_a[:, 2] <= high_b[:, 2]) & (low_b[:, 2] <= high_a[:, 2])
         a, b = a[keep], b[keep]
         yield np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1).astype(np.int64)
@@ -303,8 +306,8 @@ def _sides(mesh: TriangleMesh, planes: _Planes, t: np.ndarray, s: np.ndarray) ->
     rounding). The rest are a corner of t (by index: on the plane) or go to the exact ``orientation_signs``; a
     corner of t is always among them (its exact value is 0, so its float value is within the bound).
     """
-    plane = planes.rows[t]
-    offsets = mesh.corners[s] - plane[:, None, :3]  # (one row of corners per triangle, not three vertex rows)
+    plane = np.take(planes.rows, t, axis=0)  # (rows taken with np.take: about twice as fast as indexing)
+    offsets = np.take(mesh.corners, s, axis=0) - plane[:, None, :3]  # (one row of corners per triangle)
     values = np.einsum("kij,kj->ki", offsets, plane[:, 3:6])
     bound = SIDE_FILTER * plane[:, 6:] * np.sqrt(np.einsum("kij,kij->ki", offsets, offsets))
     sides = np.sign(values).astype(np.int8)
@@ -363,9 +366,9 @@ def _chords_overlap(mesh: TriangleMesh, t: np.ndarray, s: np.ndarray, side_p: np
     # each triangle's corners from its lone one, the lone corners on the positive sides: reversing a triangle's
     # last two corners turns its plane over
     swap_q, swap_p = side_p[rows, lone_p] < 0, side_q[rows, lone_q] < 0
-    ids_p = np.take_along_axis(mesh.triangles[t], _CORNER_ORDERS[lone_p + 3 * swap_p], 1)
-    ids_q = np.take_along_axis(mesh.triangles[s], _CORNER_ORDERS[lone_q + 3 * swap_q], 1)
-    p, q = mesh.vertices[ids_p], mesh.vertices[ids_q]
+    ids_p = np.take_along_axis(np.take(mesh.triangles, t, axis=0), _CORNER_ORDERS[lone_p + 3 * swap_p], 1)
+    ids_q = np.take_along_axis(np.take(mesh.triangles, s, axis=0), _CORNER_ORDERS[lone_q + 3 * swap_q], 1)
+    p, q = np.take(mesh.vertices, ids_p, axis=0), np.take(mesh.vertices, ids_q, axis=0)
     first = orientation_signs(p[:, 0], p[:, 1], q[:, 0], q[:, 1], None)
     second = orientation_signs(p[:, 0], p[:, 2], q[:, 2], q[:, 0], None)
     overlap = (first < 0) & (second < 0)

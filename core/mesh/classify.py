@@ -94,8 +94,9 @@ def classify_stacked(stack: StackedMeshes, solids: list[Solid]) -> None:
     closed = _per_mesh(edge_mesh, (table.uses != 2) | (table.forward_uses != 1), count) == 0
     defects = _convexity_defects(stack, vertex_mesh, outward, table, closed & (part_counts == 1), edge_counts)
     for k, solid in enumerate(solids):
-        if not bounds_volume[k]:
-            continue  # open or unevenly used edges: welded and capped by ``repair.repaired``, alone
+        if not bounds_volume[k] or (turned[k] and part_counts[k] > 1):
+            continue  # open or unevenly used edges: welded and capped by ``repair.repaired``, alone; parts facing
+            # inward among others may be cavities (``solid.outward``)
         raw, start = stack.meshes[k], stack.vertex_starts[k]
         rows = slice(stack.triangle_starts[k], stack.triangle_starts[k + 1])
         mesh = raw if not turned[k] else TriangleMesh.from_arrays(raw.vertices, triangles[rows] - start)

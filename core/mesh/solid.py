@@ -14,6 +14,7 @@ from ..vector.arrays import cross
 from ..shapes.hull import distinct_directions
 from ..shapes.convex import Polytope
 from .bvh import TriangleBVH
+from .cavities import cavity_hosts, part_volumes, with_cavities
 from .parts_union import part_overlaps
 from .repair import NONE, MeshRepair, repaired
 from .self_intersection import self_intersection
@@ -42,8 +43,8 @@ _IDENTITY_4.flags.writeable = False
 
 @dataclass(frozen=True, eq=False)
 class Part:
-    """One loose part: its triangles, whether it encloses a volume (``topology.bounds_volume``), and how far it is
-    from convex (``topology.convexity_defect``: relative to its size, inf when it cannot be)."""
+    """One loose part (with the cavities inside it, ``cavities``): its triangles, whether it encloses a volume
+    (``topology.bounds_volume``), and how far it is from convex (``topology.convexity_defect``: relative to its size, inf when it cannot be)."""
 
     mesh: TriangleMesh
     closed: bool
@@ -64,14 +65,16 @@ def outward(mesh: TriangleMesh) -> tuple[TriangleMesh, int]:
     """The mesh with every loose part facing outward (positive enclosed volume), and how many parts were turned.
 
     Modelling tools leave inside-out parts behind (a mirrored primitive, flipped normals); containment
-    and overlap volume need outward faces, so such parts are turned over.
+    and overlap volume need outward faces, so such parts are turned over. A part facing inward inside one facing
+    outward is a cavity (``cavities``), kept as it is.
     """
     if len(mesh.triangles) == 0:
         return mesh, 0
     labels, count = loose_parts(mesh)
-    corners = mesh.corners - mesh.vertices.mean(axis=0)
-    tetrahedra = np.einsum("ij,ij->i", corners[:, 0], cross(corners[:, 1], corners[:, 2]))
-    inside_out = np.bincount(labels, weights=tetrahedra, minlength=count) < 0.0
+    volumes = part_volumes(mesh, labels, count)
+    inside_out = volumes < 0.0
+    if inside_out.any() and count > 1:
+        inside_out &= cavity_hosts(mesh, labels, volumes) < 0
     if not inside_out.any():
         return mesh, 0
     triangles = np.where(inside_out[labels][:, None], mesh.triangles[:, ::-1], mesh.triangles)
@@ -156,8 +159,13 @@ class Solid:
                                      else _moved_mesh(part.mesh, matrix, self.name), matrix) for part in source.parts)
         if len(self.mesh.triangles) == 0:
             return (Part(self.mesh, closed=False, convexity_defect=np.inf),)
-        return tuple(Part(piece, bounds_volume(piece), convexity_defect(piece))
-                     for piece in part_meshes(self.mesh))
+        pieces = part_meshes(self.mesh)
+        if len(pieces) > 1:  # cavities (the only parts still facing inward) joined to the parts around them
+            labels, count = loose_parts(self.mesh)
+            volumes = part_volumes(self.mesh, labels, count)
+            if (volumes < 0.0).any():
+                pieces = with_cavities(pieces, cavity_hosts(self.mesh, labels, volumes))
+        return tuple(Part(piece, bounds_volume(piece), convexity_defect(piece)) for piece in pieces)
 
     @cached_property
     def part_overlaps(self) -> list[tuple[int, int]]:

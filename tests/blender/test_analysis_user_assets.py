@@ -8,8 +8,9 @@ modifier for overlap volumes and bmesh for volumes (``test_analysis_real_imports
 import bpy
 import pytest
 
-from test_operators_analyse import add_cube, only_result, rename  # noqa: I001
-from test_analysis_real_imports import boolean_overlap
+from test_operators_analyse import add_cube, analyse, only_result, rename  # noqa: I001
+from test_analysis_nonconvex import assert_surface_distance
+from test_analysis_real_imports import boolean_overlap, world_volume
 
 
 def add_torus(name: str, **transform) -> bpy.types.Object:
@@ -27,3 +28,29 @@ def test_a_mirrored_object_is_measured_as_it_looks_with_no_note_about_its_faces(
     assert result.volume_certainty == 'exact'
     assert result.overlap_volume == pytest.approx(boolean_overlap(torus, box), rel=1e-6)
 
+
+def uv_ball(name: str, radius: float, location=(0.0, 0.0, 0.0)) -> bpy.types.Object:
+    bpy.ops.mesh.primitive_uv_sphere_add(radius=radius, location=location, segments=24, ring_count=12)
+    return rename(bpy.context.active_object, name)
+
+
+def solidified_sphere(name: str = "Shell") -> bpy.types.Object:
+    """A 1 m sphere given a 0.1 m wall inward by Solidify: a hollow ball, its hollow 0.9 m in radius."""
+    shell = uv_ball(name, 1.0)
+    solidify = shell.modifiers.new("Solidify", 'SOLIDIFY')
+    solidify.thickness, solidify.offset = 0.1, -1.0
+    return shell
+
+
+def test_a_ball_in_the_hollow_of_a_solidified_sphere_is_apart_from_its_wall(empty_scene):
+    shell = solidified_sphere()
+    inside = uv_ball("Ball", 0.5)
+    through = uv_ball("Crossing", 0.3, location=(0.0, 0.9, 0.0))
+    results = {(result.name_a, result.name_b): result for result in analyse(shell, inside, through)}
+    apart = results["Ball", "Shell"]
+    assert apart.status == 'separated' and apart.mesh_note == ""  # the inner wall is no inside-out part
+    assert_surface_distance(apart, inside, shell)  # about 0.9 - 0.5, between the ball and the inner wall
+    crossing = results["Crossing", "Shell"]
+    assert crossing.status == 'penetrating' and crossing.volume_certainty == 'exact'
+    assert crossing.overlap_volume == pytest.approx(boolean_overlap(through, shell), rel=1e-6)  # the wall's share
+    assert crossing.overlap_volume < 0.5 * world_volume(through)

@@ -104,7 +104,7 @@ def check_source_steps(source: Source, depsgraph: bpy.types.Depsgraph, progress=
     (``measure_read``) on a worker thread for a big mesh (``analysis.background``), yielding ``progress``
     meanwhile. Its triangles as evaluated, so that their indices are its faces' (``face_selection``)."""
     read = read_arrays(source, depsgraph)
-    result, triangles = yield from meanwhile(lambda: measure_read(read), read.arrays.triangle_count, progress)
+    result, triangles = yield from meanwhile(lambda: measure_read(read), read.triangle_count, progress)
     return CheckedObject(result, source, triangles)
 
 

@@ -164,35 +164,70 @@ def subdivided_faces_at_least(obj: bpy.types.Object) -> int:
 
 @dataclass(frozen=True, eq=False)
 class ReadSource:
-    """A source's evaluated mesh as read from Blender (``read_arrays``) and the matrix that places it: all that
-    ``mesh_from_arrays`` needs, with no reference to Blender's data (which may change or go meanwhile)."""
+    """A source's evaluated mesh as read from Blender (``read_arrays``) and the matrix that places it, with the
+    meshes its geometry nodes instance and theirs (``instances``): all that ``mesh_from_arrays`` needs, with no
+    reference to Blender's data (which may change or go meanwhile)."""
 
     name: str
     arrays: MeshArrays
     matrix: np.ndarray
+    instances: tuple[tuple[MeshArrays, np.ndarray], ...] = ()
+
+    @property
+    def triangle_count(self) -> int:
+        """How many triangles the source's mesh and its instances give."""
+        return self.arrays.triangle_count + sum(arrays.triangle_count for arrays, _matrix in self.instances)
+
+
+def node_instances(obj: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> tuple:
+    """``((arrays, world matrix), ...)`` of the meshes that the object's Geometry Nodes modifiers instance (a scatter
+    made by Instance on Points, objects or collections placed by nodes): part of the object as the viewport shows
+    it, as Realize Instances would make them. () for an object without a Geometry Nodes modifier shown in the
+    viewport, whose instances are not looked for."""
+    if not any(modifier.type == 'NODES' and modifier.show_viewport for modifier in getattr(obj, "modifiers", ())):
+        return ()
+    found = []
+    for instance in depsgraph.object_instances:
+        parent = instance.parent
+        if instance.is_instance and parent is not None and parent.original == obj and instance.object.type == 'MESH':
+            found.append((mesh_arrays(instance.object.data), np.array(instance.matrix_world, dtype=np.float64)))
+    return tuple(found)
 
 
 def read_arrays(source: Source, depsgraph: bpy.types.Depsgraph) -> ReadSource:
-    """The source's evaluated mesh copied out of Blender (``geometry.mesh_arrays``: the main thread's share of
-    reading it)."""
+    """The source's evaluated mesh and its geometry nodes' instances (``node_instances``) copied out of Blender
+    (``geometry.mesh_arrays``: the main thread's share of reading it)."""
     with evaluated_mesh(source.obj, depsgraph) as (mesh, matrix_world):
-        return ReadSource(source.name, mesh_arrays(mesh), matrix_world if source.matrix is None else source.matrix)
+        arrays = mesh_arrays(mesh)
+    if source.matrix is not None:  # an object of a collection instance, placed by it
+        return ReadSource(source.name, arrays, source.matrix)
+    return ReadSource(source.name, arrays, matrix_world, node_instances(source.obj, depsgraph))
+
+
+def _world_triangles(arrays: MeshArrays, matrix: np.ndarray) -> np.ndarray:
+    """The triangles of ``arrays``, turned over when ``matrix`` mirrors (a negative scale), so that faces outward in
+    the object still face outward in the world, as a mirrored copy's do (``Solid.transformed``)."""
+    triangles = arrays.triangles()
+    return triangles[:, ::-1] if np.linalg.det(matrix[:3, :3]) < 0.0 else triangles
 
 
 def mesh_from_arrays(read: ReadSource) -> TriangleMesh:
-    """The read source's triangles in world space (numpy alone: may run on a worker thread), turned over when its
-    matrix mirrors (a negative scale), so that faces outward in the object still face outward in the world, as a
-    mirrored copy's do (``Solid.transformed``); ObjectGeometryError says why it cannot be measured."""
-    points = to_world(read.arrays.positions, read.matrix)
+    """The read source's triangles in world space, its instances' after its own (numpy alone: may run on a worker
+    thread); ObjectGeometryError says why it cannot be measured."""
+    pieces = [(read.arrays, read.matrix), *read.instances]
+    points = (np.concatenate([to_world(arrays.positions, matrix) for arrays, matrix in pieces]) if read.instances
+              else to_world(read.arrays.positions, read.matrix))
     if len(points) == 0:
         raise ObjectGeometryError(f"{read.name} has no mesh vertices after evaluation "
-                                  "(e.g. only points or instances)")
+                                  "(e.g. only points or curves)")
     if not np.isfinite(points).all() or np.abs(points).max() >= FLOAT32_LIMIT:
         raise ObjectGeometryError(f"{read.name} has non-finite vertex coordinates (NaN, infinity or Blender's "
                                   "float limit)")
-    triangles = read.arrays.triangles()
-    if np.linalg.det(read.matrix[:3, :3]) < 0.0:
-        triangles = triangles[:, ::-1]
+    if not read.instances:
+        return TriangleMesh.from_arrays(points, _world_triangles(read.arrays, read.matrix), read.name)
+    starts = np.cumsum([0] + [len(arrays.positions) for arrays, _matrix in pieces[:-1]])
+    triangles = np.concatenate([_world_triangles(arrays, matrix) + start
+                                for (arrays, matrix), start in zip(pieces, starts)])
     return TriangleMesh.from_arrays(points, triangles, read.name)
 
 
@@ -243,5 +278,5 @@ def read_solid_steps(source: Source, depsgraph: bpy.types.Depsgraph, use_hull: b
     world coordinates, checks) on a worker thread for a big mesh (``analysis.background``), yielding ``progress``
     meanwhile; the same Solid, or ObjectGeometryError naming the source."""
     read = read_arrays(source, depsgraph)
-    mesh = yield from meanwhile(lambda: mesh_from_arrays(read), read.arrays.triangle_count, progress)
+    mesh = yield from meanwhile(lambda: mesh_from_arrays(read), read.triangle_count, progress)
     return Solid(mesh, use_hull=use_hull, name=source.name)

@@ -54,3 +54,33 @@ def test_a_ball_in_the_hollow_of_a_solidified_sphere_is_apart_from_its_wall(empt
     assert crossing.status == 'penetrating' and crossing.volume_certainty == 'exact'
     assert crossing.overlap_volume == pytest.approx(boolean_overlap(through, shell), rel=1e-6)  # the wall's share
     assert crossing.overlap_volume < 0.5 * world_volume(through)
+
+
+def node_scatter(name: str, count: int = 3, spacing: float = 2.0, scale=(1.0, 1.0, 1.0)) -> bpy.types.Object:
+    """An object whose Geometry Nodes put a 1 m cube on each of ``count`` points ``spacing`` apart along x (Mesh Line,
+    Instance on Points), each instance scaled by ``scale``: instances only, no mesh of its own."""
+    obj = add_cube(name)
+    tree = bpy.data.node_groups.new(name, 'GeometryNodeTree')
+    tree.interface.new_socket("Geometry", in_out='INPUT', socket_type='NodeSocketGeometry')
+    tree.interface.new_socket("Geometry", in_out='OUTPUT', socket_type='NodeSocketGeometry')
+    line, on_points = tree.nodes.new("GeometryNodeMeshLine"), tree.nodes.new("GeometryNodeInstanceOnPoints")
+    line.inputs["Count"].default_value, line.inputs["Offset"].default_value = count, (spacing, 0.0, 0.0)
+    on_points.inputs["Scale"].default_value = scale
+    tree.links.new(line.outputs[0], on_points.inputs["Points"])
+    tree.links.new(tree.nodes.new("GeometryNodeMeshCube").outputs[0], on_points.inputs["Instance"])
+    tree.links.new(on_points.outputs[0], tree.nodes.new("NodeGroupOutput").inputs[0])
+    obj.modifiers.new("Scatter", 'NODES').node_group = tree
+    return obj
+
+
+@pytest.mark.parametrize("scale", [(1.0, 1.0, 1.0), (-1.0, 1.0, 1.0)])
+def test_a_scatter_of_geometry_nodes_instances_is_measured_as_the_viewport_shows_it(empty_scene, scale):
+    scatter = node_scatter("Scatter", scale=scale)  # cubes centred at x = 0, 2, 4
+    probe = add_cube("Probe", size=0.5, location=(4.0, 0.0, 0.6))  # sinks 0.15 into the third cube's top
+    result = only_result(probe, scatter)
+    assert result.status == 'penetrating' and result.mesh_note == ""
+    assert result.depth == pytest.approx(0.15, abs=1e-6)
+    assert result.overlap_volume == pytest.approx(0.5 * 0.5 * 0.15, rel=1e-6)
+    probe.location = (3.0, 0.0, 0.0)  # between the second and third cubes: 0.25 m from each
+    result = only_result(probe, scatter)
+    assert result.status == 'separated' and result.distance == pytest.approx(0.25, abs=1e-6)

@@ -30,8 +30,21 @@ FORMATS = {
     "ply": (("wm", "ply_export", {"export_selected_objects": True, "export_normals": True, "export_uv": True}),
             ("wm", "ply_import", {})),
     "stl": (("wm", "stl_export", {"export_selected_objects": True}), ("wm", "stl_import", {})),
+    "fbx": (("export_scene", "fbx", {"use_selection": True}), ("import_scene", "fbx", {})),
 }
-EXTENSIONS = {"gltf": "glb", "obj": "obj", "ply": "ply", "stl": "stl"}
+
+
+def has_operator(module: str, name: str) -> bool:
+    try:
+        getattr(getattr(bpy.ops, module), name).get_rna_type()
+    except KeyError:
+        return False
+    return True
+
+
+if has_operator("wm", "fbx_import"):  # Blender 5.0 added a second FBX importer, in C++
+    FORMATS["fbx-wm"] = (FORMATS["fbx"][0], ("wm", "fbx_import", {}))
+EXTENSIONS = {"gltf": "glb", "obj": "obj", "ply": "ply", "stl": "stl", "fbx": "fbx", "fbx-wm": "fbx"}
 
 
 def world_volume(obj: bpy.types.Object) -> float:

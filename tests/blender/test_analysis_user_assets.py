@@ -10,7 +10,7 @@ import pytest
 
 from test_operators_analyse import add_cube, analyse, only_result, rename  # noqa: I001
 from test_analysis_nonconvex import assert_surface_distance
-from test_analysis_real_imports import boolean_overlap, world_volume
+from test_analysis_real_imports import FORMATS, boolean_overlap, round_trip, world_volume
 
 
 def add_torus(name: str, **transform) -> bpy.types.Object:
@@ -84,3 +84,30 @@ def test_a_scatter_of_geometry_nodes_instances_is_measured_as_the_viewport_shows
     probe.location = (3.0, 0.0, 0.0)  # between the second and third cubes: 0.25 m from each
     result = only_result(probe, scatter)
     assert result.status == 'separated' and result.distance == pytest.approx(0.25, abs=1e-6)
+
+
+def answers(*objects: bpy.types.Object) -> list:
+    return [(result.name_a, result.name_b, result.status, result.signed_distance, result.overlap_volume,
+             result.volume_certainty, result.method, result.mesh_note) for result in analyse(*objects)]
+
+
+@pytest.mark.parametrize("kind, unit_scale", [(kind, scale) for kind in sorted(FORMATS) if kind.startswith("fbx")
+                                              for scale in (1.0, 0.01) if kind == "fbx" or scale == 1.0])
+@pytest.mark.parametrize("shading", ["flat", "smooth"])
+def test_an_fbx_round_trip_gives_the_original_answers(empty_scene, kind, unit_scale, shading):
+    """Blender's FBX exporter and importer (the C++ one scales objects by the unit scale, so it is taken at 1 only):
+    a rotated crate holding a cube and crossed by a ball, smooth or flat shaded, answers as before the trip."""
+    empty_scene.unit_settings.scale_length = unit_scale
+    crate = add_cube("Crate", size=2.0, location=(0.3, -0.2, 0.5), rotation_euler=(0.2, 0.1, 0.4))
+    inner = add_cube("Inner", size=0.5, location=(0.5, 0.0, 0.5))
+    ball = uv_ball("Ball", 0.5, location=(1.9, -0.2, 0.5))
+    for obj in (crate, ball):
+        obj.data.shade_smooth() if shading == "smooth" else obj.data.shade_flat()
+    before = answers(crate, inner, ball)
+    after = answers(round_trip(crate, kind), inner, round_trip(ball, kind))
+    assert [row[:3] for row in after] == [row[:3] for row in before]
+    assert [row[5:] for row in after] == [row[5:] for row in before]
+    # the importer makes each matrix again from location, rotation and scale: float32 roundings of the corners move
+    for (*_, distance, volume, _certainty, _method, _note), expected in zip(after, before):
+        assert distance == pytest.approx(expected[3], abs=1e-6)
+        assert volume == pytest.approx(expected[4], rel=1e-5, abs=1e-12)

@@ -29,6 +29,7 @@ class COLLISION_INSPECTOR_OT_clear(NeedsResultsMixin, bpy.types.Operator):
         settings = context.scene.collision_inspector
         settings.results.clear()
         settings.active_result_index = 0
+        settings.analysed_scope = ""  # the results cover nothing now
         clear_self_checks(settings)
         forget()
         overlay.refresh()

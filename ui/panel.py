@@ -225,6 +225,19 @@ class COLLISION_INSPECTOR_PT_display(_SettingsSubpanel, bpy.types.Panel):
             row.prop(settings, f"color_{status}", text="")
 
 
+def empty_results_text(settings) -> str:
+    """What the Results panel says when there are no results: how to start, or, after an analysis that found no
+    clash (a whole-scene or collection check lists clashes only), that the pairs it measured were apart (in the
+    past: objects may have moved since)."""
+    if not settings.analysed_scope:
+        return "Choose a scope and analyse"
+    measured = settings.candidate_pairs
+    if measured == 0:
+        return "Last analysis: no clash; no two objects were close enough to clash"
+    return ("Last analysis: no clash; the pair measured was apart" if measured == 1
+            else f"Last analysis: no clash; all {measured} pairs measured were apart")
+
+
 class COLLISION_INSPECTOR_PT_results(_SidebarPanel, bpy.types.Panel):
     """The analysed pairs, and the details of the active one."""
 
@@ -236,7 +249,9 @@ class COLLISION_INSPECTOR_PT_results(_SidebarPanel, bpy.types.Panel):
         settings = scene.collision_inspector
         layout = self.layout
         if not settings.results:
-            layout.label(text="Choose a scope and analyse")
+            column = layout.column(align=True)
+            for line in textwrap.wrap(empty_results_text(settings), sidebar_chars(context)):
+                column.label(text=line)
             return
         if any_stale(settings.results):
             stale = layout.row()

@@ -304,6 +304,32 @@ def test_results_panel_lists_pairs_and_details_in_scene_units(panel_module, empt
     assert any(line.startswith("Overlap volume: ") for line in labels)
 
 
+def panel_text(panel_module) -> list:
+    return [text for text, _icon in draw(panel_module.COLLISION_INSPECTOR_PT_results).entries("label")]
+
+
+def test_a_whole_scene_check_that_finds_no_clash_says_so_instead_of_asking_to_analyse(panel_module, empty_scene):
+    assert panel_text(panel_module) == ["Choose a scope and analyse"]
+    empty_scene.collision_inspector.scope = 'ALL'  # lists clashes only
+    bpy.ops.mesh.primitive_cube_add(size=1.0)
+    bpy.ops.mesh.primitive_uv_sphere_add(radius=0.3, location=(0.75, 0.75, 0.0))  # its box meets the cube's, it not
+    assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
+    assert len(empty_scene.collision_inspector.results) == 0
+    assert " ".join(panel_text(panel_module)) == "Last analysis: no clash; the pair measured was apart"
+    bpy.ops.mesh.primitive_uv_sphere_add(radius=0.3, location=(-0.75, 0.75, 0.0))
+    assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
+    assert " ".join(panel_text(panel_module)) == "Last analysis: no clash; all 2 pairs measured were apart"
+    for obj in bpy.data.objects:
+        obj.location.z += 5.0 * (obj.type == 'MESH' and obj.name != "Cube")
+    assert bpy.ops.collision_inspector.analyze() == {'FINISHED'}
+    assert " ".join(panel_text(panel_module)) == "Last analysis: no clash; no two objects were close enough to clash"
+    assert all(len(line) <= panel_module.NOTE_WIDTH_CHARS for line in panel_text(panel_module))
+    bpy.data.objects["Cube"].location = (0.75, 0.75, 5.0)  # onto a ball: a clash, then cleared
+    assert bpy.ops.collision_inspector.analyze() == {'FINISHED'} and empty_scene.collision_inspector.results
+    assert bpy.ops.collision_inspector.clear() == {'FINISHED'}
+    assert panel_text(panel_module) == ["Choose a scope and analyse"]
+
+
 def test_result_details_never_show_minus_zero(panel_module, empty_scene):
     result = analysed_overlapping_cubes()[0]
     result.normal = (1.0, -1e-12, -0.0)

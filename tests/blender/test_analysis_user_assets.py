@@ -5,6 +5,8 @@ References are independent of the add-on: analytic answers from each scene's con
 modifier for overlap volumes and bmesh for volumes (``test_analysis_real_imports``).
 """
 
+import math
+
 import bpy
 import pytest
 
@@ -111,3 +113,68 @@ def test_an_fbx_round_trip_gives_the_original_answers(empty_scene, kind, unit_sc
     for (*_, distance, volume, _certainty, _method, _note), expected in zip(after, before):
         assert distance == pytest.approx(expected[3], abs=1e-6)
         assert volume == pytest.approx(expected[4], rel=1e-5, abs=1e-12)
+
+
+def test_array_copies_that_overlap_count_their_shared_space_once(empty_scene):
+    """Array with Merge off: three 1 m cubes half a cube apart, one object x in [-0.5, 1.5] (2 m³, not 3); a cube at
+    x = 1.2 shares x in [0.7, 1.5] with it: 0.8 m³ (counted per copy it would be 1.1)."""
+    row = add_cube("A")
+    array = row.modifiers.new("Array", 'ARRAY')
+    array.count, array.relative_offset_displace, array.use_merge_vertices = 3, (0.5, 0.0, 0.0), False
+    result = only_result(row, add_cube("B", location=(1.2, 0.0, 0.0)))
+    assert result.status == 'penetrating' and result.volume_certainty == 'exact'
+    assert result.overlap_volume == pytest.approx(0.8, rel=1e-6)  # float32 vertices
+    assert result.depth == pytest.approx(0.8, abs=1e-6)  # out along +x, past the last copy
+
+
+def test_mirror_without_clipping_overlaps_itself_and_counts_it_once(empty_scene):
+    """A cube 0.3 m off the mirror plane, mirrored on x with neither clipping nor merging: halves x in [-0.8, 0.2] and
+    [-0.2, 0.8]; a cube above sinking 0.1 m into them shares 1 x 1 x 0.1 m (0.14 if the overlap counted twice)."""
+    mirrored = add_cube("A")
+    for vertex in mirrored.data.vertices:
+        vertex.co.x += 0.3
+    mirror = mirrored.modifiers.new("Mirror", 'MIRROR')
+    mirror.use_clip, mirror.use_mirror_merge = False, False
+    result = only_result(mirrored, add_cube("B", location=(0.0, 0.0, 0.9)))
+    assert result.status == 'penetrating' and result.mesh_note == ""
+    assert result.overlap_volume == pytest.approx(0.1, rel=1e-6)  # float32 vertices
+    assert result.depth == pytest.approx(0.1, abs=1e-6)
+
+
+def test_a_lathed_ring_made_by_screw_lets_a_rod_through_its_hole(empty_scene):
+    """Screw turns a 16-gon profile (radius 0.2, 1 m from the axis) all the way round: a ring whose seam repeats
+    vertices; a 0.5 m rod through its hole is apart from it (about 0.3 m, the ring's inner side)."""
+    bpy.ops.mesh.primitive_circle_add(radius=0.2, vertices=16, rotation=(math.pi / 2, 0.0, 0.0))
+    ring = rename(bpy.context.active_object, "Ring")
+    bpy.ops.object.transform_apply(location=False, rotation=True, scale=False)
+    for vertex in ring.data.vertices:
+        vertex.co.x += 1.0
+    screw = ring.modifiers.new("Screw", 'SCREW')
+    screw.steps = screw.render_steps = 32
+    screw.screw_offset, screw.angle = 0.0, 2.0 * math.pi
+    bpy.ops.mesh.primitive_cylinder_add(radius=0.5, depth=2.0, vertices=32)
+    rod = rename(bpy.context.active_object, "Rod")
+    result = only_result(ring, rod)
+    assert result.status == 'separated' and result.volume_certainty == 'exact'
+    assert_surface_distance(result, ring, rod)
+
+
+def test_a_text_object_is_measured_as_its_mesh(empty_scene):
+    """Extruded text against a box across its letters: the same answers as the text converted to a mesh."""
+    bpy.ops.object.text_add()
+    text = rename(bpy.context.active_object, "Text")
+    text.data.body, text.data.extrude = "HOLA", 0.1
+    box = add_cube("Box", size=0.5, location=(0.5, 0.35, 0.0))
+    before = answers(box, text)
+    assert before[0][2] == 'penetrating' and before[0][4] > 0.0
+    bpy.ops.object.select_all(action='DESELECT')
+    text.select_set(True)
+    bpy.context.view_layer.objects.active = text
+    assert bpy.ops.object.convert(target='MESH') == {'FINISHED'}
+    converted = bpy.data.objects["Text"]
+    assert converted.type == 'MESH'
+    assert converted.data.polygons and converted.location.length == 0.0
+    after = answers(box, converted)
+    assert after[0][:3] == before[0][:3] and after[0][5:] == before[0][5:]
+    assert after[0][3] == pytest.approx(before[0][3], abs=1e-9)
+    assert after[0][4] == pytest.approx(before[0][4], rel=1e-9)

@@ -186,11 +186,18 @@ def node_instances(obj: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> tup
     viewport, whose instances are not looked for."""
     if not any(modifier.type == 'NODES' and modifier.show_viewport for modifier in getattr(obj, "modifiers", ())):
         return ()
-    found = []
+    evaluated = obj.evaluated_get(depsgraph)
+    if hasattr(evaluated, "evaluated_geometry") and evaluated.evaluated_geometry().instances_pointcloud() is None:
+        return ()  # Blender 4.3 and later say at once when the nodes make no instances
+    found, copied = [], {}  # a scatter's instances mostly show a few meshes: each copied once
     for instance in depsgraph.object_instances:
         parent = instance.parent
         if instance.is_instance and parent is not None and parent.original == obj and instance.object.type == 'MESH':
-            found.append((mesh_arrays(instance.object.data), np.array(instance.matrix_world, dtype=np.float64)))
+            mesh = instance.object.data
+            arrays = copied.get(mesh.as_pointer())
+            if arrays is None:
+                arrays = copied[mesh.as_pointer()] = mesh_arrays(mesh)
+            found.append((arrays, np.array(instance.matrix_world, dtype=np.float64)))
     return tuple(found)
 
 

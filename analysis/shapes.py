@@ -225,8 +225,8 @@ def mesh_from_arrays(read: ReadSource) -> TriangleMesh:
     points = (np.concatenate([to_world(arrays.positions, matrix) for arrays, matrix in pieces]) if read.instances
               else to_world(read.arrays.positions, read.matrix))
     if len(points) == 0:
-        raise ObjectGeometryError(f"{read.name} has no mesh vertices after evaluation "
-                                  "(e.g. only points or curves)")
+        raise ObjectGeometryError(f"{read.name} has no mesh vertices after evaluation (e.g. only points or curves, "
+                                  "or Geometry Nodes instances shown through a collection instance)")
     if not np.isfinite(points).all() or np.abs(points).max() >= FLOAT32_LIMIT:
         raise ObjectGeometryError(f"{read.name} has non-finite vertex coordinates (NaN, infinity or Blender's "
                                   "float limit)")

@@ -199,7 +199,7 @@ def _read(members: list[Source], depsgraph, use_hulls: bool, required: set, repo
             placed = placement(source, depsgraph)  # where it is as read
             try:
                 arrays = read_arrays(source, depsgraph)
-                triangles += arrays.arrays.triangle_count
+                triangles += arrays.triangle_count
             except ObjectGeometryError as error:
                 arrays = error
             together.append((source, placed, arrays))
@@ -233,7 +233,7 @@ def _read_together(together: list[tuple[Source, tuple, ReadSource | ObjectGeomet
     if not together:
         return
     reads = [entry for *_rest, entry in together if isinstance(entry, ReadSource)]
-    triangles = sum(entry.arrays.triangle_count for entry in reads)
+    triangles = sum(entry.triangle_count for entry in reads)
     meshes = iter((yield from meanwhile(lambda: meshes_from_many(reads), triangles, (done, total))))
     for source, placed, entry in together:
         report.activity = f"reading {source.name}"

@@ -250,18 +250,19 @@ def meshes_from_many(reads: list[ReadSource]) -> list[TriangleMesh | ObjectGeome
     counts = np.array([len(p) for p in points], dtype=np.int64)
     together = np.concatenate(points) if points else np.empty((0, 3))
     fine = np.isfinite(together).all(axis=1) & (np.abs(together).max(axis=1, initial=0.0) < FLOAT32_LIMIT)
-    failing = set(np.searchsorted(np.cumsum(counts), np.flatnonzero(~fine), side="right").tolist())
-    failing.update(np.flatnonzero(counts == 0).tolist())
-    good = [k for k in range(len(reads)) if k not in failing]
+    alone = set(np.searchsorted(np.cumsum(counts), np.flatnonzero(~fine), side="right").tolist())
+    alone.update(np.flatnonzero(counts == 0).tolist())
+    alone.update(k for k, read in enumerate(reads) if read.instances)  # a scatter: its instances too, alone
+    good = [k for k in range(len(reads)) if k not in alone]
     meshes: list = [None] * len(reads)
-    for k in failing:
+    for k in alone:
         try:
-            meshes[k] = mesh_from_arrays(reads[k])  # raises what reading it alone says
+            meshes[k] = mesh_from_arrays(reads[k])  # what reading it alone makes, or the error it raises
         except ObjectGeometryError as error:
             meshes[k] = error
     if good:
         made = TriangleMesh.many_from_arrays(
-            together if not failing else np.concatenate([points[k] for k in good]),
+            together if not alone else np.concatenate([points[k] for k in good]),
             np.concatenate([triangles[k] for k in good]), counts[good], [len(triangles[k]) for k in good],
             [reads[k].name for k in good])
         for k, mesh in zip(good, made):

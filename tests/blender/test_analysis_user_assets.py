@@ -58,10 +58,12 @@ def test_a_ball_in_the_hollow_of_a_solidified_sphere_is_apart_from_its_wall(empt
     assert crossing.overlap_volume < 0.5 * world_volume(through)
 
 
-def node_scatter(name: str, count: int = 3, spacing: float = 2.0, scale=(1.0, 1.0, 1.0)) -> bpy.types.Object:
-    """An object whose Geometry Nodes put a 1 m cube on each of ``count`` points ``spacing`` apart along x (Mesh Line,
-    Instance on Points), each instance scaled by ``scale``: instances only, no mesh of its own."""
-    obj = add_cube(name)
+def node_scatter(name: str, count: int = 3, spacing: float = 2.0, scale=(1.0, 1.0, 1.0), location=(0.0, 0.0, 0.0),
+                 keep_mesh: bool = False) -> bpy.types.Object:
+    """An object at ``location`` whose Geometry Nodes put a 1 m cube on each of ``count`` points ``spacing`` apart
+    along x from it (Mesh Line, Instance on Points), each instance scaled by ``scale``; its own 1 m cube kept
+    (Join Geometry) when ``keep_mesh``, else instances only."""
+    obj = add_cube(name, location=location)
     tree = bpy.data.node_groups.new(name, 'GeometryNodeTree')
     tree.interface.new_socket("Geometry", in_out='INPUT', socket_type='NodeSocketGeometry')
     tree.interface.new_socket("Geometry", in_out='OUTPUT', socket_type='NodeSocketGeometry')
@@ -70,7 +72,14 @@ def node_scatter(name: str, count: int = 3, spacing: float = 2.0, scale=(1.0, 1.
     on_points.inputs["Scale"].default_value = scale
     tree.links.new(line.outputs[0], on_points.inputs["Points"])
     tree.links.new(tree.nodes.new("GeometryNodeMeshCube").outputs[0], on_points.inputs["Instance"])
-    tree.links.new(on_points.outputs[0], tree.nodes.new("NodeGroupOutput").inputs[0])
+    output = tree.nodes.new("NodeGroupOutput").inputs[0]
+    if keep_mesh:
+        join = tree.nodes.new("GeometryNodeJoinGeometry")
+        tree.links.new(tree.nodes.new("NodeGroupInput").outputs[0], join.inputs[0])
+        tree.links.new(on_points.outputs[0], join.inputs[0])
+        tree.links.new(join.outputs[0], output)
+    else:
+        tree.links.new(on_points.outputs[0], output)
     obj.modifiers.new("Scatter", 'NODES').node_group = tree
     return obj
 
@@ -178,3 +187,18 @@ def test_a_text_object_is_measured_as_its_mesh(empty_scene):
     assert after[0][:3] == before[0][:3] and after[0][5:] == before[0][5:]
     assert after[0][3] == pytest.approx(before[0][3], abs=1e-9)
     assert after[0][4] == pytest.approx(before[0][4], rel=1e-9)
+
+
+def test_a_whole_scene_check_measures_geometry_nodes_instances_with_their_objects_own_mesh(empty_scene):
+    """Scope All Objects reads small objects together: a scatter that keeps its own cube (x = 10) and instances three
+    more at x = 10, 12, 14 (the first inside its own) is measured whole; a probe sinks 0.15 into the last one."""
+    empty_scene.collision_inspector.scope = 'ALL'
+    scatter = node_scatter("Scatter", location=(10.0, 0.0, 0.0), keep_mesh=True)
+    add_cube("Probe", size=0.5, location=(14.0, 0.0, 0.6))
+    for k in range(4):  # small objects around, read in the same batch
+        add_cube(f"Other {k}", size=0.5, location=(20.0 + 2.0 * k, 0.0, 0.0))
+    results = analyse(scatter)
+    assert [(result.name_a, result.name_b, result.status) for result in results] == [
+        ("Probe", "Scatter", 'penetrating')]
+    assert results[0].depth == pytest.approx(0.15, abs=1e-6)
+    assert results[0].overlap_volume == pytest.approx(0.5 * 0.5 * 0.15, rel=1e-6)

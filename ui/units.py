@@ -86,7 +86,8 @@ def _significant(number: float, digits: int) -> str:
     never the float's binary noise, never "-0"."""
     digits = max(digits, 1)
     number += 0.0
-    if number != 0.0 and abs(number) < SMALLEST_POSITIONAL:
+    # the notation follows the rounded number: 9.99999e-7 is written as 1e-6 is
+    if number != 0.0 and abs(float(f"{number:.{digits}g}")) < SMALLEST_POSITIONAL:
         return _scientific(number, digits)
     if abs(number) >= 10 ** digits:
         return f"{number:.0f}"

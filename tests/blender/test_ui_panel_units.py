@@ -78,6 +78,15 @@ def test_format_length_writes_tiny_lengths_short_and_not_as_zero(empty_scene, un
     assert parsed == pytest.approx(value, rel=0.01), text
 
 
+@pytest.mark.parametrize("value", [1e-6, 9.99999e-7, 1.000001e-6])
+def test_lengths_that_round_alike_are_written_alike(empty_scene, units_module, value):
+    """A 1 µm overlap and a 1 µm gap of a 10 µm part (signed distances -9.99999e-7 and 1e-6) read "-0.000001 m" and
+    "0.000001 m", not "-1e-6 m" beside "0.000001 m": the notation follows the rounded number."""
+    set_units(empty_scene, 'METRIC', 'METERS')
+    assert units_module.format_length(value, empty_scene) == "0.000001 m"
+    assert units_module.format_length(-value, empty_scene) == "-0.000001 m"
+
+
 @pytest.mark.parametrize("system, length_unit", [
     ('METRIC', 'METERS'), ('METRIC', 'ADAPTIVE'), ('IMPERIAL', 'FEET'), ('IMPERIAL', 'ADAPTIVE'), ('NONE', None)])
 def test_format_length_never_writes_minus_zero(empty_scene, units_module, system, length_unit):

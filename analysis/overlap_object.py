@@ -13,7 +13,7 @@ import numpy as np
 
 from .geometry import evaluated_mesh, world_points, world_triangles
 from .live import paused
-from .shapes import INSTANCE_SEPARATOR
+from .shapes import INSTANCE_SEPARATOR, Source, mesh_from_arrays, read_arrays
 
 
 class NoOverlap(ValueError):
@@ -42,28 +42,50 @@ class OverlapMesh:
     triangles: np.ndarray  # (T, 3) int64 indices into points
 
 
+def _realized_mesh(obj: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> bpy.types.Mesh | None:
+    """A new mesh of the object's measured triangles in world space, its Geometry Nodes instances joined (what the
+    Boolean, which sees an object's mesh alone, needs of a scatter); None for an object without such instances."""
+    read = read_arrays(Source(obj.name, obj, obj), depsgraph)
+    if not read.instances:
+        return None
+    measured = mesh_from_arrays(read)
+    mesh = bpy.data.meshes.new(f"Realized {obj.name}")
+    mesh.from_pydata(measured.vertices.tolist(), [], measured.triangles.tolist())
+    return mesh
+
+
 @contextmanager
 def _intersected(context: bpy.types.Context, result) -> Iterator[bpy.types.Object]:
     """A temporary object placed where A is, evaluated with A's mesh intersected with B (``NoOverlap`` when the
-    pair has no overlap volume); it and its mesh are removed on leaving, whatever happens inside."""
+    pair has no overlap volume); an object with Geometry Nodes instances takes part as its realized mesh, placed in
+    the world (``_realized_mesh``). It and the temporary meshes are removed on leaving, whatever happens inside."""
     refusal = overlap_refusal(result)
     if refusal:
         raise NoOverlap(refusal)
     depsgraph = context.evaluated_depsgraph_get()
-    obj_a = result.object_a
-    shape = bpy.data.meshes.new_from_object(obj_a.evaluated_get(depsgraph), depsgraph=depsgraph)
-    probe = bpy.data.objects.new(f"Overlap {obj_a.name} \u2229 {result.object_b.name}", shape)
+    obj_a, obj_b = result.object_a, result.object_b
+    realized_a, realized_b = _realized_mesh(obj_a, depsgraph), _realized_mesh(obj_b, depsgraph)
+    shape = realized_a or bpy.data.meshes.new_from_object(obj_a.evaluated_get(depsgraph), depsgraph=depsgraph)
+    probe = bpy.data.objects.new(f"Overlap {obj_a.name} \u2229 {obj_b.name}", shape)
+    operand = None if realized_b is None else bpy.data.objects.new(f"Realized {obj_b.name}", realized_b)
     try:
-        probe.matrix_world = obj_a.matrix_world
+        if realized_a is None:
+            probe.matrix_world = obj_a.matrix_world
         context.scene.collection.objects.link(probe)
+        if operand is not None:
+            context.scene.collection.objects.link(operand)
+            operand.hide_set(True)
         boolean = probe.modifiers.new("Overlap", 'BOOLEAN')
-        boolean.operation, boolean.object = 'INTERSECT', result.object_b
+        boolean.operation, boolean.object = 'INTERSECT', obj_b if operand is None else operand
         with paused():  # the probe coming and going is no edit of the user's objects
             context.view_layer.update()
         yield probe.evaluated_get(context.evaluated_depsgraph_get())
     finally:
         bpy.data.objects.remove(probe)
         bpy.data.meshes.remove(shape)
+        if operand is not None:
+            bpy.data.objects.remove(operand)
+            bpy.data.meshes.remove(realized_b)
 
 
 def _no_shared_space(result) -> NoOverlap:

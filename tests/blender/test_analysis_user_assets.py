@@ -5,9 +5,11 @@ References are independent of the add-on: analytic answers from each scene's con
 modifier for overlap volumes and bmesh for volumes (``test_analysis_real_imports``).
 """
 
+import importlib
 import math
 
 import bpy
+import numpy as np
 import pytest
 
 from test_operators_analyse import add_cube, analyse, only_result, rename  # noqa: I001
@@ -202,3 +204,22 @@ def test_a_whole_scene_check_measures_geometry_nodes_instances_with_their_object
         ("Probe", "Scatter", 'penetrating')]
     assert results[0].depth == pytest.approx(0.15, abs=1e-6)
     assert results[0].overlap_volume == pytest.approx(0.5 * 0.5 * 0.15, rel=1e-6)
+
+
+@pytest.mark.parametrize("probe_name", ["Probe", "A Probe"])  # the scatter as B, then as A
+def test_the_overlap_object_of_a_scatter_is_what_its_instances_share(empty_scene, addon, probe_name):
+    """Blender's Boolean sees an object's mesh alone: the scatter takes part as its realized mesh, so the overlap
+    object (and the overlay's overlap solid, made the same way) holds the 0.0375 m³ the result measured."""
+    overlap_object = importlib.import_module(addon.__name__ + ".analysis.overlap_object")
+    scatter = node_scatter("Scatter", keep_mesh=probe_name == "A Probe")
+    probe = add_cube(probe_name, size=0.5, location=(4.0, 0.0, 0.6))
+    result = only_result(probe, scatter)
+    assert result.overlap_volume == pytest.approx(0.0375, rel=1e-6)
+    meshes, objects = len(bpy.data.meshes), len(bpy.data.objects)
+    shared = overlap_object.overlap_mesh(bpy.context, result)
+    assert (len(bpy.data.meshes), len(bpy.data.objects)) == (meshes, objects)  # nothing left behind
+    corners = shared.points[shared.triangles]
+    volume = np.einsum("ij,ij->i", corners[:, 0], np.cross(corners[:, 1], corners[:, 2])).sum() / 6.0
+    assert volume == pytest.approx(result.overlap_volume, rel=1e-6)
+    assert bpy.ops.collision_inspector.make_overlap_object(index=0) == {'FINISHED'}
+    assert len(bpy.data.objects) == objects + 1

@@ -11,6 +11,7 @@ from ..parts_union import cut_overlap, union_overlap
 from ..sheets import single_cover, star_shaped
 from ..solid import CONVEX, HULL, Solid
 from ..volume import overlap_volume, overlap_volumes
+from ..volume_bounds import overlap_bounds
 from .result import pair_method
 
 
@@ -19,7 +20,7 @@ from .result import pair_method
 WHOLE_TRIANGLES = 5_000
 WHOLE_SHARE = 0.25
 
-#: A pair's ``(volume, centroid, error)``: ``error`` bounds how much the volume may exceed the true one (0: exact).
+#: A pair's ``(volume, centroid, error)``: ``error`` bounds how far the volume may be from the true one (0: exact).
 PairVolume = tuple[float | None, np.ndarray | None, float]
 
 
@@ -101,12 +102,13 @@ def _covers_once(solid: Solid, part: int | None, low: np.ndarray, high: np.ndarr
 
 def _cut_volume(a: Solid, b: Solid, low: np.ndarray, high: np.ndarray) -> PairVolume:
     """The overlap of two closed objects whose parts may cross themselves: their surfaces cut along every crossing,
-    their own included (``parts_union.cut_overlap``), exact; when the cut gives up, the surfaces' volume with the
-    common box's volume as its bound (both lie between 0 and it)."""
+    their own included (``parts_union.cut_overlap``), exact; when the cut gives up, the surfaces' volume clamped to
+    where the overlap is proved to lie (``volume_bounds.overlap_bounds``), the error what those bounds leave."""
     measured = cut_overlap([part.mesh for part in a.parts], [part.mesh for part in b.parts],
                            lambda: (a.own_crossings, b.own_crossings))
     if measured is not None:
         return (*measured, 0.0)
-    bound = float(np.prod(np.maximum(high - low, 0.0)))
     volume, centroid = overlap_volume(a.mesh, b.mesh)
-    return min(max(volume, 0.0), bound), centroid, bound
+    least, most = overlap_bounds(a, b, low, high)
+    volume = min(max(volume, least), most)
+    return volume, centroid, max(volume - least, most - volume)

@@ -11,7 +11,7 @@ import pytest
 from core.mesh import Solid
 from core.mesh.contact.containment import share_interior, share_interior_moved
 from core.mesh.contact.pushout import PUSHOUT_STEPS, certified_pushout, gap_request, pushout_directions
-from core.mesh.contact.pushout_gaps import first_gap_ends, meeting_intervals, pushout_gap_ends
+from core.mesh.contact.pushout_gaps import TriangleTerms, first_gap_ends, meeting_intervals, pushout_gap_ends
 from core.mesh.triangle_intersection import intersect_triangle_pairs
 from mesh_fixtures import box, extrude, l_bracket, manifold_overlap, torus, transformed, uv_sphere
 from test_mesh_contact_batched_pushout import U_CHANNEL, seeded_pairs
@@ -36,7 +36,7 @@ def test_meeting_intervals_are_where_the_moved_triangles_meet(seed):
     """Inside each interval the exact triangle test finds the pairs crossing, a hair outside it never; pairs with no
     interval do not meet at any of 161 offsets."""
     a, b, directions = random_triangle_pairs(3000, seed)
-    low, high = meeting_intervals(a, b, directions, np.zeros(len(a)))
+    low, high = meeting_intervals(TriangleTerms.of(a), TriangleTerms.of(b), directions, np.zeros(len(a)))
     some = low <= high
     assert 0.3 < some.mean() < 0.9
     for share in (0.001, 0.5, 0.999):
@@ -58,9 +58,9 @@ def test_faces_that_only_touch_do_not_meet():
                   [[0.2, 0.2, 0.0], [0.5, 0.2, 0.0], [0.3, 0.3, 0.5]],  # standing on a
                   [[0.2, 0.2, -0.5], [0.5, 0.2, 0.5], [0.2, 0.3, 0.5]]])  # through a
     directions = np.array([[1.0, 0.0, 0.0]] * 3)
-    low, high = meeting_intervals(a, b, directions, np.full(3, 1e-9))
+    low, high = meeting_intervals(TriangleTerms.of(a), TriangleTerms.of(b), directions, np.full(3, 1e-9))
     assert (low > high)[:2].all()
-    unshrunk_low, unshrunk_high = meeting_intervals(a, b, directions, np.zeros(3))
+    unshrunk_low, unshrunk_high = meeting_intervals(TriangleTerms.of(a), TriangleTerms.of(b), directions, np.zeros(3))
     assert (unshrunk_low > unshrunk_high)[:2].all()
     assert (low[2], high[2]) == (unshrunk_low[2], unshrunk_high[2]) and low[2] < high[2]
 
@@ -151,8 +151,8 @@ def curved_pairs(seed: int, count: int = 4) -> list[tuple[Solid, Solid]]:
     rng = np.random.default_rng(seed)
     holders = [Solid(l_bracket()), Solid(extrude(U_CHANNEL, 0.0, 1.0))]
     shapes = [uv_sphere(0.3, rings=12, segments=16), torus(0.3, 0.1, 16, 8)]
-    return [(holders[k % 2], Solid(transformed(shapes[(k // 2) % 2], offset=rng.uniform((0.2, 0.2, 0.6), (1.6, 0.8, 1.2)))))
-            for k in range(count)]
+    places = rng.uniform((0.2, 0.2, 0.6), (1.6, 0.8, 1.2), (count, 3))
+    return [(holders[k % 2], Solid(transformed(shapes[(k // 2) % 2], offset=places[k]))) for k in range(count)]
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -11,8 +11,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ...contact import PENETRATING, TOUCHING, classify
-from ...narrowphase.collide import collide
+from ...contact import PENETRATING, TOUCHING, Contact, classify
+from ...narrowphase.epa_lockstep import collide_overlapping
 from ...steps import checkpoint
 from ..distance import MeshDistance, mesh_distance, windowed_mesh_distance
 from ..drag.translated_contact import TranslationStart, translation_start
@@ -128,7 +128,7 @@ def mesh_pair_steps(a: Solid, b: Solid, options: dict
         found = yield Ask(apart_distances, (a, b))
         return _apart(a, b, found, curves, touch), None  # apart, or touching without overlap
 
-    hull = collide(a.hull, b.hull, **options)
+    hull = yield Ask(hull_contacts, (a, b, options))
     candidates = [(hull.normal, hull.depth)] if hull.status == PENETRATING else []
     volume, centroid, volume_error = yield Ask(pair_volumes, (a, b))
     ball = yield Ask(common_balls, (a, b, centroid))
@@ -147,6 +147,21 @@ def mesh_pair_steps(a: Solid, b: Solid, options: dict
         status=status, signed_distance=-depth, normal=normal, point_a=point_a, point_b=point_b,
         method=MESH, tolerance=touch, depth_lower_bound=min(lower, depth), depth_is_estimate=depth > lower + tolerance,
         overlap_volume=volume, overlap_centroid=centroid, volume_error=volume_error, curves=curves), start
+
+
+def hull_contacts(requests: list[tuple[Solid, Solid, dict]]) -> list[Contact]:
+    """``collide(a.hull, b.hull, **options)`` of every ``(a, b, options)``, the EPA of those with the same options
+    grown together (``epa_lockstep.collide_overlapping``): the push-out's first direction."""
+    groups: dict[tuple, list[int]] = {}
+    for k, (_a, _b, options) in enumerate(requests):
+        groups.setdefault(tuple(sorted(options.items())), []).append(k)
+    answers: list = [None] * len(requests)
+    for key, members in groups.items():
+        found = collide_overlapping([requests[k][0].hull for k in members], [requests[k][1].hull for k in members],
+                                    **dict(key))
+        for k, contact in zip(members, found):
+            answers[k] = contact
+    return answers
 
 
 def _asked(search: Generator, many: Callable, *args) -> Generator[Ask, Any, Any]:

@@ -27,7 +27,7 @@ LOWER_BOUND_SAMPLES = 16
 BATCH_LEVELS = 3
 #: Gap ends (``pushout_gaps``) tried before bisecting, and how many the exact test is asked at once.
 GAP_TRIES = 4
-GAP_BATCH = 2
+GAP_BATCH = 1
 AXES = np.vstack([np.eye(3), -np.eye(3)])
 
 

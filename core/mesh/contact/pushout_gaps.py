@@ -5,9 +5,11 @@ past the proven lower bound are the lengths the push-out's exact test is asked a
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from ...vector.arrays import NEXT_CORNER, cross, dot, dot_rows, largest3, smallest3
+from ...vector.arrays import NEXT_CORNER, PREVIOUS_CORNER, cross, dot, dot_rows, largest3, smallest3
 from ..intersection import RELATIVE_TOLERANCE
 from ..stacked import STACKED_TRIANGLES, StackedMeshes
 from ..solid import Solid
@@ -27,36 +29,72 @@ GROUP_TRIANGLES = 50_000
 GAP_ROWS = 1_000_000
 
 
-def meeting_intervals(corners_a: np.ndarray, corners_b: np.ndarray, directions: np.ndarray, shrink: np.ndarray
+class TriangleTerms(NamedTuple):
+    """What ``meeting_intervals`` needs of each triangle, computed once per triangle: its corners and edges (edge k
+    from corner k to k + 1), area normal, the normal's level (n · corner 0), and per edge k the products
+    corner k × edge k (``on``, also corner k + 1's) and corner k + 2 × edge k (``off``): a · (e_a × e_b) is
+    e_b · (a × e_a)."""
+
+    corners: np.ndarray
+    edges: np.ndarray
+    normal: np.ndarray
+    level: np.ndarray
+    on: np.ndarray
+    off: np.ndarray
+
+    @classmethod
+    def of(cls, corners: np.ndarray) -> TriangleTerms:
+        edges = corners[:, NEXT_CORNER] - corners
+        normal = cross(edges[:, 0], edges[:, 1])
+        return cls(corners, edges, normal, dot(normal, corners[:, 0]), cross(corners, edges),
+                   cross(corners[:, PREVIOUS_CORNER], edges))
+
+    def rows(self, rows: np.ndarray) -> TriangleTerms:
+        return TriangleTerms(*(column[rows] for column in self))
+
+
+def meeting_intervals(a: TriangleTerms, b: TriangleTerms, directions: np.ndarray, shrink: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray]:
-    """``(low, high)`` (R,) of the t at which triangle a (R, 3, 3) meets triangle b moved by t·d; ``low > high``
-    where it never does (in floating point: a bracket to check). A pair that only slides over a plane of the
-    difference (a face over a face it touches) does not meet: along the axes d runs parallel to, the difference
-    must reach more than ``shrink`` (R,) beyond the line on both sides.
+    """``(low, high)`` (R,) of the t at which triangle a (R rows of ``TriangleTerms``) meets triangle b moved by
+    t·d; ``low > high`` where it never does (in floating point: a bracket to check). A pair that only slides over a
+    plane of the difference (a face over a face it touches) does not meet: along the axes d runs parallel to, the
+    difference must reach more than ``shrink`` (R,) beyond the line on both sides.
 
     The difference's facets are normal to a's plane, to b's, or to an edge of each: along each such axis m,
     t·(m·d) must lie within [min m·a − max m·b, max m·a − min m·b]; t's interval is the intersection over the
-    11 axes."""
-    edges_a = corners_a[:, NEXT_CORNER] - corners_a
-    edges_b = corners_b[:, NEXT_CORNER] - corners_b
-    axes = np.concatenate([cross(edges_a[:, 0], edges_a[:, 1])[:, None], cross(edges_b[:, 0], edges_b[:, 1])[:, None],
-                           cross(edges_a[:, :, None], edges_b[:, None]).reshape(-1, 9, 3)], axis=1)
-    along_a = dot_rows(axes, corners_a)  # (R, 11, 3): each axis against each corner, rounded alike in any batch
-    along_b = dot_rows(axes, corners_b)
-    low = smallest3(along_a) - largest3(along_b)
-    high = largest3(along_a) - smallest3(along_b)
-    rate = dot(axes, directions[:, None])
+    11 axes. Along e_a × e_b, a's corners give e_b · (a × e_a) and b's −e_a · (b × e_b)."""
+    on_a, off_a = dot_rows(a.on, b.edges), dot_rows(a.off, b.edges)  # (R, 3 edges of a, 3 edges of b)
+    on_b, off_b = dot_rows(a.edges, b.on), dot_rows(a.edges, b.off)  # minus b's values
+    b_along_a = dot_rows(a.normal[:, None], b.corners)[:, 0]  # (R, 3)
+    a_along_b = dot_rows(b.normal[:, None], a.corners)[:, 0]
+    count = len(directions)
+    low = np.concatenate([(a.level - largest3(b_along_a))[:, None], (smallest3(a_along_b) - b.level)[:, None],
+                          (np.minimum(on_a, off_a) + np.minimum(on_b, off_b)).reshape(count, 9)], axis=1)
+    high = np.concatenate([(a.level - smallest3(b_along_a))[:, None], (largest3(a_along_b) - b.level)[:, None],
+                           (np.maximum(on_a, off_a) + np.maximum(on_b, off_b)).reshape(count, 9)], axis=1)
+    rate = np.concatenate([dot(a.normal, directions)[:, None], dot(b.normal, directions)[:, None],
+                           dot_rows(cross(directions[:, None], a.edges), b.edges).reshape(count, 9)], axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         first, last = low / rate, high / rate
     starts = np.where(rate > 0.0, first, last)
     ends = np.where(rate > 0.0, last, first)
-    still = rate == 0.0
-    length = np.sqrt(dot(axes, axes))
-    margin = shrink[:, None] * length
-    across = ((low < -margin) & (high > margin)) | (length == 0.0)  # (parallel edges give no axis)
-    starts[still] = np.where(across[still], -np.inf, np.inf)
-    ends[still] = np.where(across[still], np.inf, -np.inf)
+    row, axis = np.nonzero(rate == 0.0)
+    if len(row):
+        axes = _axes(a, b, row, axis)
+        length = np.sqrt(dot(axes, axes))
+        margin = shrink[row] * length
+        across = ((low[row, axis] < -margin) & (high[row, axis] > margin)) | (length == 0.0)  # parallel edges
+        starts[row, axis] = np.where(across, -np.inf, np.inf)
+        ends[row, axis] = np.where(across, np.inf, -np.inf)
     return starts.max(axis=1), ends.min(axis=1)
+
+
+def _axes(a: TriangleTerms, b: TriangleTerms, row: np.ndarray, axis: np.ndarray) -> np.ndarray:
+    """The difference's axes of the given rows (``meeting_intervals``' order: a's normal, b's, then e_a k × e_b l
+    at 2 + 3k + l)."""
+    edge = np.maximum(axis - 2, 0)
+    edges = cross(a.edges[row, edge // 3], b.edges[row, edge % 3])
+    return np.where((axis == 0)[:, None], a.normal[row], np.where((axis == 1)[:, None], b.normal[row], edges))
 
 
 def first_gap_ends(segment: np.ndarray, low: np.ndarray, high: np.ndarray, starts: np.ndarray, join: np.ndarray,
@@ -134,19 +172,20 @@ def _grouped_gap_ends(requests: list[tuple[Solid, Solid, np.ndarray, float, floa
     # A's triangles that B's swept box reaches, and B's triangles whose swept boxes reach A's box
     seg_a, tri_a = _touched(stack_a, pair, low_b + sweep_low, high_b + sweep_high)
     seg_b, tri_b = _touched(stack_b, pair, low_a - sweep_high, high_a - sweep_low)
-    rows = np.bincount(pair, weights=np.bincount(seg_a, minlength=len(pair)) * np.bincount(seg_b, minlength=len(pair)),
-                       minlength=len(requests))
+    per_segment = np.bincount(seg_a, minlength=len(pair)) * np.bincount(seg_b, minlength=len(pair))
+    rows = np.bincount(pair, weights=per_segment, minlength=len(requests))
     measured = rows <= GAP_ROWS
     seg_a, tri_a = seg_a[measured[pair[seg_a]]], tri_a[measured[pair[seg_a]]]
     seg_b, tri_b = seg_b[measured[pair[seg_b]]], tri_b[measured[pair[seg_b]]]
     rows_a, rows_b, segment = _segment_pairs(seg_a, tri_a, seg_b, tri_b, len(pair))
+    terms_a, terms_b = TriangleTerms.of(stack_a.corners), TriangleTerms.of(stack_b.corners)
     met_segment, met_low, met_high = [], [], []
     for start in range(0, len(segment), CHUNK):
         i, j, k = rows_a[start:start + CHUNK], rows_b[start:start + CHUNK], segment[start:start + CHUNK]
         near = ((stack_a.lows[i] <= stack_b.highs[j] + sweep_high[k])
                 & (stack_b.lows[j] + sweep_low[k] <= stack_a.highs[i])).all(axis=1)
         i, j, k = i[near], j[near], k[near]
-        low, high = meeting_intervals(stack_a.corners[i], stack_b.corners[j], directions[k], shrink[pair[k]])
+        low, high = meeting_intervals(terms_a.rows(i), terms_b.rows(j), directions[k], shrink[pair[k]])
         met = (low <= high) & (high >= lower[k]) & (low < reach[k])
         met_segment.append(k[met])
         met_low.append(low[met])
@@ -158,7 +197,8 @@ def _grouped_gap_ends(requests: list[tuple[Solid, Solid, np.ndarray, float, floa
     return [each if measured[k] else None for k, each in enumerate(np.split(ends, np.cumsum(counts)[:-1]))]
 
 
-def _touched(stack: StackedMeshes, pair: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _touched(stack: StackedMeshes, pair: np.ndarray, low: np.ndarray, high: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray]:
     """(segment, stacked triangle row) of the triangles of each segment's mesh (``pair[segment]``) whose boxes meet
     the segment's box ``[low, high]``."""
     sizes = stack.counts[pair]

@@ -6,11 +6,13 @@ interface.
         [-- [aa-off] [esc] [shot=PNG]]
 
 A 10 ms timer measures how long the interface could not answer (nor see Esc) while Analyse, Resolve, Analyse
-again, Directional Depth along X and Copy Pair (its file browser confirmed) run as clicks do: each run's duration, longest and median gap, gaps over 200 ms, and the viewport's draws
-(one per anti-aliasing sample after a change; ``aa-off`` makes it one). Suzanne is not evaluated beforehand, as
-after opening a file. ``esc`` sends Esc (a simulated key press) while Analyse reads, classifies and measures and
-while Resolve, Directional Depth and Copy Pair work, and prints how soon each stopped and whether the scene was left as it was; ``shot=PNG``
-saves the screen as Analyse starts reading Suzanne. Details: docs/performance.md, "The interface during long work".
+again, Directional Depth along X and Copy Pair (its file browser confirmed) run as clicks do: each run's duration,
+longest and median gap, gaps over 200 ms, and the viewport's draws (one per anti-aliasing sample after a change;
+``aa-off`` makes it one). Suzanne is not evaluated beforehand, as after opening a file. ``esc`` sends Esc (a
+simulated key press) while Analyse reads, classifies and measures and while Resolve, Directional Depth and Copy
+Pair work, and prints how soon each stopped, whether the scene was left as it was, and how long an abandoned
+worker thread went on; ``shot=PNG`` saves the screen as Analyse starts reading Suzanne. Details:
+docs/performance.md, "The interface during long work".
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import faulthandler
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -224,7 +227,7 @@ def main() -> None:
           f"{bpy.context.preferences.system.viewport_aa})", flush=True)
     runs = runs_asked("esc" in arguments)
     state = {"run": -1, "running": False, "gaps": [], "drawn": [], "last": 0.0, "began": 0.0, "esc": None,
-             "before": None}
+             "before": None, "stopped": False}
 
     def scene_state() -> tuple:
         """What a cancelled run must leave as it was: the results and where the objects are."""
@@ -239,7 +242,7 @@ def main() -> None:
         run = runs[state["run"]]
         if run.clear:
             settings.results.clear()  # Analyse again: done once there are results
-        state["gaps"], state["drawn"], state["running"], state["esc"] = [], [], True, None
+        state["gaps"], state["drawn"], state["running"], state["esc"], state["stopped"] = [], [], True, None, False
         state["before"] = scene_state()
         draws.clear()
         reads.clear()
@@ -262,13 +265,15 @@ def main() -> None:
             if run.esc_when is not None and state["esc"] is None and busy() and run.esc_when(
                     activity(), now - state["began"], now - state["last"]):
                 state["esc"] = (now, time.thread_time(), activity(), len(state["gaps"]))
+                state["esc_process"] = time.process_time()
                 bpy.context.window_manager.windows[0].event_simulate(type='ESC', value='PRESS')
-            elif run.esc_when is not None and state["esc"] is not None and not busy():
+            elif run.esc_when is not None and state["esc"] is not None and not busy() and not state["stopped"]:
                 pressed, pressed_cpu, doing, first_gap = state["esc"]
                 after = state["gaps"][first_gap:] or [0.0]
                 drawn = [seconds for began, seconds in draws if began >= pressed]
-                print(f"{run.name}: Esc at {pressed - state['began']:.2f} s ({doing or run.name.split(',')[0]}; the gap before "
-                      f"it {1e3 * state['gaps'][first_gap - 1]:.0f} ms, the longest before it "
+                doing = doing or run.name.split(",")[0]
+                print(f"{run.name}: Esc at {pressed - state['began']:.2f} s ({doing}; the gap before it "
+                      f"{1e3 * state['gaps'][first_gap - 1]:.0f} ms, the longest before it "
                       f"{1e3 * max(state['gaps'][:first_gap]):.0f} ms), the operator received it "
                       f"{1e3 * (escapes[-1] - pressed) if escapes else float('nan'):.0f} ms later and stopped "
                       f"{1e3 * (stopped[-1][0] - pressed):.0f} ms later ({1e3 * (stopped[-1][1] - pressed_cpu):.0f} ms "
@@ -276,6 +281,11 @@ def main() -> None:
                       f"{1e3 * (now - pressed):.0f} ms later (longest stall meanwhile {1e3 * max(after):.0f} ms; "
                       f"{len(drawn)} viewport draws, {1e3 * sum(drawn):.0f} ms); results and objects "
                       f"{'as they were' if scene_state() == state['before'] else 'CHANGED'}", flush=True)
+                state["stopped"] = True
+            elif state["stopped"] and not working():
+                pressed, process_cpu = state["esc"][0], state["esc_process"]
+                print(f"{run.name}: the abandoned worker ended {now - pressed:.2f} s after Esc "
+                      f"({time.process_time() - process_cpu:.2f} s CPU of the process meanwhile)", flush=True)
                 finish()
             elif run.esc_when is not None and state["esc"] is None and not busy() and now - state["began"] > 1.0:
                 print(f"{run.name}: ended before its Esc ({now - state['began']:.2f} s)", flush=True)
@@ -301,6 +311,10 @@ def main() -> None:
     def finish() -> None:
         state["running"] = False
         bpy.app.timers.register(start_next, first_interval=1.0)
+
+    def working() -> bool:
+        """A worker thread of the add-on still runs (an abandoned one included)."""
+        return any(thread.name == "collision_inspector work" for thread in threading.enumerate())
 
     def busy() -> bool:
         """A modal Analyse or Resolve still runs."""

@@ -7,9 +7,10 @@
 A timer asking to run every 10 ms measures how long the interface could not answer (nor see Esc) while the check
 runs as a click does: its duration, the longest gap, the gaps over 200 ms and the median gap. A second check gets
 Esc (a key press) two seconds in: how long after it the operator stopped, whether the results and the scene were
-left as they were, and how long the abandoned worker thread went on (and the process' CPU time meanwhile). ``shot=PNG`` saves the screen just before that Esc (the status bar during the check). The
-viewport's anti-aliasing is off: on a software renderer each of its 8 samples is a draw of seconds. Details:
-docs/performance.md, "The interface during long work".
+left as they were, and how long the abandoned worker thread went on (and the process' CPU time meanwhile).
+``shot=PNG`` saves the screen just before that Esc (the status bar during the check). The viewport's anti-aliasing
+is off: on a software renderer each of its 8 samples is a draw of seconds. Details: docs/performance.md, "The
+interface during long work".
 """
 
 from __future__ import annotations
@@ -120,8 +121,8 @@ def main() -> None:
                       f"{'as they were' if scene_state() == state['before'] else 'CHANGED'}", flush=True)
             elif esc and "stopped" in state and not working():
                 pressed, cpu = state["esc"][0], state["esc_cpu"]
-                print(f"{name}: the abandoned worker ended {now - pressed:.2f} s after Esc ({time.process_time() - cpu:.2f}"
-                      f" s CPU of the process meanwhile)", flush=True)
+                print(f"{name}: the abandoned worker ended {now - pressed:.2f} s after Esc "
+                      f"({time.process_time() - cpu:.2f} s CPU of the process meanwhile)", flush=True)
                 del state["stopped"]
                 finish()
             elif esc and state["esc"] is None and not busy() and now - state["began"] > 1.0:

@@ -17,6 +17,7 @@ import numpy as np
 
 from .narrowphase.collide import collide
 from .contact import TOUCHING, Contact
+from .steps import checkpoint
 from .validation import as_iteration_cap, as_length, as_points
 
 FORMAT = "collision-inspector-pair"
@@ -27,7 +28,7 @@ SETTING_NAMES = ("tolerance", "touch_tolerance", "max_iterations")
 NORMAL_TOLERANCE = 1e-6
 #: Points turned into lists or JSON text per call: one call over a million points keeps the interpreter for
 #: seconds (``json.dumps``) or most of a second (``tolist``), which a worker thread must not do to the interface.
-TEXT_ROWS = 4096
+TEXT_ROWS = 1024
 
 
 def pair_document(points_a, points_b, settings: dict | None = None, contact: Contact | None = None, *,
@@ -83,8 +84,12 @@ def version_info() -> dict:
 
 
 def _rows_as_lists(points: np.ndarray) -> list:
-    """``points.tolist()``, made ``TEXT_ROWS`` rows at a time."""
-    return [row for start in range(0, len(points), TEXT_ROWS) for row in points[start:start + TEXT_ROWS].tolist()]
+    """``points.tolist()``, made ``TEXT_ROWS`` rows at a time (a cancelled worker stops between them)."""
+    rows = []
+    for start in range(0, len(points), TEXT_ROWS):
+        checkpoint()
+        rows.extend(points[start:start + TEXT_ROWS].tolist())
+    return rows
 
 
 def document_text(document: dict) -> str:
@@ -96,8 +101,11 @@ def document_text(document: dict) -> str:
 def _value_text(value) -> str:
     if not isinstance(value, list) or len(value) <= TEXT_ROWS:
         return json.dumps(value, allow_nan=False)
-    return "[" + ", ".join(json.dumps(value[start:start + TEXT_ROWS], allow_nan=False)[1:-1]
-                           for start in range(0, len(value), TEXT_ROWS)) + "]"
+    pieces = []
+    for start in range(0, len(value), TEXT_ROWS):
+        checkpoint()  # (a cancelled worker stops here)
+        pieces.append(json.dumps(value[start:start + TEXT_ROWS], allow_nan=False)[1:-1])
+    return "[" + ", ".join(pieces) + "]"
 
 
 def write_pair(path, document: dict) -> str:

@@ -5,7 +5,9 @@ whole or not at all)."""
 
 from __future__ import annotations
 
+import json
 import threading
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -13,9 +15,11 @@ import pytest
 import core.mesh.bvh as bvh_module
 import core.mesh.self_intersection as self_intersection_module
 import core.mesh.topology as topology_module
+import core.replay as replay_module
 from core.mesh import Solid
 from core.mesh.self_intersection import self_intersection
 from core.mesh.topology import used_vertices
+from core.replay import document_text, pair_document
 from core.steps import Cancelled, checkpoint, in_background, run_to_end
 from mesh_fixtures import mesh, uv_sphere
 
@@ -165,3 +169,14 @@ def test_used_vertices_are_numpys_unique_ones(seed):
     count = int(rng.integers(1, 500))
     triangles = rng.integers(0, count, size=(int(rng.integers(0, 300)), 3))
     assert np.array_equal(used_vertices(triangles, count), np.unique(triangles))
+
+
+def test_a_cancelled_pair_document_text_stops_before_its_next_chunk(monkeypatch):
+    points = np.random.default_rng(5).normal(size=(50, 3))
+    document = pair_document(points, points + 3.0)
+    monkeypatch.setattr(replay_module, "TEXT_ROWS", 4)  # 13 chunks of points per side
+    encoder = SimpleNamespace(dumps=json.dumps)
+    monkeypatch.setattr(replay_module, "json", encoder)
+    assert document_text(document) == json.dumps(document)
+    (outcome, calls), _worker = cancelled_midway(lambda: document_text(document), (encoder, "dumps"))
+    assert outcome == ("cancelled", None) and calls == 5  # two fields and the next key, then it stops at the points

@@ -1,18 +1,15 @@
-"""How long Blender's interface stalls while Analyse, Resolve, Directional Depth and Copy Pair work on a big pair,
-and how soon Esc stops them: Suzanne under a level-5 subdivision (about 1M triangles) through a cube, in the real
-interface.
+"""How long Blender's interface stalls while Analyse, Resolve, Directional Depth and Copy Pair work on a big pair
+(Suzanne under a level-5 subdivision, about 1M triangles, through a cube) in the real interface, and how soon Esc
+stops them.
 
     BLENDER_XVFB=1 blender --factory-startup --enable-event-simulate --python benchmarks/bench_gui_stall.py \
         [-- [aa-off] [esc] [shot=PNG]]
 
-A 10 ms timer measures how long the interface could not answer (nor see Esc) while Analyse, Resolve, Analyse
-again, Directional Depth along X and Copy Pair (its file browser confirmed) run as clicks do: each run's duration,
-longest and median gap, gaps over 200 ms, and the viewport's draws (one per anti-aliasing sample after a change;
-``aa-off`` makes it one). Suzanne is not evaluated beforehand, as after opening a file. ``esc`` sends Esc (a
-simulated key press) while Analyse reads, classifies and measures and while Resolve, Directional Depth and Copy
-Pair work, and prints how soon each stopped, whether the scene was left as it was, and how long an abandoned
-worker thread went on; ``shot=PNG`` saves the screen as Analyse starts reading Suzanne. Details:
-docs/performance.md, "The interface during long work".
+A 10 ms timer measures how long the interface could not answer while they run as clicks do (Copy Pair's file browser
+confirmed): durations, longest and median gaps, gaps over 200 ms, the viewport's draws (``aa-off``: one per change).
+Suzanne is not evaluated beforehand. ``esc`` sends Esc (a simulated key press) during each and prints how soon it
+stopped, whether the scene was left as it was and how long an abandoned worker went on; ``shot=PNG`` saves the
+screen as Analyse starts reading Suzanne. Details: docs/performance.md, "The interface during long work".
 """
 
 from __future__ import annotations

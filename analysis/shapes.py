@@ -181,13 +181,15 @@ class ReadSource:
 
 def node_instances(obj: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> tuple:
     """``((arrays, world matrix), ...)`` of the meshes that the object's Geometry Nodes modifiers instance (a scatter
-    made by Instance on Points, objects or collections placed by nodes): part of the object as the viewport shows
-    it, as Realize Instances would make them. () for an object without a Geometry Nodes modifier shown in the
-    viewport, whose instances are not looked for."""
-    if not any(modifier.type == 'NODES' and modifier.show_viewport for modifier in getattr(obj, "modifiers", ())):
+    made by Instance on Points, objects or collections placed by nodes), or its vertex or face instancing places
+    (its children at its vertices or faces): part of the object as the viewport shows it, as Realize Instances
+    (or Make Instances Real) would make them. () for an object with neither, whose instances are not looked for."""
+    by_nodes = any(modifier.type == 'NODES' and modifier.show_viewport for modifier in getattr(obj, "modifiers", ()))
+    if not by_nodes and obj.instance_type not in {'VERTS', 'FACES'}:
         return ()
     evaluated = obj.evaluated_get(depsgraph)
-    if hasattr(evaluated, "evaluated_geometry") and evaluated.evaluated_geometry().instances_pointcloud() is None:
+    if (obj.instance_type not in {'VERTS', 'FACES'} and hasattr(evaluated, "evaluated_geometry")
+            and evaluated.evaluated_geometry().instances_pointcloud() is None):
         return ()  # Blender 4.3 and later say at once when the nodes make no instances
     found, copied = [], {}  # a scatter's instances mostly show a few meshes: each copied once
     for instance in depsgraph.object_instances:

@@ -223,3 +223,16 @@ def test_the_overlap_object_of_a_scatter_is_what_its_instances_share(empty_scene
     assert volume == pytest.approx(result.overlap_volume, rel=1e-6)
     assert bpy.ops.collision_inspector.make_overlap_object(index=0) == {'FINISHED'}
     assert len(bpy.data.objects) == objects + 1
+
+
+def test_the_children_a_vertex_instancer_places_are_part_of_it(empty_scene):
+    """Instancing on vertices: a 2 m cube shows its child, a 0.2 m ball, at each of its corners; a probe whose bottom
+    is at z = 1.05 over the corner (1, 1, 1) sinks 0.15 into that ball's top, and is apart from the cube itself."""
+    emitter = add_cube("Emitter", size=2.0)
+    emitter.instance_type = 'VERTS'
+    bpy.ops.mesh.primitive_uv_sphere_add(radius=0.2)
+    rename(bpy.context.active_object, "Child").parent = emitter
+    probe = add_cube("Probe", size=0.5, location=(1.0, 1.0, 1.3))
+    result = only_result(emitter, probe)
+    assert result.status == 'penetrating'
+    assert result.depth == pytest.approx(0.15, abs=1e-6)

@@ -29,13 +29,20 @@ NEIGHBOUR_EVERY = 5
 
 
 def template_mesh(name: str, segments: int, rings: int) -> bpy.types.Mesh:
-    """A UV sphere of radius 0.5 (``segments * (rings - 1) + 2`` vertices), or a unit cube for 0 segments."""
+    """A UV sphere of radius 0.5 (``segments * (rings - 1) + 2`` vertices), or a unit cube for 0 segments; its faces
+    sorted by their vertices (Blender lists a new sphere's faces in an order that changes from run to run, and with
+    it how the faces are split and every answer's last bits: sorted, every run measures the same scene)."""
     import bmesh  # here: the PyPI bpy module provides bmesh only once bpy has been imported
     bm = bmesh.new()
     if segments:
         bmesh.ops.create_uvsphere(bm, u_segments=segments, v_segments=rings, radius=0.5)
     else:
         bmesh.ops.create_cube(bm, size=1.0)
+    bm.verts.index_update()
+    bm.faces.index_update()
+    order = sorted(bm.faces, key=lambda face: tuple(vertex.index for vertex in face.verts))
+    rank = {face.index: position for position, face in enumerate(order)}
+    bm.faces.sort(key=lambda face: rank[face.index])
     mesh = bpy.data.meshes.new(name)
     bm.to_mesh(mesh)
     bm.free()

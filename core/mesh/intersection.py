@@ -5,6 +5,7 @@ See docs/architecture.md, section "Mesh: intersection curves".
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
@@ -364,33 +365,34 @@ class CrossingCurves(NamedTuple):
 
 
 def surface_crossings(pairs: list[tuple[TriangleMesh, TriangleMesh]],
-                      trees: list[tuple[TriangleBVH, TriangleBVH]] | None = None) -> list[CrossingCurves]:
+                      trees: Callable[[int], tuple[TriangleBVH, TriangleBVH]] | None = None) -> list[CrossingCurves]:
     """The curves and whether the surfaces share interior, as ``surface_intersection(a, b, trees=...)`` gives them
     (the same numbers), for every pair (A, B): small pairs' meshes are stacked (``stacked``) and their candidate
     triangle pairs crossed and chained together, so many small pairs cost about one pair of their total size;
-    pairs too large to screen every triangle pair at once find their candidates alone (down ``trees``), and pairs
-    too large to stack (``stacked_together``) are measured by ``surface_intersection``."""
+    pairs with too many triangles near each other to screen every such triangle pair at once find their candidates
+    alone (down ``trees(k)``, pair k's trees, asked for only then: building a tree costs more than a flat screen),
+    and pairs too large to stack (``stacked_together``) are measured by ``surface_intersection``."""
     answers: list[CrossingCurves | None] = [None] * len(pairs)
     together = stacked_together(pairs)
     for k in [k for k, small in enumerate(together) if not small]:
-        found = surface_intersection(*pairs[k], trees=None if trees is None else trees[k])
+        found = surface_intersection(*pairs[k], trees=None if trees is None else trees(k))
         answers[k] = CrossingCurves(found.curves, found.closed, found.shares_interior)
     small = [k for k, small in enumerate(together) if small]
     for k, answer in zip(small, _stacked_crossings([pairs[k] for k in small],
-                                                   None if trees is None else [trees[k] for k in small])):
+                                                   None if trees is None else lambda m: trees(small[m]))):
         answers[k] = answer
     return answers
 
 
 def _stacked_crossings(pairs: list[tuple[TriangleMesh, TriangleMesh]],
-                       trees: list[tuple[TriangleBVH, TriangleBVH]] | None) -> list[CrossingCurves]:
+                       trees: Callable[[int], tuple[TriangleBVH, TriangleBVH]] | None) -> list[CrossingCurves]:
     if not pairs:
         return []
     stack_a, stack_b = StackedMeshes([a for a, _ in pairs]), StackedMeshes([b for _, b in pairs])
     tolerances = np.array([default_tolerance(a, b, None) for a, b in pairs])
     sizes = np.array([max(a.size, b.size) for a, b in pairs])
     rows = stacked_candidates(stack_a, stack_b, tolerances, FLAT_PAIRS, lambda k: candidate_pairs(
-        *pairs[k], float(tolerances[k]), None if trees is None else trees[k]))
+        *pairs[k], float(tolerances[k]), None if trees is None else trees(k)))
     owner = stack_a.owner[rows[:, 0]]
     found = MeshPairs.of_pairs(stack_a.mesh, stack_b.mesh, rows, tolerances[owner], sizes[owner], meeting_only=True)
     curves, closed, chain = _curves(found)

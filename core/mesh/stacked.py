@@ -196,17 +196,24 @@ def segment_firsts(values: np.ndarray, segment: np.ndarray, count: int) -> np.nd
 def stacked_candidates(a: StackedMeshes, b: StackedMeshes, tolerances: np.ndarray, flat_pairs: int,
                        alone: Callable[[int], np.ndarray]) -> np.ndarray:
     """(K, 2) candidate triangle pairs (rows of stacked A, rows of stacked B) of the pairs (mesh k of A, mesh k of
-    B), pair after pair: those of at most ``flat_pairs`` triangle pairs whose boxes meet within the pair's
-    ``tolerances[k]``, screened all at once, in the order ``np.argwhere`` lists them; the larger pairs' from
-    ``alone(k)`` (pairs of the meshes' own triangle indices, sorted)."""
-    products = a.counts * b.counts
+    B), pair after pair: those of at most ``flat_pairs`` pairs of triangles near the other mesh (``_near_rows``: no
+    other triangle can be in a candidate pair) screened all at once by their boxes within the pair's
+    ``tolerances[k]``, in the order ``np.argwhere`` lists them; the larger pairs' from ``alone(k)`` (pairs of the
+    meshes' own triangle indices, sorted)."""
+    every = np.arange(len(tolerances))
+    near_a, near_b = _near_rows(a, b, tolerances, every), _near_rows(b, a, tolerances, every)
+    products = (np.bincount(a.owner[near_a], minlength=len(every))
+                * np.bincount(b.owner[near_b], minlength=len(every)))
     flat = products <= flat_pairs
     found: list[np.ndarray] = [np.zeros((0, 2), dtype=np.int64)] * len(products)
     rows = np.flatnonzero(flat)
     while len(rows):
         taken = max(int(np.searchsorted(np.cumsum(products[rows]), SCREEN_ROWS, side="right")), 1)
         chunk, rows = rows[:taken], rows[taken:]
-        pair, kept = _flat_screen(a, b, tolerances, chunk)
+        chosen = np.zeros(len(every), dtype=bool)
+        chosen[chunk] = True
+        pair, kept = _flat_screen(a, b, tolerances, chunk, near_a[chosen[a.owner[near_a]]],
+                                  near_b[chosen[b.owner[near_b]]])
         bounds = np.searchsorted(pair, np.append(chunk, chunk[-1] + 1))
         for k, first, last in zip(chunk.tolist(), bounds[:-1].tolist(), bounds[1:].tolist()):
             found[k] = kept[first:last]
@@ -215,12 +222,12 @@ def stacked_candidates(a: StackedMeshes, b: StackedMeshes, tolerances: np.ndarra
     return np.concatenate(found)
 
 
-def _flat_screen(a: StackedMeshes, b: StackedMeshes, tolerances: np.ndarray, pairs: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def _flat_screen(a: StackedMeshes, b: StackedMeshes, tolerances: np.ndarray, pairs: np.ndarray, rows_a: np.ndarray,
+                 rows_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every triangle pair of the ``pairs`` (sorted) whose boxes meet within the pair's tolerance: (pair, (K, 2)
-    stacked rows), pair by pair. Only the triangles whose boxes meet the other mesh's box within the tolerance are
-    paired: rounding is monotone, so a triangle failing against the box fails against each of its triangles."""
-    rows_a, rows_b = _near_rows(a, b, tolerances, pairs), _near_rows(b, a, tolerances, pairs)
+    stacked rows), pair by pair. Only the triangles whose boxes meet the other mesh's box within the tolerance,
+    ``rows_a`` and ``rows_b`` (``_near_rows`` of those pairs), are paired: rounding is monotone, so a triangle
+    failing against the box fails against each of its triangles."""
     count_a = np.bincount(a.owner[rows_a], minlength=len(tolerances))[pairs]
     count_b = np.bincount(b.owner[rows_b], minlength=len(tolerances))[pairs]
     start_a, start_b = np.cumsum(count_a) - count_a, np.cumsum(count_b) - count_b

@@ -12,7 +12,8 @@ import pytest
 from core import overlapping_pairs
 from core.mesh import Solid, TriangleMesh
 from core.mesh.contact.containment import boxes_apart
-from core.mesh.intersection import FLAT_PAIRS, surface_crossings, surface_intersection
+import core.mesh.intersection as intersection_module
+from core.mesh.intersection import candidate_pairs, surface_crossings, surface_intersection
 import core.mesh.stacked as stacked_module
 from core.mesh.stacked import StackedMeshes
 from core.mesh.triangle_intersection import may_meet, pair_crossings
@@ -66,7 +67,7 @@ def assert_same_crossings(together, alone) -> None:
 @pytest.mark.parametrize("seed", range(2))
 def test_crossings_together_are_each_pairs_own_on_the_roof(seed):
     pairs = kitbash_pairs(seed)
-    together = surface_crossings([(a.mesh, b.mesh) for a, b in pairs], [(a.bvh, b.bvh) for a, b in pairs])
+    together = surface_crossings([(a.mesh, b.mesh) for a, b in pairs], lambda k: (pairs[k][0].bvh, pairs[k][1].bvh))
     for (a, b), found in zip(pairs, together):
         assert_same_crossings(found, surface_intersection(a.mesh, b.mesh, trees=(a.bvh, b.bvh)))
     assert len(pairs) > 40 and sum(found.shares_interior for found in together) > 20
@@ -74,13 +75,18 @@ def test_crossings_together_are_each_pairs_own_on_the_roof(seed):
 
 
 @pytest.mark.parametrize("seed", range(2))
-def test_crossings_together_are_each_pairs_own_on_ellipsoids(seed):
-    """Pairs of two ellipsoids have too many triangle pairs to screen flat: they find their candidates alone, with
-    or without trees, between pairs screened flat."""
+def test_crossings_together_are_each_pairs_own_on_ellipsoids(seed, monkeypatch):
+    """With the flat screen's bound lowered, pairs of ellipsoids with many triangles near each other find their
+    candidates alone, with or without trees, between pairs screened flat (those with few, and ellipsoids and boxes)."""
     pairs = ellipsoid_pairs(seed)
-    assert any(len(a.triangles) * len(b.triangles) > FLAT_PAIRS for a, b in pairs)
+    monkeypatch.setattr(intersection_module, "FLAT_PAIRS", 2500)
+    alone = []
+    monkeypatch.setattr(intersection_module, "candidate_pairs", lambda *args: alone.append(args) or candidate_pairs(
+        *args))
     for trees in (None, [(Solid(a).bvh, Solid(b).bvh) for a, b in pairs]):
-        together = surface_crossings(pairs, trees)
+        alone.clear()
+        together = surface_crossings(pairs, None if trees is None else trees.__getitem__)
+        assert 2 <= len(alone) <= len(pairs) - 4
         for k, ((a, b), found) in enumerate(zip(pairs, together)):
             assert_same_crossings(found, surface_intersection(a, b, trees=None if trees is None else trees[k]))
     assert any(found.shares_interior for found in together) and not all(found.shares_interior for found in together)

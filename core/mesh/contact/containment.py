@@ -176,15 +176,25 @@ def _shared_offsets(pairs: _OffsetPairs, count: int) -> np.ndarray:
 def _swept_candidates(still: TriangleMesh, moving: TriangleMesh, shifts: np.ndarray, reach: float
                       ) -> tuple[np.ndarray, np.ndarray] | None:
     """Triangle pairs (of ``still``, of ``moving``) whose boxes, widened by ``reach``, meet the moving boxes swept over
-    ``shifts`` (every pair any shift's test can need; all pairs screened at once for small meshes, ``FLAT_PAIRS``,
-    else a sort and sweep); None when those times the shifts exceed ``BATCH_CANDIDATES``."""
+    ``shifts`` (every pair any shift's test can need), sorted: only the triangles whose boxes meet the other side's
+    whole box take part (no other can), all their pairs screened at once when they are few (``FLAT_PAIRS``), else by a
+    sort and sweep; None when those times the shifts exceed ``BATCH_CANDIDATES``."""
     swept_lows, swept_highs = moving.lows + shifts.min(axis=0), moving.highs + shifts.max(axis=0)
-    if len(still.triangles) * len(moving.triangles) <= FLAT_PAIRS:
-        i, j = np.nonzero(((still.lows[:, None] - reach <= swept_highs + reach)
-                           & (swept_lows - reach <= still.highs[:, None] + reach)).all(axis=2))
+    near_still = _meeting(still.lows, still.highs, swept_lows.min(axis=0), swept_highs.max(axis=0), reach)
+    near_moving = _meeting(swept_lows, swept_highs, still.lows.min(axis=0), still.highs.max(axis=0), reach)
+    if len(near_still) * len(near_moving) <= FLAT_PAIRS:
+        i, j = np.nonzero(((still.lows[near_still, None] - reach <= swept_highs[near_moving] + reach)
+                           & (swept_lows[near_moving] - reach <= still.highs[near_still, None] + reach)).all(axis=2))
+        i, j = near_still[i], near_moving[j]
     else:
         i, j = overlapping_pairs_between(still.lows, still.highs, swept_lows, swept_highs, margin=reach).T
     return (i, j) if len(i) * len(shifts) <= BATCH_CANDIDATES else None
+
+
+def _meeting(lows: np.ndarray, highs: np.ndarray, low: np.ndarray, high: np.ndarray, reach: float) -> np.ndarray:
+    """Indices of the boxes that meet the box [``low``, ``high``] once both are widened by ``reach`` (compared as the
+    pair screen compares two boxes, so a box failing here fails against every box inside that one)."""
+    return np.flatnonzero(((lows - reach <= high + reach) & (low - reach <= highs + reach)).all(axis=1))
 
 
 def _may_nest(a: Solid, b: Solid, offsets: np.ndarray) -> np.ndarray:

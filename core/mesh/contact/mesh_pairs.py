@@ -108,8 +108,10 @@ def _batched(a: Solid, b: Solid) -> bool:
 
 
 def _surface_crossings(requests: list[tuple[Solid, Solid]]) -> list[CrossingCurves]:
-    """The surfaces' crossings of every pair, found together (``surface_crossings``, down the objects' trees)."""
-    return surface_crossings([(a.mesh, b.mesh) for a, b in requests], [(a.bvh, b.bvh) for a, b in requests])
+    """The surfaces' crossings of every pair, found together (``surface_crossings``, down the objects' trees where
+    they have many triangles near each other: a tree is built only for those)."""
+    return surface_crossings([(a.mesh, b.mesh) for a, b in requests],
+                             lambda k: (requests[k][0].bvh, requests[k][1].bvh))
 
 
 def mesh_pair_steps(a: Solid, b: Solid, options: dict

@@ -50,7 +50,7 @@ def test_the_roof_classified_together_is_each_part_alone(scene):
 
 def test_the_roofs_crossings_together_are_each_pairs_own(scene):
     _solids, pairs = scene
-    together = surface_crossings([(a.mesh, b.mesh) for a, b in pairs], [(a.bvh, b.bvh) for a, b in pairs])
+    together = surface_crossings([(a.mesh, b.mesh) for a, b in pairs], lambda k: (pairs[k][0].bvh, pairs[k][1].bvh))
     for (a, b), found in zip(pairs, together):
         assert_same_crossings(found, surface_intersection(a.mesh, b.mesh, trees=(a.bvh, b.bvh)))
     assert sum(found.shares_interior for found in together) > 200

@@ -11,11 +11,10 @@ import bpy
 import numpy as np
 
 from ..core import collide
-from ..core.narrowphase.directional import DirectionalResult, directional_depth
+from ..core.narrowphase.directional import directional_depth
 from ..core.mesh import CONVEX, HULL, Solid, SolidContact
 from ..core.planar.projection import collide_in_plane, plane_basis
 from ..core.replay import pair_document
-from ..core.steps import run_to_end
 from ..core.shapes.rigid import RIGID_BODY_KINDS, rigid_body_shape
 from .background import Announced, meanwhile
 from .geometry import ObjectGeometryError, evaluated_mesh, world_points
@@ -213,22 +212,17 @@ def result_sources(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, resul
     return found[0], found[1]
 
 
-def pair_shapes(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, result) -> tuple:
-    """``(shape A, shape B, exact)``: the core shapes the directional depth uses for a stored result.
-
-    Rigid-body shapes where the results were measured with them (``stored_modes``), else convex hulls;
-    ``exact`` is False when a hull stands in for a non-convex object."""
-    return run_to_end(pair_shapes_steps(scene, depsgraph, result))
-
-
 #: The steps of a pair's inspection: reading A, reading B, then measuring (or writing).
 INSPECTION_STEPS = 3
 
 
 def pair_shapes_steps(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, result) -> Iterator:
-    """``pair_shapes`` as steps, ``(done, INSPECTION_STEPS)`` each: each object's arrays copied from Blender at
-    once, the rest (triangles, classification, hull) on a worker thread for a big mesh (``analysis.background``);
-    before an object that may be slow to read, an ``Announced`` step."""
+    """Steps, ``(done, INSPECTION_STEPS)`` each, returning ``(shape A, shape B, exact)``: the core shapes the
+    directional depth uses for a stored result, its rigid-body shapes where the results were measured with them
+    (``stored_modes``), else convex hulls (``exact`` False when a hull stands in for a non-convex object). Each
+    object's arrays are copied from Blender at once, the rest (triangles, classification, hull) made on a worker
+    thread for a big mesh (``analysis.background``); before an object that may be slow to read, an ``Announced``
+    step."""
     use_hulls, rigid_bodies = scene.collision_inspector.use_hulls, stored_modes(scene).rigid_bodies
     shapes, exact = [], True
     for done, source in enumerate(result_sources(scene, depsgraph, result)):
@@ -264,14 +258,10 @@ def axis_vector(axis: str, result, context=None) -> np.ndarray:
     return np.array(AXIS_VECTORS[axis], dtype=np.float64)
 
 
-def result_directional_depth(scene, depsgraph, result, direction) -> tuple[DirectionalResult, bool]:
-    """``(DirectionalResult, exact)`` of B of a stored result moving along ``direction`` (see ``pair_shapes``)."""
-    return run_to_end(directional_depth_steps(scene, depsgraph, result, direction))
-
-
-def directional_depth_steps(scene, depsgraph, result, direction) -> Iterator:
-    """``result_directional_depth`` as steps (``pair_shapes_steps``, then the measure on the worker thread when an
-    object was big)."""
+def directional_depth_steps(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, result,
+                            direction: np.ndarray) -> Iterator:
+    """Steps returning ``(DirectionalResult, exact)`` of B of a stored result moving along ``direction``
+    (``pair_shapes_steps``, then the measure on the worker thread when an object was big)."""
     settings = scene.collision_inspector
     options = {"tolerance": settings.tolerance or None, "touch_tolerance": settings.touch_tolerance,
                "max_iterations": settings.max_iterations or None}
@@ -282,16 +272,11 @@ def directional_depth_steps(scene, depsgraph, result, direction) -> Iterator:
     return answer, exact
 
 
-def result_pair_document(scene, depsgraph, result) -> dict:
-    """The ``core.replay`` document of a stored result: both objects' world-space vertices, the solver
-    settings, and what the add-on showed (in ``meta``)."""
-    return run_to_end(pair_document_steps(scene, depsgraph, result))
-
-
-def pair_document_steps(scene, depsgraph, result) -> Iterator:
-    """``result_pair_document`` as steps, ``(done, INSPECTION_STEPS)`` each: both objects' arrays copied from
-    Blender at once (an ``Announced`` step before one that may be slow to read), the document made on a worker
-    thread when they are big (``analysis.background``)."""
+def pair_document_steps(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, result) -> Iterator:
+    """Steps, ``(done, INSPECTION_STEPS)`` each, returning the ``core.replay`` document of a stored result: both
+    objects' world-space vertices, the solver settings, and what the add-on showed (in ``meta``). Both objects'
+    arrays are copied from Blender at once (an ``Announced`` step before one that may be slow to read), the
+    document made on a worker thread when they are big (``analysis.background``)."""
     settings = scene.collision_inspector
     sources = result_sources(scene, depsgraph, result)
     meta = {

@@ -149,7 +149,7 @@ def compute_overlay_geometry(
     does not. Every result gets its arrow or line; witness-point markers go to the ``detailed`` results
     (``detailed_rows``: all on-screen ones, or the ``max_detailed`` nearest), which also get labels.
     With ``cull`` the arrays are about the results that may show in the view only (``rows``; see
-    ``segments_on_screen``), the rest left out; every index in the output then counts in ``rows``.
+    ``_on_screen``), the rest left out; every index in the output then counts in ``rows``.
     """
     dtype = np.result_type(results.points_a.dtype, np.float32)  # float32 results: float32 arithmetic (faster)
     view_matrix = np.asarray(view_matrix, dtype=dtype)
@@ -239,18 +239,11 @@ def detailed_rows(anchors: np.ndarray, depths: np.ndarray, size: tuple[float, fl
     return candidates[keep]
 
 
-def segments_on_screen(results: ResultArrays, view_projection: np.ndarray, size: tuple[float, float],
-                       style: ArrowStyle) -> np.ndarray:
-    """True for results whose drawing may show in the view: the pixel box of the segment between their
-    witness points meets the region, grown by ``OFF_SCREEN_MARGIN_PX`` and by the longest on-screen arrow
-    and head the style draws, with both points in front of the eye; or the segment crosses the eye's
-    plane (its projection is no box: kept)."""
-    return _on_screen(project_to_pixels(results.points_b, view_projection, size),
-                      project_to_pixels(results.points_a, view_projection, size), size, style)
-
-
 def _on_screen(projected_starts, projected_ends, size: tuple[float, float], style: ArrowStyle) -> np.ndarray:
-    """``segments_on_screen`` from the ``project_to_pixels`` of the segments' starts (B) and ends (A)."""
+    """True for results whose drawing may show in the view, from the ``project_to_pixels`` of the segments' starts
+    (B) and ends (A): the pixel box of the segment between their witness points meets the region, grown by
+    ``OFF_SCREEN_MARGIN_PX`` and by the longest on-screen arrow and head the style draws, with both points in front
+    of the eye; or the segment crosses the eye's plane (its projection is no box: kept)."""
     (start_px, start_w), (end_px, end_w) = projected_starts, projected_ends
     reach = max(style.fixed_length_px or 0.0, style.touching_length_px, style.min_length_px) + (
         style.min_head_px * style.head_scale * HIGHLIGHT_HEAD_SCALE)

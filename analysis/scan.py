@@ -34,9 +34,6 @@ from .solid_cache import SolidCache
 #: ``_frame_tolerance``); each pair's worst frame is then measured again with the scene's tolerance.
 FRAME_RELATIVE_TOLERANCE = 1e-6
 
-#: Statuses that count as contact for the intervals and the first contact.
-CONTACT = frozenset({'penetrating', 'touching'})
-
 
 def geometry_may_change(obj: bpy.types.Object) -> bool:
     """True when ``obj``'s evaluated geometry may differ between frames (modifiers, shape keys, animated

@@ -19,7 +19,7 @@ from ..ui import overlay
 from ..ui.units import format_length
 from .analyse import EVERY_PAIR_SCOPES
 from .base import (PROGRESS_STEPS, SLICE_SECONDS, NeedsResultsMixin, ReplacesResultsMixin, StepwiseMixin, advance,
-                   chosen_result, mark_stopped, running_refusal)
+                   chosen_result, running_refusal)
 
 
 class COLLISION_INSPECTOR_OT_scan(ReplacesResultsMixin, StepwiseMixin, bpy.types.Operator):

@@ -221,7 +221,7 @@ def rotation_z(angle: float) -> np.ndarray:
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
-def _coal_model(shape: TriangleMesh):
+def coal_model(shape: TriangleMesh):
     bvh = coal.BVHModelOBBRSS()
     bvh.beginModel(len(shape.triangles), len(shape.vertices))
     bvh.addVertices(np.array(shape.vertices))
@@ -233,7 +233,7 @@ def _coal_model(shape: TriangleMesh):
 def coal_distance(a: TriangleMesh, b: TriangleMesh) -> float:
     """coal's exact BVH (OBBRSS) distance between two triangle meshes' surfaces (0 when they touch or cross)."""
     result = coal.DistanceResult()
-    return coal.distance(_coal_model(a), coal.Transform3s(), _coal_model(b), coal.Transform3s(),
+    return coal.distance(coal_model(a), coal.Transform3s(), coal_model(b), coal.Transform3s(),
                          coal.DistanceRequest(), result)
 
 
@@ -247,6 +247,6 @@ def coal_surface_distance(point, shape: TriangleMesh) -> float:
     place = coal.Transform3s()
     place.setTranslation(np.asarray(point, dtype=float))
     result = coal.DistanceResult()
-    gap = coal.distance(coal.Sphere(POINT_BALL), place, _coal_model(shape), coal.Transform3s(), coal.DistanceRequest(),
+    gap = coal.distance(coal.Sphere(POINT_BALL), place, coal_model(shape), coal.Transform3s(), coal.DistanceRequest(),
                         result)
     return gap + POINT_BALL if gap > 0.0 else float(np.linalg.norm(result.getNearestPoint1() - result.getNearestPoint2()))

@@ -18,7 +18,7 @@ from core.mesh.contact.pushout import BATCH_LEVELS, certified_pushout
 from core.mesh.intersection import FLAT_PAIRS
 from core.mesh.triangle_intersection import (apart_on_common_line, intersect_triangle_pairs, pair_heights,
                                              straddling)
-from mesh_fixtures import _coal_model, box, extrude, l_bracket, manifold_overlap, torus, transformed, uv_sphere
+from mesh_fixtures import coal_model, box, extrude, l_bracket, manifold_overlap, torus, transformed, uv_sphere
 
 U_CHANNEL = [(0, 0), (1.0, 0), (1.0, 0.8), (0.8, 0.8), (0.8, 0.2), (0.2, 0.2), (0.2, 0.8), (0, 0.8)]
 NOTCHED_PLATE = [(0, 0), (0.4, 0), (0.4, 0.1), (0.6, 0.1), (0.6, 0), (1.2, 0), (1.2, 0.3), (0, 0.3)]
@@ -117,7 +117,7 @@ def test_push_outs_certified_by_manifold_and_clashes_found_by_coal(seed):
     penetrating = 0
     for a, b in seeded_pairs(seed):
         contact = collide_solids(a, b)
-        colliding = coal.collide(_coal_model(a.mesh), coal.Transform3s(), _coal_model(b.mesh), coal.Transform3s(),
+        colliding = coal.collide(coal_model(a.mesh), coal.Transform3s(), coal_model(b.mesh), coal.Transform3s(),
                                  coal.CollisionRequest(), coal.CollisionResult())
         assert colliding == (contact.status != "separated")
         if contact.status != "penetrating":

@@ -8,7 +8,6 @@ merged meshes. The files are read by the small readers below (the add-on reads B
 from pathlib import Path
 
 import airo_models
-import coal
 import manifold3d
 import numpy as np
 import pytest

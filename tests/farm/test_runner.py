@@ -16,7 +16,6 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 from conftest import REPO, run_farm, whole_check, without_timing
 from farm.merge import merge_parts

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 #: Largest coordinate accepted: squared distances of such coordinates stay far from float64 overflow.
 MAX_COORDINATE = 1e100
@@ -20,7 +21,7 @@ def _require_measurable(values: np.ndarray, name: str, what: str) -> None:
         raise ValueError(f"{name} has {what} beyond ±{MAX_COORDINATE:g}: too large to measure")
 
 
-def as_points(value, name: str, columns: int = 3) -> np.ndarray:
+def as_points(value: ArrayLike, name: str, columns: int = 3) -> np.ndarray:
     """Return ``value`` as a C-contiguous (N, columns) float64 array, or raise ``ValueError`` naming ``name``."""
     try:
         points = np.array(value, dtype=np.float64, order="C", copy=True)
@@ -34,13 +35,13 @@ def as_points(value, name: str, columns: int = 3) -> np.ndarray:
     return points
 
 
-def as_affine(value, name: str) -> tuple[np.ndarray, np.ndarray]:
+def as_affine(value: ArrayLike, name: str) -> tuple[np.ndarray, np.ndarray]:
     """Split a 4x4 (or 3x4) affine matrix into its 3x3 linear part and translation."""
     matrix, _rows = _checked_affine(value, name)
     return matrix[:3, :3].copy(), matrix[:3, 3].copy()
 
 
-def affine_rows(value, name: str) -> list[list[float]]:
+def affine_rows(value: ArrayLike, name: str) -> list[list[float]]:
     """The first three rows of a 4x4 (or 3x4) affine matrix, checked as ``as_affine`` checks it, as floats."""
     return _checked_affine(value, name)[1][:3]
 
@@ -61,7 +62,7 @@ def _checked_affine(value, name: str) -> tuple[np.ndarray, list[list[float]]]:
     return matrix, rows
 
 
-def as_vector3(value, name: str) -> np.ndarray:
+def as_vector3(value: ArrayLike, name: str) -> np.ndarray:
     """Return ``value`` as a finite float64 3-vector."""
     try:
         vector = np.array(value, dtype=np.float64).reshape(-1)
@@ -73,7 +74,7 @@ def as_vector3(value, name: str) -> np.ndarray:
     return vector
 
 
-def as_length(value, name: str, *, allow_none: bool = False) -> float | None:
+def as_length(value: object, name: str, *, allow_none: bool = False) -> float | None:
     """Return a finite, non-negative float (or None when allowed)."""
     if value is None and allow_none:
         return None
@@ -85,7 +86,7 @@ def as_length(value, name: str, *, allow_none: bool = False) -> float | None:
     return length
 
 
-def as_iteration_cap(value, name: str) -> int:
+def as_iteration_cap(value: object, name: str) -> int:
     """Return a positive int."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")

@@ -6,6 +6,7 @@ See docs/architecture.md, section "Broad phase: sort and sweep".
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..validation import as_length
 
@@ -24,7 +25,7 @@ def _as_boxes(value, name: str) -> np.ndarray:
     return boxes
 
 
-def overlapping_pairs(lows, highs, *, margin: float = 0.0) -> np.ndarray:
+def overlapping_pairs(lows: ArrayLike, highs: ArrayLike, *, margin: float = 0.0) -> np.ndarray:
     """Index pairs ``(i, j)``, ``i < j``, of boxes that overlap once each is inflated by ``margin``.
 
     Touching boxes count as overlapping. The result is an (M, 2) int array sorted by ``(i, j)``, so the
@@ -71,7 +72,8 @@ def _within(lows: np.ndarray, highs: np.ndarray, low: np.ndarray, high: np.ndarr
     return np.flatnonzero(np.all((lows <= high) & (highs >= low), axis=1))
 
 
-def overlapping_pairs_between(lows_a, highs_a, lows_b, highs_b, *, margin: float = 0.0) -> np.ndarray:
+def overlapping_pairs_between(lows_a: ArrayLike, highs_a: ArrayLike, lows_b: ArrayLike, highs_b: ArrayLike, *,
+                              margin: float = 0.0) -> np.ndarray:
     """Pairs ``(i, j)`` of a box i of set A and a box j of set B that overlap once each is inflated by ``margin``.
 
     Touching boxes count as overlapping. Only the boxes that overlap the other set's bounding box take

@@ -10,6 +10,7 @@ the triangle tree for big meshes (``winding_tree``, exact wherever its bound cou
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..validation import as_points
 from .bvh import TriangleBVH, leaf_triangles
@@ -162,7 +163,7 @@ def _solid_angles_sum(corners: np.ndarray, points: np.ndarray) -> np.ndarray:
     return 2.0 * np.arctan2(numerator, denominator).sum(axis=1)
 
 
-def solid_angle_windings(mesh: TriangleMesh, points) -> np.ndarray:
+def solid_angle_windings(mesh: TriangleMesh, points: ArrayLike) -> np.ndarray:
     """(P,) generalized winding number of ``mesh`` around each of the (P, 3) ``points``: the sum of the triangles'
     signed solid angles over 4π.
 
@@ -193,7 +194,7 @@ TREE_TERMS = 1 << 27
 FINE_OPENING_RATIO = 4.0 * OPENING_RATIO
 
 
-def decided_windings(bvh: TriangleBVH, points) -> np.ndarray:
+def decided_windings(bvh: TriangleBVH, points: ArrayLike) -> np.ndarray:
     """(P,) generalized winding number of ``bvh``'s mesh around each of the (P, 3) ``points`` by the tree
     (``winding_tree.tree_windings``: each value within its proven bound of the exact one), computed again with
     fewer nodes approximated (``FINE_OPENING_RATIO``) where that bound reaches 1/2, and exactly (every triangle)
@@ -209,7 +210,7 @@ def decided_windings(bvh: TriangleBVH, points) -> np.ndarray:
     return windings
 
 
-def winding_numbers(mesh: TriangleMesh, points, bvh: TriangleBVH | None = None) -> np.ndarray:
+def winding_numbers(mesh: TriangleMesh, points: ArrayLike, bvh: TriangleBVH | None = None) -> np.ndarray:
     """(P,) winding number of ``mesh`` around each of the (P, 3) ``points``: the exact integer crossing count
     (``crossing_windings``) when the mesh bounds a volume (``topology.bounds_volume``), else the generalized
     winding number (fractional near holes and open rims): every triangle at every point
@@ -225,6 +226,6 @@ def winding_numbers(mesh: TriangleMesh, points, bvh: TriangleBVH | None = None) 
     return decided_windings(bvh, points)
 
 
-def contains(mesh: TriangleMesh, points, bvh: TriangleBVH | None = None) -> np.ndarray:
+def contains(mesh: TriangleMesh, points: ArrayLike, bvh: TriangleBVH | None = None) -> np.ndarray:
     """(P,) bool: points inside ``mesh`` (winding number above 0.5; see ``winding_numbers``)."""
     return winding_numbers(mesh, points, bvh) > 0.5

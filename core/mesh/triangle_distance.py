@@ -17,7 +17,8 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
         return np.where(denominator > 0.0, np.clip(numerator / safe, 0.0, 1.0), 0.0)
 
 
-def segment_closest_parameters(p1, q1, p2, q2) -> tuple[np.ndarray, np.ndarray]:
+def segment_closest_parameters(p1: np.ndarray, q1: np.ndarray, p2: np.ndarray, q2: np.ndarray
+                               ) -> tuple[np.ndarray, np.ndarray]:
     """Parameters (s, t) of closest points ``p1 + s (q1 - p1)`` and ``p2 + t (q2 - p2)`` of two segments.
 
     Broadcasts over leading axes of the (..., 3) endpoints. Zero-length segments are points; parallel

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..vector.arrays import NEXT_CORNER, cross, dot
 
@@ -50,7 +51,7 @@ def _tie_vectors(p0, p1, p2, p3, tie: str):
     return normal if tie == "point_moves" else -normal
 
 
-def orientation_signs(p0, p1, p2, p3, tie: str | None) -> np.ndarray:
+def orientation_signs(p0: np.ndarray, p1: np.ndarray, p2: np.ndarray, p3: np.ndarray, tie: str | None) -> np.ndarray:
     """Exact sign of det(p1 − p0, p2 − p0, p3 − p0) in the perturbed model (int8, broadcast shape).
 
     ``tie`` says which points move with δ: ``"edges"`` (p2 and p3: an edge of B against an edge p0 p1 of
@@ -138,7 +139,7 @@ def edge_orientations(p: np.ndarray, q: np.ndarray, x: np.ndarray, y: np.ndarray
     return orientation_signs(p, q, x, y, "edges")
 
 
-def canonical_edges(corners: np.ndarray, ids: np.ndarray):
+def canonical_edges(corners: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each triangle's edges k -> k+1 as (low, high) endpoints by vertex id, and ±1 for the flip."""
     heads, head_ids = corners[..., NEXT_CORNER, :], ids[..., NEXT_CORNER]
     flipped = ids > head_ids
@@ -274,7 +275,7 @@ _SURE_SIDE = 1e-12
 
 
 def may_meet(corners_a: np.ndarray, normals_a: np.ndarray, corners_b: np.ndarray, normals_b: np.ndarray,
-             tolerance, size) -> np.ndarray:
+             tolerance: float | np.ndarray, size: float | np.ndarray) -> np.ndarray:
     """(K,) triangle pairs that may cross in the perturbed model or lie in one plane within ``tolerance`` (scalars
     or per pair; ``size`` as for ``apart_on_common_line``). The others find nothing in ``pair_crossings`` (no
     piercing, no segment, no coplanar overlap): one triangle's corners lie certainly on one side of the other's
@@ -303,7 +304,7 @@ def _one_side(points: np.ndarray, heights: np.ndarray, corners: np.ndarray, norm
     return (above[:, 0] & above[:, 1] & above[:, 2]) | (below[:, 0] & below[:, 1] & below[:, 2])
 
 
-def straddling(a_heights: np.ndarray, b_heights: np.ndarray, tolerance) -> np.ndarray:
+def straddling(a_heights: np.ndarray, b_heights: np.ndarray, tolerance: float | np.ndarray) -> np.ndarray:
     """Pairs each of whose triangles has corners more than ``tolerance`` (scalar or per pair) on both sides of the
     other's plane: the only pairs that can cross for real (``proper_mask``)."""
     return ((a_heights.max(axis=1) > tolerance) & (a_heights.min(axis=1) < -tolerance)
@@ -316,7 +317,8 @@ LINE_GAP = 1e-4
 
 
 def apart_on_common_line(corners_a: np.ndarray, normals_a: np.ndarray, a_heights: np.ndarray, corners_b: np.ndarray,
-                         normals_b: np.ndarray, b_heights: np.ndarray, tolerance, size) -> np.ndarray:
+                         normals_b: np.ndarray, b_heights: np.ndarray, tolerance: float | np.ndarray,
+                         size: float | np.ndarray) -> np.ndarray:
     """Straddling pairs (``straddling``) whose triangles surely do not meet: where each triangle crosses the other's
     plane, projected on the planes' common direction n_a x n_b, the two intervals lie more than ``LINE_GAP`` x
     ``size`` apart (the Möller interval test, kept conservative; ``tolerance`` and ``size`` scalar or per pair).
@@ -345,7 +347,7 @@ def _line_interval(corners: np.ndarray, heights: np.ndarray, direction: np.ndarr
     return np.nanmin(values, axis=1), np.nanmax(values, axis=1)
 
 
-def coplanar_heights(a_heights: np.ndarray, b_heights: np.ndarray, tolerance) -> np.ndarray:
+def coplanar_heights(a_heights: np.ndarray, b_heights: np.ndarray, tolerance: float | np.ndarray) -> np.ndarray:
     """Pairs whose triangles lie in one plane: every corner within ``tolerance`` of the other's plane."""
     return (np.abs(a_heights).max(axis=1) <= tolerance) & (np.abs(b_heights).max(axis=1) <= tolerance)
 
@@ -455,7 +457,7 @@ def _as_triangles(value, name: str) -> np.ndarray:
     return triangles
 
 
-def intersect_triangle_pairs(triangles_a, triangles_b, *,
+def intersect_triangle_pairs(triangles_a: ArrayLike, triangles_b: ArrayLike, *,
                              tolerance: float | None = None) -> TrianglePairIntersections:
     """Intersect triangle ``triangles_a[k]`` with ``triangles_b[k]`` for all k at once ((K, 3, 3) corners).
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..vector.arrays import cross
 from ..validation import MAX_COORDINATE, as_points
@@ -23,7 +25,7 @@ class TriangleMesh:
     triangles: np.ndarray
 
     @classmethod
-    def from_arrays(cls, vertices, triangles, name: str = "mesh") -> "TriangleMesh":
+    def from_arrays(cls, vertices: ArrayLike, triangles: ArrayLike, name: str = "mesh") -> "TriangleMesh":
         """Validated mesh; ``ValueError`` names ``name`` for bad shapes, indices or coordinates."""
         points = as_points(vertices, f"{name} vertices")
         try:
@@ -39,8 +41,8 @@ class TriangleMesh:
         return cls(points, faces)
 
     @classmethod
-    def many_from_arrays(cls, vertices: np.ndarray, triangles: np.ndarray, vertex_counts, triangle_counts,
-                         names) -> list["TriangleMesh"]:
+    def many_from_arrays(cls, vertices: np.ndarray, triangles: np.ndarray, vertex_counts: ArrayLike,
+                         triangle_counts: ArrayLike, names: Sequence[str]) -> list["TriangleMesh"]:
         """``from_arrays`` of consecutive slices of ``vertices`` (N, 3) and ``triangles`` (M, 3), ``vertex_counts``
         and ``triangle_counts`` rows each (indices counted from each mesh's first vertex), validated together: a
         few numpy calls for thousands of small meshes instead of a dozen each. The same meshes (views of one copy

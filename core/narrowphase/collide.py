@@ -9,6 +9,7 @@ import math
 from functools import cached_property
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..contact import Contact, classify, frozen_instance, touch_band
 from .epa import Blowup, EpaResult, epa, expand_simplex
@@ -124,8 +125,8 @@ def _measurable_bounds(shape: Shape, name: str) -> tuple[list, list]:
     return low, high
 
 
-def collide(points_a, points_b, *, tolerance: float | None = None, touch_tolerance: float | None = None,
-            max_iterations: int | None = None) -> Contact:
+def collide(points_a: ArrayLike | Shape, points_b: ArrayLike | Shape, *, tolerance: float | None = None,
+            touch_tolerance: float | None = None, max_iterations: int | None = None) -> Contact:
     """Contact between the convex hulls of two point clouds (or two prepared ``core`` shapes).
 
     See ``Contact`` for the conventions. ``tolerance`` is the solver accuracy in world units (default
@@ -211,8 +212,8 @@ def _nearest_point(result: GjkResult, seed: Blowup):
     return best
 
 
-def intersect(points_a, points_b, *, tolerance: float | None = None, touch_tolerance: float | None = None,
-              max_iterations: int | None = None) -> bool:
+def intersect(points_a: ArrayLike | Shape, points_b: ArrayLike | Shape, *, tolerance: float | None = None,
+              touch_tolerance: float | None = None, max_iterations: int | None = None) -> bool:
     """Do the shapes touch or overlap? Same answer as ``collide(...).colliding``, found by GJK alone,
     which stops as soon as the bounds decide it."""
     pair = PreparedPair(points_a, points_b, tolerance, touch_tolerance, max_iterations)

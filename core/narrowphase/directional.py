@@ -9,11 +9,13 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .collide import PreparedPair, collide
 from ..contact import PENETRATING, TOUCHING
 from .gjk import SupportFn, closest_on_simplex
 from .simplex import closest_on_triangle
+from ..shapes.convex import Shape
 from ..validation import as_vector3
 from ..vector.vec3 import Vec3, combine, dot, norm, scale, sub
 
@@ -61,8 +63,8 @@ class _Hit:
     status: str
 
 
-def directional_depth(shape_a, shape_b, direction, *, tolerance: float | None = None,
-                      touch_tolerance: float | None = None,
+def directional_depth(shape_a: ArrayLike | Shape, shape_b: ArrayLike | Shape, direction: ArrayLike, *,
+                      tolerance: float | None = None, touch_tolerance: float | None = None,
                       max_iterations: int | None = None) -> DirectionalResult:
     """How far B must move along ``direction`` to separate from A (penetrating) or to touch it (apart).
 

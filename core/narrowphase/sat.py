@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..contact import Contact, classify
 from ..shapes.hull import FLAT_RELATIVE_TOLERANCE, SAME_NORMAL, Hull, convex_hull, distinct_directions, size_of
@@ -50,7 +51,8 @@ class Disagreement:
     message: str
 
 
-def sat_polytopes(points_a, points_b, *, tolerance: float | None = None) -> SatResult:
+def sat_polytopes(points_a: ArrayLike | Hull, points_b: ArrayLike | Hull, *,
+                  tolerance: float | None = None) -> SatResult:
     """SAT on the convex hulls of two (N, 3) point clouds (or prepared ``Hull`` values)."""
     hull_a, hull_b = _as_hull(points_a), _as_hull(points_b)
     size = size_of(np.vstack([hull_a.vertices, hull_b.vertices]))
@@ -118,7 +120,8 @@ def _as_hull(value) -> Hull:
     return value if isinstance(value, Hull) else convex_hull(value)
 
 
-def cross_check(points_a, points_b, contact: Contact, *, tolerance: float | None = None) -> Disagreement | None:
+def cross_check(points_a: ArrayLike | Hull, points_b: ArrayLike | Hull, contact: Contact, *,
+                tolerance: float | None = None) -> Disagreement | None:
     """Compare ``contact`` (from ``core.collide`` on these point clouds) with SAT; None when they agree.
 
     Checked, each within ``tolerance`` (default ``1e-9`` x the pair's size, never below the contact's

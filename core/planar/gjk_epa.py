@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..contact import Contact, classify, touch_band
 from ..validation import as_iteration_cap, as_length, as_points
@@ -60,7 +61,7 @@ class Shape2D:
     def support(self, d: Vec2) -> Vec2:
         raise NotImplementedError
 
-    def translated(self, offset) -> "Shape2D":
+    def translated(self, offset: ArrayLike) -> "Shape2D":
         raise NotImplementedError
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -79,7 +80,7 @@ class Polygon(Shape2D):
     def support(self, d: Vec2) -> Vec2:
         return tuple(self.points[(self.points @ np.array(d)).argmax()].tolist())
 
-    def translated(self, offset) -> "Polygon":
+    def translated(self, offset: ArrayLike) -> "Polygon":
         return Polygon(self.points + np.asarray(offset, dtype=np.float64))
 
 
@@ -98,7 +99,7 @@ class Circle(Shape2D):
     def support(self, d: Vec2) -> Vec2:
         return self._core
 
-    def translated(self, offset) -> "Circle":
+    def translated(self, offset: ArrayLike) -> "Circle":
         return Circle(self.center + np.asarray(offset, dtype=np.float64), self.margin)
 
 

@@ -6,6 +6,7 @@ See docs/architecture.md, section "Planar: plane mode".
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..contact import Contact
 from .gjk_epa import collide_2d
@@ -16,7 +17,7 @@ from ..validation import as_points, as_vector3
 MOSTLY_HORIZONTAL = float(np.sqrt(0.5))
 
 
-def plane_basis(normal) -> tuple[np.ndarray, np.ndarray]:
+def plane_basis(normal: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Orthonormal in-plane axes ``(u, v)`` with ``u x v == normal / |normal|``.
 
     Planes facing up or down (|n_z| >= sqrt(1/2)) get ``u`` = world X projected into the plane;
@@ -30,13 +31,13 @@ def plane_basis(normal) -> tuple[np.ndarray, np.ndarray]:
     return np.cross(v, n), v
 
 
-def project_to_plane(points, origin, u, v) -> np.ndarray:
+def project_to_plane(points: ArrayLike, origin: ArrayLike, u: ArrayLike, v: ArrayLike) -> np.ndarray:
     """(N, 2) in-plane coordinates ``((p - origin)·u, (p - origin)·v)`` of (N, 3) points."""
     cloud = as_points(points, "points")
     return (cloud - as_vector3(origin, "origin")) @ np.column_stack([as_vector3(u, "u"), as_vector3(v, "v")])
 
 
-def lift_from_plane(points2d, origin, u, v) -> np.ndarray:
+def lift_from_plane(points2d: ArrayLike, origin: ArrayLike, u: ArrayLike, v: ArrayLike) -> np.ndarray:
     """(N, 3) world points ``origin + x u + y v`` of (N, 2) in-plane coordinates."""
     flat = np.asarray(points2d, dtype=np.float64)
     if flat.ndim != 2 or flat.shape[1] != 2:
@@ -44,7 +45,8 @@ def lift_from_plane(points2d, origin, u, v) -> np.ndarray:
     return as_vector3(origin, "origin") + flat @ np.vstack([as_vector3(u, "u"), as_vector3(v, "v")])
 
 
-def collide_in_plane(points_a, points_b, origin, normal, **options) -> Contact:
+def collide_in_plane(points_a: ArrayLike, points_b: ArrayLike, origin: ArrayLike, normal: ArrayLike,
+                     **options) -> Contact:
     """In-plane contact of two (N, 3) clouds projected onto the plane through ``origin`` with ``normal``.
 
     Returns a ``core.Contact`` in world space with ``collide``'s conventions: ``signed_distance``,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..validation import as_points
 
@@ -47,7 +48,7 @@ def size_of(points: np.ndarray) -> float:
     return float(np.linalg.norm(points.max(axis=0) - points.min(axis=0)))
 
 
-def convex_hull(points) -> Hull:
+def convex_hull(points: ArrayLike) -> Hull:
     """The convex hull of an (N, 3) point cloud, of whatever dimension the cloud spans."""
     cloud = as_points(points, "points")
     size = size_of(cloud)

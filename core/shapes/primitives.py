@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .convex import Shape, Vec3, similarity_scale
 from ..validation import as_affine, as_length, as_vector3
@@ -42,7 +43,7 @@ class Capsule(Shape):
         hx, hy, hz = self._half
         return (hx, hy, hz) if d[0] * hx + d[1] * hy + d[2] * hz >= 0.0 else (-hx, -hy, -hz)
 
-    def transformed(self, matrix) -> "Capsule":
+    def transformed(self, matrix: ArrayLike) -> "Capsule":
         """The moved capsule; only similarities keep it a capsule."""
         linear, offset = as_affine(matrix, "matrix")
         scale = float(similarity_scale(linear))
@@ -109,10 +110,10 @@ class Rounded(Shape):
     def support_reach(self) -> float:
         return self.inner.support_reach()
 
-    def transformed(self, matrix) -> "Rounded":
+    def transformed(self, matrix: ArrayLike) -> "Rounded":
         """The moved shape; only similarities keep the rounding round."""
         linear, _ = as_affine(matrix, "matrix")
         return Rounded(self.inner.transformed(matrix), self.rounding * float(similarity_scale(linear)))
 
-    def translated(self, offset) -> "Rounded":
+    def translated(self, offset: ArrayLike) -> "Rounded":
         return Rounded(self.inner.translated(offset), self.rounding)

@@ -6,6 +6,7 @@ See docs/architecture.md, section "Shapes: Blender's rigid-body shapes".
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .hull import convex_hull
 from .primitives import Capsule, Cone, Cylinder, Rounded
@@ -24,7 +25,8 @@ def effective_margin(kind: str, collision_margin: float, use_margin: bool) -> fl
         else DEFAULT_MARGIN
 
 
-def rigid_body_shape(kind: str, local_bounds, matrix_world, margin: float, points=None, *,
+def rigid_body_shape(kind: str, local_bounds: ArrayLike, matrix_world: ArrayLike, margin: float,
+                     points: ArrayLike | None = None, *,
                      use_margin: bool = True) -> Shape:
     """The world-space ``core`` shape Bullet collides for a Blender rigid body.
 
@@ -60,7 +62,7 @@ def rigid_body_shape(kind: str, local_bounds, matrix_world, margin: float, point
     return _convex_hull_shape(as_points(points, "points"), half, frame, scale, margin, use_margin)
 
 
-def body_frame(matrix_world) -> tuple[np.ndarray, np.ndarray]:
+def body_frame(matrix_world: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """(4x4 rigid motion of the body, per-axis scale) from an object's world matrix, as Blender
     hands them to Bullet: location, normalised axes (negated when the matrix mirrors) and column
     lengths."""

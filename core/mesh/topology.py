@@ -1,6 +1,6 @@
 """Mesh topology: edges, connected parts, closedness, convexity, sub-meshes.
 
-Everything is vectorised: edges come from one ``np.unique`` over the triangles' half-edges, and
+Everything is vectorised: edges come from one sort of the triangles' half-edges, and
 connected components from ``label_components`` (hooking of roots onto smaller roots plus pointer
 jumping, O(log n) rounds of array operations), never a Python loop per vertex or triangle.
 """
@@ -17,6 +17,10 @@ from .trimesh import TriangleMesh
 
 #: ``part_meshes`` groups elements by one pass per part up to this many parts, by a sort beyond.
 FEW_GROUPS = 16
+#: Half-edges ``edge_table`` reads per numpy call after its sort (a fraction of a millisecond each).
+EDGE_CHUNK = 1 << 16
+#: ``sorted_keys`` packs a key and its position into one int64 when they fit in this many bits.
+PACKED_BITS = 63
 
 
 def label_components(count: int, first: np.ndarray, second: np.ndarray,
@@ -160,17 +164,60 @@ def renumber_topology(source: TriangleMesh, target: TriangleMesh, index: np.ndar
 
 @_once_per_mesh
 def edge_table(mesh: TriangleMesh) -> EdgeTable:
-    """The undirected edges of ``mesh`` and which triangles use them in which direction."""
-    tails = mesh.triangles
-    heads = mesh.triangles[:, NEXT_CORNER]
-    low, high = np.minimum(tails, heads).ravel(), np.maximum(tails, heads).ravel()
-    keys = low * len(mesh.vertices) + high
-    unique_keys, inverse = np.unique(keys, return_inverse=True)
-    forward = (tails < heads).ravel()
-    uses = np.bincount(inverse, minlength=len(unique_keys))
-    forward_uses = np.bincount(inverse, weights=forward, minlength=len(unique_keys)).astype(np.int64)
-    edges = np.stack(np.divmod(unique_keys, len(mesh.vertices)), axis=1)
-    return EdgeTable(edges, inverse.reshape(-1, 3), forward.reshape(-1, 3), uses, forward_uses)
+    """The undirected edges of ``mesh`` and which triangles use them in which direction: the half-edges sorted by
+    their edges' keys (``sorted_keys``; the smaller vertex, the larger, then backward after forward), and each run of
+    equal edges is an edge, read ``EDGE_CHUNK`` half-edges per numpy call (each call short, so that a worker thread
+    leaves the interpreter to others between them)."""
+    tails = mesh.triangles.astype(np.int64, copy=False)
+    heads = tails[:, NEXT_CORNER]
+    forward = tails < heads
+    bits = max(len(mesh.vertices) - 1, 0).bit_length()
+    keys = np.minimum(tails, heads)  # then built in place: no temporary arrays of every half-edge
+    keys <<= bits
+    keys |= np.maximum(tails, heads)
+    keys <<= 1
+    keys |= ~forward
+    keys = keys.ravel()
+    ordered, order = sorted_keys(keys, 1 << (2 * bits + 1))
+    count = len(keys)
+    inverse = np.empty(count, dtype=np.int64)
+    starts, backward_before = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+    previous, edges, backwards = -1, 0, 0  # the last edge, edges and backward half-edges of the chunks before
+    for first in range(0, count, EDGE_CHUNK):
+        run = ordered[first:first + EDGE_CHUNK]
+        edge, backward = run >> 1, run & 1
+        new = np.empty(len(run), dtype=bool)
+        new[0] = edge[0] != previous
+        np.not_equal(edge[1:], edge[:-1], out=new[1:])
+        edge_of = np.cumsum(new)
+        inverse[order[first:first + EDGE_CHUNK]] = edge_of + (edges - 1)
+        backward_so_far = np.cumsum(backward)
+        beginning = np.flatnonzero(new)
+        starts.append(beginning + first)
+        backward_before.append(backward_so_far[beginning] - backward[beginning] + backwards)
+        previous, edges, backwards = edge[-1], edges + int(edge_of[-1]), backwards + int(backward_so_far[-1])
+    starts, backward_before = np.concatenate(starts), np.concatenate(backward_before)
+    uses = np.diff(np.append(starts, count))
+    forward_uses = uses - np.diff(np.append(backward_before, backwards))
+    edge = ordered[starts] >> 1
+    edges = np.stack([edge >> bits, edge & ((1 << bits) - 1)], axis=1)
+    return EdgeTable(edges, inverse.reshape(-1, 3), forward, uses, forward_uses)
+
+
+def sorted_keys(keys: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(keys[order], order)``, ``order`` the stable sorting order of the (N,) integer ``keys`` in ``[0, bound)``.
+    One ``np.sort`` of each key packed with its position when both fit in ``PACKED_BITS`` (several times faster than
+    ``argsort`` or ``np.unique``, and it leaves the interpreter to other threads), a stable ``argsort`` beyond."""
+    shift = max(len(keys) - 1, 0).bit_length()
+    if max(bound - 1, 0).bit_length() + shift <= PACKED_BITS:
+        packed = keys << shift
+        packed |= np.arange(len(keys))
+        packed.sort()
+        order = packed & ((1 << shift) - 1)
+        packed >>= shift
+        return packed, order
+    order = np.argsort(keys, kind="stable")
+    return keys[order], order
 
 
 @_once_per_mesh

@@ -10,8 +10,8 @@ import core.broadphase.sort_and_sweep
 import core.mesh.topology as topology_module
 import mesh_fixtures as fx
 from core.broadphase.sort_and_sweep import overlapping_pairs_between
-from core.mesh.topology import (component_offsets, edge_table, is_closed, is_convex, label_components, loose_parts,
-                                part_meshes, submesh)
+from core.mesh.topology import (EdgeTable, component_offsets, edge_table, is_closed, is_convex, label_components,
+                                loose_parts, part_meshes, sorted_keys, submesh)
 from core.mesh.trimesh import TriangleMesh
 
 CLOSED = {
@@ -107,6 +107,65 @@ def test_edge_table_and_submesh():
     labels, _ = loose_parts(fx.joined(shape, fx.box()))
     part = submesh(fx.joined(shape, fx.box()), labels == labels[-1])
     assert len(part.triangles) == 12 and len(part.vertices) == 8 and is_convex(part)
+
+
+def unique_edge_table(mesh: TriangleMesh) -> EdgeTable:
+    """The edge table by ``np.unique`` over the half-edges' keys (how ``edge_table`` was first written)."""
+    tails, heads = mesh.triangles, mesh.triangles[:, [1, 2, 0]]
+    keys = (np.minimum(tails, heads) * len(mesh.vertices) + np.maximum(tails, heads)).ravel()
+    unique_keys, inverse = np.unique(keys, return_inverse=True)
+    forward = (tails < heads).ravel()
+    uses = np.bincount(inverse, minlength=len(unique_keys))
+    forward_uses = np.bincount(inverse, weights=forward, minlength=len(unique_keys)).astype(np.int64)
+    edges = np.stack(np.divmod(unique_keys, len(mesh.vertices)), axis=1)
+    return EdgeTable(edges, inverse.reshape(-1, 3), forward.reshape(-1, 3), uses, forward_uses)
+
+
+def seeded_meshes(seed: int) -> list[TriangleMesh]:
+    """Closed, open, non-manifold (edges of three or four triangles, triangles repeated or turned), degenerate
+    (a vertex twice in a triangle, all three the same), with unused vertices, shuffled, and empty."""
+    rng = np.random.default_rng(seed)
+    torus = fx.torus(2, 0.5, 12, 8)
+    shuffled = torus.triangles[rng.permutation(len(torus.triangles))]
+    random = rng.integers(0, 40, size=(300, 3))
+    degenerate = np.vstack([random[:50], [[3, 3, 7], [5, 5, 5], [7, 3, 3], [0, 1, 0]]])
+    fan = np.array([[0, 1, k] for k in range(2, 6)])  # edge 0-1 shared by four triangles
+    repeated = np.vstack([shuffled, shuffled[:10], shuffled[10:20, ::-1]])
+    meshes = [torus, TriangleMesh.from_arrays(torus.vertices, shuffled),
+              TriangleMesh.from_arrays(torus.vertices, repeated), TriangleMesh.from_arrays(torus.vertices, shuffled[7:]),
+              TriangleMesh.from_arrays(rng.normal(size=(45, 3)), random),
+              TriangleMesh.from_arrays(rng.normal(size=(40, 3)), degenerate),
+              TriangleMesh.from_arrays(rng.normal(size=(9, 3)), fan), fx.box(),
+              TriangleMesh.from_arrays(np.zeros((3, 3)), np.zeros((0, 3), dtype=np.int64))]
+    return meshes + [TriangleMesh.from_arrays(mesh.vertices, rng.permutation(len(mesh.vertices))[mesh.triangles])
+                     for mesh in meshes[:6]]
+
+
+@pytest.mark.parametrize("seed, chunk, packed", [(0, 1 << 16, True), (1, 1 << 16, False), (2, 7, True),
+                                                 (3, 1, False), (4, 64, True)])
+def test_edge_tables_are_np_uniques_bit_for_bit(seed, chunk, packed, monkeypatch):
+    """Array for array, values and types, on seeded meshes of every kind; read in chunks of a few half-edges or
+    many, sorted by the packed sort or, as for keys too large to pack, by ``argsort``."""
+    monkeypatch.setattr(topology_module, "EDGE_CHUNK", chunk)
+    if not packed:
+        monkeypatch.setattr(topology_module, "PACKED_BITS", 0)
+    for mesh in seeded_meshes(seed):
+        mesh = TriangleMesh(mesh.vertices, mesh.triangles)  # nothing cached
+        table, reference = edge_table(mesh), unique_edge_table(mesh)
+        for name in ("edges", "triangle_edges", "forward", "uses", "forward_uses"):
+            mine, theirs = getattr(table, name), getattr(reference, name)
+            assert mine.dtype == theirs.dtype and mine.shape == theirs.shape, name
+            assert np.array_equal(mine, theirs), name
+
+
+def test_keys_sorted_packed_or_too_large_to_pack_keep_equal_keys_in_order():
+    rng = np.random.default_rng(5)
+    keys = rng.integers(0, 1 << 40, 5000)
+    keys[::7] = keys[3]
+    for bound in (1 << 40, 1 << 60):  # packed with 13 bits of positions, or beyond 63 bits
+        ordered, order = sorted_keys(keys, bound)
+        np.testing.assert_array_equal(order, np.argsort(keys, kind="stable"))
+        np.testing.assert_array_equal(ordered, keys[order])
 
 
 @pytest.mark.parametrize("seed, few", [(0, 16), (1, 16), (2, 0)])

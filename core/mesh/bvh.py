@@ -374,6 +374,16 @@ def _split_pairs(bvh_a: TriangleBVH, bvh_b: TriangleBVH, nodes_a: np.ndarray, no
     return pairs_a[keep], pairs_b[keep]
 
 
+def _descend(bvh_a: TriangleBVH, bvh_b: TriangleBVH, nodes_a: np.ndarray, nodes_b: np.ndarray, done_a: list,
+             done_b: list) -> tuple[np.ndarray, np.ndarray]:
+    """A level of a simultaneous traversal of both trees: the pairs of two leaves are put in ``done_a`` and ``done_b``,
+    the others' children pairs (``_split_pairs``) returned."""
+    both_leaves = bvh_a.is_leaf[nodes_a] & bvh_b.is_leaf[nodes_b]
+    done_a.append(nodes_a[both_leaves])
+    done_b.append(nodes_b[both_leaves])
+    return _split_pairs(bvh_a, bvh_b, nodes_a[~both_leaves], nodes_b[~both_leaves])
+
+
 class LeafPairs(NamedTuple):
     """Result of ``close_leaf_pair_steps``: candidate leaf pairs and the best upper bound with its witnesses."""
 
@@ -399,10 +409,7 @@ def close_leaf_pair_steps(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float =
     done_a, done_b = [none], [none]
     while len(nodes_a) and bound_sq > 0.0:
         yield
-        both_leaves = bvh_a.is_leaf[nodes_a] & bvh_b.is_leaf[nodes_b]
-        done_a.append(nodes_a[both_leaves])
-        done_b.append(nodes_b[both_leaves])
-        nodes_a, nodes_b = _split_pairs(bvh_a, bvh_b, nodes_a[~both_leaves], nodes_b[~both_leaves])
+        nodes_a, nodes_b = _descend(bvh_a, bvh_b, nodes_a, nodes_b, done_a, done_b)
         if len(nodes_a):
             gaps = _squared_norm(bvh_a.anchors[nodes_a] - bvh_b.anchors[nodes_b])
             best = int(np.argmin(gaps))
@@ -430,10 +437,7 @@ def near_leaf_pair_steps(bvh_a: TriangleBVH, bvh_b: TriangleBVH, bound: float) -
     done_a, done_b = [], []
     while len(nodes_a):
         yield
-        both_leaves = bvh_a.is_leaf[nodes_a] & bvh_b.is_leaf[nodes_b]
-        done_a.append(nodes_a[both_leaves])
-        done_b.append(nodes_b[both_leaves])
-        nodes_a, nodes_b = _split_pairs(bvh_a, bvh_b, nodes_a[~both_leaves], nodes_b[~both_leaves])
+        nodes_a, nodes_b = _descend(bvh_a, bvh_b, nodes_a, nodes_b, done_a, done_b)
         nodes_a, nodes_b = _near_node_pairs(bvh_a, nodes_a, bvh_b, nodes_b, bound_sq)
     return (np.concatenate(done_a), np.concatenate(done_b)) if done_a else (nodes_a, nodes_b)
 

@@ -18,7 +18,7 @@ from ..vector.arrays import NEXT_CORNER, PREVIOUS_CORNER, cross
 from .repair import EXACT, MeshRepair
 from .solid import EXACT_CONVEXITY, SAT_MAX_VERTICES, Part, Solid
 from .stacked import StackedMeshes
-from .topology import EdgeTable, edge_table, loose_parts, set_topology
+from .topology import EdgeTable, edge_table, loose_parts, set_topology, uses_by_edge
 from .trimesh import TriangleMesh
 
 #: Meshes with more triangles than this are classified alone: their own numpy calls are long enough to pay.
@@ -51,10 +51,10 @@ def prepare_hull_features(solids: Sequence[Solid]) -> None:
     if len(chosen) < 2:
         return
     stack = StackedMeshes([solid.mesh for solid in chosen])
-    count, vertices, edges, triangle_edges = len(chosen), stack.vertices, stack.table.edges, stack.table.triangle_edges
+    count, vertices, edges = len(chosen), stack.vertices, stack.table.edges
     areas = np.concatenate([mesh.area_normals for mesh in stack.meshes])
     unit = areas / np.maximum(np.sqrt(np.einsum("ij,ij->i", areas, areas)), np.finfo(float).tiny)[:, None]
-    sides = np.argsort(triangle_edges.ravel(), kind="stable").reshape(-1, 2) // 3  # as ``Solid.hull_features``
+    sides = uses_by_edge(stack.table).reshape(-1, 2) // 3  # as ``Solid.hull_features``
     bend = cross(unit[sides[:, 0]], unit[sides[:, 1]])
     edges = edges[np.sqrt(np.einsum("ij,ij->i", bend, bend)) > EXACT_CONVEXITY]
     flat = np.einsum("ij,ij->i", areas, areas) > 0.0
@@ -137,8 +137,7 @@ def _convexity_defects(stack: StackedMeshes, vertex_mesh: np.ndarray, outward: T
     candidate = candidate & (euler == 2)
     if not candidate.any():
         return defects
-    edge_of = table.triangle_edges.ravel()
-    order = np.argsort(edge_of, kind="stable")  # each edge's two (triangle, corner) uses, side by side
+    order = uses_by_edge(table)  # each edge's two (triangle, corner) uses, side by side
     sides = order[candidate[stack.owner[order // 3]]].reshape(-1, 2)
     triangle, corner = np.divmod(sides, 3)
     far_corner = triangles[triangle[:, ::-1], (corner[:, ::-1] + 2) % 3]

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..steps import checkpoint
 from ..vector.arrays import cross
-from .topology import bounds_volume, edge_table, label_components, renumber_topology
+from .topology import bounds_volume, edge_table, label_components, renumber_topology, uses_by_edge
 from .trimesh import TriangleMesh
 from .volume import mesh_volume
 from .weld import exact_representatives, near_representatives
@@ -148,8 +148,7 @@ def _edge_uses(mesh: TriangleMesh) -> tuple[np.ndarray, np.ndarray]:
     """``(order, first)``: the triangles' edge uses (triangle * 3 + corner) sorted by edge, and where each edge's
     uses begin in that order."""
     table = edge_table(mesh)
-    order = np.argsort(table.triangle_edges.ravel(), kind="stable")
-    return order, np.concatenate([[0], np.cumsum(table.uses)[:-1]])
+    return uses_by_edge(table), np.concatenate([[0], np.cumsum(table.uses)[:-1]])
 
 
 def _consistently_oriented(mesh: TriangleMesh) -> tuple[TriangleMesh, int]:

@@ -18,7 +18,8 @@ from .cavities import cavity_hosts, part_volumes, with_cavities
 from .parts_union import part_overlaps
 from .repair import NONE, MeshRepair, repaired
 from .self_intersection import self_intersection
-from .topology import bounds_volume, convexity_defect, edge_table, loose_parts, part_meshes, share_topology
+from .topology import (bounds_volume, convexity_defect, edge_table, loose_parts, part_meshes, share_topology,
+                       uses_by_edge)
 from .trimesh import TriangleMesh
 
 CONVEX, PARTS, MESH, HULL = "convex", "parts", "mesh", "hull"
@@ -224,7 +225,7 @@ class Solid:
         table = edge_table(mesh)
         # each edge's two triangles (a closed mesh uses every edge twice): an edge inside a flat face (its
         # triangles' normals the same to rounding, EXACT_CONVEXITY) is no edge of the hull
-        sides = np.argsort(table.triangle_edges.ravel(), kind="stable").reshape(-1, 2) // 3
+        sides = uses_by_edge(table).reshape(-1, 2) // 3
         bend = cross(unit[sides[:, 0]], unit[sides[:, 1]])
         edges = table.edges[np.sqrt(np.einsum("ij,ij->i", bend, bend)) > EXACT_CONVEXITY]
         return (distinct_directions(areas[np.einsum("ij,ij->i", areas, areas) > 0.0], signed=True),

@@ -220,6 +220,12 @@ def sorted_keys(keys: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
     return keys[order], order
 
 
+def uses_by_edge(table: EdgeTable) -> np.ndarray:
+    """The triangles' edge uses (triangle * 3 + corner) grouped by edge, edge after edge, each edge's in the order of
+    its triangles (``table.uses[e]`` of them for edge e: a closed mesh's are rows of two, ``reshape(-1, 2)``)."""
+    return np.argsort(table.triangle_edges.ravel(), kind="stable")
+
+
 @_once_per_mesh
 def loose_parts(mesh: TriangleMesh) -> tuple[np.ndarray, int]:
     """``(labels, count)``: for every triangle, the index 0..count-1 of its part (triangles joined by vertices)."""
@@ -298,9 +304,7 @@ def convexity_defect(mesh: TriangleMesh) -> float:
     if used - len(table.edges) + len(mesh.triangles) != 2:
         return np.inf
     checkpoint()
-    edge_of = table.triangle_edges.ravel()
-    order = np.argsort(edge_of, kind="stable")  # each edge's two (triangle, corner) uses, side by side
-    sides = order.reshape(-1, 2)
+    sides = uses_by_edge(table).reshape(-1, 2)  # each edge's two (triangle, corner) uses, side by side
     triangle, corner = np.divmod(sides, 3)
     far_corner = mesh.triangles[triangle[:, ::-1], (corner[:, ::-1] + 2) % 3]
     normals = mesh.area_normals[triangle]

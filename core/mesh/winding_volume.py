@@ -15,7 +15,7 @@ import numpy as np
 from ..broadphase.sort_and_sweep import overlapping_pairs_between
 from .inside import crossing_windings
 from .intersection import RELATIVE_TOLERANCE
-from .topology import component_offsets, edge_table
+from .topology import component_offsets, edge_table, uses_by_edge
 from .triangle_intersection import exact_integers, pair_crossings
 from .trimesh import TriangleMesh
 
@@ -420,7 +420,7 @@ class _Arrangement:
 
         # edge pieces: each triangle's uses of its edges, in the triangle's direction; both triangles of an edge are
         # of one surface, so one jump per piece
-        owner = np.argsort(table.triangle_edges.ravel(), kind="stable")  # each edge's two uses, side by side
+        owner = uses_by_edge(table)  # each edge's two uses, side by side
         edge_triangle = (owner // 3).reshape(-1, 2)[:, 0]
         piece_jump = jump(edge_triangle[self.piece_edge], self.piece_front)
         live = np.flatnonzero(piece_jump != 0)

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..steps import checkpoint
-from ..vector.arrays import NEXT_CORNER, PREVIOUS_CORNER, cross
+from ..vector.arrays import NEXT_CORNER, PREVIOUS_CORNER, cross, reduce_in_chunks
 from .trimesh import TriangleMesh
 
 #: ``part_meshes`` groups elements by one pass per part up to this many parts, by a sort beyond.
 FEW_GROUPS = 16
-#: Half-edges ``edge_table`` reads per numpy call after its sort (a fraction of a millisecond each).
+#: Half-edges per call of ``edge_table``'s calls that keep the interpreter (a fraction of a millisecond each).
 EDGE_CHUNK = 1 << 16
 #: ``sorted_keys`` packs a key and its position into one int64 when they fit in this many bits.
 PACKED_BITS = 63
@@ -165,9 +165,10 @@ def renumber_topology(source: TriangleMesh, target: TriangleMesh, index: np.ndar
 @_once_per_mesh
 def edge_table(mesh: TriangleMesh) -> EdgeTable:
     """The undirected edges of ``mesh`` and which triangles use them in which direction: the half-edges sorted by
-    their edges' keys (``sorted_keys``; the smaller vertex, the larger, then backward after forward), and each run of
-    equal edges is an edge, read ``EDGE_CHUNK`` half-edges per numpy call (each call short, so that a worker thread
-    leaves the interpreter to others between them)."""
+    their edges' keys (``sorted_keys``; the smaller vertex, the larger, then backward after forward), each run of
+    equal edges an edge. The calls that keep the interpreter for their whole length (the running sum, the scatter
+    back to the triangles, the per-edge sums) go ``EDGE_CHUNK`` half-edges at a time, so that a worker thread leaves
+    the interpreter to others between them."""
     tails = mesh.triangles.astype(np.int64, copy=False)
     heads = tails[:, NEXT_CORNER]
     forward = tails < heads
@@ -177,29 +178,22 @@ def edge_table(mesh: TriangleMesh) -> EdgeTable:
     keys |= np.maximum(tails, heads)
     keys <<= 1
     keys |= ~forward
-    keys = keys.ravel()
-    ordered, order = sorted_keys(keys, 1 << (2 * bits + 1))
-    count = len(keys)
-    inverse = np.empty(count, dtype=np.int64)
-    starts, backward_before = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
-    previous, edges, backwards = -1, 0, 0  # the last edge, edges and backward half-edges of the chunks before
-    for first in range(0, count, EDGE_CHUNK):
-        run = ordered[first:first + EDGE_CHUNK]
-        edge, backward = run >> 1, run & 1
-        new = np.empty(len(run), dtype=bool)
-        new[0] = edge[0] != previous
-        np.not_equal(edge[1:], edge[:-1], out=new[1:])
-        edge_of = np.cumsum(new)
-        inverse[order[first:first + EDGE_CHUNK]] = edge_of + (edges - 1)
-        backward_so_far = np.cumsum(backward)
-        beginning = np.flatnonzero(new)
-        starts.append(beginning + first)
-        backward_before.append(backward_so_far[beginning] - backward[beginning] + backwards)
-        previous, edges, backwards = edge[-1], edges + int(edge_of[-1]), backwards + int(backward_so_far[-1])
-    starts, backward_before = np.concatenate(starts), np.concatenate(backward_before)
-    uses = np.diff(np.append(starts, count))
-    forward_uses = uses - np.diff(np.append(backward_before, backwards))
-    edge = ordered[starts] >> 1
+    ordered, order = sorted_keys(keys.ravel(), 1 << (2 * bits + 1))
+    edge = ordered >> 1
+    new = np.empty(len(edge), dtype=bool)
+    new[:1] = True
+    np.not_equal(edge[1:], edge[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    inverse = np.empty(len(edge), dtype=np.int64)
+    before = -1  # the edges of the chunks before, less one
+    for first in range(0, len(edge), EDGE_CHUNK):
+        running = np.cumsum(new[first:first + EDGE_CHUNK])
+        running += before
+        inverse[order[first:first + EDGE_CHUNK]] = running
+        before = int(running[-1])
+    uses = np.diff(starts, append=len(edge))
+    forward_uses = uses - reduce_in_chunks(np.add, ordered & 1, starts, EDGE_CHUNK)
+    edge = edge[starts]
     edges = np.stack([edge >> bits, edge & ((1 << bits) - 1)], axis=1)
     return EdgeTable(edges, inverse.reshape(-1, 3), forward, uses, forward_uses)
 

@@ -6,6 +6,7 @@ time (``settle``), so a drag never freezes it (docs/architecture.md, "Live updat
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import bpy
@@ -45,7 +46,7 @@ def prepared_shapes() -> SolidCache:
 
 
 @contextmanager
-def paused():
+def paused() -> Iterator[None]:
     """No live update inside (an animation scan steps through frames; its results come after)."""
     previous, _busy[0] = _busy[0], True
     try:
@@ -265,7 +266,7 @@ def on_data_replaced(*_args) -> None:
             _settle_later()
 
 
-def add_handlers(on_results_changed=None) -> None:
+def add_handlers(on_results_changed: Callable[[], None] | None = None) -> None:
     """Install the handlers once (after tracking's, so a re-measured result is not left stale);
     ``on_results_changed()`` is called whenever re-measured results were stored (the overlay's refresh)."""
     remove_handlers()

@@ -7,6 +7,8 @@ whole column at a time (``foreach_get``), so 50,000 results cost milliseconds, n
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .tracking import results_generation
@@ -78,7 +80,8 @@ def settings_order(settings) -> list[int]:
     return list(_order_cache["order"])
 
 
-def contact_frame(point_a, point_b, signed_distance: float, min_size: float = MIN_FRAME_SIZE) -> tuple:
+def contact_frame(point_a: Sequence[float], point_b: Sequence[float], signed_distance: float,
+                  min_size: float = MIN_FRAME_SIZE) -> tuple[tuple[float, ...], float]:
     """``(centre, radius)`` of the region to frame: the box around both witness points, padded on
     every side by |signed distance| (the depth or the gap) and at least ``min_size`` wide."""
     points = np.array([point_a, point_b], dtype=float)

@@ -7,7 +7,7 @@ changed: the live update's bookkeeping and, through it, the overlay.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import bpy
 
@@ -49,7 +49,7 @@ def _source(obj: bpy.types.Object | None, name: str, shown: dict) -> Source | No
     return shown.get(current_name(obj, name))
 
 
-def stored_sources(depsgraph: bpy.types.Depsgraph, results, indices) -> dict[int, tuple[Source, Source]]:
+def stored_sources(depsgraph: bpy.types.Depsgraph, results, indices: Iterable[int]) -> dict[int, tuple[Source, Source]]:
     """``{index: (source A, source B)}`` of the stored results at ``indices`` that can be measured now
     (see ``_source``); the instancers' instances are placed in one pass over the depsgraph."""
     sides = {index: ((results[index].object_a, results[index].name_a),
@@ -89,13 +89,13 @@ def measure_pairs(pairs: list, shapes: list, modes: MeasureModes, options: dict,
     return moded
 
 
-def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, cache: SolidCache,
+def remeasure(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices: Iterable[int], cache: SolidCache,
               reread: set | None = None, volumes: bool = True, budget: float | None = None) -> list[int]:
     """``remeasure_steps`` run to the end at once."""
     return run_to_end(remeasure_steps(scene, depsgraph, indices, cache, reread, volumes, budget))
 
 
-def remeasure_steps(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices, cache: SolidCache,
+def remeasure_steps(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices: Iterable[int], cache: SolidCache,
                     reread: set | None = None, volumes: bool = True, budget: float | None = None) -> Steps[list[int]]:
     """As steps (``core.steps``): read the objects, then measure (big pairs on a worker thread,
     ``analysis.background``), then store. Closed before its end, nothing is stored.
@@ -162,7 +162,7 @@ def remeasure_steps(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indi
     return [index for index in measured if index in updates]
 
 
-def mark_waiting(results, indices) -> None:
+def mark_waiting(results, indices: Iterable[int]) -> None:
     """Leave the results at ``indices`` for later: stale (their objects changed) and pending for ``settle``."""
     for index in indices:
         results[index].stale = results[index].volume_pending = True

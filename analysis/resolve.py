@@ -5,7 +5,7 @@ See docs/architecture.md, "Resolve".
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import bpy
@@ -108,7 +108,7 @@ def start_resolve(context: bpy.types.Context, index: int, clearance: float = 0.0
     return offset, undo, remeasure_steps(scene, depsgraph, indices, cache)
 
 
-def analysed_cache(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices) -> SolidCache:
+def analysed_cache(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, indices: Iterable[int]) -> SolidCache:
     """A solid cache holding the shapes the analysis read of the objects of the results at ``indices`` whose
     geometry is still what was read (``analysis.analysed_shapes``): moved where they are now, not read again."""
     cache = SolidCache()

@@ -233,10 +233,12 @@ def _flat_screen(a: StackedMeshes, b: StackedMeshes, tolerances: np.ndarray, pai
     start_a, start_b = np.cumsum(count_a) - count_a, np.cumsum(count_b) - count_b
     pair, i, j, _ = pairings(count_a, count_b)
     t, s = rows_a[start_a[pair] + i], rows_b[start_b[pair] + j]
-    tolerance = tolerances[pairs][pair][:, None]
-    keep = ((a.lows[t] - tolerance <= b.highs[s] + tolerance)
-            & (b.lows[s] - tolerance <= a.highs[t] + tolerance)).all(axis=1)
-    return pairs[pair[keep]], np.stack([t[keep], s[keep]], axis=1)
+    tolerance = tolerances[pairs][pair]
+    for axis in range(3):  # axis by axis, on the rows still in: far fewer gathers than all three axes at once
+        low_a, high_a, low_b, high_b = (box[:, axis] for box in (a.lows, a.highs, b.lows, b.highs))
+        keep = (low_a[t] - tolerance <= high_b[s] + tolerance) & (low_b[s] - tolerance <= high_a[t] + tolerance)
+        pair, t, s, tolerance = pair[keep], t[keep], s[keep], tolerance[keep]
+    return pairs[pair], np.stack([t, s], axis=1)
 
 
 def _near_rows(side: StackedMeshes, other: StackedMeshes, tolerances: np.ndarray, pairs: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ from core import overlapping_pairs
 from core.mesh import Solid, TriangleMesh
 from core.mesh.contact.containment import boxes_apart
 import core.mesh.intersection as intersection_module
-from core.mesh.intersection import candidate_pairs, surface_crossings, surface_intersection
+from core.mesh.intersection import candidate_pairs, default_tolerance, surface_crossings, surface_intersection
 import core.mesh.stacked as stacked_module
 from core.mesh.stacked import StackedMeshes
 from core.mesh.triangle_intersection import may_meet, pair_crossings
@@ -186,3 +186,19 @@ def test_stacked_meshes_keep_each_meshs_edges_and_order():
 
 def test_no_pairs_give_no_answers():
     assert surface_crossings([]) == [] and overlap_volumes([]) == []
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_flat_box_screen_lists_what_each_pairs_tree_lists(seed):
+    """The triangle pairs screened flat, all pairs at once (``stacked_candidates`` below ``FLAT_PAIRS``), are the
+    ones each pair's own triangle trees list, in the same order."""
+    pairs = [(a.mesh, b.mesh) for a, b in kitbash_pairs(seed)[::3]] + ellipsoid_pairs(seed, 8)
+    stack_a, stack_b = StackedMeshes([a for a, _b in pairs]), StackedMeshes([b for _a, b in pairs])
+    tolerances = np.array([default_tolerance(a, b, None) for a, b in pairs])
+
+    def alone(k: int) -> np.ndarray:
+        return candidate_pairs(pairs[k][0], pairs[k][1], float(tolerances[k]))
+
+    flat = stacked_module.stacked_candidates(stack_a, stack_b, tolerances, intersection_module.FLAT_PAIRS, alone)
+    assert len(flat) > 1000
+    np.testing.assert_array_equal(flat, stacked_module.stacked_candidates(stack_a, stack_b, tolerances, 0, alone))

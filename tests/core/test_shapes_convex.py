@@ -193,3 +193,54 @@ def test_prepared_support_is_exact(name, index_from_1000_points):
         assert np.all(np.einsum("ij,ij->i", found, directions) >= (world @ directions.T).max(axis=0) - 1e-14 * scale)
         hull = ExactHull(world)
         assert all(hull.distance(p) <= 1e-12 * scale for p in found[:20])
+
+
+def seeded_clouds(seed: int) -> list[np.ndarray]:
+    """Small clouds near the origin, far from it (moved to their centre), flat, single points, float32 coordinates,
+    and one large enough to be pruned (built alone)."""
+    rng = np.random.default_rng(seed)
+    clouds = []
+    for k in range(60):
+        points = rng.normal(size=(int(rng.integers(1, 200)), 3)) * rng.uniform(1e-3, 10.0)
+        if k % 3 == 0:
+            points += rng.normal(size=3) * 1e3  # farther from the origin than wide: centred
+        if k % 7 == 0:
+            points[:, 2] = 0.0  # flat
+        if k % 5 == 0:
+            points = points.astype(np.float32).astype(np.float64)
+        clouds.append(points)
+    clouds.append(rng.normal(size=(core.shapes.convex.PRUNE_MIN_POINTS + 10, 3)))
+    return clouds
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_polytopes_of_many_clouds_are_each_clouds_own(seed):
+    clouds = seeded_clouds(seed)
+    directions = np.random.default_rng(seed).normal(size=(20, 3))
+    made = core.Polytope.of_clouds(clouds)
+    assert sum(np.abs(p.affine[1]).max() > 0.0 for p in made) >= 15  # many were moved to their centre
+    for polytope, cloud in zip(made, clouds):
+        alone = core.Polytope(cloud)
+        assert polytope.vertices().tobytes() == alone.vertices().tobytes()
+        assert all(np.array_equal(mine, theirs) for mine, theirs in zip(polytope.affine, alone.affine))
+        assert polytope.affine[1].tobytes() == alone.affine[1].tobytes()
+        assert polytope.box() == alone.box()  # (the same numbers; a zero's sign may differ)
+        assert np.array_equal(polytope.bounds(), alone.bounds())
+        assert polytope.support_table_pending == alone.support_table_pending
+        for d in directions.tolist():
+            assert polytope.support(tuple(d)) == alone.support(tuple(d))
+    assert core.Polytope.of_clouds([]) == []
+
+
+@pytest.mark.parametrize("spoil", [np.nan, np.inf, 1e120])
+def test_a_bad_cloud_among_many_raises_polytopes_error(spoil):
+    clouds = seeded_clouds(4)[:5]
+    clouds[3] = clouds[3].copy()
+    clouds[3][0, 1] = spoil
+    with pytest.raises(ValueError) as raised:
+        core.Polytope.of_clouds(clouds)
+    with pytest.raises(ValueError) as alone:
+        core.Polytope(clouds[3])
+    assert str(raised.value) == str(alone.value)
+    with pytest.raises(ValueError, match="empty"):
+        core.Polytope.of_clouds([clouds[0], np.empty((0, 3))])

@@ -16,7 +16,7 @@ from ...narrowphase.collide import collide
 from ...narrowphase.epa_lockstep import collide_overlapping
 from ...narrowphase.warm_epa import WarmStart, collide_warm_many
 from ..classify import prepare_hull_features
-from ..solid import HULL, PARTS, Solid
+from ..solid import HULL, PARTS, Solid, prepare_hulls
 from .pushout import certified_pushout, pushout_witnesses
 from .result import SolidContact, pair_method
 from .sat_pairs import sat_contacts, sat_ready
@@ -160,6 +160,7 @@ def _screened_together(pairs: list[tuple[Solid, Solid]], options: dict) -> tuple
     """``screen_many`` of the pairs' hulls (each distinct hull prepared once), overlapping pairs left open."""
     rows: dict[int, int] = {}
     hulls = []
+    prepare_hulls([solid for pair in pairs for solid in pair])
     for solid in (solid for pair in pairs for solid in pair):
         if rows.setdefault(id(solid), len(hulls)) == len(hulls):
             hulls.append(solid.hull)

@@ -21,7 +21,7 @@ from ..core.mesh.classify import classify_solids
 from ..core.mesh.contact.containment import BATCHED_TRIANGLE_PAIRS
 from .clash_report import ClashReport, ClashResult, pair_status
 from .analysed_shapes import placement
-from .background import BACKGROUND_TRIANGLES, Announced, meanwhile, triangles_of
+from .background import BACKGROUND_TRIANGLES, Announced, collection_paused, meanwhile, triangles_of
 from .geometry import ObjectGeometryError
 from .mesh_notes import pair_note, parts_note, rows_certainty_and_notes, volume_certainty
 from .inspect import MeasureModes, broad_phase_bounds, measure_in_mode, measure_modes, rigid_shape
@@ -71,14 +71,15 @@ def check_scene(
     the clashes found so far. Exceptions raised by the callback propagate.
     """
     report, steps = start_check(scene, depsgraph, **options)
-    for step in steps:
-        if isinstance(step, Announced):
-            continue  # for the interface: nothing was done since the last call
-        done, total = step
-        if progress is not None and progress(done, total) is False:
-            report.cancelled = True
-            steps.close()
-            break
+    with collection_paused():  # (every step at once: nothing else runs meanwhile)
+        for step in steps:
+            if isinstance(step, Announced):
+                continue  # for the interface: nothing was done since the last call
+            done, total = step
+            if progress is not None and progress(done, total) is False:
+                report.cancelled = True
+                steps.close()
+                break
     return report
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import bpy
 
-from ..analysis.background import Announced
+from ..analysis.background import Announced, collection_paused
 from ..analysis.geometry import ObjectGeometryError
 
 #: Seconds of work per timer tick of a modal run: the interface stays responsive to Esc.
@@ -21,12 +21,14 @@ PROGRESS_STEPS = 1000
 
 def advance(steps: Iterator[tuple[int, int]], seconds: float) -> tuple[int, int] | None:
     """Run ``steps`` for about ``seconds``, or up to an ``Announced`` step (the interface then shows what comes
-    next before a step that may hold it); the last ``(done, total)``, or None once they are exhausted."""
+    next before a step that may hold it), with the garbage collector paused (``collection_paused``); the last
+    ``(done, total)``, or None once they are exhausted."""
     deadline = time.perf_counter() + seconds
     latest = (0, 1)
-    for latest in steps:
-        if isinstance(latest, Announced) or time.perf_counter() >= deadline:
-            return latest
+    with collection_paused():  # (for the slice: the interface's own objects are collected between slices)
+        for latest in steps:
+            if isinstance(latest, Announced) or time.perf_counter() >= deadline:
+                return latest
     return None
 
 

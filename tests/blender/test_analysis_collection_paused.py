@@ -1,6 +1,6 @@
 """The cyclic garbage collector is paused while a check works (``analysis.background.collection_paused``): during
-``meanwhile``'s work, at once or on the worker thread, and through ``check_scene``; it is left as it was after, even
-when the work raises, and a check makes the same report with it running."""
+``meanwhile``'s work, at once or on the worker thread, through ``check_scene`` and during a modal run's slices; it is
+left as it was after, even when the work raises, and a check makes the same report with it running."""
 
 from __future__ import annotations
 
@@ -78,3 +78,19 @@ def test_a_check_runs_paused_and_reports_what_it_reports_with_the_collector_runn
     assert repr([dataclasses.asdict(r) for r in paused.results]) == repr(
         [dataclasses.asdict(r) for r in running.results])
     assert paused.skipped == running.skipped
+
+
+def test_a_modal_slice_runs_paused_and_the_interface_gets_the_collector_back(addon):
+    advance = importlib.import_module(addon.__name__ + ".operators.base").advance
+    seen = []
+
+    def steps():
+        for done in range(3):
+            seen.append(gc.isenabled())
+            yield done, 3
+
+    made = steps()
+    assert advance(made, 0.0) == (0, 3)  # a slice that ends after its first step
+    assert gc.isenabled()
+    assert advance(made, 60.0) is None and gc.isenabled()
+    assert seen == [False, False, False]

@@ -13,7 +13,7 @@ import numpy as np
 
 from .geometry import evaluated_mesh, world_points, world_triangles
 from .live import paused
-from .shapes import INSTANCE_SEPARATOR, Source, mesh_from_arrays, read_arrays
+from .shapes import INSTANCE_SEPARATOR, Source, mesh_from_arrays, node_instances, read_arrays
 
 
 class NoOverlap(ValueError):
@@ -45,10 +45,9 @@ class OverlapMesh:
 def _realized_mesh(obj: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> bpy.types.Mesh | None:
     """A new mesh of the object's measured triangles in world space, its Geometry Nodes instances joined (what the
     Boolean, which sees an object's mesh alone, needs of a scatter); None for an object without such instances."""
-    read = read_arrays(Source(obj.name, obj, obj), depsgraph)
-    if not read.instances:
+    if not node_instances(obj, depsgraph):  # most objects: nothing read, the Boolean takes them as they are
         return None
-    measured = mesh_from_arrays(read)
+    measured = mesh_from_arrays(read_arrays(Source(obj.name, obj, obj), depsgraph))
     mesh = bpy.data.meshes.new(f"Realized {obj.name}")
     mesh.from_pydata(measured.vertices.tolist(), [], measured.triangles.tolist())
     return mesh

@@ -49,6 +49,12 @@ def collection_paused() -> Iterator[None]:
             gc.enable()
 
 
+def answer_into(steps: Iterator, answer: list) -> Iterator:
+    """``steps``' own steps; once they end, their answer appended to ``answer`` (for a caller that can only
+    iterate, such as a modal operator's slices)."""
+    answer.append((yield from steps))
+
+
 def meanwhile(work: Callable[[], Any], triangles: int, progress: Any = None) -> Iterator[Any]:
     """``work()`` on data of that many ``triangles`` (solids: ``triangles_of``): on a worker thread when they are
     enough to hold the interface, yielding ``progress`` while it runs; its answer (or its exception). Closed early,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import bpy
 import numpy as np
@@ -14,7 +15,7 @@ from ..core import collide
 from ..core.narrowphase.directional import directional_depth
 from ..core.mesh import CONVEX, HULL, Solid, SolidContact
 from ..core.planar.projection import collide_in_plane, plane_basis
-from ..core.replay import pair_document
+from ..core.replay import pair_document, write_pair
 from ..core.shapes.rigid import RIGID_BODY_KINDS, rigid_body_shape
 from .background import Announced, meanwhile
 from .geometry import ObjectGeometryError, evaluated_mesh, world_points
@@ -297,3 +298,18 @@ def pair_document_steps(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, 
     return (yield from meanwhile(
         lambda: pair_document(*(mesh_from_arrays(read).vertices for read in reads), document_settings, meta=meta),
         sum(read.arrays.triangle_count for read in reads), (INSPECTION_STEPS - 1, INSPECTION_STEPS)))
+
+
+def result_still_at(scene: bpy.types.Scene, index: int, label: str):
+    """The stored result at ``index`` if it is still the pair ``label`` (results may be cleared meanwhile), or None."""
+    results = scene.collision_inspector.results
+    return results[index] if index < len(results) and results[index].label == label else None
+
+
+def write_document(path: Path, document: dict) -> str:
+    """Write the pair's document (numpy and files alone: may run on a worker thread); its text. OSError names the
+    file when it cannot be written."""
+    try:
+        return write_pair(path, document)
+    except OSError as error:
+        raise OSError(f"Could not write {path}: {error}") from None

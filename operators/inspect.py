@@ -12,34 +12,14 @@ from pathlib import Path
 import bpy
 from bpy_extras.io_utils import ExportHelper
 
-from ..analysis.background import meanwhile
-from ..analysis.inspect import INSPECTION_STEPS, axis_vector, directional_depth_steps, pair_document_steps
-from ..core.replay import write_pair
+from ..analysis.background import answer_into, meanwhile
+from ..analysis.inspect import (INSPECTION_STEPS, axis_vector, directional_depth_steps, pair_document_steps,
+                               result_still_at, write_document)
 from ..ui.properties.enums import DIRECTIONAL_AXIS_ITEMS
 from ..ui.panel import directional_summary
 from .export import blend_relative_file_path
 from .base import (PROGRESS_STEPS, ExclusiveRunMixin, ProgressStepsMixin, ReplacesResultsMixin, StepwiseMixin,
                    chosen_result)
-
-
-def answer_into(steps: Iterator, answer: list) -> Iterator:
-    """``steps``' own steps; once they end, their answer appended to ``answer``."""
-    answer.append((yield from steps))
-
-
-def result_still_at(scene: bpy.types.Scene, index: int, label: str):
-    """The stored result at ``index`` if it is still the pair ``label`` (results may be cleared meanwhile), or None."""
-    results = scene.collision_inspector.results
-    return results[index] if index < len(results) and results[index].label == label else None
-
-
-def write_document(path: Path, document: dict) -> str:
-    """Write the pair's document (numpy and files alone: may run on a worker thread); its text. OSError names the
-    file when it cannot be written."""
-    try:
-        return write_pair(path, document)
-    except OSError as error:
-        raise OSError(f"Could not write {path}: {error}") from None
 
 
 class COLLISION_INSPECTOR_OT_directional_depth(ReplacesResultsMixin, ProgressStepsMixin, StepwiseMixin,

@@ -6,7 +6,7 @@ fixtures and times manifold3d next to core):
     .venv/core/bin/python benchmarks/bench_mesh_intersection.py [--quick]
 
 The ring is a torus of 65,536 triangles (256 x 128 segments), the pin a closed cylinder of 256
-segments, tilted by 0.3 rad, that goes through the ring's tube from top to bottom (two loops). Prints the best of a few runs of: ``surfaces_cross``
+segments, tilted by 0.3 rad, that goes through the ring's tube from top to bottom (two loops). Prints the least CPU time of a few runs of: ``surfaces_cross``
 (status), ``surface_intersection`` (curves) and ``overlap_volume``, then manifold3d's intersection
 volume (mesh conversion, boolean and ``volume()``), with both volumes.
 """
@@ -14,7 +14,6 @@ volume (mesh conversion, boolean and ``volume()``), with both volumes.
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -25,15 +24,7 @@ sys.path.insert(0, str(REPO / "tests" / "core"))
 import mesh_fixtures as fixtures  # noqa: E402  (needs the paths above)
 from core.mesh.intersection import surface_intersection, surfaces_cross  # noqa: E402
 from core.mesh.volume import overlap_volume  # noqa: E402
-
-
-def best_time(function, repeats: int):
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = function()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+from timing import best_cpu, machine_load  # noqa: E402  (this script's folder is on sys.path)
 
 
 def main() -> None:
@@ -41,18 +32,18 @@ def main() -> None:
     ring = fixtures.torus(major=2.0, minor=0.5, major_segments=256, minor_segments=128)
     tilt = np.array([[1.0, 0.0, 0.0], [0.0, np.cos(0.3), -np.sin(0.3)], [0.0, np.sin(0.3), np.cos(0.3)]])
     pin = fixtures.transformed(fixtures.rod(radius=0.2, z0=-1.5, z1=1.5, segments=256), tilt, (2.05, 0.05, 0.0))
-    print(f"ring: {len(ring.triangles):,} triangles, pin: {len(pin.triangles):,} triangles")
-    t_cross, crossing = best_time(lambda: surfaces_cross(ring, pin), repeats)
-    t_curves, result = best_time(lambda: surface_intersection(ring, pin), repeats)
-    t_volume, (volume, centroid) = best_time(lambda: overlap_volume(ring, pin), repeats)
-    t_manifold, reference = best_time(lambda: (fixtures.manifold(ring) ^ fixtures.manifold(pin)).volume(), repeats)
-    print(f"{'query':<28}{'core (s)':>10}  result")
-    print(f"{'surfaces_cross':<28}{t_cross:>10.3f}  {crossing}")
-    print(f"{'surface_intersection':<28}{t_curves:>10.3f}  {len(result.curves)} curves "
+    print(f"ring: {len(ring.triangles):,} triangles, pin: {len(pin.triangles):,} triangles; {machine_load()}")
+    t_cross, crossing = best_cpu(lambda: surfaces_cross(ring, pin), repeats)
+    t_curves, result = best_cpu(lambda: surface_intersection(ring, pin), repeats)
+    t_volume, (volume, centroid) = best_cpu(lambda: overlap_volume(ring, pin), repeats)
+    t_manifold, reference = best_cpu(lambda: (fixtures.manifold(ring) ^ fixtures.manifold(pin)).volume(), repeats)
+    print(f"{'query':<28}{'core (CPU s)':>14}  result")
+    print(f"{'surfaces_cross':<28}{t_cross:>14.3f}  {crossing}")
+    print(f"{'surface_intersection':<28}{t_curves:>14.3f}  {len(result.curves)} curves "
           f"({', '.join('closed' if c else 'open' for c in result.closed)}), {len(result.segments)} segments")
-    print(f"{'overlap_volume':<28}{t_volume:>10.3f}  {volume:.12f} at {np.round(centroid, 6)}")
-    print(f"{'total':<28}{t_cross + t_curves + t_volume:>10.3f}")
-    print(f"{'manifold3d intersection':<28}{t_manifold:>10.3f}  {reference:.12f} "
+    print(f"{'overlap_volume':<28}{t_volume:>14.3f}  {volume:.12f} at {np.round(centroid, 6)}")
+    print(f"{'total':<28}{t_cross + t_curves + t_volume:>14.3f}")
+    print(f"{'manifold3d intersection':<28}{t_manifold:>14.3f}  {reference:.12f} "
           f"(difference {volume - reference:.2e})")
 
 

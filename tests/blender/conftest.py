@@ -82,6 +82,12 @@ def addon() -> Iterator[ModuleType]:
         shutil.rmtree(link_dir)
 
 
+@pytest.fixture
+def addon_module(addon) -> Callable[[str], ModuleType]:
+    """The add-on's module of that dotted name below its package (``"analysis.background"``), as loaded."""
+    return lambda name: importlib.import_module(f"{addon.__name__}.{name}")
+
+
 @pytest.fixture(scope="session")
 def real_blender() -> bool:
     """True in the real-Blender host (installed extension), False with the PyPI bpy module."""

@@ -5,7 +5,6 @@ worker here by lowering its threshold."""
 
 from __future__ import annotations
 
-import importlib
 import threading
 from types import SimpleNamespace
 
@@ -18,13 +17,10 @@ from test_operators_long_work import TICKS_WHILE_WAITING, gate, ticks, until_don
 
 
 @pytest.fixture
-def modules(addon):
-    def module(name):
-        return importlib.import_module(f"{addon.__name__}.{name}")
-
-    return SimpleNamespace(background=module("analysis.background"), inspect=module("analysis.inspect"),
-                           operators=module("operators.inspect"), base=module("operators.base"),
-                           replay=module("core.replay"))
+def modules(addon_module):
+    return SimpleNamespace(background=addon_module("analysis.background"), inspect=addon_module("analysis.inspect"),
+                           operators=addon_module("operators.inspect"), base=addon_module("operators.base"),
+                           replay=addon_module("core.replay"))
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ its threshold."""
 
 from __future__ import annotations
 
-import importlib
 import threading
 from types import SimpleNamespace
 
@@ -20,14 +19,11 @@ TICKS_WHILE_WAITING = 4
 
 
 @pytest.fixture
-def modules(addon):
-    def module(name):
-        return importlib.import_module(f"{addon.__name__}.{name}")
-
-    return SimpleNamespace(background=module("analysis.background"), clash=module("analysis.clash"),
-                           remeasure=module("analysis.remeasure"), analyse=module("operators.analyse"),
-                           resolve=module("operators.resolve"), shapes=module("analysis.shapes"),
-                           steps=module("core.steps"), analysed_shapes=module("analysis.analysed_shapes"))
+def modules(addon_module):
+    return SimpleNamespace(background=addon_module("analysis.background"), clash=addon_module("analysis.clash"),
+                           remeasure=addon_module("analysis.remeasure"), analyse=addon_module("operators.analyse"),
+                           resolve=addon_module("operators.resolve"), shapes=addon_module("analysis.shapes"),
+                           steps=addon_module("core.steps"), analysed_shapes=addon_module("analysis.analysed_shapes"))
 
 
 @pytest.fixture

@@ -21,13 +21,11 @@ CANCELLED = "Self-intersection check cancelled; the previous results are kept"
 
 
 @pytest.fixture
-def modules(addon):
-    def module(name):
-        return importlib.import_module(f"{addon.__name__}.{name}")
-
-    return SimpleNamespace(background=module("analysis.background"), self_check=module("analysis.self_check"),
-                           operator=module("operators.self_check"), base=module("operators.base"),
-                           store=module("analysis.self_check_store"))
+def modules(addon_module):
+    return SimpleNamespace(background=addon_module("analysis.background"),
+                           self_check=addon_module("analysis.self_check"),
+                           operator=addon_module("operators.self_check"), base=addon_module("operators.base"),
+                           store=addon_module("analysis.self_check_store"))
 
 
 @pytest.fixture

@@ -13,7 +13,8 @@ import pytest
 
 import core.mesh.contact.containment as containment_module
 from core.mesh import MESH, Solid, collide_solids, measure_solid_pairs
-from core.mesh.contact.containment import share_interior, share_interior_moved, shares_interior_after
+from core.mesh.contact.containment import (share_interior, share_interior_moved, shares_interior_after,
+                                          shares_interior_after_many)
 from core.mesh.contact.pushout import BATCH_LEVELS, certified_pushout
 from core.mesh.intersection import FLAT_PAIRS
 from core.mesh.triangle_intersection import (apart_on_common_line, intersect_triangle_pairs, pair_heights,
@@ -79,6 +80,34 @@ def test_batched_overlap_answers_as_the_per_offset_test(seed, path, monkeypatch)
         assert batched.tolist() == one_by_one
         answers.extend(one_by_one)
     assert any(answers) and not all(answers)
+
+
+@pytest.mark.parametrize("path", ["flat", "sweep", "some alone"])
+def test_many_pairs_batched_together_answer_as_the_per_offset_test(path, monkeypatch):
+    """Several pairs' offsets in one pass (either object the smaller, a pair without offsets, pairs whose candidates
+    come from a sort and sweep, pairs with too many candidates tested offset by offset among batched ones): each
+    offset's answer is the per-offset test's."""
+    rng = np.random.default_rng(31)
+    pairs = seeded_pairs(3, count=6) + exact_placements()
+    requests = [(a, b, offsets_for(a, b, rng)[:: 1 + k % 3]) for k, (a, b) in enumerate(pairs)]
+    requests.insert(2, (pairs[0][0], pairs[0][1], np.zeros((0, 3))))
+    assert {len(a.mesh.triangles) < len(b.mesh.triangles) for a, b, _offsets in requests} == {False, True}
+    alone = []
+    if path == "sweep":
+        monkeypatch.setattr(containment_module, "FLAT_PAIRS", 0)
+    if path == "some alone":
+        monkeypatch.setattr(containment_module, "BATCH_CANDIDATES", 1_500)
+        monkeypatch.setattr(containment_module, "share_interior_moved",
+                            lambda a, b, offset: alone.append((a, b)) or share_interior_moved(a, b, offset))
+    answers = shares_interior_after_many(requests)
+    assert [len(shared) for shared in answers] == [len(offsets) for _a, _b, offsets in requests]
+    for (a, b, offsets), shared in zip(requests, answers):
+        assert shared.tolist() == [share_interior_moved(a, b, offset) for offset in offsets]
+    flat = np.concatenate(answers)
+    assert flat.any() and not flat.all()
+    if path == "some alone":
+        asked = {(id(a), id(b)) for a, b in alone}
+        assert 0 < len(asked) < len(requests) - 1
 
 
 def test_exact_placements_overlap_as_built():

@@ -14,7 +14,7 @@ from ..distance import nearest_on_surface
 from ..intersection import FLAT_PAIRS, RELATIVE_TOLERANCE, default_tolerance, surfaces_overlap
 from ..inside import crossing_windings
 from ..solid import Solid
-from ..trimesh import TriangleMesh
+from ..stacked import StackedMeshes, pairings
 from ..triangle_intersection import (apart_on_common_line, coplanar_heights, coplanar_overlap_areas, pair_crossings,
                                      pair_heights, proper_mask, straddling)
 
@@ -73,33 +73,26 @@ def shares_interior_after(a: Solid, b: Solid, offsets: np.ndarray) -> np.ndarray
 
 
 def shares_interior_after_many(requests: list[tuple[Solid, Solid, np.ndarray]]) -> list[np.ndarray]:
-    """``shares_interior_after`` of several pairs (``(a, b, offsets)`` each), their triangle pairs tested together in
-    one pass: the batches of many pairs' push-out searches cost about what one does."""
-    answers, batches = [], []
-    for index, (a, b, offsets) in enumerate(requests):
-        offsets = np.asarray(offsets, dtype=np.float64).reshape(-1, 3)
-        answers.append(np.zeros(len(offsets), dtype=bool))
-        batch = _OffsetPairs.of(a, b, offsets)
-        if batch is None:
-            answers[index][:] = [share_interior_moved(a, b, offset) for offset in offsets]
-        else:
-            batches.append((index, batch))
-    if batches:
-        first = np.cumsum([0] + [len(batch.tolerance) for _index, batch in batches])
-        shared = _shared_offsets(_OffsetPairs.joined([batch for _index, batch in batches], first[:-1]), first[-1])
-        for (index, _batch), low, high in zip(batches, first[:-1], first[1:]):
-            answers[index][:] = shared[low:high]
-    for (a, b, offsets), shared in zip(requests, answers):
-        offsets = np.asarray(offsets, dtype=np.float64).reshape(-1, 3)
-        for index in np.flatnonzero(~shared & _may_nest(a, b, offsets)):
-            shared[index] = _contained(*_moved_pair(a, b, offsets[index]))
+    """``shares_interior_after`` of several pairs (``(a, b, offsets)`` each), their triangle pairs found and tested
+    together in one pass: the batches of many pairs' push-out searches cost about what one does."""
+    offsets = [np.asarray(offsets, dtype=np.float64).reshape(-1, 3) for _a, _b, offsets in requests]
+    batch, alone = _OffsetPairs.of_requests([(a, b) for a, b, _offsets in requests], offsets)
+    shared = _shared_offsets(batch, int(sum(len(moves) for moves in offsets)))
+    bounds = np.cumsum([0] + [len(moves) for moves in offsets]).tolist()
+    answers = [shared[low:high] for low, high in zip(bounds[:-1], bounds[1:])]
+    for index in np.flatnonzero(alone).tolist():
+        a, b, _offsets = requests[index]
+        answers[index][:] = [share_interior_moved(a, b, offset) for offset in offsets[index]]
+    for (a, b, _offsets), moves, shared in zip(requests, offsets, answers):
+        for index in np.flatnonzero(~shared & _may_nest(a, b, moves)):
+            shared[index] = _contained(*_moved_pair(a, b, moves[index]))
     return answers
 
 
 class _OffsetPairs(NamedTuple):
-    """The triangle pairs of a batch of offsets of B, as ``shares_interior_after`` tests them: corners, area normals
-    and vertex ids of A's and of B's moved triangles, the offset each row belongs to (``offset``), and per offset the
-    tolerance and the size it is relative to."""
+    """The triangle pairs of batches of offsets of B, as ``shares_interior_after`` tests them: corners, area normals
+    and vertex ids of A's and of B's moved triangles, the offset each row belongs to (``offset``, numbered on over
+    the batches), and per offset the tolerance and the size it is relative to."""
 
     corners_a: np.ndarray
     normals_a: np.ndarray
@@ -112,38 +105,43 @@ class _OffsetPairs(NamedTuple):
     sizes: np.ndarray
 
     @classmethod
-    def of(cls, a: Solid, b: Solid, offsets: np.ndarray) -> _OffsetPairs | None:
-        """The pairs of ``offsets`` (K, 3), each offset's kept by the box test of ``intersection.candidate_pairs``,
-        the smaller object moved as ``share_interior_moved`` moves it; None when there are too many
-        (``BATCH_CANDIDATES``)."""
-        move_a = len(a.mesh.triangles) < len(b.mesh.triangles)
-        still, moving = (b.mesh, a.mesh) if move_a else (a.mesh, b.mesh)
-        shifts = -offsets if move_a else offsets
-        low, high = moving.vertices.min(axis=0), moving.vertices.max(axis=0)
-        sizes = np.maximum(still.size, ((high + shifts) - (low + shifts)).max(axis=1))
+    def of_requests(cls, pairs: list[tuple[Solid, Solid]], offsets: list[np.ndarray]
+                    ) -> tuple[_OffsetPairs, np.ndarray]:
+        """The rows of every pair's ``offsets`` (K, 3) at once, and which pairs are left to be tested offset by
+        offset (too many candidates, ``BATCH_CANDIDATES``: their offsets have no rows). Each offset's candidates are
+        those ``intersection.candidate_pairs`` keeps without trees, the smaller object moved as
+        ``share_interior_moved`` moves it; pairs are stacked (``StackedMeshes``) and every comparison is made as
+        for one pair alone, so each row holds the numbers a pair's own moved mesh would."""
+        move_a = np.array([len(a.mesh.triangles) < len(b.mesh.triangles) for a, b in pairs], dtype=bool)
+        still = StackedMeshes([b.mesh if moved else a.mesh for (a, b), moved in zip(pairs, move_a.tolist())])
+        moving = StackedMeshes([a.mesh if moved else b.mesh for (a, b), moved in zip(pairs, move_a.tolist())])
+        counts = np.array([len(moves) for moves in offsets], dtype=np.int64)
+        request = np.repeat(np.arange(len(pairs)), counts)
+        shifts = np.concatenate(offsets) if offsets else np.zeros((0, 3))
+        shifts = np.where(move_a[request][:, None], -shifts, shifts)
+        low, high = moving.vertex_boxes
+        still_sizes = np.array([mesh.size for mesh in still.meshes])
+        sizes = np.maximum(still_sizes[request], ((high[request] + shifts) - (low[request] + shifts)).max(axis=1))
         tolerance = RELATIVE_TOLERANCE * sizes
-        candidates = _swept_candidates(still, moving, shifts, float(tolerance.max()))
-        if candidates is None:
-            return None
-        i, j = candidates
-        lows, highs = moving.lows[j][:, None] + shifts, moving.highs[j][:, None] + shifts
-        margin = tolerance[:, None]
-        near = ((still.lows[i][:, None] - margin <= highs + margin)
-                & (lows - margin <= still.highs[i][:, None] + margin)).all(axis=2)
-        rows, k = np.nonzero(near)
-        i, j = i[rows], j[rows]
+        i, j, alone = _swept_candidates(still, moving, shifts, request, tolerance, counts)
+        # every (candidate, offset) of a pair, candidate after candidate, kept where the moved boxes meet
+        candidate_counts = np.bincount(still.owner[i], minlength=len(pairs))
+        pair, candidate, k, _starts = pairings(candidate_counts, counts)
+        candidate += (np.cumsum(candidate_counts) - candidate_counts)[pair]
+        k += (np.cumsum(counts) - counts)[pair]
+        i, j = i[candidate], j[candidate]
+        margin = tolerance[k][:, None]
+        lows, highs = moving.lows[j] + shifts[k], moving.highs[j] + shifts[k]
+        near = ((still.lows[i] - margin <= highs + margin) & (lows - margin <= still.highs[i] + margin)).all(axis=1)
+        i, j, k = i[near], j[near], k[near]
         corners = moving.corners[j] + shifts[k][:, None]
-        moved = (corners, cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]), moving.triangles[j])
-        kept = (still.corners[i], still.area_normals[i], still.triangles[i])
-        first, second = (moved, kept) if move_a else (kept, moved)
-        return cls(*first, *second, k, tolerance, sizes)
-
-    @classmethod
-    def joined(cls, batches: list[_OffsetPairs], first_offsets: np.ndarray) -> _OffsetPairs:
-        """Several batches as one, their offsets numbered on from ``first_offsets`` (one per batch)."""
-        columns = [np.concatenate(column) for column in zip(*batches)]
-        columns[6] = np.concatenate([batch.offset + first for batch, first in zip(batches, first_offsets)])
-        return cls(*columns)
+        moved = (corners, cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]), moving.ids[j])
+        still_normals = np.concatenate([mesh.area_normals for mesh in still.meshes]) if pairs else np.zeros((0, 3))
+        kept = (still.corners[i], still_normals[i], still.ids[i])
+        first_moves = move_a[still.owner[i]]
+        columns = [np.where(first_moves.reshape(-1, *[1] * (first.ndim - 1)), first, second)
+                   for first, second in zip(moved + kept, kept + moved)]
+        return cls(*columns, k, tolerance, sizes), alone
 
 
 def _shared_offsets(pairs: _OffsetPairs, count: int) -> np.ndarray:
@@ -173,27 +171,69 @@ def _shared_offsets(pairs: _OffsetPairs, count: int) -> np.ndarray:
     return shared
 
 
-def _swept_candidates(still: TriangleMesh, moving: TriangleMesh, shifts: np.ndarray, reach: float
-                      ) -> tuple[np.ndarray, np.ndarray] | None:
-    """Triangle pairs (of ``still``, of ``moving``) whose boxes, widened by ``reach``, meet the moving boxes swept over
-    ``shifts`` (every pair any shift's test can need), sorted: only the triangles whose boxes meet the other side's
-    whole box take part (no other can), all their pairs screened at once when they are few (``FLAT_PAIRS``), else by a
-    sort and sweep; None when those times the shifts exceed ``BATCH_CANDIDATES``."""
-    swept_lows, swept_highs = moving.lows + shifts.min(axis=0), moving.highs + shifts.max(axis=0)
-    near_still = _meeting(still.lows, still.highs, swept_lows.min(axis=0), swept_highs.max(axis=0), reach)
-    near_moving = _meeting(swept_lows, swept_highs, still.lows.min(axis=0), still.highs.max(axis=0), reach)
-    if len(near_still) * len(near_moving) <= FLAT_PAIRS:
-        i, j = np.nonzero(((still.lows[near_still, None] - reach <= swept_highs[near_moving] + reach)
-                           & (swept_lows[near_moving] - reach <= still.highs[near_still, None] + reach)).all(axis=2))
-        i, j = near_still[i], near_moving[j]
-    else:
-        i, j = overlapping_pairs_between(still.lows, still.highs, swept_lows, swept_highs, margin=reach).T
-    return (i, j) if len(i) * len(shifts) <= BATCH_CANDIDATES else None
+def _swept_candidates(still: StackedMeshes, moving: StackedMeshes, shifts: np.ndarray, request: np.ndarray,
+                      tolerance: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Triangle pairs (rows of ``still``, rows of ``moving``), pair after pair, whose boxes, widened by the pair's
+    largest ``tolerance``, meet the moving boxes swept over its ``shifts`` (every pair any shift's test can need;
+    ``request`` each shift's pair, ``counts`` the shifts per pair), and which pairs have more than
+    ``BATCH_CANDIDATES`` of them times their shifts (left out of the rows). Only the triangles whose boxes meet the
+    other side's whole box take part (no other can), all their pairs screened at once when they are few
+    (``FLAT_PAIRS``), else by a sort and sweep."""
+    count = len(counts)
+    has = counts > 0
+    starts = (np.cumsum(counts) - counts)[has]
+    reach, shift_low, shift_high = np.zeros(count), np.zeros((count, 3)), np.zeros((count, 3))
+    if len(starts):
+        reach[has] = np.maximum.reduceat(tolerance, starts)
+        shift_low[has] = np.minimum.reduceat(shifts, starts, axis=0)
+        shift_high[has] = np.maximum.reduceat(shifts, starts, axis=0)
+    swept_lows, swept_highs = moving.lows + shift_low[moving.owner], moving.highs + shift_high[moving.owner]
+    swept_low, swept_high = _boxes_of(moving, swept_lows, swept_highs)
+    still_low, still_high = still.triangle_box
+    near_still = _meeting(still.lows, still.highs, swept_low[still.owner], swept_high[still.owner],
+                          reach[still.owner])
+    near_moving = _meeting(swept_lows, swept_highs, still_low[moving.owner], still_high[moving.owner],
+                           reach[moving.owner])
+    near_still, near_moving = near_still[has[still.owner[near_still]]], near_moving[has[moving.owner[near_moving]]]
+    still_counts = np.bincount(still.owner[near_still], minlength=count)
+    moving_counts = np.bincount(moving.owner[near_moving], minlength=count)
+    flat = still_counts * moving_counts <= FLAT_PAIRS
+    pair, i, j, _starts = pairings(np.where(flat, still_counts, 0), np.where(flat, moving_counts, 0))
+    i, j = near_still[(np.cumsum(still_counts) - still_counts)[pair] + i], \
+        near_moving[(np.cumsum(moving_counts) - moving_counts)[pair] + j]
+    widened = reach[pair][:, None]
+    keep = ((still.lows[i] - widened <= swept_highs[j] + widened)
+            & (swept_lows[j] - widened <= still.highs[i] + widened)).all(axis=1)
+    found_i, found_j = [i[keep]], [j[keep]]
+    for k in np.flatnonzero(~flat).tolist():
+        rows_still = slice(still.triangle_starts[k], still.triangle_starts[k + 1])
+        rows_moving = slice(moving.triangle_starts[k], moving.triangle_starts[k + 1])
+        i, j = overlapping_pairs_between(still.lows[rows_still], still.highs[rows_still], swept_lows[rows_moving],
+                                         swept_highs[rows_moving], margin=float(reach[k])).T
+        found_i.append(i + still.triangle_starts[k])
+        found_j.append(j + moving.triangle_starts[k])
+    i, j = np.concatenate(found_i), np.concatenate(found_j)
+    alone = np.bincount(still.owner[i], minlength=count) * counts > BATCH_CANDIDATES
+    keep = ~alone[still.owner[i]]
+    order = np.argsort(still.owner[i[keep]], kind="stable")
+    return i[keep][order], j[keep][order], alone
 
 
-def _meeting(lows: np.ndarray, highs: np.ndarray, low: np.ndarray, high: np.ndarray, reach: float) -> np.ndarray:
-    """Indices of the boxes that meet the box [``low``, ``high``] once both are widened by ``reach`` (compared as the
-    pair screen compares two boxes, so a box failing here fails against every box inside that one)."""
+def _boxes_of(stack: StackedMeshes, lows: np.ndarray, highs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(n, 3) the box of each mesh's rows of ``lows`` and ``highs`` (infinite the wrong way round for none)."""
+    count = len(stack.meshes)
+    low, high = np.full((count, 3), np.inf), np.full((count, 3), -np.inf)
+    filled = np.flatnonzero(stack.counts > 0)
+    if len(filled):
+        low[filled] = np.minimum.reduceat(lows, stack.triangle_starts[filled], axis=0)
+        high[filled] = np.maximum.reduceat(highs, stack.triangle_starts[filled], axis=0)
+    return low, high
+
+
+def _meeting(lows: np.ndarray, highs: np.ndarray, low: np.ndarray, high: np.ndarray, reach: np.ndarray) -> np.ndarray:
+    """Indices of the boxes that meet the boxes [``low``, ``high``] (one per row) once both are widened by ``reach``
+    (compared as the pair screen compares two boxes, so a box failing here fails against every box inside that one)."""
+    reach = reach[:, None]
     return np.flatnonzero(((lows - reach <= high + reach) & (low - reach <= highs + reach)).all(axis=1))
 
 

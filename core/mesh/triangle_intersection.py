@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..vector.arrays import NEXT_CORNER, cross, dot
+from ..vector.arrays import NEXT_CORNER, cross, dot, largest3, smallest3
 
 _LOCAL_IDS = np.arange(3)
 
@@ -263,10 +263,13 @@ def pair_heights(corners_a: np.ndarray, normals_a: np.ndarray, corners_b: np.nda
                  ) -> tuple[np.ndarray, np.ndarray]:
     """``(a_heights, b_heights)`` of K triangle pairs (see ``PairCrossings``): signed distances (K, 3) of each
     triangle's corners to the other's plane (``normals_*`` its area normals)."""
-    scale_a = np.maximum(np.linalg.norm(normals_a, axis=1), np.finfo(float).tiny)[:, None]
-    scale_b = np.maximum(np.linalg.norm(normals_b, axis=1), np.finfo(float).tiny)[:, None]
-    return (plane_values(corners_a, corners_b[:, None, 0], normals_b[:, None]) / scale_b,
-            plane_values(corners_b, corners_a[:, None, 0], normals_a[:, None]) / scale_a)
+    return plane_heights(corners_a, corners_b, normals_b), plane_heights(corners_b, corners_a, normals_a)
+
+
+def plane_heights(points: np.ndarray, corners: np.ndarray, normals: np.ndarray) -> np.ndarray:
+    """(K, 3) signed distances of ``points`` (K, 3, 3) to the planes of the triangles ``corners`` (area ``normals``)."""
+    scale = np.maximum(np.linalg.norm(normals, axis=1), np.finfo(float).tiny)[:, None]
+    return plane_values(points, corners[:, None, 0], normals[:, None]) / scale
 
 
 #: ``may_meet`` takes a corner's side of a plane as certain beyond this share of its determinant's permanent: far
@@ -279,36 +282,53 @@ def may_meet(corners_a: np.ndarray, normals_a: np.ndarray, corners_b: np.ndarray
     """(K,) triangle pairs that may cross in the perturbed model or lie in one plane within ``tolerance`` (scalars
     or per pair; ``size`` as for ``apart_on_common_line``). The others find nothing in ``pair_crossings`` (no
     piercing, no segment, no coplanar overlap): one triangle's corners lie certainly on one side of the other's
-    plane, or both straddle the other's plane and are clearly apart along the planes' common line."""
-    a_heights, b_heights = pair_heights(corners_a, normals_a, corners_b, normals_b)
-    meet = ~(_one_side(corners_a, a_heights, corners_b, normals_b) | _one_side(corners_b, b_heights, corners_a,
-                                                                                normals_a)) \
-        | coplanar_heights(a_heights, b_heights, tolerance)
-    tolerance, size = (np.broadcast_to(value, meet.shape) for value in (tolerance, size))
-    straddle = np.flatnonzero(meet & straddling(a_heights, b_heights, tolerance))
-    meet[straddle[apart_on_common_line(corners_a[straddle], normals_a[straddle], a_heights[straddle],
+    plane, or both straddle the other's plane and are clearly apart along the planes' common line. Each test runs
+    only on the pairs the ones before leave (row by row the same arithmetic as on all of them)."""
+    count = len(corners_a)
+    tolerance, size = (np.broadcast_to(np.asarray(value, dtype=np.float64), (count,)) for value in (tolerance, size))
+    a_heights = plane_heights(corners_a, corners_b, normals_b)
+    flat_a = largest3(np.abs(a_heights)) <= tolerance
+    one_a = _one_side(corners_a, a_heights, corners_b, normals_b)
+    rows = np.flatnonzero(flat_a | ~one_a)  # the others: A certainly on one side of B's plane, not in it
+    corners_a, normals_a, a_heights, corners_b, normals_b, tolerance, size = (
+        values[rows] for values in (corners_a, normals_a, a_heights, corners_b, normals_b, tolerance, size))
+    b_heights = plane_heights(corners_b, corners_a, normals_a)
+    coplanar = flat_a[rows] & (largest3(np.abs(b_heights)) <= tolerance)
+    near = ~one_a[rows] & ~_one_side(corners_b, b_heights, corners_a, normals_a)
+    straddle = np.flatnonzero(near & straddling(a_heights, b_heights, tolerance))
+    near[straddle[apart_on_common_line(corners_a[straddle], normals_a[straddle], a_heights[straddle],
                                        corners_b[straddle], normals_b[straddle], b_heights[straddle],
                                        tolerance[straddle], size[straddle])]] = False
+    meet = np.zeros(count, dtype=bool)
+    meet[rows] = near | coplanar
     return meet
 
 
 def _one_side(points: np.ndarray, heights: np.ndarray, corners: np.ndarray, normals: np.ndarray) -> np.ndarray:
     """(K,) whether the three ``points`` (K, 3, 3), at ``heights`` (``pair_heights``) over the planes of ``corners``,
-    lie certainly on one side: each height beyond ``_SURE_SIDE`` x its determinant's permanent / |normal|."""
+    lie certainly on one side: each height beyond ``_SURE_SIDE`` x its determinant's permanent / |normal| (asked
+    only where the three heights have one sign)."""
+    count = len(heights)
+    one_sign = np.flatnonzero(((heights[:, 0] > 0.0) & (heights[:, 1] > 0.0) & (heights[:, 2] > 0.0))
+                              | ((heights[:, 0] < 0.0) & (heights[:, 1] < 0.0) & (heights[:, 2] < 0.0)))
+    points, heights, corners, normals = points[one_sign], heights[one_sign], corners[one_sign], normals[one_sign]
     origin = corners[:, 0]
-    d1, d2 = corners[:, 1] - origin, corners[:, 2] - origin
-    terms = np.abs(d1[:, [1, 2, 0]] * d2[:, [2, 0, 1]]) + np.abs(d1[:, [2, 0, 1]] * d2[:, [1, 2, 0]])
+    (x1, y1, z1), (x2, y2, z2) = ((corners[:, corner] - origin).T for corner in (1, 2))
     scale = np.maximum(np.sqrt(dot(normals, normals)), np.finfo(float).tiny)
-    sure = dot(np.abs(points - origin[:, None]), (_SURE_SIDE * terms / scale[:, None])[:, None])
+    weights = [_SURE_SIDE * (np.abs(u1 * v2) + np.abs(w1 * t2)) / scale
+               for u1, v2, w1, t2 in ((y1, z2, z1, y2), (z1, x2, x1, z2), (x1, y2, y1, x2))]
+    sure = dot(np.abs(points - origin[:, None]), np.stack(weights, axis=1)[:, None])
     above, below = heights > sure, heights < -sure
-    return (above[:, 0] & above[:, 1] & above[:, 2]) | (below[:, 0] & below[:, 1] & below[:, 2])
+    one_side = np.zeros(count, dtype=bool)
+    one_side[one_sign] = (above[:, 0] & above[:, 1] & above[:, 2]) | (below[:, 0] & below[:, 1] & below[:, 2])
+    return one_side
 
 
 def straddling(a_heights: np.ndarray, b_heights: np.ndarray, tolerance: float | np.ndarray) -> np.ndarray:
     """Pairs each of whose triangles has corners more than ``tolerance`` (scalar or per pair) on both sides of the
     other's plane: the only pairs that can cross for real (``proper_mask``)."""
-    return ((a_heights.max(axis=1) > tolerance) & (a_heights.min(axis=1) < -tolerance)
-            & (b_heights.max(axis=1) > tolerance) & (b_heights.min(axis=1) < -tolerance))
+    return ((largest3(a_heights) > tolerance) & (smallest3(a_heights) < -tolerance)
+            & (largest3(b_heights) > tolerance) & (smallest3(b_heights) < -tolerance))
 
 
 #: ``apart_on_common_line`` drops a pair only when its two intervals are further apart than this share of the pair's
@@ -330,7 +350,7 @@ def apart_on_common_line(corners_a: np.ndarray, normals_a: np.ndarray, a_heights
     direction = cross(normals_a, normals_b)
     low_a, high_a = _line_interval(corners_a, a_heights, direction, tolerance)
     low_b, high_b = _line_interval(corners_b, b_heights, direction, tolerance)
-    reach = np.maximum(np.abs(corners_a).max(axis=(1, 2)), np.abs(corners_b).max(axis=(1, 2)))
+    reach = np.maximum(largest3(largest3(np.abs(corners_a))), largest3(largest3(np.abs(corners_b))))
     gap = np.sqrt(dot(direction, direction)) * (LINE_GAP * np.asarray(size) + 1e-12 * reach)
     return (low_a > high_b + gap) | (low_b > high_a + gap)
 
@@ -343,13 +363,17 @@ def _line_interval(corners: np.ndarray, heights: np.ndarray, direction: np.ndarr
     changes = heights * following < 0.0
     crossing = along + heights / np.where(changes, heights - following, 1.0) * (along[:, NEXT_CORNER] - along)
     near = np.abs(heights) <= np.asarray(tolerance)[..., None]
-    values = np.concatenate([np.where(changes, crossing, np.nan), np.where(near, along, np.nan)], axis=1)
-    return np.nanmin(values, axis=1), np.nanmax(values, axis=1)
+    values = np.where(changes, crossing, np.nan), np.where(near, along, np.nan)
+    columns = [value[:, k] for value in values for k in range(3)]
+    low, high = columns[0], columns[0]
+    for column in columns[1:]:  # (fmin and fmax pass over NaN, as nanmin and nanmax do; NaN where all are)
+        low, high = np.fmin(low, column), np.fmax(high, column)
+    return low, high
 
 
 def coplanar_heights(a_heights: np.ndarray, b_heights: np.ndarray, tolerance: float | np.ndarray) -> np.ndarray:
     """Pairs whose triangles lie in one plane: every corner within ``tolerance`` of the other's plane."""
-    return (np.abs(a_heights).max(axis=1) <= tolerance) & (np.abs(b_heights).max(axis=1) <= tolerance)
+    return (largest3(np.abs(a_heights)) <= tolerance) & (largest3(np.abs(b_heights)) <= tolerance)
 
 
 def proper_mask(crossings: PairCrossings, starts: np.ndarray, ends: np.ndarray, tolerance: float) -> np.ndarray:

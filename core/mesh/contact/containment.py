@@ -9,14 +9,14 @@ from typing import NamedTuple
 import numpy as np
 
 from ...broadphase.sort_and_sweep import overlapping_pairs_between
-from ...vector.arrays import cross, dot
+from ...vector.arrays import cross, dot, largest3, smallest3
 from ..distance import nearest_on_surface
 from ..intersection import FLAT_PAIRS, RELATIVE_TOLERANCE, default_tolerance, surfaces_overlap
 from ..inside import crossing_windings
 from ..solid import Solid
 from ..stacked import StackedMeshes, pairings
-from ..triangle_intersection import (apart_on_common_line, coplanar_heights, coplanar_overlap_areas, pair_crossings,
-                                     pair_heights, proper_mask, straddling)
+from ..triangle_intersection import (apart_on_common_line, coplanar_overlap_areas, pair_crossings, plane_heights,
+                                     proper_mask)
 
 #: Vertices sampled per object for the containment test (winding numbers).
 CONTAINMENT_SAMPLES = 16
@@ -149,21 +149,29 @@ def _shared_offsets(pairs: _OffsetPairs, count: int) -> np.ndarray:
     in one plane overlapping with both solids on the same side (containment aside)."""
     # Only pairs straddling each other's planes can cross for real, only pairs in one plane can share faces: the
     # crossing test runs on the first alone (less those whose crossings of each other's planes are clearly apart),
-    # the overlap of faces on the second.
-    corners_a, normals_a, corners_b, normals_b, k = (pairs.corners_a, pairs.normals_a, pairs.corners_b,
-                                                     pairs.normals_b, pairs.offset)
-    heights, tolerance = pair_heights(corners_a, normals_a, corners_b, normals_b), pairs.tolerance[k]
+    # the overlap of faces on the second; B's corners are measured only against A's planes that A's corners straddle
+    # or lie in.
+    k, tolerance = pairs.offset, pairs.tolerance[pairs.offset]
+    a_heights = plane_heights(pairs.corners_a, pairs.corners_b, pairs.normals_b)
+    straddles_a = (largest3(a_heights) > tolerance) & (smallest3(a_heights) < -tolerance)
+    flat_a = largest3(np.abs(a_heights)) <= tolerance
+    rows = np.flatnonzero(straddles_a | flat_a)
+    corners_a, normals_a, corners_b, normals_b, a_heights, k, tolerance = (
+        values[rows] for values in (pairs.corners_a, pairs.normals_a, pairs.corners_b, pairs.normals_b, a_heights, k,
+                                    tolerance))
+    b_heights = plane_heights(corners_b, corners_a, normals_a)
     shared = np.zeros(count, dtype=bool)
-    crossing = np.flatnonzero(straddling(*heights, tolerance))
-    apart = apart_on_common_line(corners_a[crossing], normals_a[crossing], heights[0][crossing], corners_b[crossing],
-                                 normals_b[crossing], heights[1][crossing], tolerance[crossing],
+    crossing = np.flatnonzero(straddles_a[rows] & (largest3(b_heights) > tolerance)
+                              & (smallest3(b_heights) < -tolerance))
+    apart = apart_on_common_line(corners_a[crossing], normals_a[crossing], a_heights[crossing], corners_b[crossing],
+                                 normals_b[crossing], b_heights[crossing], tolerance[crossing],
                                  pairs.sizes[k[crossing]])
     crossing = crossing[~apart]
     if len(crossing):
-        found = pair_crossings(corners_a[crossing], pairs.ids_a[crossing], normals_a[crossing], corners_b[crossing],
-                               pairs.ids_b[crossing], normals_b[crossing])
+        found = pair_crossings(corners_a[crossing], pairs.ids_a[rows[crossing]], normals_a[crossing],
+                               corners_b[crossing], pairs.ids_b[rows[crossing]], normals_b[crossing])
         shared[k[crossing[proper_mask(found, *found.segments(), tolerance[crossing])]]] = True
-    flat = np.flatnonzero(coplanar_heights(*heights, tolerance) & ~shared[k])
+    flat = np.flatnonzero(flat_a[rows] & (largest3(np.abs(b_heights)) <= tolerance) & ~shared[k])
     if len(flat):
         area, _centroid = coplanar_overlap_areas(corners_a[flat], corners_b[flat], normals_a[flat])
         facing = dot(normals_a[flat], normals_b[flat])

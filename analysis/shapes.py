@@ -12,6 +12,7 @@ import bpy
 import numpy as np
 
 from ..core.mesh import Solid, TriangleMesh
+from ..core.steps import checkpoint
 from .background import meanwhile
 from .geometry import MeshArrays, ObjectGeometryError, evaluated_mesh, has_geometry, mesh_arrays, to_world
 
@@ -232,6 +233,7 @@ def mesh_from_arrays(read: ReadSource) -> TriangleMesh:
     if not np.isfinite(points).all() or np.abs(points).max() >= FLOAT32_LIMIT:
         raise ObjectGeometryError(f"{read.name} has non-finite vertex coordinates (NaN, infinity or Blender's "
                                   "float limit)")
+    checkpoint()  # (a cancelled caller's worker stops here)
     if not read.instances:
         return TriangleMesh.from_arrays(points, _world_triangles(read.arrays, read.matrix), read.name)
     starts = np.cumsum([0] + [len(arrays.positions) for arrays, _matrix in pieces[:-1]])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..steps import checkpoint
 from ..vector.arrays import cross
 from .inside import winding_numbers
 from .topology import submesh
@@ -16,6 +17,7 @@ from .trimesh import TriangleMesh
 
 def part_volumes(mesh: TriangleMesh, labels: np.ndarray, count: int) -> np.ndarray:
     """(count,) six times each loose part's signed volume (positive: it faces outward), from the mesh's centre."""
+    checkpoint()  # (a cancelled caller's worker stops here)
     corners = mesh.corners - mesh.vertices.mean(axis=0)
     tetrahedra = np.einsum("ij,ij->i", corners[:, 0], cross(corners[:, 1], corners[:, 2]))
     return np.bincount(labels, weights=tetrahedra, minlength=count)

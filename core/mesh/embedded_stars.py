@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..steps import checkpoint
 from ..vector.arrays import NEXT_CORNER
 from .trimesh import TriangleMesh
 
@@ -44,6 +45,7 @@ def embedded_stars(mesh: TriangleMesh) -> np.ndarray:
     # per face and axis: the exact sign of its normal's component (its shadow's turn seen along it), 0 when unsure
     signs, sums = [], np.zeros((3, count))
     for axis in range(3):
+        checkpoint()  # (a cancelled caller's worker stops here, and below)
         u, w = (axis + 1) % 3, (axis + 2) % 3
         left, right = first[u] * second[w], first[w] * second[u]
         value, size = left - right, np.abs(left) + np.abs(right)
@@ -57,6 +59,7 @@ def embedded_stars(mesh: TriangleMesh) -> np.ndarray:
     # there does not), far more when the face turns the wrong way or the vertex's faces give it no turn
     crossings = np.zeros(count)
     for c in range(3):
+        checkpoint()
         vertex = triangles[:, c]
         axis, turn = axis_of[vertex], turn_of[vertex]
         x, y = axis == 0, axis == 1
@@ -66,6 +69,7 @@ def embedded_stars(mesh: TriangleMesh) -> np.ndarray:
         meets = (start <= across[0]) & (across[0] < end)
         wrong = (np.where(x, signs[0], np.where(y, signs[1], signs[2])) != turn) | (turn == 0)
         crossings += np.bincount(vertex, weights=meets + 4.0 * wrong, minlength=count)
+    checkpoint()
     return (crossings == 1.0) & balanced_vertices(triangles, count)
 
 

@@ -63,7 +63,7 @@ def repaired(mesh: TriangleMesh, tolerance: float = WELD_TOLERANCE) -> MeshRepai
         return MeshRepair(mesh, NONE)
     if bounds_volume(mesh):
         return MeshRepair(mesh, EXACT)  # closed as indexed (most meshes modelled in Blender): nothing to weld
-    checkpoint()  # (a cancelled caller's worker stops here)
+    checkpoint()  # (a cancelled caller's worker stops here, and below)
     representative = exact_representatives(mesh.vertices)
     moved = _merged(representative) > 0
     triangles, degenerate = _without_degenerate(representative[mesh.triangles] if moved else mesh.triangles)
@@ -71,9 +71,11 @@ def repaired(mesh: TriangleMesh, tolerance: float = WELD_TOLERANCE) -> MeshRepai
         welded = mesh  # nothing to weld: the mesh itself, its derived arrays kept
     else:
         welded = TriangleMesh(mesh.vertices, triangles)  # on the representatives' own indices until compacted
+    checkpoint()
     if bounds_volume(welded):
         return MeshRepair(_compacted(welded, representative), EXACT, welded_vertices=_merged(representative),
                           degenerate_faces=degenerate)
+    checkpoint()
     table = edge_table(welded)
     loose = np.unique(table.edges[(table.uses == 1) | (2 * table.forward_uses != table.uses)])
     near = near_representatives(mesh.vertices, loose, tolerance * mesh.size)[representative]
@@ -82,16 +84,20 @@ def repaired(mesh: TriangleMesh, tolerance: float = WELD_TOLERANCE) -> MeshRepai
     else:
         representative = near
         triangles, degenerate = _without_degenerate(representative[mesh.triangles])
+    checkpoint()
     unique, duplicates = _without_duplicates(triangles)
     # the welded mesh itself, its edge table kept, when the second weld changed nothing
     kept = welded if triangles is welded.triangles and not duplicates else TriangleMesh(mesh.vertices, unique)
+    checkpoint()
     oriented, turned = _consistently_oriented(_compacted(kept, representative))
+    checkpoint()
     table = edge_table(oriented)
     counts = dict(welded_vertices=_merged(representative), degenerate_faces=degenerate, duplicate_faces=duplicates,
                   turned_faces=turned, open_edges=int((table.uses == 1).sum()),
                   non_manifold_edges=int((table.uses > 2).sum()))
     if bounds_volume(oriented):
         return MeshRepair(oriented, EXACT, **counts)
+    checkpoint()
     capped = _capped(oriented)
     if capped is None:
         return MeshRepair(oriented, NONE, **counts)

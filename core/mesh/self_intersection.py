@@ -104,14 +104,18 @@ def self_candidate_pairs(mesh: TriangleMesh, corner_labels: np.ndarray | None = 
     # boxes meeting at most 2 cells along each axis (nearly all): their cells are their first one moved by 0 or 1
     # along each axis, taken in the order of their first cells' keys so that each step's keys come sorted
     by_key = np.argsort(base)
+    checkpoint()  # (a cancelled caller's worker stops here, and below)
     narrow = by_key[cells[by_key] <= GRID_CELLS_PER_BOX]
     two = (spans[narrow] <= 2).all(axis=1)
     small, large = narrow[two], np.sort(narrow[~two])
     owners, keys, words = [], [], []
     small_spans = spans[small]
+    checkpoint()
     # the entries' words in the first cell, and what moving one cell along each axis changes in them
     first_words, axis_changes = _small_box_words(fine_low[small], fine_high[small])
+    checkpoint()
     for step in _UNIT_STEPS:
+        checkpoint()
         moved = np.flatnonzero((small_spans[:, 0] > step[0]) & (small_spans[:, 1] > step[1])
                                & (small_spans[:, 2] > step[2]))
         owners.append(small[moved])
@@ -233,6 +237,7 @@ def self_intersection(mesh: TriangleMesh) -> SelfIntersection:
     crossing, folded, segments, names = [np.zeros((0, 2), np.int64)], [np.zeros((0, 2), np.int64)], \
         [np.zeros((0, 2, 3))], [np.zeros((0, 2, 3), np.int64)]
     planes = _Planes.of(mesh)
+    checkpoint()  # (a cancelled caller's worker stops here)
     labels = _star_labels(mesh)
     checkpoint()  # (a cancelled caller's worker stops here, and before each block)
     for block in _joined(self_candidate_pairs(mesh, labels), PAIRS_DECIDED_TOGETHER):

@@ -38,6 +38,7 @@ def label_components(count: int, first: np.ndarray, second: np.ndarray,
     second = np.asarray(second, dtype=np.int64)
     weight = np.zeros(len(first), dtype=np.int64) if parity is None else np.asarray(parity, dtype=np.int64) & 1
     while True:
+        checkpoint()  # (a cancelled caller's worker stops here)
         while True:  # pointer jumping: every node points at its root
             grand = parent[parent]
             if np.array_equal(grand, parent):
@@ -179,6 +180,7 @@ def edge_table(mesh: TriangleMesh) -> EdgeTable:
     keys <<= 1
     keys |= ~forward
     ordered, order = sorted_keys(keys.ravel(), 1 << (2 * bits + 1))
+    checkpoint()  # (a cancelled caller's worker stops here)
     edge = ordered >> 1
     new = np.empty(len(edge), dtype=bool)
     new[:1] = True
@@ -187,6 +189,7 @@ def edge_table(mesh: TriangleMesh) -> EdgeTable:
     inverse = np.empty(len(edge), dtype=np.int64)
     before = -1  # the edges of the chunks before, less one
     for first in range(0, len(edge), EDGE_CHUNK):
+        checkpoint()
         running = np.cumsum(new[first:first + EDGE_CHUNK])
         running += before
         inverse[order[first:first + EDGE_CHUNK]] = running
@@ -261,7 +264,11 @@ def _vertex_angle_defects(mesh: TriangleMesh) -> np.ndarray:
     c = mesh.corners
     into = c[:, NEXT_CORNER] - c
     out = c[:, PREVIOUS_CORNER] - c
-    angles = np.arctan2(np.linalg.norm(cross(into, out), axis=2), np.einsum("ijk,ijk->ij", into, out))
+    checkpoint()  # (a cancelled caller's worker stops here, and below)
+    sines = np.linalg.norm(cross(into, out), axis=2)
+    checkpoint()
+    angles = np.arctan2(sines, np.einsum("ijk,ijk->ij", into, out))
+    checkpoint()
     sums = np.bincount(mesh.triangles.ravel(), weights=angles.ravel(), minlength=len(mesh.vertices))
     return 2.0 * np.pi - sums[used_vertices(mesh.triangles, len(mesh.vertices))]
 
@@ -299,11 +306,17 @@ def convexity_defect(mesh: TriangleMesh) -> float:
         return np.inf
     checkpoint()
     sides = uses_by_edge(table).reshape(-1, 2)  # each edge's two (triangle, corner) uses, side by side
+    checkpoint()
     triangle, corner = np.divmod(sides, 3)
     far_corner = mesh.triangles[triangle[:, ::-1], (corner[:, ::-1] + 2) % 3]
+    checkpoint()
     normals = mesh.area_normals[triangle]
+    checkpoint()
     unit = normals / np.maximum(np.linalg.norm(normals, axis=2, keepdims=True), np.finfo(float).tiny)
-    height = float(np.einsum("ijk,ijk->ij", unit, mesh.vertices[far_corner] - mesh.corners[triangle, 0]).max())
+    checkpoint()
+    across = mesh.vertices[far_corner] - mesh.corners[triangle, 0]
+    checkpoint()
+    height = float(np.einsum("ijk,ijk->ij", unit, across).max())
     relative_height = height / mesh.size if mesh.size > 0.0 else (np.inf if height > 0.0 else 0.0)
     checkpoint()
     return max(relative_height, -float(_vertex_angle_defects(mesh).min()), 0.0)
@@ -326,6 +339,7 @@ def part_meshes(mesh: TriangleMesh) -> list[TriangleMesh]:
     edges, edge_starts, edge_index = _grouped(edge_part, count)
     pieces = []
     for k in range(count):
+        checkpoint()  # (a cancelled caller's worker stops here)
         chosen = triangles[triangle_starts[k]:triangle_starts[k + 1]]
         kept = edges[edge_starts[k]:edge_starts[k + 1]]
         piece = _made(mesh.vertices[vertices[vertex_starts[k]:vertex_starts[k + 1]]],

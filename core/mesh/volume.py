@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..steps import checkpoint
 from .inside import crossing_windings
 from .intersection import FLAT_PAIRS, MeshPairs, candidate_pairs, default_tolerance
 from .stacked import StackedMeshes, stacked_candidates, stacked_together
@@ -18,6 +19,7 @@ def mesh_volume(mesh: TriangleMesh) -> float:
     """Signed volume enclosed by a closed mesh (divergence theorem): negative when it is inside out."""
     if not len(mesh.triangles):
         return 0.0
+    checkpoint()  # (a cancelled caller's worker stops here)
     c = mesh.corners - 0.5 * (mesh.vertices.min(axis=0) + mesh.vertices.max(axis=0))
     return float(np.einsum("ij,ij->i", c[:, 0], np.cross(c[:, 1], c[:, 2])).sum() / 6.0)
 
@@ -165,13 +167,19 @@ def _stacked_volumes(pairs: list[tuple[TriangleMesh, TriangleMesh]]) -> list[tup
     stack_a, stack_b = StackedMeshes(meshes_a), StackedMeshes(meshes_b)
     box_a, box_b = stack_a.vertex_boxes, stack_b.vertex_boxes
     tolerances = np.array([default_tolerance(a, b, None) for a, b in pairs])
+    checkpoint()  # (a cancelled caller's worker stops here, and below)
     part_a, part_b = _near(stack_a, box_b, tolerances), _near(stack_b, box_a, tolerances)
+    checkpoint()
     rows = stacked_candidates(part_a, part_b, tolerances, FLAT_PAIRS, lambda k: candidate_pairs(
         _kept_of(part_a, k), _kept_of(part_b, k), float(tolerances[k])))
     owner = part_a.owner[rows[:, 0]]
     sizes = np.array([max(a.size, b.size) for a, b in pairs])
+    checkpoint()
     found = MeshPairs.of_pairs(part_a.mesh, part_b.mesh, rows, tolerances[owner], sizes[owner], meeting_only=True)
-    pieces = [_side_pieces(found, "a", part_a, box_b, meshes_b), _side_pieces(found, "b", part_b, box_a, meshes_a)]
+    checkpoint()
+    pieces = [_side_pieces(found, "a", part_a, box_b, meshes_b)]
+    checkpoint()
+    pieces.append(_side_pieces(found, "b", part_b, box_a, meshes_a))
     pair, c, p, q = (np.concatenate([piece[k] for piece in pieces]) for k in range(4))
     order = np.argsort(pair, kind="stable")  # each pair's pieces in the order it lists them alone
     origin = 0.5 * (np.minimum(box_a[0], box_b[0]) + np.maximum(box_a[1], box_b[1]))

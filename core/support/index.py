@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..steps import checkpoint
 from .cells import CellCache
 
 
@@ -142,10 +143,12 @@ class SupportIndex:
 
     def __init__(self, points: np.ndarray, cluster_size: int = 64):
         order, cluster_starts, group_starts = cluster_order(points, cluster_size)
+        checkpoint()  # (a cancelled caller's worker stops here, and below)
         self.points = points[order]
         self._clusters = _Boxes(self.points, cluster_starts, cluster_starts, len(points))
         # A group's box is fitted to its clusters' corners (eight per cluster, far fewer than its
         # points): it holds the clusters' boxes, so it holds their points.
+        checkpoint()
         first_clusters = np.searchsorted(cluster_starts, group_starts)
         corners = self._clusters.corners.transpose(1, 0, 2).reshape(-1, 3)
         self._groups = _Boxes(corners, 8 * first_clusters, first_clusters, len(cluster_starts))

@@ -9,6 +9,7 @@ import itertools
 
 import numpy as np
 
+from ..steps import checkpoint
 from ..vector.arrays import cross, dot
 
 _GOLDEN = (1.0 + 5.0 ** 0.5) / 2.0
@@ -74,6 +75,7 @@ def interior_points(points: np.ndarray) -> np.ndarray:
         return inside
     test = _fan_test(points, sample, len(_DIRECTIONS))
     for start in range(0, len(points), _CHUNK):
+        checkpoint()  # (a cancelled caller's worker stops here)
         inside[start:start + _CHUNK] = test(points[start:start + _CHUNK])
     return inside
 
@@ -96,6 +98,7 @@ def _supports(points: np.ndarray, directions: np.ndarray) -> np.ndarray:
     best = np.full(len(directions), -np.inf)
     found = np.zeros((len(directions), 3))
     for start in range(0, len(points), _CHUNK):
+        checkpoint()  # (a cancelled caller's worker stops here)
         chunk = points[start:start + _CHUNK]
         values = directions @ chunk.T
         winner = np.argmax(values, axis=1)

@@ -13,12 +13,18 @@ import numpy as np
 import pytest
 
 import core.mesh.bvh as bvh_module
+import core.mesh.embedded_stars as embedded_stars_module
+import core.mesh.repair as repair_module
 import core.mesh.self_intersection as self_intersection_module
 import core.mesh.topology as topology_module
 import core.replay as replay_module
+import core.shapes.convex as convex_module
+import core.support.index as index_module
 from core.mesh import Solid
 from core.mesh.self_intersection import self_intersection
-from core.mesh.topology import used_vertices
+from core.mesh.topology import convexity_defect, edge_table, used_vertices
+from core.shapes.convex import Polytope
+from core.support.index import SupportIndex
 from core.replay import document_text, pair_document
 from core.steps import Cancelled, checkpoint, in_background, run_to_end
 from mesh_fixtures import mesh, uv_sphere
@@ -180,3 +186,71 @@ def test_a_cancelled_pair_document_text_stops_before_its_next_chunk(monkeypatch)
     assert document_text(document) == json.dumps(document)
     (outcome, calls), _worker = cancelled_midway(lambda: document_text(document), (encoder, "dumps"))
     assert outcome == ("cancelled", None) and calls == 5  # two fields and the next key, then it stops at the points
+
+
+def test_a_cancelled_hull_stops_while_pruning_its_cloud_and_builds_no_index(monkeypatch):
+    points = np.random.default_rng(3).normal(size=(200_000, 3))
+    points /= np.linalg.norm(points, axis=1)[:, None]  # all on a sphere: none pruned, so indexed
+    indexes = []
+    monkeypatch.setattr(convex_module, "SupportIndex", lambda cloud: indexes.append(cloud) or SupportIndex(cloud))
+    (outcome, calls), _worker = cancelled_midway(lambda: Polytope(points), (convex_module, "interior_points"))
+    assert outcome == ("cancelled", None) and calls == 1 and indexes == []
+    hull = Polytope(points)  # not cancelled: the usual one
+    assert len(indexes) == 1 and len(hull.points) == len(points)
+
+
+def test_a_cancelled_support_index_stops_between_its_levels(monkeypatch):
+    points = np.random.default_rng(4).normal(size=(200_000, 3))
+    boxes, oriented_boxes = [], index_module.oriented_boxes
+    monkeypatch.setattr(index_module, "oriented_boxes", lambda *args: boxes.append(1) or oriented_boxes(*args))
+    (outcome, calls), _worker = cancelled_midway(lambda: SupportIndex(points), (index_module, "cluster_order"))
+    assert outcome == ("cancelled", None) and calls == 1 and boxes == []
+
+
+def open_bumpy_sphere():
+    """A sphere with a hole, its vertices split along a seam: repaired by welding, then left open."""
+    sphere = uv_sphere(1.0, 40, 60)
+    keep = sphere.vertices[sphere.triangles].mean(axis=1)[:, 2] < 0.9
+    vertices = np.concatenate([sphere.vertices, sphere.vertices])
+    triangles = sphere.triangles[keep].copy()
+    triangles[::2] += len(sphere.vertices)  # every other face on a copy of the vertices: a weld joins them
+    return mesh(vertices, triangles)
+
+
+def test_a_cancelled_repair_stores_none_and_a_later_one_is_the_usual_one():
+    shape = open_bumpy_sphere()
+    solid = Solid(shape)
+    (outcome, calls), _worker = cancelled_midway(lambda: solid.repair,
+                                                 (repair_module, "exact_representatives"))
+    assert outcome == ("cancelled", None) and calls == 1
+    assert "repair" not in solid.__dict__
+    again, fresh = solid.repair, Solid(shape).repair
+    assert again.welded_vertices == fresh.welded_vertices > 0 and again.open_edges == fresh.open_edges > 0
+    assert np.array_equal(again.mesh.triangles, fresh.mesh.triangles)
+
+
+def test_a_cancelled_edge_table_is_not_kept_with_its_mesh():
+    shape = uv_sphere(1.0, 40, 60)
+    (outcome, calls), _worker = cancelled_midway(lambda: edge_table(shape), (topology_module, "sorted_keys"))
+    assert outcome == ("cancelled", None) and calls == 1
+    assert "_edge_table" not in shape.__dict__
+    assert np.array_equal(edge_table(shape).edges, edge_table(uv_sphere(1.0, 40, 60)).edges)
+
+
+def test_a_cancelled_self_check_stops_while_certifying_stars_before_any_block(monkeypatch):
+    shape = crossing_spheres()
+    balanced, blocks = [], []
+    for module, name, log in ((embedded_stars_module, "balanced_vertices", balanced),
+                              (self_intersection_module, "_decide", blocks)):
+        original = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *args, original=original, log=log: log.append(1) or original(*args))
+    (outcome, calls), _worker = cancelled_midway(lambda: self_intersection(shape),
+                                                 (self_intersection_module, "embedded_stars"))
+    assert outcome == ("cancelled", None) and calls == 1 and balanced == [] and blocks == []
+
+
+def test_a_cancelled_convexity_check_stops_within_the_angle_defects():
+    shape = uv_sphere(1.0, 40, 60)
+    (outcome, calls), _worker = cancelled_midway(lambda: convexity_defect(shape), (topology_module, "cross"))
+    assert outcome == ("cancelled", None) and calls == 1
+    assert convexity_defect(shape) < 1e-9  # not cancelled: a sphere is convex

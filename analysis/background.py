@@ -5,6 +5,7 @@ interface for the whole of one long call (docs/architecture.md, "Long work and t
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -34,19 +35,37 @@ def triangles_of(solids: list[Solid]) -> int:
     return sum(triangle_count(solid) for solid in solids)
 
 
+class _Pauses:
+    """The pauses under way on every thread (a worker's job, a modal slice, an abandoned worker that has not yet
+    reached its checkpoint), and whether the collector ran before the first of them."""
+
+    def __init__(self) -> None:
+        self.lock, self.count, self.was_enabled = threading.Lock(), 0, False
+
+
+_pauses = _Pauses()
+
+
 @contextmanager
 def collection_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused meanwhile (as it was after). Work that builds thousands of small
-    objects (a check's solids, hulls, answers) otherwise has it go over every object alive, Blender's too, every
-    few hundred new ones: about a tenth of a check of 2,000 convex objects. The work makes no cycles to collect
-    (what it leaves is freed by reference counts); the objects it keeps are looked at once, after."""
-    enabled = gc.isenabled()
-    gc.disable()
+    """Python's cyclic garbage collector paused meanwhile, and as it was before once every pause under way has ended
+    (pauses overlap: a worker's job, the modal slices that wait for it, an abandoned worker still going on; the
+    collector is the interpreter's). Work that builds thousands of small objects (a check's solids, hulls, answers)
+    otherwise has it go over every object alive, Blender's too, every few hundred new ones: about a tenth of a check
+    of 2,000 convex objects. The work makes no cycles to collect (what it leaves is freed by reference counts); the
+    objects it keeps are looked at once, after."""
+    with _pauses.lock:
+        if _pauses.count == 0:
+            _pauses.was_enabled = gc.isenabled()
+        _pauses.count += 1
+        gc.disable()
     try:
         yield
     finally:
-        if enabled:
-            gc.enable()
+        with _pauses.lock:
+            _pauses.count -= 1
+            if _pauses.count == 0 and _pauses.was_enabled:
+                gc.enable()
 
 
 def answer_into(steps: Iterator, answer: list) -> Iterator:

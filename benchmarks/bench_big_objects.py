@@ -23,8 +23,9 @@ from pathlib import Path
 import bpy
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "scripts"))
+sys.path[:0] = [str(REPO / "scripts"), str(REPO / "benchmarks")]  # also when Blender runs the script
 from addon_loader import load_registered_addon  # noqa: E402  (needs the path above)
+from reproducible import mesh_from_bmesh  # noqa: E402
 
 SEGMENTS = 1000
 
@@ -33,10 +34,7 @@ def sphere(name: str, x: float, segments: int) -> bpy.types.Object:
     import bmesh  # here: the PyPI bpy module provides bmesh only once bpy has been imported
     bm = bmesh.new()
     bmesh.ops.create_uvsphere(bm, u_segments=segments, v_segments=segments, radius=1.0)
-    mesh = bpy.data.meshes.new(name)
-    bm.to_mesh(mesh)
-    bm.free()
-    obj = bpy.data.objects.new(name, mesh)
+    obj = bpy.data.objects.new(name, mesh_from_bmesh(bm, name))
     obj.location.x = x
     bpy.context.scene.collection.objects.link(obj)
     obj.select_set(True)

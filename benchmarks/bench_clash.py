@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "scripts"), str(REPO / "benchmarks")]  # also when Blender runs the script
 from addon_loader import load_registered_addon  # noqa: E402  (needs the path above)
 from grid_scene import place_on_grid  # noqa: E402
+from reproducible import answers_digest, mesh_from_bmesh  # noqa: E402
 
 OBJECTS = 2_000
 SPACING = 2.0  # metres between grid cells; objects are about 1 m across
@@ -29,24 +30,15 @@ NEIGHBOUR_EVERY = 5
 
 
 def template_mesh(name: str, segments: int, rings: int) -> bpy.types.Mesh:
-    """A UV sphere of radius 0.5 (``segments * (rings - 1) + 2`` vertices), or a unit cube for 0 segments; its faces
-    sorted by their vertices (Blender lists a new sphere's faces in an order that changes from run to run, and with
-    it how the faces are split and every answer's last bits: sorted, every run measures the same scene)."""
+    """A UV sphere of radius 0.5 (``segments * (rings - 1) + 2`` vertices), or a unit cube for 0 segments, its faces
+    in the same order in every run (``reproducible``)."""
     import bmesh  # here: the PyPI bpy module provides bmesh only once bpy has been imported
     bm = bmesh.new()
     if segments:
         bmesh.ops.create_uvsphere(bm, u_segments=segments, v_segments=rings, radius=0.5)
     else:
         bmesh.ops.create_cube(bm, size=1.0)
-    bm.verts.index_update()
-    bm.faces.index_update()
-    order = sorted(bm.faces, key=lambda face: tuple(vertex.index for vertex in face.verts))
-    rank = {face.index: position for position, face in enumerate(order)}
-    bm.faces.sort(key=lambda face: rank[face.index])
-    mesh = bpy.data.meshes.new(name)
-    bm.to_mesh(mesh)
-    bm.free()
-    return mesh
+    return mesh_from_bmesh(bm, name)
 
 
 def torus_mesh(name: str, ring: int = 24, section: int = 12, major: float = 0.35, minor: float = 0.12
@@ -125,6 +117,8 @@ def main() -> None:
     print(f"  through the command (cli.run, first check, exit {exit_code}): {command_seconds:.2f} s  (target <= 4 s)")
     print(f"  check_scene again: {finished - started:.2f} s (reading {read_done[0] - started:.2f} s, "
           f"broad phase, preparing shapes and GJK/EPA {finished - read_done[0]:.2f} s)")
+    print(f"  answers' fingerprint {answers_digest([result.as_dict() for result in report.results])} (the same in "
+          f"every run of the same code)")
 
 
 if __name__ == "__main__":

@@ -22,18 +22,23 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 from farm.runner import COMMAND, LOAD_ADDON  # noqa: E402  (needs the path above)
+sys.path.insert(0, str(REPO / "benchmarks"))
+from reproducible import answers_digest  # noqa: E402
 
-#: Run inside Blender: ``--`` KIND COUNT FRAMES OUT builds the scene and saves it to OUT.
+#: Run inside Blender: ``--`` KIND COUNT FRAMES OUT builds the scene and saves it to OUT (the meshes' faces in the same
+#: order in every run: ``reproducible``).
 BUILD_SCENE = '''
 import math, sys
 import bpy, bmesh
 import numpy as np
-kind, count, frames, out = sys.argv[sys.argv.index("--") + 1:]
+kind, count, frames, out, benchmarks = sys.argv[sys.argv.index("--") + 1:]
 count, frames = int(count), int(frames)
+sys.path.insert(0, benchmarks)
+from reproducible import mesh_from_bmesh
 for obj in list(bpy.data.objects):
     bpy.data.objects.remove(obj)
 def mesh(name, make):
-    bm = bmesh.new(); make(bm); data = bpy.data.meshes.new(name); bm.to_mesh(data); bm.free(); return data
+    bm = bmesh.new(); make(bm); return mesh_from_bmesh(bm, name)
 def torus(ring=24, section=8, major=0.35, minor=0.12):
     u, v = np.meshgrid(np.arange(ring) * 2 * np.pi / ring, np.arange(section) * 2 * np.pi / section, indexing="ij")
     radius = major + minor * np.cos(v)
@@ -104,6 +109,12 @@ def farm_run(blender: str, blend: Path, check_args: list[str], workers: int,
     return seconds, children_cpu() - cpu, parts
 
 
+def shards_digest(parts: list[dict]) -> str:
+    """``answers_digest`` of every shard's results together, by pair (the same however the pairs were shared)."""
+    return answers_digest(sorted((row for part in parts for row in part["results"]),
+                                 key=lambda row: (row["object_a"], row["object_b"])))
+
+
 def scenario(blender: str, name: str, blend: Path, check_args: list[str], workers: list[int], folder: Path,
              baseline: bool) -> None:
     print(f"\n{name}", flush=True)
@@ -121,7 +132,7 @@ def scenario(blender: str, name: str, blend: Path, check_args: list[str], worker
               f"speed-up {speedup:4.2f}x; "
               f"shards' check time {', '.join(f'{s:.1f}' for s in shard_seconds[count])} s; "
               f"{parts[0]['objects']} objects, {parts[0]['candidate_pairs']} candidate pairs; load average "
-              f"{os.getloadavg()[0]:.1f}", flush=True)
+              f"{os.getloadavg()[0]:.1f}; answers' fingerprint {shards_digest(parts)}", flush=True)
     if 1 in shard_seconds and 2 in shard_seconds:
         once = shard_seconds[1][0]
         repeated = max(sum(shard_seconds[2]) - once, 0.0)  # two shards do it twice, one shard once
@@ -151,12 +162,12 @@ def main() -> int:
         scan, check = folder / "scan.blend", folder / "check.blend"
         if arguments.only != "scan":
             blender_run(arguments.blender, "--python", str(script), "--", "check", str(arguments.objects), "1",
-                        str(check))
+                        str(check), str(REPO / "benchmarks"))
             scenario(arguments.blender, f"check of {arguments.objects} objects", check, [], arguments.workers, folder,
                      arguments.baseline)
         if arguments.only != "check":
             blender_run(arguments.blender, "--python", str(script), "--", "scan", str(arguments.movers),
-                        str(arguments.frames), str(scan))
+                        str(arguments.frames), str(scan), str(REPO / "benchmarks"))
             scenario(arguments.blender, f"scan of {arguments.movers} objects over {arguments.frames} frames", scan,
                      ["--frames", f"1-{arguments.frames}"], arguments.workers, folder, arguments.baseline)
     return 0

@@ -1,6 +1,6 @@
 """How long abandoned work can go on after Esc: the longest stretches of a worker thread's CPU time between two of
-the core's cancel checkpoints while Directional Depth, Copy Pair and Check Self-Intersections work on big objects
-(``bench_gui_stall.py``'s subdivided Suzanne and cube, ``bench_self_check.py``'s 1M-triangle sculpt).
+the core's cancel checkpoints while Analyse, Directional Depth, Copy Pair and Check Self-Intersections work on big
+objects (``bench_gui_stall.py``'s subdivided Suzanne and cube, ``bench_self_check.py``'s 1M-triangle sculpt).
 
     .venv/bpy-5.0.1/bin/python benchmarks/bench_cancel_gaps.py
     blender --background --factory-startup --python benchmarks/bench_cancel_gaps.py
@@ -117,6 +117,7 @@ def run(steps) -> None:
 
 def main() -> None:
     addon = load_registered_addon()
+    clash = importlib.import_module(addon.__name__ + ".analysis.clash")
     inspect = importlib.import_module(addon.__name__ + ".analysis.inspect")
     self_check = importlib.import_module(addon.__name__ + ".analysis.self_check")
     shapes = importlib.import_module(addon.__name__ + ".analysis.shapes")
@@ -134,6 +135,9 @@ def main() -> None:
     suzanne.evaluated_get(depsgraph).to_mesh()  # Blender's subdivision, on the main thread: not the worker's
     triangles = sum(len(obj.evaluated_get(depsgraph).data.loop_triangles) for obj in bpy.data.objects)
     print(f"Suzanne under a level-5 subdivision and a cube: {triangles:,} triangles")
+    run(clash.start_check(scene, depsgraph, scope='SELECTED', every_pair=True)[1])
+    report("Analyse", marks, cost)
+    marks.clear()
     run(inspect.directional_depth_steps(scene, depsgraph, result, np.array([1.0, 0.0, 0.0])))
     report("Directional Depth", marks, cost)
     marks.clear()

@@ -21,15 +21,17 @@ from ..core.mesh.classify import classify_solids
 from ..core.mesh.contact.containment import BATCHED_TRIANGLE_PAIRS
 from .clash_report import ClashReport, ClashResult, pair_status
 from .analysed_shapes import placement
-from .background import BACKGROUND_TRIANGLES, Announced, collection_paused, meanwhile, triangles_of
+from .background import (BACKGROUND_TRIANGLES, Announced, collection_paused, meanwhile, triangle_count,
+                         triangles_of)
 from .geometry import ObjectGeometryError
 from .mesh_notes import pair_note, parts_note, rows_certainty_and_notes, volume_certainty
 from .inspect import MeasureModes, broad_phase_bounds, measure_in_mode, measure_modes, rigid_shape
 from .scope import SCOPES, allowed_pairs, possible_pairs, scope_sides
 from .separated import SeparatedRows
 from .shard import shard_pairs
-from .shapes import ReadSource, Source, meshes_from_many, may_be_slow_to_read, read_arrays, scope_sources
-from .shared_shapes import SharedShapes
+from .shapes import (ReadSource, Source, meshes_from_many, may_be_slow_to_read, read_arrays, read_solid_steps,
+                     scope_sources)
+from .shared_shapes import SharedShapes, moved_copies
 from .typed import typed_decimal
 
 #: Pairs of convex objects measured together (``core.mesh.measure_solid_pairs``): large enough for the
@@ -187,33 +189,38 @@ def _steps(report: ClashReport, members: list[Source], sides: tuple[set, set], d
 def _read(members: list[Source], depsgraph, use_hulls: bool, required: set, report: ClashReport,
           read: list) -> Iterator[tuple[int, int] | Announced]:
     """Each member read once as a Solid, appended to ``read`` as ``(source, solid, placement)`` (a geometry several
-    members show: classified once for all of them, ``SharedShapes``; consecutive small ones read together,
+    members show: read and classified once for all of them, ``SharedShapes``; consecutive small ones read together,
     ``_read_together``); unmeasurable ones are skipped with the reason (raised if required). Yields ``(done,
     total)`` after each member and while a big one's numpy work runs on a worker thread; before a member that may
     be slow to read, an ``Announced`` step (its ``activity`` named on the report)."""
     shapes = SharedShapes(members, use_hulls)
-    together: list[tuple[Source, tuple, ReadSource | ObjectGeometryError]] = []
+    together: list[tuple[Source, tuple, ReadSource | Solid | ObjectGeometryError]] = []
     triangles = 0
     for done, source in enumerate(members):
         slow = may_be_slow_to_read(source)
-        if not slow and not shapes.shares(source):
+        if not slow:
             placed = placement(source, depsgraph)  # where it is as read
-            try:
-                arrays = read_arrays(source, depsgraph)
-                triangles += arrays.triangle_count
-            except ObjectGeometryError as error:
-                arrays = error
-            together.append((source, placed, arrays))
+            entry = (yield from shapes.local_steps(source, depsgraph, (done, len(members)))) if shapes.shares(
+                source) else None  # the geometry it shares, to be moved to it
+            if entry is not None:
+                triangles += triangle_count(entry)
+            else:
+                try:
+                    entry = read_arrays(source, depsgraph)
+                    triangles += entry.triangle_count
+                except ObjectGeometryError as error:
+                    entry = error
+            together.append((source, placed, entry))
             if len(together) == READ_TOGETHER or triangles >= BACKGROUND_TRIANGLES:
-                yield from _read_together(together, use_hulls, required, report, read, done + 1 - len(together),
-                                          len(members))
+                yield from _read_together(together, triangles, shapes, depsgraph, required, report, read,
+                                          done + 1 - len(together), len(members))
                 together, triangles = [], 0
             continue
-        yield from _read_together(together, use_hulls, required, report, read, done - len(together), len(members))
+        yield from _read_together(together, triangles, shapes, depsgraph, required, report, read,
+                                  done - len(together), len(members))
         together, triangles = [], 0
         report.activity = f"reading {source.name}"
-        if slow:
-            yield Announced((done, len(members)))  # the interface names it before the read holds it
+        yield Announced((done, len(members)))  # the interface names it before the read holds it
         try:
             placed = placement(source, depsgraph)  # where it is as read (it may move while the worker builds it)
             solid = yield from shapes.solid_steps(source, depsgraph, (done, len(members)))
@@ -221,28 +228,50 @@ def _read(members: list[Source], depsgraph, use_hulls: bool, required: set, repo
         except ObjectGeometryError as error:
             _skip(source, error, required, report)
         yield done + 1, len(members)
-    yield from _read_together(together, use_hulls, required, report, read, len(members) - len(together),
-                              len(members))
+    yield from _read_together(together, triangles, shapes, depsgraph, required, report, read,
+                              len(members) - len(together), len(members))
 
 
-def _read_together(together: list[tuple[Source, tuple, ReadSource | ObjectGeometryError]], use_hulls: bool,
-                   required: set, report: ClashReport, read: list, done: int,
+def _read_together(together: list[tuple[Source, tuple, ReadSource | Solid | ObjectGeometryError]], triangles: int,
+                   shapes: SharedShapes, depsgraph, required: set, report: ClashReport, read: list, done: int,
                    total: int) -> Iterator[tuple[int, int]]:
-    """The members whose arrays were read (``together``, after ``done`` members) made Solids in one go
-    (``shapes.meshes_from_many``: the same as reading each alone), appended to ``read`` in order; yields ``(done,
-    total)`` after each, as ``_read`` does."""
+    """The members read or shared (``together``, after ``done`` members; their work about ``triangles``) made Solids
+    in one go: those whose arrays were read by ``shapes.meshes_from_many``, those showing a shared geometry moved to
+    them by ``shared_shapes.moved_copies`` (the same as reading each alone; a copy it cannot place is read on its
+    own), appended to ``read`` in order; yields ``(done, total)`` after each, as ``_read`` does."""
     if not together:
         return
     reads = [entry for *_rest, entry in together if isinstance(entry, ReadSource)]
-    triangles = sum(entry.triangle_count for entry in reads)
-    meshes = iter((yield from meanwhile(lambda: meshes_from_many(reads), triangles, (done, total))))
-    for source, placed, entry in together:
+    copies: dict[int, tuple[Solid, list[int]]] = {}  # each shared geometry's members
+    for k, (_source, _placed, entry) in enumerate(together):
+        if isinstance(entry, Solid):
+            copies.setdefault(id(entry), (entry, []))[1].append(k)
+
+    def work() -> tuple[list, dict[int, Solid | None]]:
+        moved = {}
+        for local, members in copies.values():
+            moved.update(zip(members, moved_copies(local, np.array([together[k][1][0] for k in members]))))
+        return meshes_from_many(reads), moved
+
+    meshes, moved = yield from meanwhile(work, triangles, (done, total))
+    meshes = iter(meshes)
+    for k, (source, placed, entry) in enumerate(together):
         report.activity = f"reading {source.name}"
-        mesh = next(meshes) if isinstance(entry, ReadSource) else entry
-        if isinstance(mesh, ObjectGeometryError):
-            _skip(source, mesh, required, report)
+        if isinstance(entry, Solid):
+            solid = moved[k]
+            try:
+                if solid is None:  # read on its own
+                    solid = yield from read_solid_steps(source, depsgraph, shapes.use_hull, (done, total))
+                solid.name = source.name
+                read.append((source, solid, placed))
+            except ObjectGeometryError as error:
+                _skip(source, error, required, report)
         else:
-            read.append((source, Solid(mesh, use_hull=use_hulls, name=source.name), placed))
+            mesh = next(meshes) if isinstance(entry, ReadSource) else entry
+            if isinstance(mesh, ObjectGeometryError):
+                _skip(source, mesh, required, report)
+            else:
+                read.append((source, Solid(mesh, use_hull=shapes.use_hull, name=source.name), placed))
         done += 1
         yield done, total
 

@@ -15,7 +15,7 @@ import numpy as np
 from ..core.mesh import Solid
 from ..core.mesh.repair import EXACT
 from ..core.mesh.solid import CONVEXITY_TOLERANCE, EXACT_CONVEXITY
-from ..core.mesh.weld import exact_representatives
+from ..core.mesh.weld import have_exact_duplicates
 from .background import meanwhile, triangles_of
 from .shapes import FLOAT32_LIMIT, Source, read_solid_steps
 
@@ -43,21 +43,47 @@ def shares_classification(local: Solid, linear: np.ndarray) -> bool:
     so the geometry must have been closed as indexed or welded only where vertices are bit-identical (which a map
     keeps); a tolerance weld or capped holes depend on the size and are not shared.
     """
-    singular = np.linalg.svd(linear, compute_uv=False)
-    if not singular[-1] > NEAR_SINGULAR * singular[0]:
-        return False
-    stretch = singular[0] / singular[-1]
+    return bool(shared_classifications(local, np.asarray(linear, dtype=np.float64)[None])[0])
+
+
+def shared_classifications(local: Solid, linears: np.ndarray) -> np.ndarray:
+    """(K,) ``shares_classification`` of each of the (K, 3, 3) ``linears`` (one stacked SVD: LAPACK's answer for
+    each matrix, as alone); a map with a coordinate that is not finite is never shared."""
+    finite = np.isfinite(linears).all(axis=(1, 2))
+    singular = np.linalg.svd(np.where(finite[:, None, None], linears, np.eye(3)), compute_uv=False)
+    shared = finite & (singular[:, -1] > NEAR_SINGULAR * singular[:, 0])
     repair = local.repair
     if repair.certainty != EXACT or repair.non_manifold_edges or repair.open_edges or repair.turned_faces:
-        return False
+        return np.zeros(len(linears), dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore"):  # (maps too near singular are left out above)
+        stretch = singular[:, 0] / singular[:, -1]
     for part in local.parts:
         defect = part.convexity_defect
         if defect == 0.0 or defect == np.inf:
             continue
         for threshold in (CONVEXITY_TOLERANCE, EXACT_CONVEXITY):
-            if (defect * stretch > threshold) != (defect / stretch > threshold):
-                return False
-    return True
+            shared &= (defect * stretch > threshold) == (defect / stretch > threshold)
+    return shared
+
+
+def moved_copies(local: Solid, matrices: np.ndarray) -> list[Solid | None]:
+    """``local`` moved by each of the (K, 4, 4) ``matrices`` (``Solid.transformed``) where the copy is what reading
+    it would make and classify the same way (``shared_classifications``; the same vertices, as ``read_mesh`` moves
+    them with the same arithmetic, none of them merged or too large), else None (to be read on its own). Each copy's
+    vertices are one matrix product, as reading it makes them; the checks run on all of them together."""
+    answers: list[Solid | None] = [None] * len(matrices)
+    shared = np.flatnonzero(shared_classifications(local, matrices[:, :3, :3])).tolist()
+    if not shared:
+        return answers
+    vertices = local.mesh.vertices
+    moved = np.stack([vertices @ matrices[k, :3, :3].T + matrices[k, :3, 3] for k in shared])
+    fine = np.isfinite(moved).all(axis=(1, 2))
+    fine[fine] = np.abs(moved[fine]).max(axis=(1, 2), initial=0.0) < FLOAT32_LIMIT
+    fine[fine] = ~have_exact_duplicates(moved[fine])
+    for k, fits in zip(shared, fine.tolist()):
+        if fits:
+            answers[k] = local.transformed(matrices[k])
+    return answers
 
 
 class SharedShapes:
@@ -88,12 +114,20 @@ class SharedShapes:
         matrix = (source.matrix if source.matrix is not None else
                   np.array(source.obj.evaluated_get(depsgraph).matrix_world, dtype=np.float64))
         solid = None if local is None else (yield from meanwhile(
-            lambda: local.transformed(matrix) if self._fits(local, matrix) else None, triangles_of([local]),
-            progress))
+            lambda: moved_copies(local, matrix[None])[0], triangles_of([local]), progress))
         if solid is None:
             return (yield from read_solid_steps(source, depsgraph, self.use_hull, progress))
         solid.name = source.name
         return solid
+
+    def local_steps(self, source: Source, depsgraph: bpy.types.Depsgraph, progress=None) -> Iterator:
+        """As steps, the geometry ``source`` shares with other sources, read in its own coordinates and classified
+        once (``moved_copies`` places it); None when it shares none, or cannot be read or shared (read the source
+        on its own)."""
+        key = self._key(source)
+        if key not in self._shared:
+            return None
+        return (yield from self._local_solid(key, source, depsgraph, progress))
 
     def _key(self, source: Source) -> tuple:
         """``geometry_key(source)``, asked once for each of the sources given."""
@@ -113,15 +147,3 @@ class SharedShapes:
                 local = None
             self._local[key] = local
         return self._local[key]
-
-    @staticmethod
-    def _fits(local: Solid, matrix: np.ndarray) -> bool:
-        """Whether the copy under ``matrix`` is what reading it would classify the same way, with the same
-        vertices (``read_mesh`` moves them with the same arithmetic), none of them merged or too large."""
-        if not shares_classification(local, matrix[:3, :3]):
-            return False
-        moved = local.mesh.vertices @ matrix[:3, :3].T + matrix[:3, 3]
-        if not np.isfinite(moved).all() or np.abs(moved).max() >= FLOAT32_LIMIT:
-            return False
-        representatives = exact_representatives(moved)
-        return bool((representatives == np.arange(len(moved))).all())

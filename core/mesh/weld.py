@@ -38,6 +38,22 @@ def exact_representatives(vertices: np.ndarray) -> np.ndarray:
     return representative
 
 
+def have_exact_duplicates(clouds: np.ndarray) -> np.ndarray:
+    """(K,) for each of the (K, N, 3) ``clouds`` whether two of its vertices have bit-identical coordinates (-0.0
+    equals 0.0): ``exact_representatives`` of each is not the identity, for many small clouds in a few numpy calls
+    (the same hash keys, sorted cloud by cloud; a cloud with two equal keys is looked at alone)."""
+    count, size = clouds.shape[:2]
+    found = np.zeros(count, dtype=bool)
+    if size < 2:
+        return found
+    bits = np.ascontiguousarray(np.asarray(clouds, dtype=np.float64) + 0.0).view(np.uint64)
+    keys = _mixed(_mixed(_mixed(bits[..., 0]) + bits[..., 1]) + bits[..., 2])
+    keys.sort(axis=1)
+    for k in np.flatnonzero((keys[:, 1:] == keys[:, :-1]).any(axis=1)).tolist():
+        found[k] = not (exact_representatives(clouds[k]) == np.arange(size)).all()
+    return found
+
+
 def _mixed(values: np.ndarray) -> np.ndarray:
     """SplitMix64 of each 64-bit value: keys of positions on a grid or a lathe (coordinates with equal low bits,
     mirrored values) collide no more often than random ones (a product of the coordinates with odd constants,

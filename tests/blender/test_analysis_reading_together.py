@@ -22,11 +22,6 @@ def shapes(addon):
     return importlib.import_module(addon.__name__ + ".analysis.shapes")
 
 
-@pytest.fixture
-def shared(addon):
-    return importlib.import_module(addon.__name__ + ".analysis.shared_shapes")
-
-
 def convex_mesh(kind: str) -> bpy.types.Mesh:
     """A cube, an ico sphere, a cylinder (two 12-gon caps, split by Blender) or a UV sphere, about 1 m across."""
     bm = bmesh.new()
@@ -99,13 +94,13 @@ def results(report) -> list[dict]:
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_a_check_reading_together_answers_as_reading_each_alone(empty_scene, clash, shared, monkeypatch, seed):
+def test_a_check_reading_together_answers_as_reading_each_alone(empty_scene, clash, monkeypatch, seed):
     crowded_scene(np.random.default_rng(seed), 64)
     monkeypatch.setattr(clash, "READ_TOGETHER", 16)  # several batches, the last one short
     progress_together: list = []
     together = clash.check_scene(empty_scene, bpy.context.evaluated_depsgraph_get(), scope="ALL",
                                  progress=lambda done, total: progress_together.append((done, total)))
-    monkeypatch.setattr(shared.SharedShapes, "shares", lambda self, source: True)  # each read on its own
+    monkeypatch.setattr(clash, "may_be_slow_to_read", lambda source: True)  # each read on its own
     progress_alone: list = []
     alone = clash.check_scene(empty_scene, bpy.context.evaluated_depsgraph_get(), scope="ALL",
                               progress=lambda done, total: progress_alone.append((done, total)))

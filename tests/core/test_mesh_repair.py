@@ -13,7 +13,7 @@ import mesh_fixtures as fx
 from core.mesh.repair import APPROXIMATE, CRACK_TOLERANCE, EXACT, NONE, WELD_TOLERANCE, repaired
 from core.mesh.solid import CONVEX, Solid
 from core.mesh.volume import mesh_volume
-from core.mesh.weld import exact_representatives, near_representatives
+from core.mesh.weld import exact_representatives, have_exact_duplicates, near_representatives
 
 SHAPES = {"box": fx.box(), "sphere": fx.uv_sphere(), "torus": fx.torus(), "cup": fx.cup(),
           "l_bracket": fx.l_bracket(), "chain_link": fx.chain_link()}
@@ -66,6 +66,23 @@ def test_exact_welding_of_lathe_and_grid_positions_needs_no_fallback(monkeypatch
         _, reference = np.unique(points + 0.0, axis=0, return_inverse=True)
         assert len(np.unique(representative)) == reference.max() + 1
         np.testing.assert_array_equal(reference.reshape(-1)[representative], reference.reshape(-1))
+
+
+def test_clouds_with_bit_identical_rows_are_told_together_as_each_alone(monkeypatch):
+    import core.mesh.weld as weld
+    rng = np.random.default_rng(5)
+    clouds = rng.normal(size=(300, 40, 3))
+    clouds[:100, 7] = clouds[:100, 31]  # a repeated row
+    clouds[100:150, 3, 1] = np.nextafter(clouds[100:150, 9, 1], np.inf)  # a row one ulp from another
+    clouds[100:150, 3, [0, 2]] = clouds[100:150, 9, [0, 2]]
+    clouds[150:200, 2], clouds[150:200, 5] = (0.0, -0.0, 1.0), (-0.0, 0.0, 1.0)  # the same place
+    found = have_exact_duplicates(clouds)
+    expected = [not (exact_representatives(cloud) == np.arange(40)).all() for cloud in clouds]
+    assert found.tolist() == expected and found.sum() == 150
+    real = weld._mixed
+    monkeypatch.setattr(weld, "_mixed", lambda values: real(values) & np.uint64(7))  # keys collide all the time
+    assert have_exact_duplicates(clouds).tolist() == expected
+    assert have_exact_duplicates(clouds[:, :1]).tolist() == [False] * 300
 
 
 @pytest.mark.parametrize("seed", range(4))

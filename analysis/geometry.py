@@ -106,6 +106,30 @@ class MeshArrays:
         return self.corner_verts[corners].astype(np.int64)
 
 
+def triangles_of_many(meshes: list[MeshArrays]) -> list[np.ndarray]:
+    """``MeshArrays.triangles`` of each of ``meshes``, the quads of all those to be split in numpy split together
+    (``quad_triangle_corners`` works face by face: the same triangles as each mesh's own)."""
+    split = [k for k, arrays in enumerate(meshes) if arrays.loop_triangles is None and len(arrays.face_starts)]
+    found = [None if arrays.loop_triangles is None and len(arrays.face_starts) else arrays.triangles()
+             for arrays in meshes]
+    if not split:
+        return found
+    chosen = [meshes[k] for k in split]
+    corner_starts = np.cumsum([0] + [len(arrays.corner_verts) for arrays in chosen]).tolist()
+    vertex_starts = np.cumsum([0] + [len(arrays.positions) for arrays in chosen]).tolist()
+    starts = np.concatenate([arrays.face_starts.astype(np.int64) + start
+                             for arrays, start in zip(chosen, corner_starts)])
+    corner_verts = np.concatenate([arrays.corner_verts.astype(np.int64) + start
+                                   for arrays, start in zip(chosen, vertex_starts)])
+    sizes = np.diff(starts, append=len(corner_verts))
+    positions = np.concatenate([arrays.positions for arrays in chosen])
+    triangles = corner_verts[quad_triangle_corners(starts, sizes, corner_verts, positions)].astype(np.int64)
+    ends = np.cumsum([arrays.triangle_count for arrays in chosen]).tolist()
+    for k, start, end, vertex_start in zip(split, [0] + ends[:-1], ends, vertex_starts):
+        found[k] = triangles[start:end] - vertex_start
+    return found
+
+
 def mesh_arrays(mesh: Optional[bpy.types.Mesh]) -> MeshArrays:
     """The mesh's arrays (``MeshArrays``), copied in bulk: the positions, the faces' first corners and the
     corners' vertices (an attribute copied at once), for ``MeshArrays.triangles`` to split the faces with Blender's

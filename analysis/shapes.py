@@ -14,7 +14,8 @@ import numpy as np
 from ..core.mesh import Solid, TriangleMesh
 from ..core.steps import checkpoint
 from .background import meanwhile
-from .geometry import MeshArrays, ObjectGeometryError, evaluated_mesh, has_geometry, mesh_arrays, to_world
+from .geometry import (MeshArrays, ObjectGeometryError, evaluated_mesh, has_geometry, mesh_arrays, to_world,
+                       triangles_of_many)
 
 #: The separator in an instanced object's name: "Instancer ▸ Object".
 INSTANCE_SEPARATOR = " \u25b8 "
@@ -244,12 +245,12 @@ def mesh_from_arrays(read: ReadSource) -> TriangleMesh:
 
 def meshes_from_many(reads: list[ReadSource]) -> list[TriangleMesh | ObjectGeometryError]:
     """``mesh_from_arrays`` of each read (the error it raises, returned), the same numbers, with the numpy work done
-    for all of them together (checks, copies: ``TriangleMesh.many_from_arrays``): many small objects cost a few numpy
-    calls instead of a dozen each. World coordinates are one matrix product per object, as ``to_world`` makes them
+    for all of them together (faces split, ``geometry.triangles_of_many``; checks, copies:
+    ``TriangleMesh.many_from_arrays``): many small objects cost a few numpy calls instead of a dozen each. World coordinates are one matrix product per object, as ``to_world`` makes them
     (a product of stacked matrices need not round the same way)."""
     mirrors = np.linalg.det(np.array([read.matrix[:3, :3] for read in reads]).reshape(-1, 3, 3)) < 0.0
-    triangles = [read.arrays.triangles()[:, ::-1] if mirrored else read.arrays.triangles()
-                 for read, mirrored in zip(reads, mirrors.tolist())]
+    triangles = [found[:, ::-1] if mirrored else found
+                 for found, mirrored in zip(triangles_of_many([read.arrays for read in reads]), mirrors.tolist())]
     points = [to_world(read.arrays.positions, read.matrix) for read in reads]
     counts = np.array([len(p) for p in points], dtype=np.int64)
     together = np.concatenate(points) if points else np.empty((0, 3))

@@ -84,6 +84,28 @@ def test_meshes_read_together_are_each_read_alone_bit_for_bit(empty_scene, shape
     assert shapes.meshes_from_many([]) == []
 
 
+def test_faces_split_together_are_each_mesh_split_alone(empty_scene, addon):
+    geometry = importlib.import_module(addon.__name__ + ".analysis.geometry")
+    rng = np.random.default_rng(6)
+    meshes = []
+    for segments, rings in ((40, 26), (64, 20), (12, 6), (48, 30)):  # the small one keeps Blender's loop triangles
+        bm = bmesh.new()
+        bmesh.ops.create_uvsphere(bm, u_segments=segments, v_segments=rings, radius=0.5)
+        for vertex in bm.verts:  # quads out of plane: about half of them split along the other diagonal
+            vertex.co *= float(rng.uniform(0.9, 1.1))
+        mesh = bpy.data.meshes.new("sphere")
+        bm.to_mesh(mesh)
+        bm.free()
+        meshes.append(geometry.mesh_arrays(mesh))
+    meshes.insert(2, geometry.mesh_arrays(bpy.data.meshes.new("empty")))
+    assert sum(arrays.loop_triangles is None and len(arrays.face_starts) > 0 for arrays in meshes) == 3
+    for arrays, together in zip(meshes, geometry.triangles_of_many(meshes)):
+        alone = arrays.triangles()
+        assert together.dtype == alone.dtype and together.shape == alone.shape
+        assert together.tobytes() == alone.tobytes()
+    assert geometry.triangles_of_many([]) == []
+
+
 def steps(progress: list) -> list:
     """The progress calls less repeats (a worker thread's long work repeats the last one as often as it takes)."""
     return [call for k, call in enumerate(progress) if k == 0 or call != progress[k - 1]]

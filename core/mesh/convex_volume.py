@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..vector.arrays import cross
+from ..vector.arrays import cross, first_of_rows
 from .trimesh import TriangleMesh
 from .volume import overlap_volume
 
@@ -81,7 +81,8 @@ def face_planes(corners: np.ndarray, pair: np.ndarray, sizes: np.ndarray) -> np.
     offsets = np.einsum("ij,ij->i", normals, corners[flat].sum(axis=1) / 3.0)
     owner, size = pair[flat], size[flat]
     keys = np.column_stack([owner, np.round(normals / SNAP), np.round(offsets / (SNAP * size))])
-    _, first = np.unique(keys, axis=0, return_index=True)  # sorted by pair first
+    first = first_of_rows(keys)
+    first = first[np.lexsort(keys[first].T[::-1])]  # sorted by pair first, as ``np.unique(keys, axis=0)`` sorts
     owner, planes = owner[first], np.column_stack([normals, offsets])[first]
     counts = np.bincount(owner, minlength=len(sizes))
     slot = np.arange(len(owner)) - np.repeat(np.cumsum(counts) - counts, counts)

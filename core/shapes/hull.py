@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..validation import as_points
+from ..vector.arrays import first_of_rows
 
 #: Thickness (relative to the cloud's size) below which a cloud loses a dimension.
 FLAT_RELATIVE_TOLERANCE = 1e-10
@@ -272,6 +273,5 @@ def distinct_directions_of_groups(directions: np.ndarray, groups: np.ndarray, *,
     if not signed:
         leading = units[np.arange(len(units)), np.argmax(np.abs(units), axis=1)]
         units = units * np.sign(leading)[:, None]
-    _, first = np.unique(np.column_stack([groups, np.round(units / SAME_NORMAL)]), axis=0, return_index=True)
-    first = np.sort(first)
+    first = first_of_rows(np.column_stack([groups, np.round(units / SAME_NORMAL)]))
     return units[first], np.asarray(groups)[first]

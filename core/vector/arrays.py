@@ -75,3 +75,34 @@ def reduce_in_chunks(ufunc: np.ufunc, values: np.ndarray, indices: np.ndarray, r
         high = int(indices[end]) if end < len(indices) else len(values)
         pieces.append(ufunc.reduceat(values[low:high], indices[begin:end] - low, axis=0))
     return np.concatenate(pieces)
+
+
+#: Odd 64-bit multipliers that mix a row's columns into one sort key (``first_of_rows``).
+_ROW_MIXERS = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
+                        0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53], dtype=np.uint64).view(np.int64)
+
+
+def first_of_rows(keys: np.ndarray) -> np.ndarray:
+    """Where each distinct row of the (N, K) float array ``keys`` first occurs, ascending: the indices
+    ``np.unique(keys, axis=0, return_index=True)`` gives, sorted (rows equal element by element, 0.0 and -0.0 alike).
+    Rows are grouped by a key mixed from their bits (one integer sort instead of ``np.unique``'s sort of whole rows,
+    several times slower), every group checked element by element; when a group holds rows that differ (a key
+    collision, or NaN), ``np.unique`` decides."""
+    keys = np.ascontiguousarray(keys, dtype=np.float64)
+    if len(keys) == 0 or keys.shape[1] > len(_ROW_MIXERS):
+        return np.sort(np.unique(keys, axis=0, return_index=True)[1])
+    bits = (keys + 0.0).view(np.int64)  # (+ 0.0: -0.0 as 0.0, so that rows equal as numbers mix alike)
+    mixed = bits[:, 0] * _ROW_MIXERS[0]
+    for column in range(1, keys.shape[1]):
+        mixed = (mixed ^ (mixed >> 29)) + bits[:, column] * _ROW_MIXERS[column]
+    order = np.argsort(mixed, kind="stable")  # (stable: a group's first row is where it first occurs)
+    grouped, rows = mixed[order], keys[order]
+    starts = np.empty(len(order), dtype=bool)
+    starts[0] = True
+    np.not_equal(grouped[1:], grouped[:-1], out=starts[1:])
+    same = rows[1:, 0] == rows[:-1, 0]
+    for column in range(1, keys.shape[1]):
+        same &= rows[1:, column] == rows[:-1, column]
+    if not (same | starts[1:]).all():
+        return np.sort(np.unique(keys, axis=0, return_index=True)[1])
+    return np.sort(order[starts])

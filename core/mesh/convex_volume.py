@@ -153,15 +153,16 @@ def _clip(pair: np.ndarray, triangles: np.ndarray, planes: np.ndarray, snaps: np
     ambiguous = np.zeros(count, dtype=bool)
     wanted = np.argsort(~needs, axis=1, kind="stable")  # each polygon's planes to clip by come first
     rounds = needs.sum(axis=1)
+    last = int(rounds.max(initial=0))
+    by_round, polygon_snaps = planes[owners_pair[:, None], wanted[:, :last]], snaps[owners_pair]
     done = []
-    for step in range(int(rounds.max(initial=0))):  # round k: every polygon clipped by its k-th plane
+    for step in range(last):  # round k: every polygon clipped by its k-th plane
         finished = rounds[owner] <= step  # leave the rounds: no later one changes them
         if finished.any():
             done.append((start[finished], end[finished], owner[finished], key[finished]))
             start, end, owner, key = start[~finished], end[~finished], owner[~finished], key[~finished]
-        start, end, owner, key, mixed = _clip_round(start, end, owner, key, (step + 1) * stride, rounds > step,
-                                                    planes[owners_pair, wanted[:, step]], snaps[owners_pair],
-                                                    on_plane_inside)
+        start, end, owner, key, mixed = _clip_round(start, end, owner, key, (step + 1) * stride, by_round[:, step],
+                                                    polygon_snaps, on_plane_inside)
         ambiguous[owners_pair[mixed]] = True
     if done:
         start, end, owner, key = (np.concatenate([part[k] for part in done] + [last])
@@ -176,31 +177,34 @@ def _snapped(distances: np.ndarray, snap) -> np.ndarray:
     return np.where(np.abs(distances) <= snap, 0.0, distances)
 
 
-def _clip_round(start, end, owner, key, closing_key, applies, planes, snaps, on_plane_inside):
-    """One round: clip the polygons (edges ``start -> end`` of polygon ``owner``, ordered by ``key``) that
-    ``applies`` by their plane (one per polygon); returns the new edges with their keys (a closing edge's:
-    ``closing_key`` plus its polygon) and the polygons that left the half-space more than once."""
-    normal, offset, snap = planes[owner, :3], planes[owner, 3], snaps[owner]
+def _clip_round(start, end, owner, key, closing_key, planes, snaps, on_plane_inside):
+    """One round: clip the polygons (edges ``start -> end`` of polygon ``owner``, ordered by ``key``), each by its
+    plane (one per polygon: every polygon still in the rounds has one); returns the new edges with their keys (a
+    closing edge's: ``closing_key`` plus its polygon) and the polygons that left the half-space more than once.
+    Only the edges that cross the plane get a cut point (the others keep their ends)."""
+    plane, snap = planes[owner], snaps[owner]
+    normal, offset = plane[:, :3], plane[:, 3]
     s_start = _snapped(np.einsum("ij,ij->i", start, normal) - offset, snap)
     s_end = _snapped(np.einsum("ij,ij->i", end, normal) - offset, snap)
-    skip = ~applies[owner]
-    in_start = skip | (s_start <= 0.0 if on_plane_inside else s_start < 0.0)
-    in_end = skip | (s_end <= 0.0 if on_plane_inside else s_end < 0.0)
+    in_start = s_start <= 0.0 if on_plane_inside else s_start < 0.0
+    in_end = s_end <= 0.0 if on_plane_inside else s_end < 0.0
     leaving, entering = in_start & ~in_end, ~in_start & in_end
-    crossing = leaving | entering
-    t = np.zeros(len(start))
-    t[crossing] = s_start[crossing] / (s_start[crossing] - s_end[crossing])
-    cut = start + np.clip(t, 0.0, 1.0)[:, None] * (end - start)
-    count = len(applies)
-    exits = np.bincount(owner[leaving], minlength=count)
-    entries = np.bincount(owner[entering], minlength=count)
+    crossing = np.flatnonzero(leaving | entering)
+    first, last = start[crossing], end[crossing]
+    near, far = s_start[crossing], s_end[crossing]
+    cut = first + np.clip(near / (near - far), 0.0, 1.0)[:, None] * (last - first)
+    count = len(planes)
+    leaves = leaving[crossing]
+    exits = np.bincount(owner[crossing[leaves]], minlength=count)
+    entries = np.bincount(owner[crossing[~leaves]], minlength=count)
     mixed = (exits > 1) | (exits != entries)
     exit_point, entry_point = np.zeros((count, 3)), np.zeros((count, 3))
-    exit_point[owner[leaving]] = cut[leaving]
-    entry_point[owner[entering]] = cut[entering]
+    exit_point[owner[crossing[leaves]]] = cut[leaves]
+    entry_point[owner[crossing[~leaves]]] = cut[~leaves]
     closed = np.flatnonzero(exits == 1)
+    start, end = start.copy(), end.copy()
+    start[crossing[~leaves]] = cut[~leaves]
+    end[crossing[leaves]] = cut[leaves]
     kept = in_start | in_end
-    start = np.where(entering[:, None], cut, start)[kept]
-    end = np.where(leaving[:, None], cut, end)[kept]
-    return (np.concatenate([start, exit_point[closed]]), np.concatenate([end, entry_point[closed]]),
+    return (np.concatenate([start[kept], exit_point[closed]]), np.concatenate([end[kept], entry_point[closed]]),
             np.concatenate([owner[kept], closed]), np.concatenate([key[kept], closing_key + closed]), mixed)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..shapes.hull import distinct_directions_of_groups
 from ..steps import checkpoint
-from ..vector.arrays import NEXT_CORNER, PREVIOUS_CORNER, cross
+from ..vector.arrays import cross, dot
 from .repair import EXACT, MeshRepair
 from .solid import EXACT_CONVEXITY, SAT_MAX_VERTICES, Part, Solid
 from .stacked import StackedMeshes
@@ -141,10 +141,11 @@ def _convexity_defects(stack: StackedMeshes, vertex_mesh: np.ndarray, outward: T
     sides = order[candidate[stack.owner[order // 3]]].reshape(-1, 2)
     triangle, corner = np.divmod(sides, 3)
     far_corner = triangles[triangle[:, ::-1], (corner[:, ::-1] + 2) % 3]
-    normals = outward.area_normals[triangle]
-    unit = normals / np.maximum(np.linalg.norm(normals, axis=2, keepdims=True), np.finfo(float).tiny)
+    areas = outward.area_normals  # each triangle's unit normal once, then each side's
+    unit = (areas / np.maximum(np.linalg.norm(areas, axis=1, keepdims=True), np.finfo(float).tiny))[triangle]
     corners = outward.corners
-    heights = np.einsum("ijk,ijk->ij", unit, vertices[far_corner] - corners[triangle, 0]).max(axis=1)
+    heights = np.einsum("ijk,ijk->ij", unit, vertices[far_corner] - corners[triangle, 0])
+    heights = np.maximum(heights[:, 0], heights[:, 1])
     side_mesh = stack.owner[triangle[:, 0]]
     height = np.full(count, -np.inf)
     np.maximum.at(height, side_mesh, heights)
@@ -153,9 +154,13 @@ def _convexity_defects(stack: StackedMeshes, vertex_mesh: np.ndarray, outward: T
     with np.errstate(divide="ignore", invalid="ignore"):
         relative = np.where(sizes > 0.0, height / np.where(sizes > 0.0, sizes, 1.0),
                             np.where(height > 0.0, np.inf, 0.0))
-    into = corners[:, NEXT_CORNER] - corners
-    out = corners[:, PREVIOUS_CORNER] - corners
-    angles = np.arctan2(np.linalg.norm(cross(into, out), axis=2), np.einsum("ijk,ijk->ij", into, out))
+    into, out = np.empty_like(corners), np.empty_like(corners)  # each corner's edges to the next and previous
+    np.subtract(corners[:, 1:], corners[:, :2], out=into[:, :2])  # (slices: fancy indexing on the corner axis
+    np.subtract(corners[:, 0], corners[:, 2], out=into[:, 2])  # costs several times as much)
+    np.subtract(corners[:, :2], corners[:, 1:], out=out[:, 1:])
+    np.subtract(corners[:, 2], corners[:, 0], out=out[:, 0])
+    crossed = cross(into, out)
+    angles = np.arctan2(np.sqrt(dot(crossed, crossed)), np.einsum("ijk,ijk->ij", into, out))
     sums = np.bincount(triangles.ravel(), weights=angles.ravel(), minlength=len(vertices))
     angle_defect = np.full(count, np.inf)
     np.minimum.at(angle_defect, vertex_mesh[used], 2.0 * np.pi - sums[used])

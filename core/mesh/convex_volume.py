@@ -45,7 +45,7 @@ def convex_overlap_volumes(pairs: Sequence[tuple[TriangleMesh, TriangleMesh]]) -
 
 def _near(mesh: TriangleMesh, other: TriangleMesh) -> np.ndarray:
     """The triangles of ``mesh`` whose boxes meet ``other``'s box: the rest lie outside ``other``."""
-    low, high = other.vertices.min(axis=0), other.vertices.max(axis=0)
+    low, high = other.box
     return np.flatnonzero(np.all((mesh.lows <= high) & (mesh.highs >= low), axis=1))
 
 
@@ -95,8 +95,8 @@ class _ClippedBatch:
     """A batch of convex pairs in their pair-local frames (centred on the pair's box), with their planes."""
 
     def __init__(self, pairs: list[tuple[TriangleMesh, TriangleMesh]], nears: list[tuple[np.ndarray, np.ndarray]]):
-        low = np.array([np.minimum(a.vertices.min(axis=0), b.vertices.min(axis=0)) for a, b in pairs])
-        high = np.array([np.maximum(a.vertices.max(axis=0), b.vertices.max(axis=0)) for a, b in pairs])
+        low = np.minimum([a.box[0] for a, _b in pairs], [b.box[0] for _a, b in pairs])
+        high = np.maximum([a.box[1] for a, _b in pairs], [b.box[1] for _a, b in pairs])
         self.origins, sizes = 0.5 * (low + high), (high - low).max(axis=1)
         self.snaps = SNAP * sizes
         self.sides = []

@@ -296,7 +296,7 @@ class Solid:
         """World box of the vertices (a moved convex copy's from its moved hull: its triangles may never be needed)."""
         if self._placement is not None and "hull" in self.__dict__ and "raw_mesh" not in self.__dict__:
             return self.hull.bounds()
-        return self.raw_mesh.vertices.min(axis=0), self.raw_mesh.vertices.max(axis=0)
+        return self.raw_mesh.box
 
     @property
     def placement(self) -> tuple:

@@ -9,7 +9,7 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..vector.arrays import cross
+from ..vector.arrays import cross, reduce_in_chunks
 from ..validation import MAX_COORDINATE, as_points
 
 
@@ -67,7 +67,12 @@ class TriangleMesh:
                     for (a, b, c, d), name in zip(slices, names)]
         points.flags.writeable = False
         faces.flags.writeable = False
-        return [cls(points[a:b], faces[c:d]) for a, b, c, d in slices]
+        meshes = [cls(points[a:b], faces[c:d]) for a, b, c, d in slices]
+        if meshes:  # every mesh's ``box`` in two calls (the same numbers: a minimum is exact in any order)
+            lows, highs = (reduce_in_chunks(ufunc, points, vertex_starts) for ufunc in (np.minimum, np.maximum))
+            for mesh, low, high in zip(meshes, lows, highs):
+                mesh.__dict__["box"] = (low, high)
+        return meshes
 
     @cached_property
     def corners(self) -> np.ndarray:
@@ -106,6 +111,11 @@ class TriangleMesh:
         """(M, 3): each triangle's box maximum."""
         c = self.corners
         return np.maximum(np.maximum(c[:, 0], c[:, 1]), c[:, 2])
+
+    @cached_property
+    def box(self) -> tuple[np.ndarray, np.ndarray]:
+        """The vertices' box: their lowest and highest coordinates, (3,) each."""
+        return self.vertices.min(axis=0), self.vertices.max(axis=0)
 
     @cached_property
     def size(self) -> float:

@@ -35,6 +35,8 @@ def test_the_meshes_are_from_arrays_of_each_slice_bit_for_bit(seed):
         assert mesh.triangles.tobytes() == expected.triangles.tobytes()
         assert not mesh.vertices.flags.writeable and not mesh.triangles.flags.writeable
         assert mesh.vertices.flags.c_contiguous and mesh.triangles.flags.c_contiguous
+        assert "box" in mesh.__dict__  # made together, the numbers a mesh's own ``box`` gives
+        assert [corner.tobytes() for corner in mesh.box] == [corner.tobytes() for corner in expected.box]
         start, stop = start + count, stop + triangle_count
     vertices[:] = 0.0  # the meshes hold their own copy
     assert made[0].vertices.any()

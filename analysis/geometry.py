@@ -4,9 +4,8 @@ Everything is read with ``foreach_get`` and transformed with one numpy matrix pr
 parents, constraints and any (non-uniform, negative) scale are those Blender itself evaluated.
 """
 
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import Optional
 
 import bpy
 import numpy as np
@@ -23,15 +22,25 @@ def has_geometry(obj: bpy.types.Object) -> bool:
     return obj.type in GEOMETRY_TYPES
 
 
-@contextmanager
-def evaluated_mesh(obj: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> Iterator[tuple]:
-    """``(mesh, matrix_world)`` of the evaluated object; the temporary mesh is freed on exit."""
-    evaluated = obj.evaluated_get(depsgraph)
-    mesh = evaluated.to_mesh()
-    try:
-        yield mesh, np.array(evaluated.matrix_world, dtype=np.float64)
-    finally:
-        evaluated.to_mesh_clear()
+class evaluated_mesh:  # noqa: N801 (a context manager, named as the function it was)
+    """``with evaluated_mesh(obj, depsgraph) as (mesh, matrix_world)``: the evaluated object's mesh and its world
+    matrix (4x4 float64); the temporary mesh is freed on exit. (A class: ``contextlib.contextmanager``'s generator
+    costs several microseconds a use, and every small object of a check is read through it.)"""
+
+    def __init__(self, obj: bpy.types.Object, depsgraph: bpy.types.Depsgraph):
+        self.evaluated = obj.evaluated_get(depsgraph)
+
+    def __enter__(self) -> tuple:
+        evaluated = self.evaluated
+        mesh = evaluated.to_mesh()
+        try:
+            return mesh, np.array(evaluated.matrix_world, dtype=np.float64)
+        except BaseException:
+            evaluated.to_mesh_clear()
+            raise
+
+    def __exit__(self, *_exception) -> None:
+        self.evaluated.to_mesh_clear()
 
 
 def _corner_or_point_array(mesh: bpy.types.Mesh, attribute: str, fallback: tuple, components: int,
@@ -140,11 +149,12 @@ def mesh_arrays(mesh: Optional[bpy.types.Mesh]) -> MeshArrays:
     0.5 s sooner)."""
     no_faces = np.empty(0, dtype=np.int32)
     local = local_positions(mesh)
-    if mesh is None or len(mesh.polygons) == 0:
+    faces = 0 if mesh is None else len(mesh.polygons)  # (asked once: each question goes through Blender)
+    if faces == 0:
         return MeshArrays(local, no_faces, no_faces)
-    if len(mesh.polygons) < SPLIT_MIN_FACES:
+    if faces < SPLIT_MIN_FACES:
         return MeshArrays(local, no_faces, no_faces, _loop_triangles(mesh))
-    starts = np.empty(len(mesh.polygons), dtype=np.int32)
+    starts = np.empty(faces, dtype=np.int32)
     mesh.polygons.foreach_get('loop_start', starts)
     sizes = np.diff(starts, append=len(mesh.loops))
     if sizes.min() < 3 or sizes.max() > 4:  # n-gons (or faces out of order): Blender's own split

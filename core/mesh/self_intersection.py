@@ -5,7 +5,7 @@ See docs/architecture.md, section "Mesh: self-intersections".
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,6 +14,7 @@ from ..broadphase.sort_and_sweep import GRID_CELLS_PER_BOX, overlapping_pairs_be
 from ..steps import checkpoint
 from ..vector.arrays import cross
 from .embedded_stars import embedded_stars
+from .stacked import StackedMeshes, pairings
 from .topology import label_components
 from .triangle_intersection import orientation_signs
 from .trimesh import TriangleMesh
@@ -32,6 +33,11 @@ PAIRS_PER_BLOCK = 1 << 19
 #: Candidate pairs decided together (each listed block leaves a few thousand): bounds the memory of the
 #: (pairs, 3, 3) corner arrays, and each decision's fixed cost is spread over this many pairs.
 PAIRS_DECIDED_TOGETHER = 1 << 16
+#: ``self_intersecting`` pairs every two triangles of a mesh of at most this many triangles (a few dozen box tests
+#: per triangle, all such meshes' at once); a larger mesh lists its pairs on its own grid (``self_candidate_pairs``).
+PAIRED_TRIANGLES = 256
+#: Triangle pairs box-tested together by ``self_intersecting`` (bounds the memory of its index arrays).
+PAIRED_ROWS = 1 << 20
 
 _FINE = 128  # entry positions per cell and axis (7 bits)
 _GUARDS = np.uint64(sum(0x80 << (8 * byte) for byte in range(6)) | (0b101010 << 48))
@@ -255,6 +261,55 @@ def self_intersection(mesh: TriangleMesh) -> SelfIntersection:
     segments = np.concatenate(segments)[crossing_order]
     return SelfIntersection(pairs[order], coplanar[order], segments,
                             _curves(mesh, np.concatenate(names)[crossing_order], segments))
+
+
+def self_intersecting(meshes: Sequence[TriangleMesh]) -> np.ndarray:
+    """(n,) bool: whether each mesh has faces that intersect each other (``self_intersection(mesh).count > 0``),
+    for many small meshes at once: their triangles stacked (``StackedMeshes``: the same coordinates, vertex ids
+    moved on), each mesh's candidate pairs listed within it (``_paired_candidates``), all decided together by the
+    same exact tests, pair by pair, so each mesh gets the answer it gets alone."""
+    stack = StackedMeshes(meshes)
+    found = np.zeros(len(stack.meshes), bool)
+    if not len(stack.meshes) or not stack.counts.any():
+        return found
+    mesh = stack.mesh
+    planes = _Planes.of(mesh)
+    labels = _star_labels(mesh)  # (a vertex's star is its own mesh's: the same labels as each mesh's alone)
+    checkpoint()  # (a cancelled caller's worker stops here, and before each block)
+    for block in _joined(_paired_candidates(stack, labels), PAIRS_DECIDED_TOGETHER):
+        checkpoint()  # (a cancelled caller's worker stops here)
+        crosses, coplanar, _ends, _names = _decide(mesh, planes, block)
+        found[stack.owner[block[crosses | coplanar, 0]]] = True
+    return found
+
+
+def _paired_candidates(stack: StackedMeshes, labels: np.ndarray) -> Iterator[np.ndarray]:
+    """Blocks of (K, 2) stacked rows ``(i, j)``, i < j, of one mesh each, whose boxes overlap (touching counts) and
+    whose triangles share no label: each mesh's ``self_candidate_pairs`` (the same pairs, in another order). Meshes
+    of at most ``PAIRED_TRIANGLES`` triangles pair every two of their triangles, ``PAIRED_ROWS`` pairs at a time,
+    and compare the boxes axis by axis on the pairs still in; larger ones list theirs on their own grid."""
+    counts = np.where(stack.counts <= PAIRED_TRIANGLES, stack.counts, 0)
+    squares = np.cumsum(counts * counts)
+    begin = 0
+    while begin < len(counts):
+        end = max(int(np.searchsorted(squares, squares[begin] - counts[begin] ** 2 + PAIRED_ROWS, side="right")),
+                  begin + 1)
+        chunk = np.arange(begin, min(end, len(counts)))
+        begin = int(chunk[-1]) + 1
+        mesh_of, i, j, _ = pairings(counts[chunk], counts[chunk])
+        keep = i < j
+        first = stack.first[chunk][mesh_of[keep]]
+        t, s = first + i[keep], first + j[keep]
+        for axis in range(3):  # axis by axis, on the pairs still in
+            low, high = stack.lows[:, axis], stack.highs[:, axis]
+            keep = (low[t] <= high[s]) & (low[s] <= high[t])
+            t, s = t[keep], s[keep]
+        keep = ~_share_label([labels[t, k] for k in range(3)], [labels[s, k] for k in range(3)])
+        yield np.stack([t[keep], s[keep]], axis=1)
+    for k in np.flatnonzero(stack.counts > PAIRED_TRIANGLES).tolist():
+        rows = slice(int(stack.triangle_starts[k]), int(stack.triangle_starts[k + 1]))
+        for block in self_candidate_pairs(stack.meshes[k], labels[rows]):
+            yield block + stack.triangle_starts[k]
 
 
 def _joined(blocks: Iterator[np.ndarray], size: int) -> Iterator[np.ndarray]:

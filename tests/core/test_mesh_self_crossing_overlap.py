@@ -9,7 +9,8 @@ import generators as gen
 import mesh_fixtures as fx
 from core.mesh import Solid, collide_solids
 from core.mesh.contact.volumes import pair_volume
-from core.mesh.sheets import single_cover
+from core.mesh.self_intersection import PAIRED_TRIANGLES, self_intersecting, self_intersection
+from core.mesh.sheets import MAX_SHEETS, single_cover, single_covers, star_shaped, stars_shaped
 
 PIECES = {
     "two tori": (fx.torus(0.5, 0.2, 24, 12),
@@ -109,3 +110,44 @@ def test_star_shaped_meshes_are_proved_at_once_and_others_are_not():
     vertices = blob.vertices.copy()
     vertices[40] *= -0.5  # a vertex pulled through the middle: its triangles turn towards the centre
     assert not star_shaped(fx.mesh(vertices, blob.triangles))
+
+
+def seeded_meshes() -> list:
+    """Closed meshes that cover space once or not, for the batched proofs: pieces fused into one surface, nested
+    boxes, tori and brackets, jittered spheres (a vertex pulled out through the far side: faces crossing), parts
+    whose faces overlap in one plane or cross, a part too small to place a point in front of, more pieces than ``MAX_SHEETS``; meshes above and
+    below ``PAIRED_TRIANGLES``."""
+    rng = np.random.default_rng(11)
+    meshes = [fused(*PIECES[name]) for name in sorted(PIECES)] + [piece for name in sorted(PIECES)
+                                                                  for piece in PIECES[name]]
+    meshes += [fx.joined(fx.box((0, 0, 0), (3, 3, 3)), fx.box((1, 1, 1), (2, 2, 2))), fx.torus(0.5, 0.2, 8, 6),
+               fx.l_bracket(), fx.box(), fx.cup(), fx.block_with_hole(), fx.chain_link(), fx.wall_with_door()]
+    sphere = fx.uv_sphere(1.0, 8, 12)
+    for seed in range(8):
+        vertices = sphere.vertices * rng.uniform(0.7, 1.3, (len(sphere.vertices), 1))
+        if seed % 2:
+            vertices[rng.integers(len(vertices))] *= -rng.uniform(1.5, 3.0)  # out through the far side: faces cross
+        meshes.append(fx.mesh(vertices, sphere.triangles))
+    meshes.append(fx.joined(fx.box(), fx.box((0.5, 0.5, 1.0), (1.5, 1.5, 2.0))))  # faces overlapping in one plane
+    meshes.append(fx.joined(fx.box(), fx.box((0.5, 0.5, 0.5), (1.5, 1.5, 1.5))))  # parts crossing
+    meshes.append(fx.joined(fx.box(), fx.box((2, 0, 0), (2 + 1e-12, 1e-12, 1e-12))))  # a part too small for a point
+    meshes.append(fx.joined(*(fx.box((2 * k, 0, 0), (2 * k + 1, 1, 1)) for k in range(MAX_SHEETS + 1))))
+    return meshes
+
+
+def test_many_meshes_proved_together_get_each_ones_own_answers():
+    """``self_intersecting``, ``stars_shaped`` and ``single_covers`` of many meshes at once against each mesh's
+    own ``self_intersection``, ``star_shaped`` and ``single_cover`` over its box, in two orders."""
+    meshes = seeded_meshes()
+    sizes = [len(mesh.triangles) for mesh in meshes]
+    assert max(sizes) > PAIRED_TRIANGLES > min(sizes)
+    crossing = np.array([self_intersection(mesh).count > 0 for mesh in meshes])
+    shaped = np.array([star_shaped(mesh) for mesh in meshes])
+    once = np.array([single_cover(mesh, mesh.vertices.min(axis=0), mesh.vertices.max(axis=0)) for mesh in meshes])
+    for order in (np.arange(len(meshes)), np.random.default_rng(3).permutation(len(meshes))):
+        listed = [meshes[k] for k in order]
+        assert (self_intersecting(listed) == crossing[order]).all()
+        assert (stars_shaped(listed) == shaped[order]).all()
+        assert (single_covers(listed) == once[order]).all()
+    assert crossing.sum() >= 6 and (~crossing).sum() >= 10 and shaped.sum() >= 4
+    assert once.sum() >= 10 and (~once & ~crossing).sum() >= 3  # refused for their pieces, not only for crossings

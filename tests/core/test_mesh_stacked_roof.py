@@ -16,6 +16,7 @@ from core.mesh.distance import mesh_distance
 from core.mesh.inside import crossing_windings, stacked_crossing_windings
 from core.mesh.intersection import surface_crossings, surface_intersection
 from core.mesh.pair_distances import mesh_distances
+from core.mesh.sheets import single_cover, single_covers, star_shaped, stars_shaped
 from mesh_fixtures import coal_distance
 from test_mesh_classify import assert_same_solid
 from test_mesh_stacked_pairs import assert_same_crossings, volumes_together_overlapping
@@ -86,3 +87,16 @@ def test_the_roofs_windings_together_are_each_parts_own(scene):
     for k, mesh in enumerate(meshes):
         assert (windings[owners == k] == crossing_windings(mesh, points[k])).all()
     assert 0 < (windings != 0).sum() < len(windings)
+
+
+def test_the_roofs_single_cover_proofs_together_are_each_parts_own(scene):
+    """Every part's proof that it covers space at most once (star-shaped, else ``single_cover`` over its box), all
+    parts at once and each alone."""
+    solids, _pairs = scene
+    meshes = [solid.mesh for solid in solids]
+    shaped = stars_shaped(meshes)
+    assert (shaped == [star_shaped(mesh) for mesh in meshes]).all()
+    rest = [mesh for mesh, star in zip(meshes, shaped) if not star]
+    once = [single_cover(mesh, mesh.vertices.min(axis=0), mesh.vertices.max(axis=0)) for mesh in rest]
+    assert (single_covers(rest) == once).all()
+    assert len(rest) > 50 and shaped.any()

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..convex_volume import convex_overlap_volumes
 from ..parts_union import cut_overlap, union_overlap
-from ..sheets import single_cover, star_shaped
+from ..sheets import single_cover, single_covers, stars_shaped
 from ..solid import CONVEX, HULL, Solid
 from ..volume import overlap_volume, overlap_volumes
 from ..volume_bounds import overlap_bounds
@@ -43,6 +43,8 @@ def pair_volumes(pairs: list[tuple[Solid, Solid]]) -> list[PairVolume]:
     convex = [k for k, (a, b) in enumerate(pairs) if answers[k] is None and a.exactly_convex and b.exactly_convex]
     for k, answer in zip(convex, convex_overlap_volumes([(pairs[k][0].mesh, pairs[k][1].mesh) for k in convex])):
         answers[k] = (*answer, 0.0)
+    _prove_whole([(solid, None, *_common_box(a, b)) for k, (a, b) in enumerate(pairs) if answers[k] is None
+                  for solid in (a, b) if solid.method != CONVEX])
     for k, (a, b) in enumerate(pairs):
         if answers[k] is None and not _surfaces_cover_once(a, b):
             answers[k] = _cut_volume(a, b, *_common_box(a, b))
@@ -81,23 +83,53 @@ def _common_box(a: Solid, b: Solid) -> tuple[np.ndarray, np.ndarray]:
 
 def _covers_once(solid: Solid, part: int | None, low: np.ndarray, high: np.ndarray) -> bool:
     """Whether the object's mesh (``part`` None) or one of its parts covers the box at most once. Proved over the
-    whole mesh once per object (kept on it, shared by moved copies: an affine map keeps windings), first by
-    ``sheets.star_shaped``, then ``sheets.single_cover``, when the mesh is small (``WHOLE_TRIANGLES``) or the box
-    holds much of it (``WHOLE_SHARE``); else, or when that fails, for the box alone."""
-    source = solid.placement[0]
-    proved = source.__dict__.setdefault("_covers_once", {})
+    whole mesh once per object (``_prove_whole``: kept on it, shared by moved copies, as an affine map keeps
+    windings) when the mesh is small (``WHOLE_TRIANGLES``) or the box holds much of it (``WHOLE_SHARE``); else, or
+    when that fails, for the box alone."""
+    proved = _proved(solid)
     if proved.get(part):
         return True
-    mesh = solid.mesh if part is None else solid.parts[part].mesh
-    mesh_low, mesh_high = mesh.vertices.min(axis=0), mesh.vertices.max(axis=0)
-    inner = np.maximum(np.minimum(high, mesh_high) - np.maximum(low, mesh_low), 0.0)
-    whole = len(mesh.triangles) <= WHOLE_TRIANGLES or np.prod(inner) >= WHOLE_SHARE * np.prod(mesh_high - mesh_low)
-    if whole and part not in proved:
-        own = source.mesh if part is None else source.parts[part].mesh
-        proved[part] = star_shaped(own) or single_cover(own, own.vertices.min(axis=0), own.vertices.max(axis=0))
+    if _whole_wanted(solid, part, low, high) and part not in proved:
+        _prove_whole([(solid, part, low, high)])
         if proved[part]:
             return True
+    mesh = solid.mesh if part is None else solid.parts[part].mesh
     return single_cover(mesh, low, high)
+
+
+def _prove_whole(wanted: list[tuple[Solid, int | None, np.ndarray, np.ndarray]]) -> None:
+    """Prove, for each ``(solid, part, low, high)`` whose box asks for it (``_whole_wanted``) and not yet proved,
+    whether its whole mesh covers space at most once, all together: ``sheets.stars_shaped`` first, then
+    ``sheets.single_covers`` for the others; the answers kept on the objects (``_proved``)."""
+    todo: dict[tuple[int, int | None], tuple[Solid, int | None]] = {}
+    for solid, part, low, high in wanted:
+        source = solid.placement[0]
+        if part not in _proved(source) and _whole_wanted(solid, part, low, high):
+            todo.setdefault((id(source), part), (source, part))
+    if not todo:
+        return
+    meshes = [source.mesh if part is None else source.parts[part].mesh for source, part in todo.values()]
+    covers = stars_shaped(meshes)
+    rest = np.flatnonzero(~covers)
+    covers[rest] = single_covers([meshes[k] for k in rest])
+    for (source, part), once in zip(todo.values(), covers.tolist()):
+        _proved(source)[part] = once
+
+
+def _proved(solid: Solid) -> dict[int | None, bool]:
+    """Whether the whole mesh (key None) or part k (key k) of the object's source (moved copies share it) is proved
+    to cover space at most once, for those tried."""
+    return solid.placement[0].__dict__.setdefault("_covers_once", {})
+
+
+def _whole_wanted(solid: Solid, part: int | None, low: np.ndarray, high: np.ndarray) -> bool:
+    """Whether the whole mesh is worth proving for the box ``[low, high]``: it is small, or the box holds much of it."""
+    mesh = solid.mesh if part is None else solid.parts[part].mesh
+    if len(mesh.triangles) <= WHOLE_TRIANGLES:
+        return True
+    mesh_low, mesh_high = mesh.vertices.min(axis=0), mesh.vertices.max(axis=0)
+    inner = np.maximum(np.minimum(high, mesh_high) - np.maximum(low, mesh_low), 0.0)
+    return bool(np.prod(inner) >= WHOLE_SHARE * np.prod(mesh_high - mesh_low))
 
 
 def _cut_volume(a: Solid, b: Solid, low: np.ndarray, high: np.ndarray) -> PairVolume:

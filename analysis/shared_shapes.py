@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core.mesh import Solid
 from ..core.mesh.repair import EXACT
-from ..core.mesh.solid import CONVEXITY_TOLERANCE, EXACT_CONVEXITY
+from ..core.mesh.solid import CONVEXITY_TOLERANCE, EXACT_CONVEXITY, moved_vertices
 from ..core.mesh.weld import have_exact_duplicates
 from .background import meanwhile, triangles_of
 from .shapes import FLOAT32_LIMIT, Source, read_solid_steps
@@ -75,8 +75,7 @@ def moved_copies(local: Solid, matrices: np.ndarray) -> list[Solid | None]:
     shared = np.flatnonzero(shared_classifications(local, matrices[:, :3, :3])).tolist()
     if not shared:
         return answers
-    vertices = local.mesh.vertices
-    moved = np.stack([vertices @ matrices[k, :3, :3].T + matrices[k, :3, 3] for k in shared])
+    moved = np.stack([moved_vertices(local.mesh, matrices[k]) for k in shared])
     fine = np.isfinite(moved).all(axis=(1, 2))
     fine[fine] = np.abs(moved[fine]).max(axis=(1, 2), initial=0.0) < FLOAT32_LIMIT
     fine[fine] = ~have_exact_duplicates(moved[fine])

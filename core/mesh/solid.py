@@ -293,9 +293,14 @@ class Solid:
 
     @cached_property
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """World box of the vertices (a moved convex copy's from its moved hull: its triangles may never be needed)."""
-        if self._placement is not None and "hull" in self.__dict__ and "raw_mesh" not in self.__dict__:
-            return self.hull.bounds()
+        """World box of the vertices (a moved copy's from its moved hull, or from its source's vertices moved, without
+        making its triangles: they may never be needed)."""
+        if self._placement is not None and "raw_mesh" not in self.__dict__:
+            if "hull" in self.__dict__:
+                return self.hull.bounds()
+            source, matrix = self._placement
+            vertices = moved_vertices(source.mesh, matrix)
+            return vertices.min(axis=0), vertices.max(axis=0)
         return self.raw_mesh.box
 
     @property
@@ -374,13 +379,17 @@ def prepare_hulls(solids: Sequence[Solid]) -> None:
 
 def _moved_mesh(mesh: TriangleMesh, matrix: np.ndarray, name: str) -> TriangleMesh:
     """``mesh`` under the affine ``matrix``, its triangles turned over when the map mirrors (still outward)."""
-    linear, offset = matrix[:3, :3], matrix[:3, 3]
-    mirrored = np.linalg.det(linear) < 0.0
-    moved = TriangleMesh.from_arrays(mesh.vertices @ linear.T + offset,
+    mirrored = np.linalg.det(matrix[:3, :3]) < 0.0
+    moved = TriangleMesh.from_arrays(moved_vertices(mesh, matrix),
                                      mesh.triangles[:, ::-1] if mirrored else mesh.triangles, name)
     if not mirrored:
         share_topology(mesh, moved)
     return moved
+
+
+def moved_vertices(mesh: TriangleMesh, matrix: np.ndarray) -> np.ndarray:
+    """The vertices of ``mesh`` under the affine ``matrix`` (a moved copy's, as ``_moved_mesh`` makes them)."""
+    return mesh.vertices @ matrix[:3, :3].T + matrix[:3, 3]
 
 
 def _box_under(matrix: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

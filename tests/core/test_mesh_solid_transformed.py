@@ -51,13 +51,16 @@ def test_transformed_solid_measures_like_the_moved_mesh(shape, move, gap):
 @pytest.mark.parametrize("move", MOVES.values(), ids=MOVES.keys())
 @pytest.mark.parametrize("shape", SHAPES.values(), ids=SHAPES.keys())
 def test_a_moved_copy_makes_its_triangles_only_when_asked(shape, move):
-    """A convex copy's box comes from its moved hull (a scan's frames need no more); once asked for, its
-    triangles and parts are the moved object's, outward even under a mirror."""
+    """A copy's box comes without its triangles (a scan's frames, a check's broad phase need no more): a convex
+    one's from its moved hull, another's from its source's vertices moved, its triangles' box bit for bit; once asked
+    for, its triangles and parts are the moved object's, outward even under a mirror."""
     source = Solid(shape)
     moved = source.transformed(_matrix(*move))
     fresh = Solid(transformed(shape, *move))
     low, high = moved.bounds
-    assert ("raw_mesh" in moved.__dict__) == (source.method != 'convex')
+    assert "raw_mesh" not in moved.__dict__
+    if source.method != 'convex':
+        assert [corner.tobytes() for corner in moved.raw_mesh.box] == [low.tobytes(), high.tobytes()]
     np.testing.assert_allclose(low, fresh.bounds[0], atol=1e-14)
     np.testing.assert_allclose(high, fresh.bounds[1], atol=1e-14)
     np.testing.assert_allclose(moved.mesh.vertices, fresh.mesh.vertices, atol=1e-14)

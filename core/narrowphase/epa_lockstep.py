@@ -223,24 +223,39 @@ class _Lockstep:
         aligned = (normal[:, :, 0] * best_normal[:, 0, None] + normal[:, :, 1] * best_normal[:, 1, None]
                    + normal[:, :, 2] * best_normal[:, 2, None]) >= 1.0 - 1e-6
         facets = (distance - best_distance[:, None] <= self.rounding[:, None]) & aligned & ~np.isinf(distance)
+        # The faces the answers read (each pair's facet, in face order, then its tightest face) and their corners'
+        # vertices, gathered and listed as floats and ints once: far fewer calls than per value, and no listing
+        # of the unused slots.
+        alone = self.state == _ALONE
+        face_row, face_id = np.nonzero(facets & ~alone[:, None])
+        kept = np.flatnonzero(~alone)
+        face_row = np.concatenate([face_row, kept])
+        face_id = np.concatenate([face_id, self.tightest[kept]])
+        face_corners = self.corners[face_row, face_id]
+        corners, normals = face_corners.tolist(), normal[face_row, face_id].tolist()
+        distances, errors = distance[face_row, face_id].tolist(), error[face_row, face_id].tolist()
+        w, a, b = (points[face_row[:, None], face_corners].tolist() for points in (self.w, self.a, self.b))
+        faces_of = np.bincount(face_row[:len(face_row) - len(kept)], minlength=count)
+        first = np.cumsum(faces_of) - faces_of
+        tightest_slot = np.full(count, -1, dtype=np.int64)
+        tightest_slot[kept] = len(face_row) - len(kept) + np.arange(len(kept))
+
+        def face_of(slot: int) -> list:  # a face as ``EpaPolytope`` holds it
+            return [*corners[slot], tuple(normals[slot]), distances[slot], errors[slot]]
+
         answers = []
-        listed = [values.tolist() for values in (self.w, self.a, self.b, self.corners, normal, distance, error)]
-        w, a, b, corners, normals, distances, errors = listed  # (as floats and ints once: far fewer calls)
-
-        def face_of(row: int, face: int) -> list:  # a face as ``EpaPolytope`` holds it
-            return [*corners[row][face], tuple(normals[row][face]), distances[row][face], errors[row][face]]
-
-        for row in range(count):
-            if self.state[row] == _ALONE:
+        for row, begin, faces_here, tightest_at in zip(range(count), first.tolist(), faces_of.tolist(),
+                                                       tightest_slot.tolist()):
+            if tightest_at < 0:
                 answers.append(None)
                 continue
-            faces = [face_of(row, face) for face in np.flatnonzero(facets[row]).tolist()]
-            tightest = face_of(row, int(self.tightest[row]))
-            used = {index: (tuple(w[row][index]), tuple(a[row][index]), tuple(b[row][index]))
-                    for face in faces + [tightest] for index in face[:3]}
-            answers.append(polytope_answer(used, faces, tightest, float(certified[row]),
-                                           float(self.min_support[row]), int(self.iterations[row]),
-                                           _STATUS[int(self.state[row])], float(self.tolerance[row])))
+            slots = list(range(begin, begin + faces_here)) + [tightest_at]
+            used = {index: (tuple(w[slot][corner]), tuple(a[slot][corner]), tuple(b[slot][corner]))
+                    for slot in slots for corner, index in enumerate(corners[slot])}
+            answers.append(polytope_answer(used, [face_of(slot) for slot in slots[:-1]], face_of(tightest_at),
+                                           float(certified[row]), float(self.min_support[row]),
+                                           int(self.iterations[row]), _STATUS[int(self.state[row])],
+                                           float(self.tolerance[row])))
         return answers
 
 

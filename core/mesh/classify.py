@@ -119,7 +119,7 @@ def _per_mesh(owner: np.ndarray, flags: np.ndarray, count: int) -> np.ndarray:
 def _outward(stack: StackedMeshes, labels: np.ndarray, part_mesh: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``solid.outward`` of every mesh: the stacked triangles with inside-out parts turned, and how many parts
     each mesh had turned."""
-    centres = np.array([mesh.vertices.mean(axis=0) for mesh in stack.meshes])  # np.mean's own summing order
+    centres = stack.vertex_means  # np.mean's own summing order
     corners = stack.vertices[stack.ids] - centres[stack.owner][:, None, :]
     tetrahedra = np.einsum("ij,ij->i", corners[:, 0], cross(corners[:, 1], corners[:, 2]))
     inside_out = np.bincount(labels, weights=tetrahedra, minlength=len(part_mesh)) < 0.0

@@ -202,3 +202,13 @@ def test_the_flat_box_screen_lists_what_each_pairs_tree_lists(seed):
     flat = stacked_module.stacked_candidates(stack_a, stack_b, tolerances, intersection_module.FLAT_PAIRS, alone)
     assert len(flat) > 1000
     np.testing.assert_array_equal(flat, stacked_module.stacked_candidates(stack_a, stack_b, tolerances, 0, alone))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_vertex_means_are_each_meshs_own_mean_bit_for_bit(seed):
+    rng = np.random.default_rng(seed)
+    counts = [int(n) for n in rng.choice([1, 3, 7, 8, 9, 16, 114, 127, 128, 129, 162, 700, 3000], size=60)]
+    meshes = [TriangleMesh.from_arrays(rng.normal(size=(n, 3)) * 10.0 ** rng.integers(-4, 5) + rng.normal(size=3) * 50,
+                                       np.zeros((1, 3), dtype=np.int64)) for n in counts]  # some counts shared
+    means = StackedMeshes(meshes).vertex_means
+    assert [row.tobytes() for row in means] == [mesh.vertices.mean(axis=0).tobytes() for mesh in meshes]

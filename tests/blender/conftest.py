@@ -11,6 +11,7 @@ operators with ``bpy.ops.collision_inspector.*``, so they read the same in both 
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import os
 import shutil
@@ -20,8 +21,23 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable, Iterator, NamedTuple
 
-import bpy
-import pytest
+
+def own_shader_cache() -> None:
+    """Give this run a shader cache of its own (Mesa's, which the software renderer drawing the GPU tests uses),
+    before anything draws. Mesa maps its cache's index file, and each Mesa version sizes that file to its own key
+    size when it opens it: the PyPI ``bpy`` module (the system's Mesa) shrank the index in ``~/.cache`` under a real
+    Blender (its own, newer Mesa) that had it mapped, whose next shader lookup past the new end crashed it with a bus
+    error. A run whose ``MESA_SHADER_CACHE_DIR`` is set keeps it."""
+    if "MESA_SHADER_CACHE_DIR" not in os.environ:
+        folder = tempfile.mkdtemp(prefix="collision_inspector_shader_cache_")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        os.environ["MESA_SHADER_CACHE_DIR"] = folder
+
+
+own_shader_cache()
+
+import bpy  # noqa: E402  (after the shader cache is chosen)
+import pytest  # noqa: E402
 
 MODULE_ENV = "COLLISION_INSPECTOR_MODULE"
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -1,6 +1,6 @@
 """How long abandoned work can go on after Esc: the longest stretches of a worker thread's CPU time between two of
-the core's cancel checkpoints while Analyse, Directional Depth, Copy Pair and Check Self-Intersections work on big
-objects (``bench_gui_stall.py``'s subdivided Suzanne and cube, ``bench_self_check.py``'s 1M-triangle sculpt).
+the core's cancel checkpoints while Analyse, Resolve, Directional Depth, Copy Pair and Check Self-Intersections work
+on big objects (``bench_gui_stall.py``'s subdivided Suzanne and cube, ``bench_self_check.py``'s 1M-triangle sculpt).
 
     .venv/bpy-5.0.1/bin/python benchmarks/bench_cancel_gaps.py
     blender --background --factory-startup --python benchmarks/bench_cancel_gaps.py
@@ -119,6 +119,7 @@ def main() -> None:
     addon = load_registered_addon()
     clash = importlib.import_module(addon.__name__ + ".analysis.clash")
     inspect = importlib.import_module(addon.__name__ + ".analysis.inspect")
+    resolve = importlib.import_module(addon.__name__ + ".analysis.resolve")
     self_check = importlib.import_module(addon.__name__ + ".analysis.self_check")
     shapes = importlib.import_module(addon.__name__ + ".analysis.shapes")
     background = addon.analysis.background
@@ -137,6 +138,13 @@ def main() -> None:
     print(f"Suzanne under a level-5 subdivision and a cube: {triangles:,} triangles")
     run(clash.start_check(scene, depsgraph, scope='SELECTED', every_pair=True)[1])
     report("Analyse", marks, cost)
+    bpy.context.scene.collision_inspector.scope = 'SELECTED'
+    bpy.ops.collision_inspector.analyze('EXEC_DEFAULT')  # the result Resolve moves Suzanne out of
+    marks.clear()
+    _offset, undo, steps = resolve.start_resolve(bpy.context, 0)
+    run(steps)
+    undo()
+    report("Resolve", marks, cost)
     marks.clear()
     run(inspect.directional_depth_steps(scene, depsgraph, result, np.array([1.0, 0.0, 0.0])))
     report("Directional Depth", marks, cost)

@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..steps import Steps, checkpoint, run_to_end
-from ..vector.arrays import dot, largest3, reduce_in_chunks, row_chunks, smallest3
+from ..vector.arrays import REDUCE_ROWS, dot, largest3, reduce_in_chunks, row_chunks, smallest3
 from .trimesh import TriangleMesh
 
 #: Relative slack on squared bounds: a pair is dropped only when rounding cannot explain the gap.
@@ -167,10 +167,12 @@ class TriangleBVH:
         leaves = np.flatnonzero(~split)
         leaves = leaves[np.argsort(starts[leaves])]
         internal = _internal_nodes_deepest_first(levels)
+        checkpoint()  # (a cancelled caller's worker stops here, and below)
         lows = _bottom_up(np.minimum, _range_reduce(np.minimum, mesh.lows[order], starts[leaves], ends[leaves]),
                           leaves, internal, children)
         highs = _bottom_up(np.maximum, _range_reduce(np.maximum, mesh.highs[order], starts[leaves], ends[leaves]),
                            leaves, internal, children)
+        checkpoint()
         fine = np.concatenate([level[3] for level in levels])
         for nodes in internal:  # fine all the way down
             fine[nodes] &= fine[children[nodes, 0]] & fine[children[nodes, 1]]
@@ -186,6 +188,7 @@ class TriangleBVH:
             local_ends = local_starts + counts
             sums = _bottom_up(np.add, _range_reduce(np.add, corners.sum(axis=1), local_starts, local_ends),
                               oriented_leaves, oriented_internal, children)
+            checkpoint()
             moments = _bottom_up(np.add, _range_reduce(np.add, np.matmul(corners.transpose(0, 2, 1), corners),
                                                        local_starts, local_ends),
                                  oriented_leaves, oriented_internal, children)
@@ -193,7 +196,9 @@ class TriangleBVH:
             triangles = (3.0 * (ends[nodes] - starts[nodes]))
             mean = sums[nodes] / triangles[:, None]
             covariance = moments[nodes] / triangles[:, None, None] - mean[:, :, None] * mean[:, None, :]
-            axes[nodes] = np.linalg.eigh(covariance)[1]
+            for first in range(0, len(nodes), REDUCE_ROWS):  # (each matrix's own eigenvectors, chunk by chunk)
+                checkpoint()
+                axes[nodes[first:first + REDUCE_ROWS]] = np.linalg.eigh(covariance[first:first + REDUCE_ROWS])[1]
             _oriented_extents(corners, axes, local_starts, local_ends, oriented_leaves, oriented_internal, children,
                               low, high)
         # Padding for the rounding of the projections, so the oriented boxes surely hold their corners.
@@ -338,6 +343,7 @@ def _oriented_extents(corners, axes, starts, ends, leaves, internal, children, l
     keeps the interpreter for the whole call)."""
     cuts = row_chunks(starts)
     for begin, end in zip(cuts[:-1], cuts[1:]):
+        checkpoint()  # (a cancelled caller's worker stops here, and below)
         first, last = starts[begin], ends[end - 1]
         leaf_axes = np.repeat(axes[leaves[begin:end]], ends[begin:end] - starts[begin:end], axis=0)
         projected = np.matmul(corners[first:last], leaf_axes).transpose(0, 2, 1)
@@ -345,6 +351,7 @@ def _oriented_extents(corners, axes, starts, ends, leaves, internal, children, l
         low[leaves[begin:end]] = _range_reduce(np.minimum, smallest3(projected), local_starts, local_ends)
         high[leaves[begin:end]] = _range_reduce(np.maximum, largest3(projected), local_starts, local_ends)
     for nodes in internal:
+        checkpoint()
         parent = axes[nodes]
         bounds = []
         for child in children[nodes].T:

@@ -98,19 +98,21 @@ def self_candidate_pairs(mesh: TriangleMesh, corner_labels: np.ndarray | None = 
     cell = CELL_SIZE * float(np.median((highs - lows).max(axis=1)))
     if not cell > 0.0 or extent / cell > 2.0 ** 20:
         cell = extent / 2.0 ** 20 or 1.0  # degenerate boxes, or a grid too fine for the keys
+    checkpoint()  # (a cancelled caller's worker stops here, and below)
     low_at, high_at = (lows - origin) / cell, (highs - origin) / cell  # in cells: monotone in the coordinates
     first = np.floor(low_at).astype(np.int64)
     spans = np.floor(high_at).astype(np.int64) - first + 1
     # the boxes in 1/128 of a cell from their first cell's low corner (rounded outwards; exact: x 128 is)
     fine_low = np.floor(low_at * _FINE).astype(np.int64) - _FINE * first
     fine_high = np.ceil(high_at * _FINE).astype(np.int64) - _FINE * first
+    checkpoint()
     cells = spans.prod(axis=1)
     wide = np.flatnonzero(cells > GRID_CELLS_PER_BOX)
     base = (first[:, 0] << 42) | (first[:, 1] << 21) | first[:, 2]
     # boxes meeting at most 2 cells along each axis (nearly all): their cells are their first one moved by 0 or 1
     # along each axis, taken in the order of their first cells' keys so that each step's keys come sorted
     by_key = np.argsort(base)
-    checkpoint()  # (a cancelled caller's worker stops here, and below)
+    checkpoint()
     narrow = by_key[cells[by_key] <= GRID_CELLS_PER_BOX]
     two = (spans[narrow] <= 2).all(axis=1)
     small, large = narrow[two], np.sort(narrow[~two])
@@ -146,10 +148,12 @@ def self_candidate_pairs(mesh: TriangleMesh, corner_labels: np.ndarray | None = 
     keys = np.concatenate(keys)
     order = np.argsort(keys, kind="stable")  # (a merge of sorted runs)
     keys = keys[order]
+    checkpoint()
     owner = np.concatenate(owners).astype(np.int32)[order]
     labels = None if corner_labels is None else [np.ascontiguousarray(corner_labels[:, k])[owner] for k in range(3)]
     ahead, behind = (np.concatenate(part)[order] for part in zip(*words))
     del owners, words, order
+    checkpoint()
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
     sizes = np.diff(np.r_[starts, len(keys)])
     del keys

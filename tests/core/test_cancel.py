@@ -254,3 +254,20 @@ def test_a_cancelled_convexity_check_stops_within_the_angle_defects():
     (outcome, calls), _worker = cancelled_midway(lambda: convexity_defect(shape), (topology_module, "cross"))
     assert outcome == ("cancelled", None) and calls == 1
     assert convexity_defect(shape) < 1e-9  # not cancelled: a sphere is convex
+
+
+def test_a_cancelled_tree_stops_while_fitting_its_boxes_and_stores_none():
+    shape = uv_sphere(1.0, 60, 80)
+    solid = Solid(shape)
+    (outcome, calls), _worker = cancelled_midway(lambda: solid.bvh, (bvh_module, "row_chunks"))
+    assert outcome == ("cancelled", None) and calls == 1
+    assert "bvh" not in solid.__dict__
+
+
+def test_a_tree_whose_boxes_are_turned_chunk_by_chunk_is_the_same_tree(monkeypatch):
+    shape = uv_sphere(1.0, 60, 80)
+    whole = Solid(shape).bvh
+    monkeypatch.setattr(bvh_module, "REDUCE_ROWS", 7)  # (eigenvectors of 7 nodes' boxes at a time)
+    chunked = Solid(shape).bvh
+    for name in ("order", "lows", "highs", "axes", "centres", "halves", "children", "starts", "ends"):
+        assert np.array_equal(getattr(whole, name), getattr(chunked, name)), name

@@ -355,13 +355,30 @@ def surface_intersection(mesh_a: TriangleMesh, mesh_b: TriangleMesh, tolerance: 
                                _shares_interior(pairs))
 
 
+class CrossingRows(NamedTuple):
+    """Where a pair's candidate triangle pairs and their crossings sit in the ``MeshPairs`` of the stacked pairs it
+    was measured with (``surface_crossings``): rows ``start:stop`` of ``found``, the pair's triangles numbered from
+    ``first_a`` and ``first_b`` there; ``mesh_a`` and ``mesh_b`` the pair's meshes. The overlap volume takes its
+    crossings from them (``volume.overlap_volumes``) instead of finding them again."""
+
+    found: MeshPairs
+    mesh_a: TriangleMesh
+    mesh_b: TriangleMesh
+    first_a: int
+    first_b: int
+    start: int
+    stop: int
+
+
 class CrossingCurves(NamedTuple):
     """What a pair's check needs of its surfaces' intersection (``surface_crossings``): ``curves``, ``closed`` and
-    ``shares_interior`` as ``surface_intersection`` gives them."""
+    ``shares_interior`` as ``surface_intersection`` gives them; ``rows`` where its crossings are kept (pairs measured
+    stacked), else None."""
 
     curves: list
     closed: np.ndarray
     shares_interior: bool
+    rows: CrossingRows | None = None
 
 
 def surface_crossings(pairs: list[tuple[TriangleMesh, TriangleMesh]],
@@ -406,8 +423,12 @@ def _stacked_crossings(pairs: list[tuple[TriangleMesh, TriangleMesh]],
     facing = np.einsum("ij,ij->i", stack_a.mesh.area_normals[t], stack_b.mesh.area_normals[s]) > 0.0
     shares[stack_a.owner[t[facing]]] = True
     bounds = np.searchsorted(chain_owner, np.arange(len(pairs) + 1))
-    return [CrossingCurves(curves[first:last], closed[first:last], bool(shared))
-            for first, last, shared in zip(bounds[:-1].tolist(), bounds[1:].tolist(), shares.tolist())]
+    row_bounds = np.searchsorted(stack_a.owner[found.pairs[:, 0]], np.arange(len(pairs) + 1)).tolist()
+    rows = [CrossingRows(found, a, b, first_a, first_b, start, stop) for (a, b), first_a, first_b, start, stop in zip(
+        pairs, stack_a.first.tolist(), stack_b.first.tolist(), row_bounds[:-1], row_bounds[1:])]
+    return [CrossingCurves(curves[first:last], closed[first:last], bool(shared), pair_rows)
+            for first, last, shared, pair_rows in zip(bounds[:-1].tolist(), bounds[1:].tolist(), shares.tolist(),
+                                                       rows)]
 
 
 def surfaces_overlap(mesh_a: TriangleMesh, mesh_b: TriangleMesh, tolerance: float | None = None,

@@ -9,9 +9,10 @@ import numpy as np
 
 from ..steps import checkpoint
 from .inside import crossing_windings
-from .intersection import FLAT_PAIRS, MeshPairs, candidate_pairs, default_tolerance
+from .intersection import FLAT_PAIRS, CrossingRows, MeshPairs, candidate_pairs, default_tolerance
 from .stacked import StackedMeshes, stacked_candidates, stacked_together
 from .topology import EdgeTable, label_components
+from .triangle_intersection import PairCrossings
 from .trimesh import TriangleMesh
 
 
@@ -118,14 +119,13 @@ def _side_pieces(pairs: MeshPairs, side: str, part: StackedMeshes, boxes: tuple[
             np.concatenate([p, seg_p]), np.concatenate([q, seg_q]))
 
 
-def _near(stacked: StackedMeshes, boxes: tuple[np.ndarray, np.ndarray], margins: np.ndarray) -> StackedMeshes:
-    """The triangles of each stacked mesh k whose boxes meet ``boxes[.][k]`` inflated by ``margins[k]``, on the
-    meshes' own vertices and edges. The others lie strictly outside the box, so outside any solid it bounds, even
-    after an infinitesimal move: they add nothing to an overlap."""
+def _near(stacked: StackedMeshes, boxes: tuple[np.ndarray, np.ndarray], margins: np.ndarray) -> np.ndarray:
+    """(M,) the stacked rows of each mesh k whose boxes meet ``boxes[.][k]`` inflated by ``margins[k]`` (kept by
+    ``StackedMeshes.kept``, on the meshes' own vertices and edges). The others lie strictly outside the box, so outside
+    any solid it bounds, even after an infinitesimal move: they add nothing to an overlap."""
     owner = stacked.owner
     (low, high), margin = boxes, margins[:, None]
-    return stacked.kept(np.all((stacked.lows <= (high + margin)[owner]) & (stacked.highs >= (low - margin)[owner]),
-                               axis=1))
+    return np.all((stacked.lows <= (high + margin)[owner]) & (stacked.highs >= (low - margin)[owner]), axis=1)
 
 
 def _kept_of(stacked: StackedMeshes, k: int) -> TriangleMesh:
@@ -145,37 +145,47 @@ def overlap_volume(mesh_a: TriangleMesh, mesh_b: TriangleMesh) -> tuple[float, n
     return overlap_volumes([(mesh_a, mesh_b)])[0]
 
 
-def overlap_volumes(pairs: list[tuple[TriangleMesh, TriangleMesh]]) -> list[tuple[float, np.ndarray | None]]:
+def overlap_volumes(pairs: list[tuple[TriangleMesh, TriangleMesh]], crossed: list[CrossingRows | None] | None = None
+                    ) -> list[tuple[float, np.ndarray | None]]:
     """``[overlap_volume(a, b) for a, b in pairs]``, the same numbers, small pairs measured together: their meshes
     are stacked (``stacked``), their triangle pairs crossed and their boundary pieces found in one pass, and only
     the sums are taken pair by pair (in each pair's own order). Pairs too large to stack (``stacked_together``)
-    are measured alone."""
+    are measured alone. ``crossed``: each pair's surface crossings where they are kept (``CrossingRows``, from
+    ``surface_crossings``), taken instead of crossing the triangle pairs again when every pair of a stack has them."""
     answers: list[tuple[float, np.ndarray | None]] = [(0.0, None)] * len(pairs)
     together = stacked_together(pairs)
     small = [k for k, small in enumerate(together) if small]
     groups = [small] + [[k] for k, small in enumerate(together) if not small]
     for group in groups:
-        for k, answer in zip(group, _stacked_volumes([pairs[k] for k in group])):
+        rows = None if crossed is None else [crossed[k] for k in group]
+        for k, answer in zip(group, _stacked_volumes([pairs[k] for k in group], rows)):
             answers[k] = answer
     return answers
 
 
-def _stacked_volumes(pairs: list[tuple[TriangleMesh, TriangleMesh]]) -> list[tuple[float, np.ndarray | None]]:
+def _stacked_volumes(pairs: list[tuple[TriangleMesh, TriangleMesh]], crossed: list[CrossingRows | None] | None
+                     ) -> list[tuple[float, np.ndarray | None]]:
     if not pairs:
         return []
     meshes_a, meshes_b = [a for a, _ in pairs], [b for _, b in pairs]
     stack_a, stack_b = StackedMeshes(meshes_a), StackedMeshes(meshes_b)
     box_a, box_b = stack_a.vertex_boxes, stack_b.vertex_boxes
     tolerances = np.array([default_tolerance(a, b, None) for a, b in pairs])
-    checkpoint()  # (a cancelled caller's worker stops here, and below)
-    part_a, part_b = _near(stack_a, box_b, tolerances), _near(stack_b, box_a, tolerances)
-    checkpoint()
-    rows = stacked_candidates(part_a, part_b, tolerances, FLAT_PAIRS, lambda k: candidate_pairs(
-        _kept_of(part_a, k), _kept_of(part_b, k), float(tolerances[k])))
-    owner = part_a.owner[rows[:, 0]]
     sizes = np.array([max(a.size, b.size) for a, b in pairs])
+    checkpoint()  # (a cancelled caller's worker stops here, and below)
+    near_a, near_b = _near(stack_a, box_b, tolerances), _near(stack_b, box_a, tolerances)
+    part_a, part_b = stack_a.kept(near_a), stack_b.kept(near_b)
     checkpoint()
-    found = MeshPairs.of_pairs(part_a.mesh, part_b.mesh, rows, tolerances[owner], sizes[owner], meeting_only=True)
+    if crossed is not None and all(rows is not None and rows.found is crossed[0].found and rows.mesh_a is a
+                                   and rows.mesh_b is b for rows, (a, b) in zip(crossed, pairs)):
+        found = _crossed_again(stack_a, stack_b, near_a, near_b, crossed, part_a.mesh, part_b.mesh, tolerances, sizes)
+    else:
+        rows = stacked_candidates(part_a, part_b, tolerances, FLAT_PAIRS, lambda k: candidate_pairs(
+            _kept_of(part_a, k), _kept_of(part_b, k), float(tolerances[k])))
+        owner = part_a.owner[rows[:, 0]]
+        checkpoint()
+        found = MeshPairs.of_pairs(part_a.mesh, part_b.mesh, rows, tolerances[owner], sizes[owner],
+                                   meeting_only=True)
     checkpoint()
     pieces = [_side_pieces(found, "a", part_a, box_b, meshes_b)]
     checkpoint()
@@ -194,3 +204,30 @@ def _stacked_volumes(pairs: list[tuple[TriangleMesh, TriangleMesh]]) -> list[tup
         answers.append((0.0, None) if volume <= 0.0
                        else (volume, origin[k] + moments[first:last].sum(axis=0) / (4.0 * volume)))
     return answers
+
+
+def _crossed_again(stack_a: StackedMeshes, stack_b: StackedMeshes, near_a: np.ndarray, near_b: np.ndarray,
+                   crossed: list[CrossingRows], mesh_a: TriangleMesh, mesh_b: TriangleMesh, tolerances: np.ndarray,
+                   sizes: np.ndarray) -> MeshPairs:
+    """The ``MeshPairs`` that crossing the candidate pairs of the kept rows (``near_a``, ``near_b``, on the kept
+    meshes ``mesh_a`` and ``mesh_b``) would give, taken from the pairs' surface crossings (all in one ``found``): their
+    rows whose triangles are both kept, renumbered, with their crossings. The same rows in the same order, but for
+    rows without a crossing: the surface crossings' candidates are the triangle pairs whose boxes meet within the same
+    tolerance (pair after pair, sorted, kept by the same ``may_meet``), a superset of those of the kept rows, less
+    (down trees) only pairs too far apart to cross, and a triangle away from the other mesh's box crosses nothing.
+    Rows without a crossing add nothing to a volume."""
+    found = crossed[0].found
+    starts, stops, firsts_a, firsts_b = (np.array([getattr(rows, name) for rows in crossed], dtype=np.int64)
+                                         for name in ("start", "stop", "first_a", "first_b"))
+    counts = stops - starts
+    pair = np.repeat(np.arange(len(crossed)), counts)
+    row = np.arange(int(counts.sum())) + np.repeat(starts - (np.cumsum(counts) - counts), counts)
+    t = found.pairs[row, 0] + (stack_a.first - firsts_a)[pair]
+    s = found.pairs[row, 1] + (stack_b.first - firsts_b)[pair]
+    keep = np.flatnonzero(near_a[t] & near_b[s])
+    row, pair, t, s = row[keep], pair[keep], t[keep], s[keep]
+    place_a, place_b = np.cumsum(near_a) - 1, np.cumsum(near_b) - 1  # a stacked row's place among the kept ones
+    crossings = PairCrossings(**{name: getattr(found.crossings, name)[row]
+                                 for name in PairCrossings.__dataclass_fields__})
+    return MeshPairs(mesh_a, mesh_b, np.stack([place_a[t], place_b[s]], axis=1), crossings, tolerances[pair],
+                     sizes[pair])

@@ -118,6 +118,29 @@ def volumes_together_overlapping(pairs: list[tuple[TriangleMesh, TriangleMesh]])
     return overlapping
 
 
+@pytest.mark.parametrize("seed", range(2))
+def test_volumes_taken_from_the_surface_crossings_are_the_volumes_crossed_again(seed, monkeypatch):
+    """``overlap_volumes`` given the pairs' ``surface_crossings`` rows gives, bit for bit, what it finds crossing the
+    triangle pairs again: on the roof (screened flat) and on ellipsoids with the flat screen's bound lowered (some
+    pairs' crossings found down their trees, which leave out pairs too far apart to cross), in a shuffled order."""
+    roof_pairs = [(a.mesh, b.mesh) for a, b in kitbash_pairs(seed)]
+    monkeypatch.setattr(intersection_module, "FLAT_PAIRS", 2500)
+    ellipsoids = ellipsoid_pairs(seed)
+    trees = [(Solid(a).bvh, Solid(b).bvh) for a, b in ellipsoids]
+    for pairs, crossings in ((roof_pairs, surface_crossings(roof_pairs)),
+                             (ellipsoids, surface_crossings(ellipsoids, trees.__getitem__))):
+        assert all(found.rows is not None for found in crossings)
+        order = np.random.default_rng(seed).permutation(len(pairs))
+        listed = [pairs[k] for k in order]
+        again = overlap_volumes(listed)
+        taken = overlap_volumes(listed, [crossings[k].rows for k in order])
+        for (volume, centroid), (volume_again, centroid_again) in zip(taken, again):
+            assert volume == volume_again and (centroid is None) == (centroid_again is None)
+            if centroid is not None:
+                np.testing.assert_array_equal(centroid, centroid_again)
+        assert sum(volume > 0.0 for volume, _ in taken) >= 5
+
+
 def test_pairs_too_large_to_stack_are_measured_alone_with_the_same_answers(monkeypatch):
     """With the stacking bound lowered, ellipsoid pairs (448 triangles) are measured alone among stacked pairs."""
     pairs = ellipsoid_pairs(3, 8)

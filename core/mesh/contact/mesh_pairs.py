@@ -16,7 +16,7 @@ from ...narrowphase.epa_lockstep import collide_overlapping
 from ...steps import checkpoint
 from ..distance import MeshDistance, mesh_distance, windowed_mesh_distance
 from ..drag.translated_contact import TranslationStart, translation_start
-from ..intersection import CrossingCurves, surface_crossings
+from ..intersection import CrossingCurves, CrossingRows, surface_crossings
 from ..pair_distances import mesh_distances
 from ..solid import MESH, Solid
 from .containment import (BATCHED_TRIANGLE_PAIRS, boxes_apart, share_interior, share_interior_moved,
@@ -25,7 +25,7 @@ from .pushout import (BATCH_LEVELS, common_balls, gap_request, pushout_search, p
                       stacked_pair)
 from .pushout_gaps import pushout_gap_ends
 from .result import SolidContact
-from .volumes import pair_volumes
+from .volumes import PairVolume, pair_volumes
 
 
 class Ask(NamedTuple):
@@ -114,6 +114,11 @@ def _surface_crossings(requests: list[tuple[Solid, Solid]]) -> list[CrossingCurv
                              lambda k: (requests[k][0].bvh, requests[k][1].bvh))
 
 
+def _pair_volumes(requests: list[tuple[Solid, Solid, CrossingRows | None]]) -> list[PairVolume]:
+    """The pairs' overlap volumes (``pair_volumes``), their surfaces' crossings taken from the crossings' step."""
+    return pair_volumes([(a, b) for a, b, _rows in requests], [rows for _a, _b, rows in requests])
+
+
 def mesh_pair_steps(a: Solid, b: Solid, options: dict
                     ) -> Generator[Ask, Any, tuple[SolidContact, TranslationStart | None]]:
     """``mesh_pair`` as a generator of ``Ask`` steps (each sent its answer): the surfaces' crossings, the exact
@@ -132,7 +137,7 @@ def mesh_pair_steps(a: Solid, b: Solid, options: dict
 
     hull = yield Ask(hull_contacts, (a, b, options))
     candidates = [(hull.normal, hull.depth)] if hull.status == PENETRATING else []
-    volume, centroid, volume_error = yield Ask(pair_volumes, (a, b))
+    volume, centroid, volume_error = yield Ask(_pair_volumes, (a, b, crossing.rows))
     ball = yield Ask(common_balls, (a, b, centroid))
     lower = 0.0 if ball is None else 2.0 * ball[1]
     # Batches of several bisection steps where the test answers a batch for about the cost of one offset.

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..convex_volume import convex_overlap_volumes
+from ..intersection import CrossingRows
 from ..parts_union import cut_overlap, union_overlap
 from ..sheets import single_cover, single_covers, stars_shaped
 from ..solid import CONVEX, HULL, Solid
@@ -31,10 +32,11 @@ def pair_volume(a: Solid, b: Solid) -> PairVolume:
     return pair_volumes([(a, b)])[0]
 
 
-def pair_volumes(pairs: list[tuple[Solid, Solid]]) -> list[PairVolume]:
+def pair_volumes(pairs: list[tuple[Solid, Solid]], crossed: list[CrossingRows | None] | None = None
+                 ) -> list[PairVolume]:
     """``pair_volume`` of every pair; pairs of objects convex to rounding (``Solid.exactly_convex``: face planes
     bound them exactly) are clipped together (``convex_overlap_volumes``), the others measured together on their
-    surfaces (``overlap_volumes``)."""
+    surfaces (``overlap_volumes``, with each pair's surface crossings where ``crossed`` has them kept)."""
     answers: list[PairVolume | None] = [
         (None, None, 0.0) if pair_method(a, b) == HULL or not (a.closed and b.closed) else None for a, b in pairs]
     for k, (a, b) in enumerate(pairs):
@@ -49,7 +51,8 @@ def pair_volumes(pairs: list[tuple[Solid, Solid]]) -> list[PairVolume]:
         if answers[k] is None and not _surfaces_cover_once(a, b):
             answers[k] = _cut_volume(a, b, *_common_box(a, b))
     rest = [k for k, answer in enumerate(answers) if answer is None]
-    for k, answer in zip(rest, overlap_volumes([(pairs[k][0].mesh, pairs[k][1].mesh) for k in rest])):
+    for k, answer in zip(rest, overlap_volumes([(pairs[k][0].mesh, pairs[k][1].mesh) for k in rest],
+                                               None if crossed is None else [crossed[k] for k in rest])):
         answers[k] = (*answer, 0.0)
     return answers
 

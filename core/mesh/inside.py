@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..validation import as_points
+from ..vector.arrays import largest3, smallest3
 from .bvh import TriangleBVH, leaf_triangles
 from .stacked import StackedMeshes, pairings
 from .topology import bounds_volume
@@ -67,7 +68,7 @@ def stacked_crossing_windings(meshes: list[TriangleMesh], points: np.ndarray, ow
         return windings
     slacks = BOX_SLACK * np.maximum(np.maximum(np.abs(lows).max(axis=1), np.abs(highs).max(axis=1)),
                                     (highs - lows).max(axis=1))
-    lengths = np.array([_ray_length(low, high) for low, high in zip(lows, highs)])
+    lengths = _ray_length(lows, highs)
     mesh_of = owners[near]
     point, _one, triangle, _starts = pairings(np.ones(len(near), dtype=np.int64), stack.counts[mesh_of])
     rows = stack.first[mesh_of[point]] + triangle
@@ -79,9 +80,9 @@ def stacked_crossing_windings(meshes: list[TriangleMesh], points: np.ndarray, ow
     return windings
 
 
-def _ray_length(low: np.ndarray, high: np.ndarray) -> float:
-    """How far a ray is followed from a point in the box [low, high]: beyond the box."""
-    return 2.0 * (float(np.linalg.norm(high - low)) + 1.0)
+def _ray_length(low: np.ndarray, high: np.ndarray) -> float | np.ndarray:
+    """How far a ray is followed from a point in the box [low, high] (or each of the boxes (n, 3)): beyond the box."""
+    return 2.0 * (np.linalg.norm(high - low, axis=-1) + 1.0)
 
 
 def _signed_crossings(start: np.ndarray, far: np.ndarray, corners: np.ndarray, ids: np.ndarray, owners: np.ndarray,
@@ -104,8 +105,8 @@ def _signed_crossings(start: np.ndarray, far: np.ndarray, corners: np.ndarray, i
 def _ray_meets(origins: np.ndarray, lows: np.ndarray, highs: np.ndarray, slack) -> np.ndarray:
     """Whether the rays ``origin + t RAY`` (t >= 0) meet the boxes widened by ``slack`` (rows paired; a number, or a
     (K, 1) column)."""
-    enter = ((lows - slack - origins) / RAY).max(axis=1)  # RAY's components are positive
-    leave = ((highs + slack - origins) / RAY).min(axis=1)
+    enter = largest3((lows - slack - origins) / RAY)  # RAY's components are positive
+    leave = smallest3((highs + slack - origins) / RAY)
     return (leave >= enter) & (leave >= 0.0)
 
 

@@ -62,10 +62,7 @@ def orientation_signs(p0: np.ndarray, p1: np.ndarray, p2: np.ndarray, p3: np.nda
     moves: the exact sign of the determinant itself, zero included (a point on a plane, coincident points).
     """
     p0, p1, p2, p3 = (np.asarray(v, dtype=np.float64) for v in (p0, p1, p2, p3))  # broadcast as they meet
-    d1, d2, d3 = p1 - p0, p2 - p0, p3 - p0
-    value = dot(d1, cross(d2, d3))
-    permanent = dot(np.abs(d1), np.abs(d2[..., [1, 2, 0]] * d3[..., [2, 0, 1]])
-                     + np.abs(d2[..., [2, 0, 1]] * d3[..., [1, 2, 0]]))
+    value, permanent = _determinant(p1 - p0, p2 - p0, p3 - p0)
     signs = np.array(np.sign(value), dtype=np.int8)  # (an array even for one point: assigned to below)
     unsure = np.abs(value) <= _FILTER * permanent
     if tie is None:  # a zero permanent (a zero factor in every term) or two equal points: exactly 0
@@ -87,6 +84,19 @@ def orientation_signs(p0: np.ndarray, p1: np.ndarray, p2: np.ndarray, p3: np.nda
             exact_signs[zero] = _tie_signs([p[zero] for p in points], tie)
         signs[unsure] = exact_signs
     return signs
+
+
+def _determinant(d1: np.ndarray, d2: np.ndarray, d3: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """det(d1, d2, d3) = d1 . (d2 x d3) in floats, and its permanent (the same sum with every product's absolute
+    value: the scale of its rounding), each product computed once, coordinate by coordinate."""
+    (x1, y1, z1), (x2, y2, z2), (x3, y3, z3) = (np.moveaxis(d, -1, 0) for d in (d1, d2, d3))
+    products = (y2 * z3, z2 * y3), (z2 * x3, x2 * z3), (x2 * y3, y2 * x3)
+    value = x1 * (products[0][0] - products[0][1]) + y1 * (products[1][0] - products[1][1]) \
+        + z1 * (products[2][0] - products[2][1])
+    permanent = np.abs(x1) * (np.abs(products[0][0]) + np.abs(products[0][1])) \
+        + np.abs(y1) * (np.abs(products[1][0]) + np.abs(products[1][1])) \
+        + np.abs(z1) * (np.abs(products[2][0]) + np.abs(products[2][1]))
+    return value, permanent
 
 
 def _any_same(points: list[np.ndarray]) -> np.ndarray:

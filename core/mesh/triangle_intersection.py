@@ -89,7 +89,8 @@ def orientation_signs(p0: np.ndarray, p1: np.ndarray, p2: np.ndarray, p3: np.nda
 def _determinant(d1: np.ndarray, d2: np.ndarray, d3: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """det(d1, d2, d3) = d1 . (d2 x d3) in floats, and its permanent (the same sum with every product's absolute
     value: the scale of its rounding), each product computed once, coordinate by coordinate."""
-    (x1, y1, z1), (x2, y2, z2), (x3, y3, z3) = (np.moveaxis(d, -1, 0) for d in (d1, d2, d3))
+    x1, y1, z1, x2, y2, z2, x3, y3, z3 = d1[..., 0], d1[..., 1], d1[..., 2], d2[..., 0], d2[..., 1], d2[..., 2], \
+        d3[..., 0], d3[..., 1], d3[..., 2]
     products = (y2 * z3, z2 * y3), (z2 * x3, x2 * z3), (x2 * y3, y2 * x3)
     value = x1 * (products[0][0] - products[0][1]) + y1 * (products[1][0] - products[1][1]) \
         + z1 * (products[2][0] - products[2][1])

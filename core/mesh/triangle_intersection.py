@@ -169,7 +169,8 @@ class PairCrossings:
     """Where the edges of each pair's triangles pierce the other triangle, in the perturbed model.
 
     For edge k (corner k to k+1) of t: ``a_crosses`` (K, 3) whether it pierces s, ``a_params`` the
-    parameter along the edge from its lower-id to its higher-id vertex, ``a_points`` (K, 3, 3) the point,
+    parameter along the edge from its lower-id to its higher-id vertex, ``a_points`` (K, 3, 3) the point (both 0
+    for edges that do not pierce),
     ``a_starts`` whether that point starts the pair's segment (oriented along n_t × n_s) rather than
     ending it. ``b_*`` the same for the edges of s piercing t. ``a_heights`` (K, 3): signed distances of
     t's corners to s's plane; ``b_heights`` of s's corners to t's plane.
@@ -262,12 +263,21 @@ def pair_crossings(corners_a: np.ndarray, ids_a: np.ndarray, normals_a: np.ndarr
                                       high_b[both, None, :]) * flip_a[both, :, None] * flip_b[both, None, :])
     a_crosses &= all_same(orient)
     b_crosses &= all_same(np.swapaxes(orient, 1, 2))
-    a_params, a_points = np.zeros((len(corners_a), 3)), np.zeros((len(corners_a), 3, 3))
-    b_params, b_points = np.zeros((len(corners_a), 3)), np.zeros((len(corners_a), 3, 3))
-    a_params[both], a_points[both] = _edge_crossings(low_a[both], high_a[both], corners_b[both, None])
-    b_params[both], b_points[both] = _edge_crossings(low_b[both], high_b[both], corners_a[both, None])
+    a_params, a_points = _piercings(a_crosses, low_a, high_a, corners_b)
+    b_params, b_points = _piercings(b_crosses, low_b, high_b, corners_a)
     return PairCrossings(a_crosses, a_params, a_points, side_a < 0, b_crosses, b_params, b_points, side_b > 0,
                          *pair_heights(corners_a, normals_a, corners_b, normals_b))
+
+
+def _piercings(crosses: np.ndarray, low: np.ndarray, high: np.ndarray, corners: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """(K, 3) parameters and (K, 3, 3) points where the edges ``low``-``high`` (K, 3, 3) that cross (``crosses``)
+    meet the planes of their pairs' other triangles ``corners`` (K, 3, 3): ``_edge_crossings`` of those edges alone,
+    zeros elsewhere."""
+    params, points = np.zeros(crosses.shape), np.zeros(crosses.shape + (3,))
+    rows, edges = np.nonzero(crosses)
+    params[rows, edges], points[rows, edges] = _edge_crossings(low[rows, edges], high[rows, edges], corners[rows])
+    return params, points
 
 
 def pair_heights(corners_a: np.ndarray, normals_a: np.ndarray, corners_b: np.ndarray, normals_b: np.ndarray

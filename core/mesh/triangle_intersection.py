@@ -38,9 +38,8 @@ def exact_integers(values: np.ndarray) -> np.ndarray:
     exponent = exponent.astype(np.int64) - 53
     nonzero = integers != 0
     shift = exponent[nonzero].min(initial=0)
-    # (a zero's own exponent may lie below the shift: 2 to a negative power is a float, which would turn the
-    # zero, and every sum it enters, into a rounded float)
-    return integers.astype(object) * (2 ** np.where(nonzero, exponent - shift, 0).astype(object))
+    # (a zero's own exponent may lie below the shift: a negative shift would raise, so zeros are shifted by 0)
+    return np.left_shift(integers.astype(object), np.where(nonzero, exponent - shift, 0).astype(object))
 
 
 def _tie_vectors(p0, p1, p2, p3, tie: str):

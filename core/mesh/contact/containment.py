@@ -1,5 +1,5 @@
-"""Whether two solids share interior: surfaces crossing or sharing faces, or one inside the other (exact
-winding numbers on sampled vertices); also for a batch of translations of one of them at once
+"""Whether two solids share interior: surfaces crossing or sharing faces, or a vertex of one inside the other deeper
+than the tolerance (exact winding numbers); also for a batch of translations of one of them at once
 (``shares_interior_after``, what a push-out's search asks)."""
 
 from __future__ import annotations
@@ -10,16 +10,16 @@ import numpy as np
 
 from ...broadphase.sort_and_sweep import overlapping_pairs_between
 from ...vector.arrays import cross, dot, largest3, smallest3
+from ..bvh import TriangleBVH
 from ..distance import nearest_on_surface
 from ..intersection import FLAT_PAIRS, RELATIVE_TOLERANCE, default_tolerance, surfaces_overlap
-from ..inside import crossing_windings
+from ..inside import crossing_windings, stacked_crossing_windings
+from ..pair_distances import nearest_distances
 from ..solid import Solid
 from ..stacked import StackedMeshes, pairings
 from ..triangle_intersection import (apart_on_common_line, coplanar_overlap_areas, pair_crossings, plane_heights,
                                      proper_mask)
 
-#: Vertices sampled per object for the containment test (winding numbers).
-CONTAINMENT_SAMPLES = 16
 #: Pairs of meshes with at most this many triangle pairs have a push-out's batches of offsets answered in one pass
 #: (``shares_interior_after``; 8 tori against 2,000-triangle blobs: 0.6-0.7 s where offset by offset took 1.0-1.2 s);
 #: larger ones, sculpts, offset by offset down their trees, the smaller object moved (``share_interior_moved``).
@@ -27,6 +27,11 @@ BATCHED_TRIANGLE_PAIRS = 1 << 22
 #: ``shares_interior_after`` tests every offset's candidates in one pass while there are at most this many (triangle
 #: pair, offset) candidates; beyond, the offsets are tested one at a time (``share_interior_moved``, down the trees).
 BATCH_CANDIDATES = 200_000
+#: ``vertices_poke_in`` tests points in meshes of at most this many triangles without their trees, every such mesh's
+#: points in one pass (``stacked_crossing_windings``, ``nearest_distances``: the same answers as down the trees).
+STACKED_TRIANGLES = 1024
+#: Larger objects have their tree built for it when they have none yet; smaller ones are tested without.
+TREE_TRIANGLES = 1 << 16
 
 
 def boxes_apart(a: Solid, b: Solid) -> bool:
@@ -39,19 +44,38 @@ def boxes_apart(a: Solid, b: Solid) -> bool:
 
 def share_interior(a: Solid, b: Solid, crossing=None) -> bool:
     """The objects share interior: surfaces cross, coplanar faces overlap with both solids on the same side,
-    or one object lies inside the other. Surfaces that only touch are not overlapping."""
-    if crossing is None:
-        shared = surfaces_overlap(a.mesh, b.mesh, trees=(a.bvh, b.bvh))
-    else:
-        shared = crossing.shares_interior
-    return shared or _contained(a, b)
+    one object lies inside the other, or their surfaces meet and a vertex of one pokes into the other
+    (``vertices_poke_in``). Surfaces that only touch are not overlapping."""
+    return share_interior_many([(a, b, crossing)])[0]
+
+
+def share_interior_many(requests: list[tuple[Solid, Solid, object]]) -> list[bool]:
+    """``share_interior`` of several ``(a, b, crossing)`` (``crossing`` may be None), the vertices of every pair
+    whose surfaces do not share interior tested together (``vertices_poke_in``)."""
+    answers = []
+    for a, b, crossing in requests:
+        if crossing is None:
+            shared = surfaces_overlap(a.mesh, b.mesh, trees=(a.bvh, b.bvh))
+        else:
+            shared = crossing.shares_interior
+        answers.append(shared)
+    asked = [k for k, shared in enumerate(answers) if not shared]
+    poking = vertices_poke_in([(requests[k][0], requests[k][1], np.zeros((1, 3))) for k in asked])
+    for k, poke in zip(asked, poking):
+        answers[k] = bool(poke[0])
+    return answers
 
 
 def share_interior_moved(a: Solid, b: Solid, offset: np.ndarray) -> bool:
     """``share_interior`` of A and B moved by ``offset``, the smaller object moved (A by -offset when it has fewer
     triangles): a moved copy's triangles, boxes and tree are computed again, which for a sculpt of a million
-    triangles costs about half a second per test."""
-    return share_interior(*_moved_pair(a, b, offset))
+    triangles costs about half a second per test. Vertices poking in are tested on the unmoved objects, as
+    ``shares_interior_after`` tests them."""
+    offset = np.asarray(offset, dtype=np.float64).reshape(1, 3)
+    moved = _moved_pair(a, b, offset[0])
+    if surfaces_overlap(moved[0].mesh, moved[1].mesh, trees=(moved[0].bvh, moved[1].bvh)):
+        return True
+    return bool(vertices_poke_in([(a, b, offset)])[0][0])
 
 
 def _moved_pair(a: Solid, b: Solid, offset: np.ndarray) -> tuple[Solid, Solid]:
@@ -67,8 +91,8 @@ def shares_interior_after(a: Solid, b: Solid, offsets: np.ndarray) -> np.ndarray
     Each offset's candidate pairs are those ``intersection.candidate_pairs`` keeps without trees (boxes within the
     tolerance; the trees only drop pairs that can neither cross nor share faces), found among the pairs whose boxes
     meet the moved object's boxes swept over all the offsets; its moved corners and normals are computed as its
-    moved mesh's are, so every pair's exact test sees the same numbers. Containment is asked, offset by offset, only
-    where the surfaces do not overlap and one moved box may lie within the other."""
+    moved mesh's are, so every pair's exact test sees the same numbers. The offsets whose surfaces do not overlap
+    have their vertices tested (``vertices_poke_in``), every offset's at once."""
     return shares_interior_after_many([(a, b, offsets)])[0]
 
 
@@ -83,9 +107,10 @@ def shares_interior_after_many(requests: list[tuple[Solid, Solid, np.ndarray]]) 
     for index in np.flatnonzero(alone).tolist():
         a, b, _offsets = requests[index]
         answers[index][:] = [share_interior_moved(a, b, offset) for offset in offsets[index]]
-    for (a, b, _offsets), moves, shared in zip(requests, offsets, answers):
-        for index in np.flatnonzero(~shared & _may_nest(a, b, moves)):
-            shared[index] = _contained(*_moved_pair(a, b, moves[index]))
+    asked = [np.flatnonzero(~shared & ~single) for shared, single in zip(answers, np.asarray(alone, dtype=bool))]
+    poking = vertices_poke_in([(a, b, moves[rows]) for (a, b, _offsets), moves, rows in zip(requests, offsets, asked)])
+    for shared, rows, poke in zip(answers, asked, poking):
+        shared[rows] = poke
     return answers
 
 
@@ -245,17 +270,6 @@ def _meeting(lows: np.ndarray, highs: np.ndarray, low: np.ndarray, high: np.ndar
     return np.flatnonzero(((lows - reach <= high + reach) & (low - reach <= highs + reach)).all(axis=1))
 
 
-def _may_nest(a: Solid, b: Solid, offsets: np.ndarray) -> np.ndarray:
-    """Offsets after which one object's box may lie within the other's (with room for the containment test's
-    margin and rounding): only there can ``_contained`` find anything."""
-    (low_a, high_a), low_b, high_b = a.bounds, b.mesh.vertices.min(axis=0), b.mesh.vertices.max(axis=0)
-    room = 2.0 * default_tolerance(a.mesh, b.mesh, None) + 1e-12 * np.abs(offsets).max(axis=1, keepdims=True)
-    moved_low, moved_high = low_b + offsets, high_b + offsets
-    a_in_b = ((low_a >= moved_low - room) & (high_a <= moved_high + room)).all(axis=1)
-    b_in_a = ((moved_low >= low_a - room) & (moved_high <= high_a + room)).all(axis=1)
-    return a_in_b | b_in_a
-
-
 def indices_in_box(vertices: np.ndarray, box: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """Indices of the vertices inside ``box`` (only those can be inside the object it bounds)."""
     low, high = box
@@ -273,23 +287,82 @@ def points_inside(outer: Solid, points: np.ndarray) -> np.ndarray:
     return crossing_windings(outer.mesh, points, bvh=outer.bvh) > 0
 
 
-def _strictly_inside(outer: Solid, points: np.ndarray) -> np.ndarray:
-    """Which points lie inside ``outer`` (a closed object) and off its surface."""
-    inside = points_inside(outer, points)
-    if inside.any():
-        inside[inside] = nearest_on_surface(outer.mesh, points[inside], bvh=outer.bvh)[0] > 0.0
-    return inside
+def vertices_poke_in(requests: list[tuple[Solid, Solid, np.ndarray]]) -> list[np.ndarray]:
+    """For each ``(a, b, offsets)`` and each of its (K, 3) offsets of B: some vertex of one object lies inside the
+    other (a closed one) deeper than the crossing search's tolerance (B's vertices moved by the offset tested in A,
+    A's moved back by it in B), every pair's points tested together.
+
+    Surfaces can meet without crossing beyond the tolerance and still share interior: a ring of a sphere's vertices
+    exactly on a face has the cap below it poke through, and no triangle straddles the face. Where the surfaces do
+    not cross, a vertex of one lies inside the other deeper than the tolerance unless the overlap is about that thin
+    (docs/architecture.md, "Mesh: surfaces that meet without crossing")."""
+    points, outer_of, outers, answers = [], [], [], []
+    for index, (a, b, offsets) in enumerate(requests):
+        offsets = np.asarray(offsets, dtype=np.float64).reshape(-1, 3)
+        answers.append(np.zeros(len(offsets), dtype=bool))
+        tolerance = default_tolerance(a.mesh, b.mesh, None)
+        for inner, outer, shifts in ((b, a, offsets), (a, b, -offsets)):
+            if not len(offsets) or not outer.closed:
+                continue
+            low, high = outer.bounds
+            vertices = inner.mesh.vertices
+            near = np.zeros(len(vertices), dtype=bool)
+            near[inner.mesh.triangles.ravel()] = True  # corners of triangles, which some shift brings into the box
+            near &= ((vertices >= low - shifts.max(axis=0)) & (vertices <= high - shifts.min(axis=0))).all(axis=1)
+            moved = vertices[near][None, :, :] + shifts[:, None, :]
+            offset, vertex = np.nonzero(((moved >= low) & (moved <= high)).all(axis=2))
+            if len(offset):
+                points.append(moved[offset, vertex])
+                outer_of.append(np.full(len(offset), len(outers)))
+                outers.append((outer, tolerance, index, offset))
+    if points:
+        deep = _deeper_than(np.concatenate(points), np.concatenate(outer_of), outers)
+        first = 0
+        for _outer, _tolerance, index, offset in outers:
+            answers[index][offset[deep[first:first + len(offset)]]] = True
+            first += len(offset)
+    return answers
 
 
-def _contained(a: Solid, b: Solid) -> bool:
-    """Some vertex of one object lies strictly inside the other (closed objects only), asked when the surfaces
-    do not cross: then one object is wholly inside the other or neither is, so only an object whose box lies
-    within the other's (to the crossing search's tolerance) is looked at."""
-    margin = default_tolerance(a.mesh, b.mesh, None)
-    for inner, outer in ((a, b), (b, a)):
-        (low_in, high_in), (low_out, high_out) = inner.bounds, outer.bounds
-        if outer.closed and (low_in >= low_out - margin).all() and (high_in <= high_out + margin).all():
-            picked = strided_sample(indices_in_box(inner.mesh.vertices, outer.bounds), CONTAINMENT_SAMPLES)
-            if _strictly_inside(outer, inner.mesh.vertices[picked]).any():
-                return True
-    return False
+def _deeper_than(points: np.ndarray, outer_of: np.ndarray, outers: list[tuple]) -> np.ndarray:
+    """Which ``points`` lie inside their outer object (``outers[outer_of[p]]``: the solid and a tolerance first)
+    deeper than that tolerance: winding numbers, then the distance to the surface of the points inside; small
+    objects' points in one pass (``STACKED_TRIANGLES``), large ones' down their trees."""
+    solids = [outer for outer, *_rest in outers]
+    tolerances = np.array([tolerance for _outer, tolerance, *_rest in outers])
+    small = np.array([len(solid.mesh.triangles) <= STACKED_TRIANGLES for solid in solids])
+    stack_index = np.cumsum(small) - 1  # each small solid's place among the small ones
+    small_meshes = [solid.mesh for solid, is_small in zip(solids, small) if is_small]
+    windings = np.zeros(len(points), dtype=np.int64)
+    stacked = np.flatnonzero(small[outer_of])
+    if len(stacked):
+        windings[stacked] = stacked_crossing_windings(small_meshes, points[stacked], stack_index[outer_of[stacked]])
+    for k in np.flatnonzero(~small):
+        rows = np.flatnonzero(outer_of == k)
+        windings[rows] = crossing_windings(solids[k].mesh, points[rows], bvh=_tree(solids[k]))
+    inside = np.flatnonzero(windings > 0)
+    deep = np.zeros(len(points), dtype=bool)
+    if not len(inside):
+        return deep
+    distances = np.empty(len(inside))
+    stacked = np.flatnonzero(small[outer_of[inside]])
+    if len(stacked):
+        distances[stacked] = nearest_distances(small_meshes, points[inside[stacked]],
+                                               stack_index[outer_of[inside[stacked]]])
+    for k in np.flatnonzero(~small):
+        rows = np.flatnonzero(outer_of[inside] == k)
+        if len(rows) and _tree(solids[k]) is None:
+            distances[rows] = nearest_distances([solids[k].mesh], points[inside[rows]], np.zeros(len(rows), int))
+        elif len(rows):
+            distances[rows] = nearest_on_surface(solids[k].mesh, points[inside[rows]], bvh=solids[k].bvh)[0]
+    deep[inside] = distances > tolerances[outer_of[inside]]
+    return deep
+
+
+def _tree(solid: Solid) -> TriangleBVH | None:
+    """The solid's triangle tree when it is built already or the solid is too large to go without one
+    (``TREE_TRIANGLES``), else None: a blob measured against a box builds none (the flat tests give the same
+    answers)."""
+    if "bvh" in solid.__dict__ or len(solid.mesh.triangles) > TREE_TRIANGLES:
+        return solid.bvh
+    return None

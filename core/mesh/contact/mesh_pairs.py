@@ -19,7 +19,7 @@ from ..drag.translated_contact import TranslationStart, translation_start
 from ..intersection import CrossingCurves, CrossingRows, surface_crossings
 from ..pair_distances import mesh_distances
 from ..solid import MESH, Solid
-from .containment import (BATCHED_TRIANGLE_PAIRS, boxes_apart, share_interior, share_interior_moved,
+from .containment import (BATCHED_TRIANGLE_PAIRS, boxes_apart, share_interior_many, share_interior_moved,
                           shares_interior_after_many)
 from .pushout import (BATCH_LEVELS, common_balls, gap_request, pushout_search, pushout_witnesses_many,
                       stacked_pair)
@@ -131,7 +131,7 @@ def mesh_pair_steps(a: Solid, b: Solid, options: dict
     crossing = yield Ask(_surface_crossings, (a, b))
     curves = tuple(np.vstack([curve, curve[:1]]) if closed else curve
                    for curve, closed in zip(crossing.curves, crossing.closed))
-    if not share_interior(a, b, crossing):
+    if not (yield Ask(share_interior_many, (a, b, crossing))):
         found = yield Ask(apart_distances, (a, b))
         return _apart(a, b, found, curves, touch), None  # apart, or touching without overlap
 

@@ -44,9 +44,12 @@ def convex_overlap_volumes(pairs: Sequence[tuple[TriangleMesh, TriangleMesh]]) -
 
 
 def _near(mesh: TriangleMesh, other: TriangleMesh) -> np.ndarray:
-    """The triangles of ``mesh`` whose boxes meet ``other``'s box: the rest lie outside ``other``."""
-    low, high = other.box
-    return np.flatnonzero(np.all((mesh.lows <= high) & (mesh.highs >= low), axis=1))
+    """The triangles of ``mesh`` whose boxes meet ``other``'s box widened by the clipping's snap (``SNAP`` of the
+    pair's size): the rest lie outside ``other``. A face a rounding outside the other's face plane is clipped as
+    lying on it, so it must be kept: a box and its copy moved by one ulp would lose that face from both sides."""
+    (low, high), (own_low, own_high) = other.box, mesh.box
+    snap = SNAP * float((np.maximum(high, own_high) - np.minimum(low, own_low)).max())
+    return np.flatnonzero(np.all((mesh.lows <= high + snap) & (mesh.highs >= low - snap), axis=1))
 
 
 def _batches(pairs: Sequence[tuple[TriangleMesh, TriangleMesh]], nears: list) -> list[list[int]]:

@@ -82,6 +82,20 @@ def test_axis_aligned_boxes_in_common_planes(offset, expected):
         assert centroid is None
 
 
+@pytest.mark.parametrize("axis", range(3))
+@pytest.mark.parametrize("ulps", [-1.0, 1.0, -3.0])
+def test_a_copy_moved_by_a_few_ulps_overlaps_all_of_it(axis, ulps):
+    """A box and its copy moved by a few ulps along an axis: one face of each lies a rounding outside the other's
+    face plane; the clipping takes such a face as lying on the plane, so it must not be screened out before."""
+    a = fx.transformed(fx.box((0.0, 0.0, 0.0), (1.125, 1.0546875, 0.640625)), offset=(-0.5625, -0.5234375, -0.3203125))
+    b = fx.mesh(a.vertices + ulps * np.spacing(0.5625) * np.eye(3)[axis], a.triangles)
+    expected = fx.manifold_overlap(a, b)[0]
+    assert expected == pytest.approx(mesh_volume(a), rel=1e-14)
+    for first, second in ((a, b), (b, a)):
+        assert convex_overlap_volume(first, second)[0] == pytest.approx(expected, rel=1e-14)
+    assert collide_solids(Solid(a), Solid(b)).overlap_volume == pytest.approx(expected, rel=1e-14)
+
+
 def test_containment_gives_the_inner_volume_and_centroid():
     outer = fx.uv_sphere(2.0, 16, 24)
     inner = fx.transformed(fx.box((-0.5, -0.5, -0.5), (0.5, 0.5, 0.5)), random_rotation(np.random.default_rng(3)),

@@ -8,8 +8,9 @@ stops them.
 A 10 ms timer measures how long the interface could not answer while they run as clicks do (Copy Pair's file browser
 confirmed): durations, longest and median gaps, gaps over 200 ms, the viewport's draws (``aa-off``: one per change).
 Suzanne is not evaluated beforehand. ``esc`` sends Esc (a simulated key press) during each and prints how soon it
-stopped, whether the scene was left as it was and how long an abandoned worker went on; ``shot=PNG`` saves the
-screen as Analyse starts reading Suzanne. Details: docs/performance.md, "The interface during long work".
+stopped, whether the scene was left as it was and how long an abandoned worker went on (its own CPU time after the
+operator received the Esc too: the load does not stretch that one); ``shot=PNG`` saves the screen as Analyse starts
+reading Suzanne. Details: docs/performance.md, "The interface during long work".
 """
 
 from __future__ import annotations
@@ -78,14 +79,27 @@ def count_viewport_draws() -> list:
     return draws
 
 
-def stop_times(mixin) -> tuple[list, list]:
-    """``[time]`` at which the add-on's modal operators received an Esc, and ``[(time, main thread's CPU time)]``
-    at which each modal run stopped (its timer removed), from now on."""
-    escapes, times, modal, end_timer = [], [], mixin.modal, mixin.end_timer
+def worker_cpu() -> float | None:
+    """CPU seconds of the add-on's worker thread running now, its own (None: none runs)."""
+    for thread in threading.enumerate():
+        if thread.name == "collision_inspector work" and thread.ident is not None:
+            try:
+                return time.clock_gettime(time.pthread_getcpuclockid(thread.ident))
+            except OSError:  # it has just ended
+                return None
+    return None
+
+
+def stop_times(mixin) -> tuple[list, list, list]:
+    """``[time]`` at which the add-on's modal operators received an Esc, ``[(time, main thread's CPU time)]``
+    at which each modal run stopped (its timer removed), and the worker's own CPU time at each Esc received
+    (``worker_cpu``), from now on."""
+    escapes, times, workers, modal, end_timer = [], [], [], mixin.modal, mixin.end_timer
 
     def timed_modal(self, context, event) -> set:
         if event.type == 'ESC':
             escapes.append(time.perf_counter())
+            workers.append(worker_cpu())
         return modal(self, context, event)
 
     def timed(self, context) -> None:
@@ -93,7 +107,7 @@ def stop_times(mixin) -> tuple[list, list]:
         end_timer(self, context)
 
     mixin.modal, mixin.end_timer = timed_modal, timed
-    return escapes, times
+    return escapes, times, workers
 
 
 def screenshot_before_reading(shapes, name: str, path: str) -> None:
@@ -210,7 +224,7 @@ def main() -> None:
     draws = count_viewport_draws()
     addon = load_registered_addon()
     running_analysis = addon.operators.base._running  # the modal Analyse running (for its activity)
-    escapes, stopped = stop_times(addon.operators.base.StepwiseMixin)
+    escapes, stopped, worker_at_escape = stop_times(addon.operators.base.StepwiseMixin)
     reads = reading_times(addon.analysis.shapes)
     for argument in arguments:
         if argument.startswith("shot="):
@@ -223,7 +237,7 @@ def main() -> None:
           f"{bpy.context.preferences.system.viewport_aa})", flush=True)
     runs = runs_asked("esc" in arguments)
     state = {"run": -1, "running": False, "gaps": [], "drawn": [], "last": 0.0, "began": 0.0, "esc": None,
-             "before": None, "stopped": False}
+             "before": None, "stopped": False, "worker": None}
 
     def scene_state() -> tuple:
         """What a cancelled run must leave as it was: the results and where the objects are."""
@@ -239,6 +253,7 @@ def main() -> None:
         if run.clear:
             settings.results.clear()  # Analyse again: done once there are results
         state["gaps"], state["drawn"], state["running"], state["esc"], state["stopped"] = [], [], True, None, False
+        state["worker"] = None
         state["before"] = scene_state()
         draws.clear()
         reads.clear()
@@ -254,6 +269,8 @@ def main() -> None:
 
     def watch() -> float:
         now = time.perf_counter()
+        reading = worker_cpu()
+        state["worker"] = state["worker"] if reading is None else reading  # (once it has ended: its last reading)
         if state["running"]:
             run = runs[state["run"]]
             state["gaps"].append(now - state["last"])
@@ -280,8 +297,11 @@ def main() -> None:
                 state["stopped"] = True
             elif state["stopped"] and not working():
                 pressed, process_cpu = state["esc"][0], state["esc_process"]
+                at_escape = worker_at_escape[-1] if worker_at_escape else None
+                own = "none ran then" if at_escape is None else f"{state['worker'] - at_escape:.2f} s"
                 print(f"{run.name}: the abandoned worker ended {now - pressed:.2f} s after Esc "
-                      f"({time.process_time() - process_cpu:.2f} s CPU of the process meanwhile)", flush=True)
+                      f"({time.process_time() - process_cpu:.2f} s CPU of the process meanwhile; the worker's own CPU "
+                      f"after the operator received the Esc: {own})", flush=True)
                 finish()
             elif run.esc_when is not None and state["esc"] is None and not busy() and now - state["began"] > 1.0:
                 print(f"{run.name}: ended before its Esc ({now - state['began']:.2f} s)", flush=True)

@@ -192,6 +192,7 @@ class TriangleBVH:
             moments = _bottom_up(np.add, _range_reduce(np.add, np.matmul(corners.transpose(0, 2, 1), corners),
                                                        local_starts, local_ends),
                                  oriented_leaves, oriented_internal, children)
+            checkpoint()
             nodes = np.concatenate([oriented_leaves] + oriented_internal)
             triangles = (3.0 * (ends[nodes] - starts[nodes]))
             mean = sums[nodes] / triangles[:, None]

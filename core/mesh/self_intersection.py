@@ -246,8 +246,9 @@ def self_intersection(mesh: TriangleMesh) -> SelfIntersection:
     """
     crossing, folded, segments, names = [np.zeros((0, 2), np.int64)], [np.zeros((0, 2), np.int64)], \
         [np.zeros((0, 2, 3))], [np.zeros((0, 2, 3), np.int64)]
+    checkpoint()  # (a cancelled caller's worker stops here, and below)
     planes = _Planes.of(mesh)
-    checkpoint()  # (a cancelled caller's worker stops here)
+    checkpoint()
     labels = _star_labels(mesh)
     checkpoint()  # (a cancelled caller's worker stops here, and before each block)
     for block in _joined(self_candidate_pairs(mesh, labels), PAIRS_DECIDED_TOGETHER):

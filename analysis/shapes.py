@@ -207,9 +207,16 @@ def node_instances(obj: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> tup
 
 def read_arrays(source: Source, depsgraph: bpy.types.Depsgraph) -> ReadSource:
     """The source's evaluated mesh and its geometry nodes' instances (``node_instances``) copied out of Blender
-    (``geometry.mesh_arrays``: the main thread's share of reading it)."""
-    with evaluated_mesh(source.obj, depsgraph) as (mesh, matrix_world):
-        arrays = mesh_arrays(mesh)
+    (``geometry.mesh_arrays``: the main thread's share of reading it). A mesh object without modifiers, its mesh not in
+    Edit Mode, is read from its evaluated mesh itself (its data with shape keys applied: what ``to_mesh`` would copy,
+    without the copy, a quarter of a small object's read)."""
+    obj = source.obj
+    if obj.type == 'MESH' and not obj.modifiers and not obj.data.is_editmode:
+        evaluated = obj.evaluated_get(depsgraph)
+        arrays, matrix_world = mesh_arrays(evaluated.data), np.array(evaluated.matrix_world, dtype=np.float64)
+    else:
+        with evaluated_mesh(obj, depsgraph) as (mesh, matrix_world):
+            arrays = mesh_arrays(mesh)
     if source.matrix is not None:  # an object of a collection instance, placed by it
         return ReadSource(source.name, arrays, source.matrix)
     return ReadSource(source.name, arrays, matrix_world, node_instances(source.obj, depsgraph))

@@ -143,3 +143,49 @@ def test_a_required_object_that_cannot_be_read_raises_naming_it(empty_scene, cla
     with pytest.raises(clash.ObjectGeometryError, match="obj 502 stray"):
         clash.check_scene(empty_scene, bpy.context.evaluated_depsgraph_get(), scope="SELECTED",
                           objects=[bpy.data.objects["obj 000"], stray])
+
+
+def test_a_mesh_without_modifiers_reads_what_to_mesh_gives(empty_scene, shapes, addon):
+    """Read from the evaluated mesh itself (no ``to_mesh`` copy): the arrays ``to_mesh``'s copy gives, with shape keys,
+    parents, mirroring, a mesh in Edit Mode with unflushed edits, one shared with an object in Edit Mode, and a
+    modified object (read through ``to_mesh``) alike."""
+    geometry = importlib.import_module(addon.__name__ + ".analysis.geometry")
+    rng = np.random.default_rng(4)
+    crowded_scene(rng, 8)
+    keyed = bpy.data.objects.new("obj keyed", convex_mesh("uv"))
+    keyed.shape_key_add(name="Basis")
+    moved = keyed.shape_key_add(name="Moved")
+    moved.data[3].co = (0.9, 0.2, -0.4)
+    moved.value = 0.7
+    parent = bpy.data.objects.new("obj parent", None)
+    keyed.parent, parent.location, parent.scale = parent, (1.0, 2.0, 3.0), (1.0, -2.0, 0.5)
+    modified = bpy.data.objects.new("obj modified", convex_mesh("ico"))
+    modified.modifiers.new("bevel", 'BEVEL')
+    edited = bpy.data.objects.new("obj edited", convex_mesh("cube"))
+    sharing = bpy.data.objects.new("obj sharing", edited.data)
+    for obj in (keyed, parent, modified, edited, sharing):
+        empty_scene.collection.objects.link(obj)
+    bpy.context.view_layer.objects.active = edited
+    edited.select_set(True)
+    bpy.ops.object.mode_set(mode='EDIT')
+    edit = bmesh.from_edit_mesh(edited.data)
+    edit.verts.ensure_lookup_table()
+    edit.verts[0].co.x += 0.25  # in the edit mesh only, until Edit Mode is left
+    bmesh.update_edit_mesh(edited.data)
+    try:
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+        sources = [shapes.Source(obj.name, obj, obj) for obj in sorted(empty_scene.objects, key=lambda o: o.name)
+                   if obj.type == 'MESH']
+        for source in sources:
+            read = shapes.read_arrays(source, depsgraph)
+            with geometry.evaluated_mesh(source.obj, depsgraph) as (mesh, matrix_world):
+                copied = geometry.mesh_arrays(mesh)
+            assert read.matrix.tobytes() == matrix_world.tobytes(), source.name
+            for field in dataclasses.fields(copied):
+                ours, theirs = getattr(read.arrays, field.name), getattr(copied, field.name)
+                assert (ours is None) == (theirs is None), (source.name, field.name)
+                assert ours is None or ours.tobytes() == theirs.tobytes(), (source.name, field.name)
+        keyed_read = shapes.read_arrays(shapes.Source(keyed.name, keyed, keyed), depsgraph)
+        assert keyed_read.arrays.positions[3].tolist() != list(keyed.data.vertices[3].co)  # the key applied
+    finally:
+        bpy.ops.object.mode_set(mode='OBJECT')

@@ -99,7 +99,7 @@ def stars_shaped(meshes: Sequence[TriangleMesh]) -> np.ndarray:
     count = len(stack.meshes)
     if not count:
         return np.zeros(0, bool)
-    centres = np.array([mesh.vertices.mean(axis=0) for mesh in stack.meshes])
+    centres = stack.vertex_means  # (each mesh's vertices.mean(axis=0), bit for bit)
     corners = stack.corners
     facing = orientation_signs(corners[:, 0], corners[:, 1], corners[:, 2], centres[stack.owner], None) < 0
     shaped = (stack.counts > 0) & (np.bincount(stack.owner, weights=~facing, minlength=count) == 0)

@@ -11,7 +11,7 @@ from ..steps import checkpoint
 from .inside import crossing_windings
 from .intersection import FLAT_PAIRS, CrossingRows, MeshPairs, candidate_pairs, default_tolerance
 from .stacked import StackedMeshes, stacked_candidates, stacked_together
-from .topology import EdgeTable, label_components
+from .topology import EdgeTable, label_components, used_vertices
 from .triangle_intersection import PairCrossings
 from .trimesh import TriangleMesh
 
@@ -31,16 +31,16 @@ def _vertex_inside(side: StackedMeshes, crossings_per_edge: np.ndarray, boxes: t
     ``boxes[.][k]``): parities along the edges of the kept triangles, anchored once per connected piece by a vertex
     strictly outside the other's box (so outside it), or else by a ray."""
     mesh, table = side.mesh, side.table
-    used_edges = np.unique(table.triangle_edges)
+    used_edges = used_vertices(table.triangle_edges, len(table.edges))  # (np.unique's values, without its hash table)
     first, second = table.edges[used_edges].T
     root, relation = label_components(len(mesh.vertices), first, second, crossings_per_edge[used_edges] & 1)
-    used = np.unique(mesh.triangles)
+    used = used_vertices(mesh.triangles, len(mesh.vertices))
     owner = np.searchsorted(side.vertex_starts, used, side="right") - 1
     points, (low, high) = mesh.vertices[used], boxes
     outside = used[((points < low[owner]) | (points > high[owner])).any(axis=1)]
     anchored = np.full(len(mesh.vertices), -1, np.int64)
     anchored[root[outside]] = relation[outside]  # state(root) = state(v) ^ relation(v), and v is outside
-    roots = np.unique(root[used])
+    roots = used_vertices(root[used], len(mesh.vertices))
     unknown = roots[anchored[roots] < 0]
     unknown_owner = np.searchsorted(side.vertex_starts, unknown, side="right") - 1
     for k in np.unique(unknown_owner).tolist():

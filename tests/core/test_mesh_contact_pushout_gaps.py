@@ -182,3 +182,21 @@ def test_gap_search_against_bisection_on_seeded_scenes(seed):
         compared += 1
     assert compared >= 4
     assert asked["gaps"] * 5 < asked["bisection"]
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_pairs_and_directions_measured_together_as_each_alone(seed):
+    """Several pairs with many directions each (a triangle pair's extents found once for all its directions) give,
+    bit for bit, the gap ends each direction of each pair gets measured alone."""
+    rng = np.random.default_rng(seed)
+    pairs = [(a, b) for a, b in seeded_pairs(seed, count=6) + curved_pairs(seed) if share_interior(a, b)]
+    requests = []
+    for a, b in pairs:
+        directions = np.vstack([AXES, rng.normal(size=(2, 3))])
+        directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+        requests.append((a, b, directions, float(rng.uniform(0.0, 0.05)), float(rng.uniform(0.5, 2.0))))
+    together = pushout_gap_ends(requests)
+    assert len(requests) >= 4 and sum(np.isfinite(ends).sum() for ends in together) >= 20
+    for (a, b, directions, lower, reach), ends in zip(requests, together):
+        alone = [pushout_gap_ends([(a, b, direction[None], lower, reach)])[0][0] for direction in directions]
+        np.testing.assert_array_equal(ends, alone)

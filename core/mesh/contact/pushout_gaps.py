@@ -52,26 +52,51 @@ class TriangleTerms(NamedTuple):
     def rows(self, rows: np.ndarray) -> TriangleTerms:
         return TriangleTerms(*(column[rows] for column in self))
 
+    def axes_rows(self, rows: np.ndarray) -> Axes:
+        """The normals and edges of the ``rows``: what ``intervals_along`` reads."""
+        return Axes(self.normal[rows], self.edges[rows])
+
+
+class Axes(NamedTuple):
+    """A triangle's area normal and edges (as in ``TriangleTerms``)."""
+
+    normal: np.ndarray
+    edges: np.ndarray
+
 
 def meeting_intervals(a: TriangleTerms, b: TriangleTerms, directions: np.ndarray, shrink: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray]:
     """``(low, high)`` (R,) of the t at which triangle a (R rows of ``TriangleTerms``) meets triangle b moved by
     t·d; ``low > high`` where it never does (in floating point: a bracket to check). A pair that only slides over a
     plane of the difference (a face over a face it touches) does not meet: along the axes d runs parallel to, the
-    difference must reach more than ``shrink`` (R,) beyond the line on both sides.
+    difference must reach more than ``shrink`` (R,) beyond the line on both sides. (``difference_extents`` then
+    ``intervals_along``: a triangle pair measured along several directions needs the first once.)"""
+    return intervals_along(a, b, *difference_extents(a, b), directions, shrink)
+
+
+def difference_extents(a: TriangleTerms, b: TriangleTerms) -> tuple[np.ndarray, np.ndarray]:
+    """``(low, high)`` (R, 11): the extent of a ⊕ (−b) along each of its facets' axes, whatever the direction.
 
     The difference's facets are normal to a's plane, to b's, or to an edge of each: along each such axis m,
-    t·(m·d) must lie within [min m·a − max m·b, max m·a − min m·b]; t's interval is the intersection over the
-    11 axes. Along e_a × e_b, a's corners give e_b · (a × e_a) and b's −e_a · (b × e_b)."""
+    t·(m·d) must lie within [min m·a − max m·b, max m·a − min m·b]. Along e_a × e_b, a's corners give
+    e_b · (a × e_a) and b's −e_a · (b × e_b)."""
     on_a, off_a = dot_rows(a.on, b.edges), dot_rows(a.off, b.edges)  # (R, 3 edges of a, 3 edges of b)
     on_b, off_b = dot_rows(a.edges, b.on), dot_rows(a.edges, b.off)  # minus b's values
     b_along_a = dot_rows(a.normal[:, None], b.corners)[:, 0]  # (R, 3)
     a_along_b = dot_rows(b.normal[:, None], a.corners)[:, 0]
-    count = len(directions)
+    count = len(b_along_a)
     low = np.concatenate([(a.level - largest3(b_along_a))[:, None], (smallest3(a_along_b) - b.level)[:, None],
                           (np.minimum(on_a, off_a) + np.minimum(on_b, off_b)).reshape(count, 9)], axis=1)
     high = np.concatenate([(a.level - smallest3(b_along_a))[:, None], (largest3(a_along_b) - b.level)[:, None],
                            (np.maximum(on_a, off_a) + np.maximum(on_b, off_b)).reshape(count, 9)], axis=1)
+    return low, high
+
+
+def intervals_along(a: TriangleTerms | Axes, b: TriangleTerms | Axes, low: np.ndarray, high: np.ndarray,
+                    directions: np.ndarray, shrink: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``meeting_intervals`` from the pairs' ``difference_extents`` (R, 11): t's interval is the intersection over
+    the 11 axes of [low, high] / (m·d). Of ``a`` and ``b`` only the normals and edges are read (``Axes``)."""
+    count = len(directions)
     rate = np.concatenate([dot(a.normal, directions)[:, None], dot(b.normal, directions)[:, None],
                            dot_rows(cross(directions[:, None], a.edges), b.edges).reshape(count, 9)], axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -89,7 +114,7 @@ def meeting_intervals(a: TriangleTerms, b: TriangleTerms, directions: np.ndarray
     return starts.max(axis=1), ends.min(axis=1)
 
 
-def _axes(a: TriangleTerms, b: TriangleTerms, row: np.ndarray, axis: np.ndarray) -> np.ndarray:
+def _axes(a: TriangleTerms | Axes, b: TriangleTerms | Axes, row: np.ndarray, axis: np.ndarray) -> np.ndarray:
     """The difference's axes of the given rows (``meeting_intervals``' order: a's normal, b's, then e_a k × e_b l
     at 2 + 3k + l)."""
     edge = np.maximum(axis - 2, 0)
@@ -155,11 +180,12 @@ def pushout_gap_ends(requests: list[tuple[Solid, Solid, np.ndarray, float, float
 def _grouped_gap_ends(requests: list[tuple[Solid, Solid, np.ndarray, float, float]]) -> list[np.ndarray | None]:
     """``pushout_gap_ends`` of a group of pairs, their triangle pairs found and measured together: per direction,
     the triangles of each object whose boxes meet the other's box swept over [lower, reach], then the pairs of those
-    whose boxes meet so swept."""
+    whose boxes meet so swept. A triangle pair's ``difference_extents`` are found once for all its directions."""
     stack_a = StackedMeshes([a.mesh for a, *_rest in requests])
     stack_b = StackedMeshes([b.mesh for _a, b, *_rest in requests])
     counts = np.array([len(directions) for _a, _b, directions, *_rest in requests], dtype=np.int64)
     pair = np.repeat(np.arange(len(requests)), counts)  # a segment is one direction of one pair
+    first_segment = np.cumsum(counts) - counts
     directions = np.concatenate([directions for _a, _b, directions, *_rest in requests])
     lower = np.array([request[3] for request in requests])[pair]
     reach = np.array([request[4] for request in requests])[pair]
@@ -175,17 +201,25 @@ def _grouped_gap_ends(requests: list[tuple[Solid, Solid, np.ndarray, float, floa
     per_segment = np.bincount(seg_a, minlength=len(pair)) * np.bincount(seg_b, minlength=len(pair))
     rows = np.bincount(pair, weights=per_segment, minlength=len(requests))
     measured = rows <= GAP_ROWS
-    seg_a, tri_a = seg_a[measured[pair[seg_a]]], tri_a[measured[pair[seg_a]]]
-    seg_b, tri_b = seg_b[measured[pair[seg_b]]], tri_b[measured[pair[seg_b]]]
-    rows_a, rows_b, segment = _segment_pairs(seg_a, tri_a, seg_b, tri_b, len(pair))
+    # the triangle pairs touched along any direction of a measured pair (a stacked row belongs to one pair)
+    pair_a, tri_a = _any_direction(stack_a, tri_a[measured[pair[seg_a]]])
+    pair_b, tri_b = _any_direction(stack_b, tri_b[measured[pair[seg_b]]])
+    rows_a, rows_b, owner = _segment_pairs(pair_a, tri_a, pair_b, tri_b, len(requests))
     terms_a, terms_b = TriangleTerms.of(stack_a.corners), TriangleTerms.of(stack_b.corners)
     met_segment, met_low, met_high = [], [], []
-    for start in range(0, len(segment), CHUNK):
-        i, j, k = rows_a[start:start + CHUNK], rows_b[start:start + CHUNK], segment[start:start + CHUNK]
-        near = ((stack_a.lows[i] <= stack_b.highs[j] + sweep_high[k])
-                & (stack_b.lows[j] + sweep_low[k] <= stack_a.highs[i])).all(axis=1)
-        i, j, k = i[near], j[near], k[near]
-        low, high = meeting_intervals(terms_a.rows(i), terms_b.rows(j), directions[k], shrink[pair[k]])
+    for start in range(0, len(owner), CHUNK):
+        i, j = rows_a[start:start + CHUNK], rows_b[start:start + CHUNK]
+        # each triangle pair along each direction of its pair whose boxes meet so swept
+        here = owner[start:start + CHUNK]
+        row = np.repeat(np.arange(len(i)), counts[here])
+        k = np.repeat(first_segment[here] - (np.cumsum(counts[here]) - counts[here]), counts[here])
+        k += np.arange(len(row))
+        near = ((stack_a.lows[i[row]] <= stack_b.highs[j[row]] + sweep_high[k])
+                & (stack_b.lows[j[row]] + sweep_low[k] <= stack_a.highs[i[row]])).all(axis=1)
+        row, k = row[near], k[near]
+        low, high = difference_extents(terms_a.rows(i), terms_b.rows(j))
+        low, high = intervals_along(terms_a.axes_rows(i[row]), terms_b.axes_rows(j[row]), low[row], high[row],
+                                    directions[k], shrink[pair[k]])
         met = (low <= high) & (high >= lower[k]) & (low < reach[k])
         met_segment.append(k[met])
         met_low.append(low[met])
@@ -195,6 +229,14 @@ def _grouped_gap_ends(requests: list[tuple[Solid, Solid, np.ndarray, float, floa
                           lower, tolerance[pair], len(pair))
     ends[ends > (reach + tolerance[pair] + reach * 0.5**PUSHOUT_STEPS)[:, None]] = np.inf
     return [each if measured[k] else None for k, each in enumerate(np.split(ends, np.cumsum(counts)[:-1]))]
+
+
+def _any_direction(stack: StackedMeshes, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(pair, stacked triangle row) of the distinct ``rows``, in order (mesh k of the stack is pair k's)."""
+    used = np.zeros(len(stack.lows), dtype=bool)
+    used[rows] = True
+    rows = np.flatnonzero(used)
+    return np.searchsorted(stack.first, rows, side="right") - 1, rows
 
 
 def _touched(stack: StackedMeshes, pair: np.ndarray, low: np.ndarray, high: np.ndarray

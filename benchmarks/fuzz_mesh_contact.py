@@ -3,10 +3,10 @@ overlap volume and coal's distance.
 
     nice -n 19 .venv/core/bin/python benchmarks/fuzz_mesh_contact.py [--seed S] [--count N] [--family NAME] [--core DIR]
 
-Shapes (boxes, L-brackets, U-channels, UV spheres, tori, cups, blocks with a hole, two loose parts) are snapped to
-a dyadic grid, turned by right angles and placed at dyadic offsets, so every coordinate below is exact: a level of
-one shape's vertices exactly on a face level of the other (``level``), faces flush from outside or inside
-(``flush``), edges on edges (``edge``), a copy moved by nothing or one ulp (``ulp``), anywhere on the grid
+Shapes (boxes, L-brackets, U-channels, UV spheres, tori, cups, blocks with a hole, two loose parts, a hollow box)
+are snapped to a dyadic grid, turned by right angles and placed at dyadic offsets, so every coordinate below is
+exact: a level of one shape's vertices exactly on a face level of the other (``level``), faces flush from outside or
+inside (``flush``), edges on edges (``edge``), a copy moved by nothing or one ulp (``ulp``), anywhere on the grid
 (``snapped``). What each failure kind means: docs/performance.md, "What each benchmark measures".
 """
 
@@ -49,7 +49,7 @@ def _dyadic(rng: np.random.Generator, low: float, high: float) -> float:
 
 def random_shape(rng: np.random.Generator) -> TriangleMesh:
     """One of the shapes, sized 0.3-1.5, snapped to the grid, centred on a grid point and turned by right angles."""
-    kind = int(rng.integers(8))
+    kind = int(rng.integers(9))
     size = _dyadic(rng, 0.3, 1.5)
     if kind == 0:
         shape = box((0.0, 0.0, 0.0), (size, _dyadic(rng, 0.2, 1.2), _dyadic(rng, 0.2, 1.2)))
@@ -65,9 +65,13 @@ def random_shape(rng: np.random.Generator) -> TriangleMesh:
         shape = cup(size / 2, size, size / 8, int(rng.choice([8, 12])))
     elif kind == 6:
         shape = block_with_hole(size / 2, size / 5, size / 2, int(rng.choice([8, 12, 16])))
-    else:
+    elif kind == 7:
         shape = joined(box((0.0, 0.0, 0.0), (size / 2, size / 2, size / 2)),
                        box((size, size, 0.0), (1.5 * size, 1.5 * size, size / 2)))
+    else:  # a hollow box: its inner wall faces inward (a cavity)
+        inner = box((size / 8, size / 8, size / 8), (7 * size / 8, 7 * size / 8, 7 * size / 8))
+        shape = joined(box((0.0, 0.0, 0.0), (size, size, size)),
+                       TriangleMesh.from_arrays(inner.vertices, inner.triangles[:, ::-1]))
     vertices = np.round(shape.vertices / GRID) * GRID
     vertices -= np.round(vertices.mean(axis=0) / GRID) * GRID
     return TriangleMesh.from_arrays(vertices @ TURNS[int(rng.integers(len(TURNS)))].T, shape.triangles)
@@ -103,10 +107,11 @@ def random_case(rng: np.random.Generator, family: str) -> tuple[TriangleMesh, Tr
     return a, TriangleMesh.from_arrays(placed(rng, family, a, b), b.triangles)
 
 
-def failures(a: TriangleMesh, b: TriangleMesh) -> list[str]:
+def failures(a: TriangleMesh, b: TriangleMesh, statuses: Counter) -> list[str]:
     """What is wrong with the answer for A and B, against manifold3d's volume and coal's distance."""
     solid_a, solid_b = Solid(a), Solid(b)
     contact = collide_solids(solid_a, solid_b)
+    statuses[contact.status] += 1
     volume = manifold_overlap(a, b)[0]
     found = []
     if contact.status == "penetrating":
@@ -145,13 +150,13 @@ def main() -> None:
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     families = args.family or list(FAMILIES)
-    kinds, shown, checked = Counter(), Counter(), Counter()
+    kinds, shown, checked, statuses = Counter(), Counter(), Counter(), Counter()
     started = time.process_time()
     for case in range(args.count):
         family = families[case % len(families)]
         a, b = random_case(rng, family)
         try:
-            found = failures(a, b)
+            found = failures(a, b, statuses)
         except Exception as error:  # noqa: BLE001 (a crash is a finding too)
             found = [f"error {type(error).__name__}: {error}"]
         checked[family] += 1
@@ -160,7 +165,8 @@ def main() -> None:
             if shown[(family, kind)] < args.show:
                 shown[(family, kind)] += 1
                 print(f"case {case} ({family}): {kind}")
-    print(f"{sum(checked.values())} cases {dict(checked)}, CPU {time.process_time() - started:.1f} s")
+    print(f"{sum(checked.values())} cases {dict(checked)}, answers {dict(statuses)}, "
+          f"CPU {time.process_time() - started:.1f} s")
     for (family, kind), count in sorted(kinds.items()):
         print(f"  {family}: {kind}: {count}")
     if not kinds:

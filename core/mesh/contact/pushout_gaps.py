@@ -217,8 +217,10 @@ def _grouped_gap_ends(requests: list[tuple[Solid, Solid, np.ndarray, float, floa
         near = ((stack_a.lows[i[row]] <= stack_b.highs[j[row]] + sweep_high[k])
                 & (stack_b.lows[j[row]] + sweep_low[k] <= stack_a.highs[i[row]])).all(axis=1)
         row, k = row[near], k[near]
-        low, high = difference_extents(terms_a.rows(i), terms_b.rows(j))
-        low, high = intervals_along(terms_a.axes_rows(i[row]), terms_b.axes_rows(j[row]), low[row], high[row],
+        used = np.bincount(row, minlength=len(i)) > 0  # the extents of the triangle pairs near along some direction
+        place = np.cumsum(used)[row] - 1
+        low, high = difference_extents(terms_a.rows(i[used]), terms_b.rows(j[used]))
+        low, high = intervals_along(terms_a.axes_rows(i[row]), terms_b.axes_rows(j[row]), low[place], high[place],
                                     directions[k], shrink[pair[k]])
         met = (low <= high) & (high >= lower[k]) & (low < reach[k])
         met_segment.append(k[met])

@@ -15,7 +15,8 @@ from numpy.typing import ArrayLike
 from ..validation import as_points
 from ..vector.arrays import largest3, smallest3
 from .bvh import TriangleBVH, leaf_triangles
-from .stacked import StackedMeshes, pairings
+from .row_groups import RowGroups
+from .stacked import StackedMeshes
 from .topology import bounds_volume
 from .triangle_intersection import all_same, canonical_edges, edge_orientations, plane_sides
 from .trimesh import TriangleMesh
@@ -54,13 +55,15 @@ def crossing_windings(mesh: TriangleMesh, points: np.ndarray, points_move: bool 
     return windings
 
 
-def stacked_crossing_windings(meshes: list[TriangleMesh], points: np.ndarray, owners: np.ndarray) -> np.ndarray:
+def stacked_crossing_windings(meshes: list[TriangleMesh] | StackedMeshes, points: np.ndarray,
+                              owners: np.ndarray) -> np.ndarray:
     """(P,) ``crossing_windings(meshes[owners[p]], points[p])`` for many small closed meshes at once (no trees:
-    every triangle of a point's mesh is tested against its ray, all points' in one pass), the same integers."""
+    every triangle of a point's mesh is tested against its ray, all points' in one pass), the same integers.
+    ``meshes`` may be their ``StackedMeshes``, shared by several calls."""
     points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     owners = np.asarray(owners, dtype=np.int64)
     windings = np.zeros(len(points), dtype=np.int64)
-    stack = StackedMeshes(meshes)
+    stack = meshes if isinstance(meshes, StackedMeshes) else StackedMeshes(meshes)
     lows, highs = stack.vertex_boxes
     in_box = ((points >= lows[owners]) & (points <= highs[owners])).all(axis=1)
     near = np.flatnonzero(in_box & (stack.counts[owners] > 0))
@@ -70,8 +73,10 @@ def stacked_crossing_windings(meshes: list[TriangleMesh], points: np.ndarray, ow
                                     (highs - lows).max(axis=1))
     lengths = _ray_length(lows, highs)
     mesh_of = owners[near]
-    point, _one, triangle, _starts = pairings(np.ones(len(near), dtype=np.int64), stack.counts[mesh_of])
-    rows = stack.first[mesh_of[point]] + triangle
+    groups = RowGroups(stack)  # rays tested against boxes of a few dozen triangles first
+    point, group = groups.pairs(mesh_of)
+    meets = _ray_meets(points[near][point], groups.lows[group], groups.highs[group], slacks[mesh_of[point]][:, None])
+    point, rows = groups.rows(point[meets], group[meets])
     meets = _ray_meets(points[near][point], stack.lows[rows], stack.highs[rows], slacks[mesh_of[point]][:, None])
     point, rows = point[meets], rows[meets]
     start = points[near][point]

@@ -8,11 +8,13 @@ closest triangle pairs the one with the smallest indices is kept, as ``mesh_dist
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 
 import numpy as np
 
 from .bvh import BOUND_SLACK, box_distance_sq, point_box_distance_sq
 from .distance import MeshDistance, mesh_distance
+from .row_groups import RowGroups
 from .stacked import StackedMeshes, pairings, segment_firsts
 from .triangle_distance import point_triangle_closest, separation_lower_bound, triangle_pair_distance
 from .trimesh import TriangleMesh
@@ -27,26 +29,75 @@ ROUNDING = 1e-13
 
 
 def mesh_distances(pairs: Sequence[tuple[TriangleMesh, TriangleMesh]],
-                   upper_bounds: Sequence[float | None] | None = None) -> list[MeshDistance]:
+                   upper_bounds: Sequence[float | None] | None = None,
+                   offsets: np.ndarray | None = None) -> list[MeshDistance]:
     """``mesh_distance(a, b, upper_bound=u)`` of every pair ``(a, b)`` with its upper bound (only a hint that prunes
-    the search, as there); pairs of small meshes are measured together in stacked passes, others down their trees."""
+    the search, as there); pairs of small meshes are measured together in stacked passes, others down their trees.
+    ``offsets`` (N, 3): each pair's B measured moved by its offset, as ``Solid.translated`` moves it (the same
+    numbers), without a moved mesh for each small pair."""
     hints = np.array([np.inf if upper_bounds is None or upper_bounds[k] is None else float(upper_bounds[k])
                       for k in range(len(pairs))])
+    offsets = None if offsets is None else np.asarray(offsets, dtype=np.float64).reshape(-1, 3)
     sizes = [len(a.triangles) * len(b.triangles) for a, b in pairs]
     answers: list = [None] * len(pairs)
     small = [k for k, size in enumerate(sizes) if 0 < size <= STACKED_TRIANGLE_PAIRS]
     for block in _blocks(small, [sizes[k] for k in small]):
-        found = _stacked_distances([pairs[k] for k in block], hints[block])
-        for k, distance in zip(block, found):
+        side_a = StackedMeshes([pairs[k][0] for k in block])
+        side_b = StackedMeshes([pairs[k][1] for k in block]) if offsets is None else \
+            MovedMeshes([pairs[k][1] for k in block], offsets[block])
+        for k, distance in zip(block, _stacked_distances(side_a, side_b, hints[block])):
             answers[k] = distance
     for k, answer in enumerate(answers):
         if answer is None:
-            answers[k] = mesh_distance(*pairs[k], upper_bound=None if np.isinf(hints[k]) else hints[k])
+            a, b = pairs[k]
+            if offsets is not None:
+                b = TriangleMesh.from_arrays(moved_vertices(b.vertices, offsets[k]), b.triangles)
+            answers[k] = mesh_distance(a, b, upper_bound=None if np.isinf(hints[k]) else hints[k])
     return answers
+
+
+def moved_vertices(vertices: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """``vertices`` moved by ``offsets`` as ``Solid.translated`` moves them (``vertices @ identity + offset``: the
+    product turns -0.0 into 0.0, the rest is exact)."""
+    return (vertices + 0.0) + offsets
+
+
+class MovedMeshes(StackedMeshes):
+    """``StackedMeshes`` of the meshes moved by ``offsets`` (n, 3), one each: their vertices, corners, boxes and
+    scales those of the moved meshes ``Solid.translated`` makes, bit for bit, without making them."""
+
+    def __init__(self, meshes: Sequence[TriangleMesh], offsets: np.ndarray):
+        super().__init__(meshes)
+        self.offsets = np.asarray(offsets, dtype=np.float64).reshape(-1, 3)
+
+    @cached_property
+    def vertices(self) -> np.ndarray:
+        return moved_vertices(np.concatenate([mesh.vertices for mesh in self.meshes]).reshape(-1, 3),
+                              self.offsets[self.vertex_owner])
+
+    @cached_property
+    def corners(self) -> np.ndarray:
+        return self.vertices[self.ids]
+
+    @cached_property
+    def lows(self) -> np.ndarray:
+        c = self.corners
+        return np.minimum(np.minimum(c[:, 0], c[:, 1]), c[:, 2])
+
+    @cached_property
+    def highs(self) -> np.ndarray:
+        c = self.corners
+        return np.maximum(np.maximum(c[:, 0], c[:, 1]), c[:, 2])
+
+    @cached_property
+    def scales(self) -> np.ndarray:
+        return np.maximum.reduceat(np.abs(self.vertices).max(axis=1), self.vertex_starts[:-1])
 
 
 def _blocks(items: list[int], sizes: list[int]) -> list[list[int]]:
     """``items`` in runs whose sizes add up to at most ``BLOCK_ROWS`` (a larger item alone)."""
+    if sum(sizes) <= BLOCK_ROWS:
+        return [items] if items else []
     blocks, current, total = [], [], 0
     for item, size in zip(items, sizes):
         if current and total + size > BLOCK_ROWS:
@@ -57,40 +108,63 @@ def _blocks(items: list[int], sizes: list[int]) -> list[list[int]]:
     return blocks + [current] if current else blocks
 
 
-def _stacked_distances(pairs: list[tuple[TriangleMesh, TriangleMesh]], hints: np.ndarray) -> list[MeshDistance]:
-    """The closest triangle pair of every pair, all pairs' triangle pairs in one pass."""
-    side_a, side_b = StackedMeshes([a for a, _b in pairs]), StackedMeshes([b for _a, b in pairs])
-    owner, i, j, _starts = pairings(side_a.counts, side_b.counts)
-    rows_a, rows_b = side_a.first[owner] + i, side_b.first[owner] + j
-    gap_sq = box_distance_sq(side_a.lows[rows_a], side_a.highs[rows_a], side_b.lows[rows_b], side_b.highs[rows_b])
+def _stacked_distances(side_a: StackedMeshes, side_b: StackedMeshes, hints: np.ndarray) -> list[MeshDistance]:
+    """The closest triangle pair of every pair (mesh k of ``side_a``, mesh k of ``side_b``), all in a few passes.
+
+    Only triangles whose boxes come within a pair's bound of the other mesh's box are paired (rounding is monotone:
+    a triangle farther from the box is farther from each of its triangles). The bound is the exact distance of one
+    triangle pair (each side's triangle with the box nearest the other mesh's box), or the hint when smaller: which
+    bound a search starts from only prunes, the closest pair it finds is the same."""
+    count = len(hints)
     margin = ROUNDING * np.maximum(side_a.scales, side_b.scales)
-    # An upper bound per pair: the exact distance of its triangle pair with the closest boxes.
-    first = segment_firsts(gap_sq, owner, len(pairs))
-    upper, _point_a, _point_b = triangle_pair_distance(side_a.corners[rows_a[first]], side_b.corners[rows_b[first]])
+    near_a = _box_gaps_sq(side_a, side_b)
+    near_b = _box_gaps_sq(side_b, side_a)
+    probe_a, probe_b = segment_firsts(near_a, side_a.owner, count), segment_firsts(near_b, side_b.owner, count)
+    upper = triangle_pair_distance(side_a.corners[probe_a], side_b.corners[probe_b])[0]
     bound = np.minimum(upper, hints)
-    found = _closest_within(side_a, side_b, owner, rows_a, rows_b, gap_sq, margin, bound)
-    distance = found[0]
-    redo = np.flatnonzero(~(distance <= bound))  # nothing within the hint: every pair within the exact bound
+    every = np.arange(count)
+    found = _closest_within(side_a, side_b, near_a, near_b, every, margin, bound)
+    redo = np.flatnonzero(~(found[0] <= bound))  # nothing within the hint: every pair within the exact bound
     if len(redo):
-        bound[redo] = upper[redo]
-        again = np.isin(owner, redo)
-        refound = _closest_within(side_a, side_b, owner[again], rows_a[again], rows_b[again], gap_sq[again],
-                                  margin, bound)
+        refound = _closest_within(side_a, side_b, near_a, near_b, redo, margin, upper)
         for column, values in zip(found, refound):
             column[redo] = values[redo]
     distance, point_a, point_b, row_a, row_b = found
     return [MeshDistance(float(distance[k]), point_a[k].copy(), point_b[k].copy(),
-                         int(row_a[k] - side_a.first[k]), int(row_b[k] - side_b.first[k])) for k in range(len(pairs))]
+                         int(row_a[k] - side_a.first[k]), int(row_b[k] - side_b.first[k])) for k in range(count)]
 
 
-def _closest_within(side_a: StackedMeshes, side_b: StackedMeshes, owner: np.ndarray, rows_a: np.ndarray, rows_b: np.ndarray,
-                    gap_sq: np.ndarray, margin: np.ndarray, bound: np.ndarray):
-    """Per pair, the closest of its triangle pairs (rows ``owner``, ``rows_a``, ``rows_b``, box gaps ``gap_sq``) whose
-    lower bounds do not exceed its ``bound``: (distance, point_a, point_b, row_a, row_b) columns, distance inf where
-    none is left."""
+def _box_gaps_sq(side: StackedMeshes, other: StackedMeshes) -> np.ndarray:
+    """(M,) squared distance of each row's box to the box of the other mesh of its pair (``other``'s mesh of the same
+    index): a lower bound on the row's box distance to each triangle of that mesh, as ``box_distance_sq`` rounds it."""
+    low, high = other.triangle_box
+    return box_distance_sq(side.lows, side.highs, low[side.owner], high[side.owner])
+
+
+def _near_rows(side: StackedMeshes, gaps_sq: np.ndarray, limit_sq: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """Rows of ``side``'s meshes ``pairs`` (sorted) whose ``gaps_sq`` are within their pair's ``limit_sq``, in order."""
+    chosen = np.zeros(len(limit_sq), dtype=bool)
+    chosen[pairs] = True
+    owner = side.owner
+    return np.flatnonzero(chosen[owner] & (gaps_sq <= limit_sq[owner]))
+
+
+def _closest_within(side_a: StackedMeshes, side_b: StackedMeshes, near_a: np.ndarray, near_b: np.ndarray,
+                    pairs: np.ndarray, margin: np.ndarray, bound: np.ndarray):
+    """Per pair of ``pairs``, the closest of its triangle pairs whose lower bounds do not exceed its ``bound``:
+    (distance, point_a, point_b, row_a, row_b) columns over all pairs, distance inf where none is left (and for
+    pairs not asked). ``near_a``, ``near_b``: each side's rows' ``_box_gaps_sq``."""
     count = len(bound)
     reach = bound + margin
-    keep = np.flatnonzero(gap_sq <= (reach * reach * (1.0 + BOUND_SLACK))[owner])
+    limit_sq = reach * reach * (1.0 + BOUND_SLACK)
+    rows_a, rows_b = _near_rows(side_a, near_a, limit_sq, pairs), _near_rows(side_b, near_b, limit_sq, pairs)
+    counts_a = np.bincount(side_a.owner[rows_a], minlength=count)
+    counts_b = np.bincount(side_b.owner[rows_b], minlength=count)
+    owner, i, j, _starts = pairings(counts_a, counts_b)
+    rows_a = rows_a[(np.cumsum(counts_a) - counts_a)[owner] + i]
+    rows_b = rows_b[(np.cumsum(counts_b) - counts_b)[owner] + j]
+    gap_sq = box_distance_sq(side_a.lows[rows_a], side_a.highs[rows_a], side_b.lows[rows_b], side_b.highs[rows_b])
+    keep = np.flatnonzero(gap_sq <= limit_sq[owner])
     owner, rows_a, rows_b = owner[keep], rows_a[keep], rows_b[keep]
     corners_a, corners_b = side_a.corners[rows_a], side_b.corners[rows_b]
     gap = separation_lower_bound(corners_a, corners_b, side_a.unit_normals[rows_a], side_b.unit_normals[rows_b],
@@ -117,29 +191,39 @@ def _closest_within(side_a: StackedMeshes, side_b: StackedMeshes, owner: np.ndar
     return columns
 
 
-def nearest_distances(meshes: Sequence[TriangleMesh], points: np.ndarray, owners: np.ndarray) -> np.ndarray:
+def nearest_distances(meshes: Sequence[TriangleMesh] | StackedMeshes, points: np.ndarray,
+                      owners: np.ndarray) -> np.ndarray:
     """(P,) distance of each of the (P, 3) ``points`` to the surface of ``meshes[owners[p]]`` (small meshes, none
-    empty): ``nearest_on_surface``'s distances, the same numbers."""
+    empty; or their ``StackedMeshes``, shared by several calls): ``nearest_on_surface``'s distances, the same
+    numbers."""
     points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     owners = np.asarray(owners, dtype=np.int64)
     distances = np.empty(len(points))
-    stack = StackedMeshes(meshes)
+    stack = meshes if isinstance(meshes, StackedMeshes) else StackedMeshes(meshes)
+    groups = RowGroups(stack)
     counts = stack.counts[owners]
     for block in _blocks(list(range(len(points))), counts.tolist()):
         block = np.asarray(block, dtype=np.int64)
-        distances[block] = _stacked_nearest(stack, points[block], owners[block])
+        distances[block] = _stacked_nearest(stack, groups, points[block], owners[block])
     return distances
 
 
-def _stacked_nearest(stack: StackedMeshes, points: np.ndarray, owners: np.ndarray) -> np.ndarray:
-    point, _one, t, _starts = pairings(np.ones(len(points), dtype=np.int64), stack.counts[owners])
-    rows = stack.first[owners[point]] + t
+def _stacked_nearest(stack: StackedMeshes, groups: RowGroups, points: np.ndarray, owners: np.ndarray) -> np.ndarray:
+    """The distances, the triangles' boxes tested a group at a time (``row_groups``). The upper bound a point starts
+    from (any triangle's exact distance) only prunes: the least distance, the answer, is the same number."""
+    count = len(points)
+    query, group = groups.pairs(owners)
+    group_gap_sq = point_box_distance_sq(points[query], groups.lows[group], groups.highs[group])
+    # An upper bound per point: its exact distance to the triangle with the closest box of the closest group.
+    point, rows = groups.rows(np.arange(count), group[segment_firsts(group_gap_sq, query, count)])
     gap_sq = point_box_distance_sq(points[point], stack.lows[rows], stack.highs[rows])
-    # An upper bound per point: its exact distance to the triangle with the closest box.
-    first = segment_firsts(gap_sq, point, len(points))
-    upper, _closest = point_triangle_closest(points, stack.corners[rows[first]])
+    upper, _closest = point_triangle_closest(points, stack.corners[rows[segment_firsts(gap_sq, point, count)]])
     reach = upper + ROUNDING * np.maximum(stack.scales[owners], np.abs(points).max(axis=1))
-    keep = np.flatnonzero(gap_sq <= (reach * reach * (1.0 + BOUND_SLACK))[point])
+    limit_sq = reach * reach * (1.0 + BOUND_SLACK)
+    near = group_gap_sq <= limit_sq[query]
+    point, rows = groups.rows(query[near], group[near])
+    keep = np.flatnonzero(point_box_distance_sq(points[point], stack.lows[rows], stack.highs[rows])
+                          <= limit_sq[point])
     distance, _closest = point_triangle_closest(points[point[keep]], stack.corners[rows[keep]])
-    best = segment_firsts(distance, point[keep], len(points))
+    best = segment_firsts(distance, point[keep], count)
     return np.minimum(upper, np.where(best >= 0, distance[best], np.inf))

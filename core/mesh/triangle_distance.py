@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..vector.arrays import NEXT_CORNER, dot, largest3, smallest3
+from ..vector.arrays import NEXT_CORNER, cross, dot, largest3, smallest3
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -92,17 +92,19 @@ def point_triangle_closest(points: np.ndarray, tri: np.ndarray) -> tuple[np.ndar
     return np.sqrt(distance_sq), closest
 
 
-def _edge_crossings(tri_a: np.ndarray, tri_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where the edges of A (K, 3, 3) pass through triangles B (K, 3, 3): points (K, 3, 3), found (K, 3)."""
+def _edge_crossings(tri_a: np.ndarray, tri_b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where the edges of A (K, 3, 3) pass through triangles B (K, 3, 3): (pair, edge) indices of the crossings
+    found and their points (C, 3); only the edges whose ends lie on both sides of B's plane are followed."""
     starts, ends = _edges(tri_a)
-    normal = np.cross(tri_b[:, 1] - tri_b[:, 0], tri_b[:, 2] - tri_b[:, 0])[:, None, :]
-    h0 = dot(starts - tri_b[:, :1], normal)
-    h1 = dot(ends - tri_b[:, :1], normal)
-    crossing = ((h0 < 0.0) & (h1 > 0.0)) | ((h0 > 0.0) & (h1 < 0.0))
-    fraction = np.where(crossing, h0 / np.where(crossing, h0 - h1, 1.0), 0.0)
-    points = starts + fraction[..., None] * (ends - starts)
-    _, inside = _barycentric_inside(points, tri_b[:, None])
-    return points, crossing & inside
+    normal = cross(tri_b[:, 1] - tri_b[:, 0], tri_b[:, 2] - tri_b[:, 0])[:, None, :]
+    h0 = dot(starts - tri_b[:, :1], normal)  # each corner's height over B's plane: an edge's start and end
+    h1 = h0[:, NEXT_CORNER]
+    pair, edge = np.nonzero(((h0 < 0.0) & (h1 > 0.0)) | ((h0 > 0.0) & (h1 < 0.0)))
+    low, high = h0[pair, edge], h1[pair, edge]
+    start, end = starts[pair, edge], ends[pair, edge]
+    points = start + (low / (low - high))[:, None] * (end - start)
+    _, inside = _barycentric_inside(points, tri_b[pair])
+    return pair[inside], edge[inside], points[inside]
 
 
 def _vertex_candidates(tri_a: np.ndarray, tri_b: np.ndarray):
@@ -125,11 +127,14 @@ def _segment_candidates(tri_a: np.ndarray, tri_b: np.ndarray):
 
 
 def _crossing_candidates(tri_a: np.ndarray, tri_b: np.ndarray):
-    """Edges of either triangle through the other: distance 0 at the crossing point (K, 6), else inf."""
-    points_ab, found_ab = _edge_crossings(tri_a, tri_b)
-    points_ba, found_ba = _edge_crossings(tri_b, tri_a)
-    points = np.concatenate([points_ab, points_ba], axis=1)
-    return np.where(np.concatenate([found_ab, found_ba], axis=1), 0.0, np.inf), points, points
+    """Edges of either triangle through the other: distance 0 at the crossing point (K, 6), else inf (the point
+    there is left 0: never the closest, a segment pair always being finite)."""
+    distance_sq, points = np.full((len(tri_a), 6), np.inf), np.zeros((len(tri_a), 6, 3))
+    for first, (one, other) in ((0, (tri_a, tri_b)), (3, (tri_b, tri_a))):
+        pair, edge, found = _edge_crossings(one, other)
+        distance_sq[pair, first + edge] = 0.0
+        points[pair, first + edge] = found
+    return distance_sq, points, points
 
 
 def _swap(candidates):
@@ -149,18 +154,16 @@ def triangle_pair_distance(tri_a: np.ndarray, tri_b: np.ndarray, *,
     """
     tri_a = np.asarray(tri_a, dtype=float).reshape(-1, 3, 3)
     tri_b = np.asarray(tri_b, dtype=float).reshape(-1, 3, 3)
-    groups = [
-        _vertex_candidates(tri_a, tri_b),
-        _swap(_vertex_candidates(tri_b, tri_a)),
-        _segment_candidates(tri_a, tri_b),
-    ]
+    distance_sq, point_a, point_b = _closest_of(*_vertex_candidates(tri_a, tri_b))
+    groups = [_swap(_vertex_candidates(tri_b, tri_a)), _segment_candidates(tri_a, tri_b)]
     if not apart:
         groups.append(_crossing_candidates(tri_a, tri_b))
-    distance_sq, point_a, point_b = (np.concatenate(parts, axis=1) for parts in zip(*groups))
-    distance_sq, point_a, point_b = _closest_of(distance_sq, point_a, point_b)
+    for group in groups:  # the first of the least, as one argmin over all the candidates in this order finds it
+        closer = _closest_of(*group)
+        better = np.flatnonzero(closer[0] < distance_sq)
+        for kept, new in zip((distance_sq, point_a, point_b), closer):
+            kept[better] = new[better]
     return np.sqrt(distance_sq), point_a, point_b
-
-
 
 
 def _interval_gap(axis: np.ndarray, tri_a: np.ndarray, tri_b: np.ndarray) -> np.ndarray:

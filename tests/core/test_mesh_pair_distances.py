@@ -23,7 +23,7 @@ from core.mesh.contact.volumes import pair_volumes
 from core.mesh.distance import mesh_distance, nearest_on_surface
 from core.mesh.inside import crossing_windings, stacked_crossing_windings
 from core.mesh.pair_distances import mesh_distances, nearest_distances
-from mesh_fixtures import coal_distance
+from mesh_fixtures import coal_distance, coal_surface_distance, torus, uv_sphere
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from kitbash_scene import roof  # noqa: E402  (needs the path above)
@@ -148,6 +148,7 @@ def test_clash_answers_are_the_same_as_down_the_trees_and_pair_by_pair(monkeypat
     together = [contact for contact, _start in mesh_pairs_together(pairs, options)]
     monkeypatch.setattr(pair_distances_module, "STACKED_TRIANGLE_PAIRS", 0)
     monkeypatch.setattr(pushout_module, "STACKED_TRIANGLE_PAIRS", 0)
+    monkeypatch.setattr(pushout_module, "STACKED_TRIANGLES", 0)
     trees = [mesh_pair(a, b, option)[0] for (a, b), option in zip(pairs, options)]
     statuses = set()
     for answer, lockstep, alone in zip(answers, together, trees):
@@ -176,3 +177,78 @@ def test_push_out_witnesses_are_the_closest_points_of_the_moved_pair():
         if closest.distance > 0.0:
             assert (point_a == 0.5 * (closest.point_a + closest.point_b)).all()
         np.testing.assert_allclose(point_a - point_b, depth * normal, rtol=0.0, atol=1e-15)
+
+
+def test_pairs_measured_with_b_moved_are_the_translated_solids():
+    """``offsets``: each pair's B measured as ``Solid.translated`` moves it, to the bit (distance, triangles, points),
+    with the same hints; offsets along the axes (zero components) and a part with coordinates of -0.0 among them."""
+    solids = roof_solids(7)
+    corner = TriangleMesh.from_arrays(solids[0].mesh.vertices - solids[0].mesh.vertices.min(axis=0) * [1, 1, 0],
+                                      solids[0].mesh.triangles)
+    vertices = np.array(corner.vertices)
+    vertices[vertices == 0.0] = -0.0
+    solids.append(Solid(TriangleMesh.from_arrays(vertices, corner.triangles)))
+    pairs = [(solids[i], solids[j]) for i, j in candidate_pairs(solids, 0.05)] + [(solids[-1], solids[0])]
+    rng = np.random.default_rng(7)
+    axes = np.vstack([np.eye(3), -np.eye(3)])
+    offsets = np.array([axes[k % 6] * rng.uniform(0.0, 0.03) if k % 2 else rng.normal(size=3) * 0.02
+                        for k in range(len(pairs))])
+    hints = [None if k % 3 == 0 else float(rng.uniform(0.0, 0.01)) for k in range(len(pairs))]
+    found = mesh_distances([(a.mesh, b.mesh) for a, b in pairs], hints, offsets)
+    translated = [b.translated(offset).mesh for (_a, b), offset in zip(pairs, offsets)]
+    expected = mesh_distances([(a.mesh, moved) for (a, _b), moved in zip(pairs, translated)], hints)
+    touching = 0
+    for (a, _b), moved, moved_pair, alone in zip(pairs, translated, found, expected):
+        assert (moved_pair.distance, moved_pair.triangle_a, moved_pair.triangle_b) == (
+            alone.distance, alone.triangle_a, alone.triangle_b)
+        assert moved_pair.point_a.tobytes() == alone.point_a.tobytes()
+        assert moved_pair.point_b.tobytes() == alone.point_b.tobytes()
+        assert moved_pair.distance == mesh_distance(a.mesh, moved).distance
+        assert moved_pair.distance == pytest.approx(coal_distance(a.mesh, moved), abs=1e-9)
+        touching += moved_pair.distance == 0.0
+    assert 0 < touching < len(pairs)
+
+
+def test_nearest_distances_and_windings_of_meshes_of_many_triangle_groups():
+    """Meshes of hundreds to thousands of triangles (their triangles' boxes tested a group at a time): the same
+    distances and winding numbers as each mesh's own tree, points inside, outside, on vertices and far away; the
+    distances coal's."""
+    meshes = [uv_sphere(1.0, 26, 40), torus(0.35, 0.12, 24, 12), uv_sphere(0.5, 10, 12),
+              torus(2.0, 0.5, 48, 20)]
+    solids = [Solid(mesh) for mesh in meshes]
+    rng = np.random.default_rng(8)
+    owners = rng.integers(0, len(meshes), 2000)
+    points = rng.normal(size=(2000, 3)) * rng.choice([0.2, 0.6, 1.5, 6.0], size=(2000, 1))
+    on = rng.integers(0, 2000, 100)
+    points[on] = [meshes[k].vertices[rng.integers(len(meshes[k].vertices))] for k in owners[on]]
+    distances = nearest_distances(meshes, points, owners)
+    windings = stacked_crossing_windings(meshes, points, owners)
+    assert 0 < (windings > 0).sum() < len(points)
+    for k, (mesh, solid) in enumerate(zip(meshes, solids)):
+        mine = np.flatnonzero(owners == k)
+        assert (distances[mine] == nearest_on_surface(mesh, points[mine], bvh=solid.bvh)[0]).all()
+        assert (windings[mine] == crossing_windings(mesh, points[mine], bvh=solid.bvh)).all()
+        for p in mine[:5]:
+            assert distances[p] == pytest.approx(coal_surface_distance(points[p], mesh), abs=1e-9)
+
+
+def test_common_balls_of_pairs_too_large_to_pair_every_triangle_are_common_ball():
+    """Spheres and tori of hundreds to two thousand triangles overlapping (more triangle pairs than the stacked
+    distances take, few enough triangles for the balls' stacked passes): each pair's ``common_ball``, to the bit."""
+    shapes = [uv_sphere(0.5, 26, 40), torus(0.35, 0.12, 24, 12), uv_sphere(0.4, 10, 12)]
+    rng = np.random.default_rng(9)
+    requests = []
+    for k in range(12):
+        a = Solid(shapes[k % 3])
+        b = Solid(TriangleMesh.from_arrays(shapes[(k + 1) % 3].vertices + rng.normal(size=3) * 0.25,
+                                           shapes[(k + 1) % 3].triangles))
+        requests.append((a, b, None if k % 4 == 0 else rng.normal(size=3) * 0.05))
+    assert any(len(a.mesh.triangles) * len(b.mesh.triangles) > pair_distances_module.STACKED_TRIANGLE_PAIRS
+               for a, b, _centroid in requests)
+    balls = common_balls(requests)
+    assert sum(ball is not None for ball in balls) >= 6
+    for request, ball in zip(requests, balls):
+        alone = common_ball(*request)
+        assert (ball is None) == (alone is None)
+        if ball is not None:
+            assert (ball[0] == alone[0]).all() and ball[1] == alone[1]

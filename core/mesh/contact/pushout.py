@@ -9,7 +9,7 @@ import numpy as np
 
 from ..distance import mesh_distance, nearest_on_surface
 from ..inside import stacked_crossing_windings
-from ..stacked import segment_firsts
+from ..stacked import STACKED_TRIANGLES, StackedMeshes, segment_firsts
 from ..pair_distances import STACKED_TRIANGLE_PAIRS, mesh_distances, nearest_distances
 from ..solid import Solid
 from .containment import indices_in_box, points_inside, strided_sample
@@ -48,17 +48,19 @@ def pushout_witnesses(a: Solid, b: Solid, depth: float, normal: np.ndarray, tole
 def pushout_witnesses_many(requests: list[tuple[Solid, Solid, float, np.ndarray, float]]
                            ) -> list[tuple[np.ndarray, np.ndarray]]:
     """``pushout_witnesses`` of every ``(a, b, depth, normal, tolerance)``: small pairs' closest points found together
-    (``pair_distances.mesh_distances``), larger ones down their triangle trees."""
+    (``pair_distances.mesh_distances``, B moved by its offset there), larger ones down their triangle trees."""
     offsets = [depth * np.asarray(normal, dtype=np.float64) for _a, _b, depth, normal, _tolerance in requests]
-    moved = [b.translated(offset) for (_a, b, *_rest), offset in zip(requests, offsets)]
     bounds = [max(depth * WITNESS_SEARCH, tolerance) for _a, _b, depth, _normal, tolerance in requests]
-    small = [k for k, (a, *_rest) in enumerate(requests) if stacked_pair(a, moved[k])]
-    found = dict(zip(small, mesh_distances([(requests[k][0].mesh, moved[k].mesh) for k in small],
-                                           [bounds[k] for k in small])))
+    small = [k for k, (a, b, *_rest) in enumerate(requests) if stacked_pair(a, b)]
+    found = dict(zip(small, mesh_distances([(requests[k][0].mesh, requests[k][1].mesh) for k in small],
+                                           [bounds[k] for k in small], np.array([offsets[k] for k in small]))))
     answers = []
-    for k, (a, *_rest) in enumerate(requests):
-        closest = found[k] if k in found else mesh_distance(a.mesh, moved[k].mesh, bvh_a=a.bvh, bvh_b=moved[k].bvh,
-                                                            upper_bound=bounds[k])
+    for k, (a, b, *_rest) in enumerate(requests):
+        if k in found:
+            closest = found[k]
+        else:
+            moved = b.translated(offsets[k])
+            closest = mesh_distance(a.mesh, moved.mesh, bvh_a=a.bvh, bvh_b=moved.bvh, upper_bound=bounds[k])
         middle = 0.5 * (closest.point_a + closest.point_b)
         answers.append((middle, middle - offsets[k]))
     return answers
@@ -233,14 +235,15 @@ def common_ball(a: Solid, b: Solid, centroid: np.ndarray | None) -> tuple[np.nda
 
 
 def common_balls(requests: list[tuple[Solid, Solid, np.ndarray | None]]) -> list[tuple[np.ndarray, float] | None]:
-    """``common_ball`` of every ``(a, b, centroid)``: the small pairs' ball centres, their winding numbers and their
-    distances to the surfaces found for all of them together, a few stacked passes in all
-    (``inside.stacked_crossing_windings``, ``pair_distances.nearest_distances``); larger pairs one by one. The same
+    """``common_ball`` of every ``(a, b, centroid)``: the ball centres of closed pairs of meshes short of sculpts
+    (``stacked.STACKED_TRIANGLES``), their winding numbers and their distances to the surfaces found for all of them
+    together, a few stacked passes in all (``inside.stacked_crossing_windings``, ``pair_distances.nearest_distances``,
+    triangles screened a group at a time); larger pairs one by one down their trees. The same
     balls: each number is computed as ``common_ball`` computes it."""
     answers: list = [None] * len(requests)
     small = []
     for k, (a, b, centroid) in enumerate(requests):
-        if a.closed and b.closed and stacked_pair(a, b):
+        if a.closed and b.closed and max(len(a.mesh.triangles), len(b.mesh.triangles)) <= STACKED_TRIANGLES:
             small.append(k)
         else:
             answers[k] = common_ball(a, b, centroid)
@@ -252,7 +255,7 @@ def common_balls(requests: list[tuple[Solid, Solid, np.ndarray | None]]) -> list
 
 def _stacked_balls(requests: list[tuple[Solid, Solid, np.ndarray | None]]) -> list[tuple[np.ndarray, float] | None]:
     """``common_ball`` of closed pairs of small meshes, stacked: meshes ``2k`` and ``2k + 1`` are pair k's A and B."""
-    meshes = [solid.mesh for a, b, _centroid in requests for solid in (a, b)]
+    meshes = StackedMeshes([solid.mesh for a, b, _centroid in requests for solid in (a, b)])
     count = len(requests)
     pairs, points = [], []
     with_centroid = [k for k, (_a, _b, centroid) in enumerate(requests) if centroid is not None]
@@ -275,10 +278,11 @@ def _stacked_balls(requests: list[tuple[Solid, Solid, np.ndarray | None]]) -> li
     return [None if row < 0 else (centres[row].copy(), float(radius[row])) for row in best.tolist()]
 
 
-def _stacked_inward_centres(inners: list[Solid], outers: list[Solid], meshes: list, inner_slot: int
+def _stacked_inward_centres(inners: list[Solid], outers: list[Solid], meshes: StackedMeshes, inner_slot: int
                             ) -> tuple[np.ndarray, np.ndarray]:
     """``_inward_centres(inners[k], outers[k])`` of every k, stacked: (pair (N,), centres (N, 3)), pair by pair in
-    ``_inward_centres``' order. ``meshes[2k + inner_slot]`` is ``inners[k]``'s mesh, the other slot the outer's."""
+    ``_inward_centres``' order. ``meshes``' mesh ``2k + inner_slot`` is ``inners[k]``'s mesh, the other slot the
+    outer's."""
     sizes = np.array([len(solid.mesh.vertices) for solid in inners], dtype=np.int64)
     owner = np.repeat(np.arange(len(inners)), sizes)
     vertices = np.concatenate([solid.mesh.vertices for solid in inners]).reshape(-1, 3)

@@ -17,6 +17,17 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
         return np.where(denominator > 0.0, np.clip(numerator / safe, 0.0, 1.0), 0.0)
 
 
+def _dot3(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Dot products over the first axis (coordinates first), in ``dot``'s order: the same numbers."""
+    return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]
+
+
+def _by_coordinate(vectors: np.ndarray) -> np.ndarray:
+    """(..., 3) vectors as (3, ...) arrays of their coordinates (a view): ``_dot3`` and element-wise arithmetic on
+    them give ``dot``'s numbers, on whole rows of memory at a time when made contiguous."""
+    return np.moveaxis(vectors, -1, 0)
+
+
 def segment_closest_parameters(p1: np.ndarray, q1: np.ndarray, p2: np.ndarray, q2: np.ndarray
                                ) -> tuple[np.ndarray, np.ndarray]:
     """Parameters (s, t) of closest points ``p1 + s (q1 - p1)`` and ``p2 + t (q2 - p2)`` of two segments.
@@ -25,9 +36,15 @@ def segment_closest_parameters(p1: np.ndarray, q1: np.ndarray, p2: np.ndarray, q
     segments get one of their closest pairs (the clamped solution of Ericson, Real-Time Collision
     Detection, 5.1.9).
     """
+    return _segment_parameters(*(_by_coordinate(np.asarray(x, dtype=float)) for x in (p1, q1, p2, q2)))
+
+
+def _segment_parameters(p1: np.ndarray, q1: np.ndarray, p2: np.ndarray, q2: np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """``segment_closest_parameters`` of endpoints given coordinates first ((3, ...) arrays)."""
     d1, d2, r = q1 - p1, q2 - p2, p1 - p2
-    a, e, b = dot(d1, d1), dot(d2, d2), dot(d1, d2)
-    c, f = dot(d1, r), dot(d2, r)
+    a, e, b = _dot3(d1, d1), _dot3(d2, d2), _dot3(d1, d2)
+    c, f = _dot3(d1, r), _dot3(d2, r)
     denominator = a * e - b * b
     skew = denominator > 1e-14 * a * e
     s = np.where(skew, _ratio(b * f - c * e, np.where(skew, denominator, 0.0)), 0.0)
@@ -50,9 +67,16 @@ def _barycentric_inside(points: np.ndarray, tri: np.ndarray) -> tuple[np.ndarray
 
     Triangles too thin for their plane to be known get ``False`` (their edges answer instead).
     """
-    e0, e1, w = tri[..., 1, :] - tri[..., 0, :], tri[..., 2, :] - tri[..., 0, :], points - tri[..., 0, :]
-    d00, d01, d11 = dot(e0, e0), dot(e0, e1), dot(e1, e1)
-    d20, d21 = dot(w, e0), dot(w, e1)
+    corners = _by_coordinate(tri)
+    foot, inside = _plane_foot(_by_coordinate(points), corners[..., 0], corners[..., 1], corners[..., 2])
+    return np.moveaxis(foot, 0, -1), inside
+
+
+def _plane_foot(points: np.ndarray, t0: np.ndarray, t1: np.ndarray, t2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``_barycentric_inside`` of points and triangle corners given coordinates first ((3, ...) arrays)."""
+    e0, e1, w = t1 - t0, t2 - t0, points - t0
+    d00, d01, d11 = _dot3(e0, e0), _dot3(e0, e1), _dot3(e1, e1)
+    d20, d21 = _dot3(w, e0), _dot3(w, e1)
     denominator = d00 * d11 - d01 * d01
     valid = denominator > 1e-24 * d00 * d11
     safe = np.where(valid, denominator, 1.0)
@@ -60,7 +84,7 @@ def _barycentric_inside(points: np.ndarray, tri: np.ndarray) -> tuple[np.ndarray
     u = (d00 * d21 - d01 * d20) / safe
     inside = valid & (v >= 0.0) & (u >= 0.0) & (v + u <= 1.0)
     v, u = np.where(inside, v, 0.0), np.where(inside, u, 0.0)
-    return tri[..., 0, :] + v[..., None] * e0 + u[..., None] * e1, inside
+    return t0 + v * e0 + u * e1, inside
 
 
 def _edges(tri: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -92,55 +116,72 @@ def point_triangle_closest(points: np.ndarray, tri: np.ndarray) -> tuple[np.ndar
     return np.sqrt(distance_sq), closest
 
 
-def _edge_crossings(tri_a: np.ndarray, tri_b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Where the edges of A (K, 3, 3) pass through triangles B (K, 3, 3): (pair, edge) indices of the crossings
-    found and their points (C, 3); only the edges whose ends lie on both sides of B's plane are followed."""
-    starts, ends = _edges(tri_a)
-    normal = cross(tri_b[:, 1] - tri_b[:, 0], tri_b[:, 2] - tri_b[:, 0])[:, None, :]
-    h0 = dot(starts - tri_b[:, :1], normal)  # each corner's height over B's plane: an edge's start and end
+def _corners_over_faces(a: np.ndarray, b: np.ndarray):
+    """Corners of A over the interior of B (triangles (3, K, 3): coordinate, pair, corner): squared distances
+    (K, 3) (inf where the foot is outside B), points on A and on B (3, K, 3). A corner whose foot is outside B is
+    closest to an edge of B, and that case is one of the edge pairs."""
+    foot, inside = _plane_foot(a, b[..., :1], b[..., 1:2], b[..., 2:])
+    return np.where(inside, _dot3(foot - a, foot - a), np.inf), a, foot
+
+
+def _edge_pairs(a: np.ndarray, b: np.ndarray):
+    """The 9 edge pairs of triangles (3, K, 3): squared distances (K, 9), points on A and on B (3, K, 9)."""
+    starts_a, ends_a = a[..., :, None], a[..., NEXT_CORNER, None]
+    starts_b, ends_b = b[..., None, :], b[..., None, NEXT_CORNER]
+    s, t = _segment_parameters(starts_a, ends_a, starts_b, ends_b)
+    on_a = (starts_a + s * (ends_a - starts_a)).reshape(3, -1, 9)
+    on_b = (starts_b + t * (ends_b - starts_b)).reshape(3, -1, 9)
+    return _dot3(on_b - on_a, on_b - on_a), on_a, on_b
+
+
+def _edge_crossings(tri_a: np.ndarray, a: np.ndarray, tri_b: np.ndarray, b: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where the edges of A pass through triangles B (K, 3, 3; ``a``, ``b`` the same coordinates first): (pair,
+    edge) indices of the crossings found and their points (C, 3); only the edges whose ends lie on both sides of
+    B's plane are followed."""
+    u, v = b[:, :, 1] - b[:, :, 0], b[:, :, 2] - b[:, :, 0]
+    normal = np.stack([u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]])[..., None]
+    h0 = _dot3(a - b[..., :1], normal)  # each corner's height over B's plane: an edge's start and end
     h1 = h0[:, NEXT_CORNER]
     pair, edge = np.nonzero(((h0 < 0.0) & (h1 > 0.0)) | ((h0 > 0.0) & (h1 < 0.0)))
     low, high = h0[pair, edge], h1[pair, edge]
-    start, end = starts[pair, edge], ends[pair, edge]
+    start, end = tri_a[pair, edge], tri_a[pair, NEXT_CORNER[edge]]
     points = start + (low / (low - high))[:, None] * (end - start)
     _, inside = _barycentric_inside(points, tri_b[pair])
     return pair[inside], edge[inside], points[inside]
 
 
-def _vertex_candidates(tri_a: np.ndarray, tri_b: np.ndarray):
-    """Corners of A over the interior of B: squared distances (K, 3) (inf where the foot is outside B),
-    points on A and on B (K, 3, 3). A corner whose foot is outside B is closest to an edge of B, and that
-    case is one of the edge pairs.
-    """
-    foot, inside = _barycentric_inside(tri_a, tri_b[:, None])
-    return np.where(inside, dot(foot - tri_a, foot - tri_a), np.inf), tri_a, foot
+class _Closest:
+    """The least of candidate squared distances offered group after group, with its points on A and on B (3, K):
+    of equal ones the first offered, as one argmin over all the candidates in that order finds it."""
 
+    def __init__(self, distance_sq: np.ndarray, on_a: np.ndarray, on_b: np.ndarray):
+        self.rows = np.arange(len(distance_sq))
+        pick = np.argmin(distance_sq, axis=1)
+        self.distance_sq = distance_sq[self.rows, pick]
+        self.point_a, self.point_b = on_a[:, self.rows, pick], on_b[:, self.rows, pick]
 
-def _segment_candidates(tri_a: np.ndarray, tri_b: np.ndarray):
-    """The 9 edge pairs: squared distances (K, 9), points on A and on B (K, 9, 3)."""
-    starts_a, ends_a = (x[:, :, None] for x in _edges(tri_a))
-    starts_b, ends_b = (x[:, None, :] for x in _edges(tri_b))
-    s, t = segment_closest_parameters(starts_a, ends_a, starts_b, ends_b)
-    on_a = (starts_a + s[..., None] * (ends_a - starts_a)).reshape(-1, 9, 3)
-    on_b = (starts_b + t[..., None] * (ends_b - starts_b)).reshape(-1, 9, 3)
-    return dot(on_b - on_a, on_b - on_a), on_a, on_b
+    def offer(self, distance_sq: np.ndarray, on_a: np.ndarray, on_b: np.ndarray) -> None:
+        """A group of candidates: (K, C) squared distances, points (3, K, C)."""
+        pick = np.argmin(distance_sq, axis=1)
+        least = distance_sq[self.rows, pick]
+        better = np.flatnonzero(least < self.distance_sq)
+        pick = pick[better]
+        self.distance_sq[better] = least[better]
+        self.point_a[:, better] = on_a[:, better, pick]
+        self.point_b[:, better] = on_b[:, better, pick]
 
-
-def _crossing_candidates(tri_a: np.ndarray, tri_b: np.ndarray):
-    """Edges of either triangle through the other: distance 0 at the crossing point (K, 6), else inf (the point
-    there is left 0: never the closest, a segment pair always being finite)."""
-    distance_sq, points = np.full((len(tri_a), 6), np.inf), np.zeros((len(tri_a), 6, 3))
-    for first, (one, other) in ((0, (tri_a, tri_b)), (3, (tri_b, tri_a))):
-        pair, edge, found = _edge_crossings(one, other)
-        distance_sq[pair, first + edge] = 0.0
-        points[pair, first + edge] = found
-    return distance_sq, points, points
-
-
-def _swap(candidates):
-    """B's corners against A, reordered as (distance, point on A, point on B)."""
-    distance_sq, on_b, on_a = candidates
-    return distance_sq, on_a, on_b
+    def offer_crossings(self, pair: np.ndarray, slot: np.ndarray, points: np.ndarray) -> None:
+        """Crossings (distance 0) of pairs ``pair`` at their candidate ``slot`` (the first slot of a pair counts)."""
+        order = np.lexsort((slot, pair))
+        pair, points = pair[order], points[order]
+        first = np.r_[True, pair[1:] != pair[:-1]] if len(pair) else np.zeros(0, dtype=bool)
+        pair, points = pair[first], points[first]
+        better = np.flatnonzero(0.0 < self.distance_sq[pair])
+        pair, points = pair[better], points[better].T
+        self.distance_sq[pair] = 0.0
+        self.point_a[:, pair] = points
+        self.point_b[:, pair] = points
 
 
 def triangle_pair_distance(tri_a: np.ndarray, tri_b: np.ndarray, *,
@@ -151,19 +192,22 @@ def triangle_pair_distance(tri_a: np.ndarray, tri_b: np.ndarray, *,
     and 9 edge-edge cases; when an edge of one triangle passes through the other, the distance is 0
     and both points are that crossing point. ``point_b - point_a`` has length ``distance``.
     ``apart``: the caller knows that no pair touches (a separating axis), so crossings are not looked for.
+    The candidates are computed coordinates first (contiguous rows, ``dot``'s arithmetic), the least of each group
+    kept as it comes: of equal candidates the first in the order above.
     """
     tri_a = np.asarray(tri_a, dtype=float).reshape(-1, 3, 3)
     tri_b = np.asarray(tri_b, dtype=float).reshape(-1, 3, 3)
-    distance_sq, point_a, point_b = _closest_of(*_vertex_candidates(tri_a, tri_b))
-    groups = [_swap(_vertex_candidates(tri_b, tri_a)), _segment_candidates(tri_a, tri_b)]
+    a, b = np.ascontiguousarray(_by_coordinate(tri_a)), np.ascontiguousarray(_by_coordinate(tri_b))
+    closest = _Closest(*_corners_over_faces(a, b))
+    distance_sq, on_b, on_a = _corners_over_faces(b, a)
+    closest.offer(distance_sq, on_a, on_b)
+    closest.offer(*_edge_pairs(a, b))
     if not apart:
-        groups.append(_crossing_candidates(tri_a, tri_b))
-    for group in groups:  # the first of the least, as one argmin over all the candidates in this order finds it
-        closer = _closest_of(*group)
-        better = np.flatnonzero(closer[0] < distance_sq)
-        for kept, new in zip((distance_sq, point_a, point_b), closer):
-            kept[better] = new[better]
-    return np.sqrt(distance_sq), point_a, point_b
+        pair_ab, edge_ab, points_ab = _edge_crossings(tri_a, a, tri_b, b)
+        pair_ba, edge_ba, points_ba = _edge_crossings(tri_b, b, tri_a, a)
+        closest.offer_crossings(np.concatenate([pair_ab, pair_ba]), np.concatenate([edge_ab, 3 + edge_ba]),
+                                np.concatenate([points_ab, points_ba]).reshape(-1, 3))
+    return np.sqrt(closest.distance_sq), closest.point_a.T.copy(), closest.point_b.T.copy()
 
 
 def _interval_gap(axis: np.ndarray, tri_a: np.ndarray, tri_b: np.ndarray) -> np.ndarray:

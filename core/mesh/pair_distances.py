@@ -26,6 +26,8 @@ BLOCK_ROWS = 1 << 19
 STACKED_TRIANGLE_PAIRS = 1 << 16
 #: Relative rounding of the triangles' projections and boxes (``distance``'s rounding margin).
 ROUNDING = 1e-13
+#: Rows of each pair measured in the first round of ``_first_least``; each later round measures twice as many.
+FIRST_ROUND_ROWS = 8
 
 
 def mesh_distances(pairs: Sequence[tuple[TriangleMesh, TriangleMesh]],
@@ -180,14 +182,36 @@ def _closest_within(side_a: StackedMeshes, side_b: StackedMeshes, near_a: np.nda
     bound[probed] = np.minimum(bound[probed], triangle_pair_distance(corners_a[probe[probed]],
                                                                      corners_b[probe[probed]])[0])
     keep = np.flatnonzero(lower_sq <= (bound * bound * (1.0 + BOUND_SLACK))[owner])
-    owner, rows_a, rows_b = owner[keep], rows_a[keep], rows_b[keep]
-    distance, point_a, point_b = triangle_pair_distance(corners_a[keep], corners_b[keep])
-    best = segment_firsts(distance, owner, count)
-    has = best >= 0
+    return _first_least(owner[keep], rows_a[keep], rows_b[keep], lower_sq[keep], corners_a[keep], corners_b[keep],
+                        count)
+
+
+def _first_least(owner: np.ndarray, rows_a: np.ndarray, rows_b: np.ndarray, lower_sq: np.ndarray,
+                 corners_a: np.ndarray, corners_b: np.ndarray, count: int):
+    """Per pair, the first of its rows (``owner`` sorted, rows in order) with the least exact distance: (distance,
+    point_a, point_b, row_a, row_b) columns, distance inf for a pair without rows. Measured a few rows of every pair a
+    round, in order (``FIRST_ROUND_ROWS``, doubling each round): a pair whose least so far is 0 is done (no later row
+    is less, and of equal ones the first counts: touching pairs, such as a pair pushed out to a gap's end, often
+    have dozens of rows at 0), and rows whose lower bounds exceed their pair's least so far are dropped. The answer
+    is that of measuring every row."""
     columns = (np.full(count, np.inf), np.zeros((count, 3)), np.zeros((count, 3)), np.zeros(count, dtype=np.int64),
                np.zeros(count, dtype=np.int64))
-    for column, values in zip(columns, (distance, point_a, point_b, rows_a, rows_b)):
-        column[has] = values[best[has]]
+    least = columns[0]
+    rank = np.arange(len(owner)) - np.searchsorted(owner, owner)
+    end = FIRST_ROUND_ROWS
+    while len(owner):
+        now = rank < end
+        take = np.flatnonzero(now)
+        distance, point_a, point_b = triangle_pair_distance(corners_a[take], corners_b[take])
+        best = segment_firsts(distance, owner[take], count)
+        found = np.flatnonzero(best >= 0)
+        found = found[distance[best[found]] < least[found]]  # an earlier round's equal row comes first
+        for column, values in zip(columns, (distance, point_a, point_b, rows_a[take], rows_b[take])):
+            column[found] = values[best[found]]
+        rest = np.flatnonzero(~now & (least[owner] > 0.0) & (lower_sq <= (least * least * (1.0 + BOUND_SLACK))[owner]))
+        owner, rows_a, rows_b, lower_sq, rank = owner[rest], rows_a[rest], rows_b[rest], lower_sq[rest], rank[rest]
+        corners_a, corners_b = corners_a[rest], corners_b[rest]
+        end *= 2
     return columns
 
 

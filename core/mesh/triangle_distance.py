@@ -28,23 +28,27 @@ def _by_coordinate(vectors: np.ndarray) -> np.ndarray:
     return np.moveaxis(vectors, -1, 0)
 
 
-def segment_closest_parameters(p1: np.ndarray, q1: np.ndarray, p2: np.ndarray, q2: np.ndarray
+def _scaled(scalars: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """``scalars`` (...) times the (..., 3) ``vectors``."""
+    return scalars[..., None] * vectors
+
+
+def _scaled_by_coordinate(scalars: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """``scalars`` (...) times the vectors given coordinates first ((3, ...))."""
+    return scalars * vectors
+
+
+def segment_closest_parameters(p1: np.ndarray, q1: np.ndarray, p2: np.ndarray, q2: np.ndarray, product=dot
                                ) -> tuple[np.ndarray, np.ndarray]:
     """Parameters (s, t) of closest points ``p1 + s (q1 - p1)`` and ``p2 + t (q2 - p2)`` of two segments.
 
     Broadcasts over leading axes of the (..., 3) endpoints. Zero-length segments are points; parallel
     segments get one of their closest pairs (the clamped solution of Ericson, Real-Time Collision
-    Detection, 5.1.9).
+    Detection, 5.1.9). ``product``: ``_dot3`` for endpoints given coordinates first ((3, ...) arrays).
     """
-    return _segment_parameters(*(_by_coordinate(np.asarray(x, dtype=float)) for x in (p1, q1, p2, q2)))
-
-
-def _segment_parameters(p1: np.ndarray, q1: np.ndarray, p2: np.ndarray, q2: np.ndarray
-                        ) -> tuple[np.ndarray, np.ndarray]:
-    """``segment_closest_parameters`` of endpoints given coordinates first ((3, ...) arrays)."""
     d1, d2, r = q1 - p1, q2 - p2, p1 - p2
-    a, e, b = _dot3(d1, d1), _dot3(d2, d2), _dot3(d1, d2)
-    c, f = _dot3(d1, r), _dot3(d2, r)
+    a, e, b = product(d1, d1), product(d2, d2), product(d1, d2)
+    c, f = product(d1, r), product(d2, r)
     denominator = a * e - b * b
     skew = denominator > 1e-14 * a * e
     s = np.where(skew, _ratio(b * f - c * e, np.where(skew, denominator, 0.0)), 0.0)
@@ -67,16 +71,16 @@ def _barycentric_inside(points: np.ndarray, tri: np.ndarray) -> tuple[np.ndarray
 
     Triangles too thin for their plane to be known get ``False`` (their edges answer instead).
     """
-    corners = _by_coordinate(tri)
-    foot, inside = _plane_foot(_by_coordinate(points), corners[..., 0], corners[..., 1], corners[..., 2])
-    return np.moveaxis(foot, 0, -1), inside
+    return _plane_foot(points, tri[..., 0, :], tri[..., 1, :], tri[..., 2, :], dot, _scaled)
 
 
-def _plane_foot(points: np.ndarray, t0: np.ndarray, t1: np.ndarray, t2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``_barycentric_inside`` of points and triangle corners given coordinates first ((3, ...) arrays)."""
+def _plane_foot(points: np.ndarray, t0: np.ndarray, t1: np.ndarray, t2: np.ndarray, product=dot,
+                scaled=_scaled) -> tuple[np.ndarray, np.ndarray]:
+    """``_barycentric_inside`` of points and triangle corners ``t0``, ``t1``, ``t2``; ``product`` and ``scaled``
+    ``_dot3`` and ``_scaled_by_coordinate`` for vectors given coordinates first."""
     e0, e1, w = t1 - t0, t2 - t0, points - t0
-    d00, d01, d11 = _dot3(e0, e0), _dot3(e0, e1), _dot3(e1, e1)
-    d20, d21 = _dot3(w, e0), _dot3(w, e1)
+    d00, d01, d11 = product(e0, e0), product(e0, e1), product(e1, e1)
+    d20, d21 = product(w, e0), product(w, e1)
     denominator = d00 * d11 - d01 * d01
     valid = denominator > 1e-24 * d00 * d11
     safe = np.where(valid, denominator, 1.0)
@@ -84,7 +88,7 @@ def _plane_foot(points: np.ndarray, t0: np.ndarray, t1: np.ndarray, t2: np.ndarr
     u = (d00 * d21 - d01 * d20) / safe
     inside = valid & (v >= 0.0) & (u >= 0.0) & (v + u <= 1.0)
     v, u = np.where(inside, v, 0.0), np.where(inside, u, 0.0)
-    return t0 + v * e0 + u * e1, inside
+    return t0 + scaled(v, e0) + scaled(u, e1), inside
 
 
 def _edges(tri: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -120,7 +124,7 @@ def _corners_over_faces(a: np.ndarray, b: np.ndarray):
     """Corners of A over the interior of B (triangles (3, K, 3): coordinate, pair, corner): squared distances
     (K, 3) (inf where the foot is outside B), points on A and on B (3, K, 3). A corner whose foot is outside B is
     closest to an edge of B, and that case is one of the edge pairs."""
-    foot, inside = _plane_foot(a, b[..., :1], b[..., 1:2], b[..., 2:])
+    foot, inside = _plane_foot(a, b[..., :1], b[..., 1:2], b[..., 2:], _dot3, _scaled_by_coordinate)
     return np.where(inside, _dot3(foot - a, foot - a), np.inf), a, foot
 
 
@@ -128,7 +132,7 @@ def _edge_pairs(a: np.ndarray, b: np.ndarray):
     """The 9 edge pairs of triangles (3, K, 3): squared distances (K, 9), points on A and on B (3, K, 9)."""
     starts_a, ends_a = a[..., :, None], a[..., NEXT_CORNER, None]
     starts_b, ends_b = b[..., None, :], b[..., None, NEXT_CORNER]
-    s, t = _segment_parameters(starts_a, ends_a, starts_b, ends_b)
+    s, t = segment_closest_parameters(starts_a, ends_a, starts_b, ends_b, _dot3)
     on_a = (starts_a + s * (ends_a - starts_a)).reshape(3, -1, 9)
     on_b = (starts_b + t * (ends_b - starts_b)).reshape(3, -1, 9)
     return _dot3(on_b - on_a, on_b - on_a), on_a, on_b

@@ -32,7 +32,7 @@ from .triangle_distance import (
     triangle_pair_distance,
     unit_normals,
 )
-from .trimesh import TriangleMesh
+from .trimesh import TriangleMesh, corner_highs, corner_lows
 
 #: Triangle pairs measured in the first batch; each following batch is twice as large.
 FIRST_BATCH = 256
@@ -302,9 +302,7 @@ def _distinct_boxes(mesh: TriangleMesh, triangles: np.ndarray):
     present[triangles] = True
     corners = mesh.corners_of(np.flatnonzero(present))
     rows = np.cumsum(present)[triangles] - 1
-    lows = np.minimum(np.minimum(corners[:, 0], corners[:, 1]), corners[:, 2])
-    highs = np.maximum(np.maximum(corners[:, 0], corners[:, 1]), corners[:, 2])
-    return corners, lows, highs, rows
+    return corners, corner_lows(corners), corner_highs(corners), rows
 
 
 def _count_below(sorted_lower_sq: np.ndarray, distance: float) -> int:

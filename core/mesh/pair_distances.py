@@ -17,7 +17,7 @@ from .distance import MeshDistance, mesh_distance
 from .row_groups import RowGroups
 from .stacked import StackedMeshes, pairings, segment_firsts
 from .triangle_distance import point_triangle_closest, separation_lower_bound, triangle_pair_distance
-from .trimesh import TriangleMesh
+from .trimesh import TriangleMesh, corner_highs, corner_lows
 
 #: Rows (triangle pairs, or point–triangle pairs) of one stacked pass at most: bounds the memory (some 100 bytes a
 #: row), while the numpy calls of a pass are shared by thousands of small meshes.
@@ -83,13 +83,11 @@ class MovedMeshes(StackedMeshes):
 
     @cached_property
     def lows(self) -> np.ndarray:
-        c = self.corners
-        return np.minimum(np.minimum(c[:, 0], c[:, 1]), c[:, 2])
+        return corner_lows(self.corners)
 
     @cached_property
     def highs(self) -> np.ndarray:
-        c = self.corners
-        return np.maximum(np.maximum(c[:, 0], c[:, 1]), c[:, 2])
+        return corner_highs(self.corners)
 
     @cached_property
     def scales(self) -> np.ndarray:

@@ -103,14 +103,12 @@ class TriangleMesh:
     @cached_property
     def lows(self) -> np.ndarray:
         """(M, 3): each triangle's box minimum."""
-        c = self.corners
-        return np.minimum(np.minimum(c[:, 0], c[:, 1]), c[:, 2])
+        return corner_lows(self.corners)
 
     @cached_property
     def highs(self) -> np.ndarray:
         """(M, 3): each triangle's box maximum."""
-        c = self.corners
-        return np.maximum(np.maximum(c[:, 0], c[:, 1]), c[:, 2])
+        return corner_highs(self.corners)
 
     @cached_property
     def box(self) -> tuple[np.ndarray, np.ndarray]:
@@ -121,3 +119,13 @@ class TriangleMesh:
     def size(self) -> float:
         """The largest extent of the vertices' box (the scale for relative tolerances)."""
         return float(np.ptp(self.vertices, axis=0).max()) if len(self.vertices) else 0.0
+
+
+def corner_lows(corners: np.ndarray) -> np.ndarray:
+    """(M, 3): the box minimum of each triangle's corners (M, 3, 3)."""
+    return np.minimum(np.minimum(corners[:, 0], corners[:, 1]), corners[:, 2])
+
+
+def corner_highs(corners: np.ndarray) -> np.ndarray:
+    """(M, 3): the box maximum of each triangle's corners (M, 3, 3)."""
+    return np.maximum(np.maximum(corners[:, 0], corners[:, 1]), corners[:, 2])

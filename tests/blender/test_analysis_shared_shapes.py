@@ -108,16 +108,20 @@ def test_a_duplicate_with_a_modifier_is_read_on_its_own(empty_scene, clash, soli
     assert sorted(calls)[0] == len(objects[1].data.vertices)
 
 
-def test_a_stretch_that_could_change_convexity_is_not_shared(addon, shared):
-    core = importlib.import_module(addon.__name__ + ".core")
-    solid_module = importlib.import_module(addon.__name__ + ".core.mesh.solid")
-    # a unit cube whose far corner is pulled in by 1e-7: its faces fold by that much, convex within
-    # CONVEXITY_TOLERANCE but not to rounding (EXACT_CONVEXITY)
+def _folded_cube(core):
+    """A unit cube whose far corner is pulled in by 1e-7: its faces fold by that much, convex within
+    CONVEXITY_TOLERANCE but not to rounding (EXACT_CONVEXITY)."""
     vertices = np.array([(x, y, z) for x in (0.0, 1.0) for y in (0.0, 1.0) for z in (0.0, 1.0)])
     vertices[7] -= 1e-7
     quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
     triangles = [(a, b, c) for a, b, c, _d in quads] + [(a, c, d) for a, _b, c, d in quads]
-    local = core.mesh.Solid(core.mesh.TriangleMesh.from_arrays(vertices, np.array(triangles)))
+    return core.mesh.Solid(core.mesh.TriangleMesh.from_arrays(vertices, np.array(triangles)))
+
+
+def test_a_stretch_that_could_change_convexity_is_not_shared(addon, shared):
+    core = importlib.import_module(addon.__name__ + ".core")
+    solid_module = importlib.import_module(addon.__name__ + ".core.mesh.solid")
+    local = _folded_cube(core)
     defect = local.parts[0].convexity_defect
     assert solid_module.EXACT_CONVEXITY < defect < solid_module.CONVEXITY_TOLERANCE
     assert shared.shares_classification(local, np.diag([1.0, 2.0, 3.0]))
@@ -176,11 +180,7 @@ def test_copies_placed_together_answer_as_copies_placed_one_at_a_time(empty_scen
 
 def test_maps_checked_together_are_those_checked_alone(addon, shared):
     core = importlib.import_module(addon.__name__ + ".core")
-    vertices = np.array([(x, y, z) for x in (0.0, 1.0) for y in (0.0, 1.0) for z in (0.0, 1.0)])
-    vertices[7] -= 1e-7
-    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
-    triangles = [(a, b, c) for a, b, c, _d in quads] + [(a, c, d) for a, _b, c, d in quads]
-    local = core.mesh.Solid(core.mesh.TriangleMesh.from_arrays(vertices, np.array(triangles)))
+    local = _folded_cube(core)
     rng = np.random.default_rng(4)
     linears = rng.normal(size=(400, 3, 3)) * np.exp(rng.uniform(-1.0, 1.0, (400, 3, 1)))
     linears[5:10, 2] *= 1e-12

@@ -20,6 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 from core import overlapping_pairs  # noqa: E402  (needs the path above)
 from core.mesh import Solid, TriangleMesh, measure_solid_pairs  # noqa: E402
+from core.mesh.classify import classify_solids  # noqa: E402
 from kitbash_scene import roof  # noqa: E402
 from timing import machine_load  # noqa: E402
 
@@ -38,7 +39,7 @@ def check(meshes) -> tuple[dict, dict]:
     pairs = [tuple(pair) for pair in overlapping_pairs(lows, highs, margin=TOUCH).tolist()]
     broad = clock()
     involved = sorted({index for pair in pairs for index in pair})
-    methods = Counter(solids[index].method for index in involved)
+    methods = Counter(classify_solids([solids[index] for index in involved]))  # together, as the check classifies
     classified = clock()
     apart, answers = measure_solid_pairs([(solids[i], solids[j]) for i, j in pairs], tolerance=TOLERANCE,
                                          touch_tolerance=TOUCH)

@@ -121,7 +121,7 @@ def test_gap_ends_of_a_box_across_a_brackets_wall():
         asked.append(len(offsets))
         return np.array([not share_interior_moved(a, b, offset) for offset in offsets])
 
-    gaps = pushout_gap_ends([gap_request(a, b, [], 0.0)])[0]  # no hull normal: all six axes
+    gaps = pushout_gap_ends([gap_request(a, b, pushout_directions(a, b, []), 0.0)])[0]  # no hull normal: all six axes
     depth, normal = certified_pushout(a, b, [], separated, 0.0, 1e-9, gaps=gaps)
     assert 0.1 - 1e-9 <= depth <= 0.1 * (1 + 2.0**-PUSHOUT_STEPS) + 1e-9 and normal.tolist() == [1.0, 0.0, 0.0]
     assert sum(asked) <= 2
@@ -140,7 +140,7 @@ def test_a_box_inside_another_leaves_by_its_nearest_face():
         asked.append(len(offsets))
         return np.array([not share_interior_moved(a, b, offset) for offset in offsets])
 
-    gaps = pushout_gap_ends([gap_request(a, b, [], 0.0)])[0]
+    gaps = pushout_gap_ends([gap_request(a, b, pushout_directions(a, b, []), 0.0)])[0]
     depth, normal = certified_pushout(a, b, [], separated, 0.0, 1e-9, gaps=gaps)
     assert depth == pytest.approx(0.4, abs=1e-9) and normal.tolist() == [0.0, -1.0, 0.0]
     assert sum(asked) <= 2
@@ -172,7 +172,7 @@ def test_gap_search_against_bisection_on_seeded_scenes(seed):
             return np.array([not share_interior_moved(a, b, offset) for offset in offsets])
 
         old_depth, _ = certified_pushout(a, b, candidates, lambda o: separated(o, "bisection"), 0.0, 1e-9, levels=3)
-        gaps = pushout_gap_ends([gap_request(a, b, candidates, 0.0)])[0]
+        gaps = pushout_gap_ends([gap_request(a, b, pushout_directions(a, b, candidates), 0.0)])[0]
         assert gaps.shape[0] == len(pushout_directions(a, b, candidates))
         depth, normal = certified_pushout(a, b, candidates, lambda o: separated(o, "gaps"), 0.0, 1e-9, levels=3,
                                           gaps=gaps)

@@ -21,8 +21,8 @@ from ..pair_distances import mesh_distances
 from ..solid import MESH, Solid
 from .containment import (BATCHED_TRIANGLE_PAIRS, boxes_apart, share_interior_many, share_interior_moved,
                           shares_interior_after_many)
-from .pushout import (BATCH_LEVELS, common_balls, gap_request, pushout_search, pushout_witnesses_many,
-                      stacked_pair)
+from .pushout import (BATCH_LEVELS, common_balls, gap_request, pushout_directions, pushout_search,
+                      pushout_witnesses_many, stacked_pair)
 from .pushout_gaps import pushout_gap_ends
 from .result import SolidContact
 from .volumes import PairVolume, pair_volumes
@@ -142,8 +142,9 @@ def mesh_pair_steps(a: Solid, b: Solid, options: dict
     lower = 0.0 if ball is None else 2.0 * ball[1]
     # Batches of several bisection steps where the test answers a batch for about the cost of one offset.
     batched = _batched(a, b)
-    gaps = (yield Ask(pushout_gap_ends, gap_request(a, b, candidates, lower))) if batched else None
-    search = pushout_search(a, b, candidates, lower, precision=tolerance, levels=BATCH_LEVELS if batched else 1,
+    directions = pushout_directions(a, b, candidates)
+    gaps = (yield Ask(pushout_gap_ends, gap_request(a, b, directions, lower))) if batched else None
+    search = pushout_search(a, b, directions, lower, precision=tolerance, levels=BATCH_LEVELS if batched else 1,
                             gaps=gaps)
     depth, normal = yield from _asked(search, separated_after_many, a, b)
     status = TOUCHING if depth <= touch else PENETRATING

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
+from typing import NamedTuple
 
 import numpy as np
 
@@ -34,6 +35,16 @@ AXES = np.vstack([np.eye(3), -np.eye(3)])
 def _slab(a: Solid, b: Solid, direction: np.ndarray) -> float:
     """How far B must move along ``direction`` to lie wholly beyond A's support plane: always enough."""
     return max(float((a.mesh.vertices @ direction).max() - (b.mesh.vertices @ direction).min()), 0.0)
+
+
+def _axis_slabs(a: Solid, b: Solid) -> list[float]:
+    """``_slab`` along each of the six ``AXES``, from the meshes' boxes: a vertex's product with an axis is its
+    coordinate or its negation, exactly (a zero's sign aside, which shows only where both extremes are zeros: such
+    an axis is measured as ``_slab`` measures it), so the products' extremes are the boxes' sides, bit for bit."""
+    (low_a, high_a), (low_b, high_b) = a.mesh.box, b.mesh.box
+    reaching = zip(high_a.tolist() + (-low_a).tolist(), low_b.tolist() + (-high_b).tolist())
+    return [_slab(a, b, AXES[k]) if far == near == 0.0 else max(far - near, 0.0)
+            for k, (far, near) in enumerate(reaching)]
 
 
 def pushout_witnesses(a: Solid, b: Solid, depth: float, normal: np.ndarray, tolerance: float
@@ -76,9 +87,9 @@ def certified_pushout(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, flo
                       precision: float = 0.0, levels: int = 1, gaps: np.ndarray | None = None
                       ) -> tuple[float, np.ndarray]:
     """The shortest checked push-out ``(depth, unit normal)`` over the candidate directions and the axes
-    (``pushout_search``, with the ``gaps`` it is given), its exact test ``separated_after`` answering a (K, 3) batch of
-    offsets with (K,) bools."""
-    search = pushout_search(a, b, candidates, lower, precision, levels, gaps)
+    (``pushout_search`` over ``pushout_directions``, with the ``gaps`` it is given), its exact test
+    ``separated_after`` answering a (K, 3) batch of offsets with (K,) bools."""
+    search = pushout_search(a, b, pushout_directions(a, b, candidates), lower, precision, levels, gaps)
     try:
         offsets = next(search)
         while True:
@@ -87,34 +98,52 @@ def certified_pushout(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, flo
         return finished.value
 
 
-def pushout_directions(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, float]]
-                       ) -> list[tuple[np.ndarray, float]]:
-    """The directions ``pushout_search`` tries, each with the length it starts from: the candidates, then the axes on
-    the first candidate's side (all six without one; a box-like overlap often leaves along an axis even when the
-    hulls' normal is diagonal) with their slab lengths, shortest first."""
-    directions = [(np.asarray(n, dtype=np.float64), float(t)) for n, t in candidates]
-    axes = AXES if not directions else AXES[AXES @ directions[0][0] > 0.0]
-    directions += [(axis, _slab(a, b, axis)) for axis in axes]
-    directions.sort(key=lambda item: item[1])
+class Direction(NamedTuple):
+    """A direction the push-out search tries: its unit ``normal``, the length its bisection ``start``s from and
+    its ``slab`` length (``_slab``: always separates)."""
+
+    normal: np.ndarray
+    start: float
+    slab: float
+
+
+def pushout_directions(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, float]]) -> list[Direction]:
+    """The directions ``pushout_search`` tries: the candidates (starting from their lengths), then the axes on the
+    first candidate's side (all six without one; a box-like overlap often leaves along an axis even when the hulls'
+    normal is diagonal) starting from their slab lengths, shortest start first."""
+    directions = []
+    for normal, length in candidates:
+        normal = np.asarray(normal, dtype=np.float64)
+        directions.append(Direction(normal, float(length), _slab(a, b, normal)))
+    slabs = _axis_slabs(a, b)
+    if directions:  # the axes with a positive product with the first normal (its coordinate, or minus it)
+        x, y, z = directions[0].normal.tolist()
+        sides = (x > 0.0, y > 0.0, z > 0.0, -x > 0.0, -y > 0.0, -z > 0.0)
+    else:
+        sides = (True,) * 6
+    directions += [Direction(AXES[k].copy(), slabs[k], slabs[k]) for k in range(6) if sides[k]]
+    directions.sort(key=lambda direction: direction.start)
     return directions
 
 
-def gap_request(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, float]], lower: float
+def gap_request(a: Solid, b: Solid, directions: list[Direction], lower: float
                 ) -> tuple[Solid, Solid, np.ndarray, float, float]:
-    """What ``pushout_gaps.pushout_gap_ends`` is asked for the search's directions: ``(a, b, directions, lower,
-    reach)``, ``reach`` the shortest slab length among them (it separates: no longer length is worth testing)."""
-    normals = np.array([normal for normal, _start in pushout_directions(a, b, candidates)])
-    return a, b, normals, lower, min(_slab(a, b, normal) for normal in normals)
+    """What ``pushout_gaps.pushout_gap_ends`` is asked for the search's ``directions`` (``pushout_directions``):
+    ``(a, b, normals, lower, reach)``, ``reach`` the shortest slab length among them (it separates: no longer
+    length is worth testing)."""
+    return a, b, np.array([direction.normal for direction in directions]), lower, min(
+        direction.slab for direction in directions)
 
 
-def pushout_search(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, float]], lower: float = 0.0,
-                   precision: float = 0.0, levels: int = 1, gaps: np.ndarray | None = None
+def pushout_search(a: Solid, b: Solid, directions: list[Direction], lower: float = 0.0, precision: float = 0.0,
+                   levels: int = 1, gaps: np.ndarray | None = None
                    ) -> Generator[np.ndarray, np.ndarray, tuple[float, np.ndarray]]:
-    """``certified_pushout`` as a generator: it yields each batch of offsets (K, 3) for the exact test and is sent
-    whether B moved by each separates (K,) (so that the batches of many pairs can be answered together); it returns
-    ``(depth, unit normal)``. Whatever comes back has passed the exact test.
+    """``certified_pushout`` as a generator over ``directions`` (``pushout_directions``): it yields each batch of
+    offsets (K, 3) for the exact test and is sent whether B moved by each separates (K,) (so that the batches of
+    many pairs can be answered together); it returns ``(depth, unit normal)``. Whatever comes back has passed the
+    exact test.
 
-    With ``gaps`` ((D, G), per direction of ``pushout_directions`` the lengths where the surfaces stop meeting,
+    With ``gaps`` ((D, G), per direction the lengths where the surfaces stop meeting,
     ``pushout_gaps.pushout_gap_ends``), those lengths are asked first, shortest first, each followed by itself
     lengthened by the bisection's bracket (for rounding): the first that separates is the push-out. Only when none
     does (an object inside the other there, or a length off by rounding) is it bisected as follows.
@@ -129,13 +158,12 @@ def pushout_search(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, float]
     lead to, and a direction's first check with those below it): the same answer as asking offset after offset,
     in a few batches, for a test whose batches cost about what one offset does (``shares_interior_after``).
     """
-    directions = pushout_directions(a, b, candidates)
     if gaps is not None:
         found = yield from _first_separating(_gap_lengths(directions, gaps, precision))
         if found is not None:
             return found
-    best_depth, best_normal = np.inf, directions[0][0]
-    for normal, start in directions:
+    best_depth, best_normal = np.inf, directions[0].normal
+    for normal, start, slab in directions:
         if best_depth <= lower + precision:
             break  # proven shortest: no direction can do better
         search = _Bisection(normal, lower, precision, levels)
@@ -144,20 +172,20 @@ def pushout_search(a: Solid, b: Solid, candidates: list[tuple[np.ndarray, float]
                 continue
             high = best_depth
         else:
-            high = start if (yield from search.separates(start)) else _slab(a, b, normal)
+            high = start if (yield from search.separates(start)) else slab
         best_depth, best_normal = (yield from search.shortest_below(high)), normal
     return float(best_depth), best_normal
 
 
-def _gap_lengths(directions: list[tuple[np.ndarray, float]], gaps: np.ndarray, precision: float
-                 ) -> list[tuple[float, np.ndarray]]:
+def _gap_lengths(directions: list[Direction], gaps: np.ndarray, precision: float) -> list[tuple[float, np.ndarray]]:
     """``(length, normal)`` to try, shortest first: each finite gap end, and it lengthened by the bisection's
     bracket, at most ``GAP_TRIES`` of them. A gap at 0 is left out: the pair unmoved shares interior (what a push-out
     is searched for), so there one object lies inside the other."""
     tries = []
-    for (normal, _start), ends in zip(directions, np.asarray(gaps)):
-        for end in ends[np.isfinite(ends) & (ends > 0.0)].tolist():
-            tries += [(end, normal), (end + max(precision, end * 0.5**PUSHOUT_STEPS), normal)]
+    for direction, ends in zip(directions, np.asarray(gaps).tolist()):
+        for end in ends:
+            if 0.0 < end < np.inf:
+                tries += [(end, direction.normal), (end + max(precision, end * 0.5**PUSHOUT_STEPS), direction.normal)]
     tries.sort(key=lambda item: item[0])
     return tries[:GAP_TRIES]
 

@@ -235,3 +235,63 @@ def winding_numbers(mesh: TriangleMesh, points: ArrayLike, bvh: TriangleBVH | No
 def contains(mesh: TriangleMesh, points: ArrayLike, bvh: TriangleBVH | None = None) -> np.ndarray:
     """(P,) bool: points inside ``mesh`` (winding number above 0.5; see ``winding_numbers``)."""
     return winding_numbers(mesh, points, bvh) > 0.5
+
+
+def _spread_directions(count: int) -> np.ndarray:
+    """(count, 3) unit directions spread evenly over the sphere (a Fibonacci lattice)."""
+    rank = np.arange(count) + 0.5
+    z = 1.0 - 2.0 * rank / count
+    turn = np.pi * (1.0 + np.sqrt(5.0)) * rank
+    ring = np.sqrt(1.0 - z * z)
+    return np.stack([ring * np.cos(turn), ring * np.sin(turn), z], axis=1)
+
+
+#: The slabs ``beyond_slabs`` tries first: the face and body diagonals (with the box's axes, a 26-sided box
+#: around the vertices; entries of 1 and -1, so their products are exact), then, for the points these leave, 64
+#: directions spread over the sphere (with them, every point more than 4.2 % of a ball's radius outside it is beyond
+#: one of its slabs).
+DIAGONALS = np.array([[1, 1, 0], [1, -1, 0], [1, 0, 1], [1, 0, -1], [0, 1, 1], [0, 1, -1],
+                      [1, 1, 1], [1, 1, -1], [1, -1, 1], [-1, 1, 1]], dtype=np.float64)
+SPREAD = _spread_directions(64)
+#: A bound on the rounding of a dot product of three terms and of the comparison, relative to the sum of the terms'
+#: magnitudes (three roundings of the products and sums, 2**-53 each, with room to spare).
+DOT_ROUNDING = 8.0 * np.finfo(np.float64).eps
+
+
+def beyond_slabs(stack: StackedMeshes, points: np.ndarray, owners: np.ndarray) -> np.ndarray:
+    """(P,) which ``points`` are certainly outside the closed mesh ``stack.meshes[owners[p]]``: beyond the slab its
+    vertices span along some direction (``DIAGONALS``, then ``SPREAD`` for the points those leave), by more than the
+    rounding of both dot products can account for. A closed mesh lies within its vertices' hull, so such a point's
+    winding number is 0 (``crossing_windings`` counts 0 there too): a screen that never changes an answer."""
+    beyond = _beyond(stack, points, owners, DIAGONALS)
+    rest = np.flatnonzero(~beyond)
+    if len(rest):
+        beyond[rest] = _beyond(stack, points[rest], owners[rest], SPREAD)
+    return beyond
+
+
+def _beyond(stack: StackedMeshes, points: np.ndarray, owners: np.ndarray, directions: np.ndarray) -> np.ndarray:
+    """``beyond_slabs`` along ``directions`` (D, 3) only: the slabs of the meshes that own points."""
+    if not len(points):
+        return np.zeros(0, dtype=bool)
+    present = np.flatnonzero(np.bincount(owners, minlength=len(stack.meshes)))
+    place = np.zeros(len(stack.meshes), dtype=np.int64)
+    place[present] = np.arange(len(present))
+    firsts, ends = stack.vertex_starts[present], stack.vertex_starts[present + 1]
+    counts = ends - firsts
+    starts = np.cumsum(counts) - counts
+    rows = np.arange(int(counts.sum())) + np.repeat(firsts - starts, counts)
+    vertices = stack.vertices[rows]
+    heights = _heights(vertices, directions)
+    highest, lowest = np.maximum.reduceat(heights, starts, axis=0), np.minimum.reduceat(heights, starts, axis=0)
+    scale = np.maximum.reduceat(np.abs(vertices).max(axis=1), starts)
+    mesh = place[owners]
+    heights = _heights(points, directions)
+    reach = (DOT_ROUNDING * (scale[mesh] + np.abs(points).max(axis=1)))[:, None] * np.abs(directions).sum(axis=1) \
+        + np.finfo(np.float64).tiny
+    return ((heights - reach > highest[mesh]) | (heights + reach < lowest[mesh])).any(axis=1)
+
+
+def _heights(points: np.ndarray, directions: np.ndarray) -> np.ndarray:
+    """(P, D) dot products of the points with the directions, three products and two sums each."""
+    return points[:, :1] * directions[:, 0] + points[:, 1:2] * directions[:, 1] + points[:, 2:] * directions[:, 2]

@@ -116,6 +116,14 @@ class TriangleMesh:
         return self.vertices.min(axis=0), self.vertices.max(axis=0)
 
     @cached_property
+    def used(self) -> np.ndarray:
+        """(N,) bool: the vertices some triangle uses (a loose vertex is no part of the surface)."""
+        used = np.zeros(len(self.vertices), dtype=bool)
+        used[self.triangles.ravel()] = True
+        used.flags.writeable = False
+        return used
+
+    @cached_property
     def size(self) -> float:
         """The largest extent of the vertices' box (the scale for relative tolerances)."""
         return float(np.ptp(self.vertices, axis=0).max()) if len(self.vertices) else 0.0

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from core.mesh import MESH, Solid, collide_solids
+from core.mesh.contact import containment
 from core.mesh.contact.containment import (share_interior, share_interior_moved, shares_interior_after,
                                            vertices_poke_in)
-from mesh_fixtures import box, coal_distance, joined, l_bracket, manifold_overlap, transformed, uv_sphere
+from mesh_fixtures import box, coal_distance, joined, l_bracket, manifold_overlap, torus, transformed, uv_sphere
 
 SPHERE = uv_sphere(0.3, rings=12, segments=16)
 HEIGHTS = np.unique(SPHERE.vertices[:, 2])
@@ -97,3 +98,26 @@ def test_a_loose_part_inside_the_other_object_is_an_overlap():
     assert contact.overlap_volume == pytest.approx(volume, rel=1e-12)
     pushed = transformed(b.mesh, offset=(-contact.signed_distance + 1e-9) * contact.normal)
     assert manifold_overlap(a.mesh, pushed)[0] == 0.0
+
+
+def test_vertices_poke_in_gives_the_same_answers_without_its_screens(monkeypatch):
+    """The slab screen (``inside.beyond_slabs``) and the vertices gathered pair by pair (``STACKED_VERTICES``) only
+    save work: with neither, every vertex in the other's box is counted, and every answer is the same. Offsets about
+    the ring on the face, the loose box in the bracket and a sphere sweeping through a torus, many of each poking."""
+    a, b, depth = ring_on_top()
+    inner = Solid(joined(box((0.2, 0.2, 0.2), (0.6, 0.6, 0.6)), box((3.0, 3.0, 0.2), (3.4, 3.4, 0.6))))
+    ring = Solid(torus(1.0, 0.3, 24, 12))
+    ball = Solid(uv_sphere(0.25, 10, 14))
+    rng = np.random.default_rng(5)
+    requests = [(a, b, np.concatenate([[[0.0, 0.0, 0.0], [0.0, 0.0, depth]], rng.normal(scale=0.05, size=(30, 3))])),
+                (a, inner, rng.normal(scale=0.3, size=(40, 3))),
+                (ring, ball, np.concatenate([rng.uniform(-1.4, 1.4, size=(60, 3)) * [1, 1, 0.3],
+                                             [[1.0, 0.0, 0.0], [1.0, 0.0, 0.05 + 1e-12]]])),
+                (ball, ring, rng.uniform(-1.4, 1.4, size=(30, 3)) * [1, 1, 0.3])]
+    screened = vertices_poke_in(requests)
+    monkeypatch.setattr(containment, "beyond_slabs", lambda stack, points, owners: np.zeros(len(points), dtype=bool))
+    monkeypatch.setattr(containment, "STACKED_VERTICES", 100)
+    plain = vertices_poke_in(requests)
+    for found, expected in zip(screened, plain):
+        np.testing.assert_array_equal(found, expected)
+    assert 10 <= sum(int(found.sum()) for found in screened) < sum(len(found) for found in screened) - 10

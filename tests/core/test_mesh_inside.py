@@ -8,7 +8,8 @@ import core.mesh.inside as inside
 import mesh_fixtures as fx
 from core.mesh import Solid
 from core.mesh.bvh import TriangleBVH
-from core.mesh.inside import crossing_windings, solid_angle_windings
+from core.mesh.inside import beyond_slabs, crossing_windings, solid_angle_windings
+from core.mesh.stacked import StackedMeshes
 
 
 def _both(mesh, points, points_move=True):
@@ -109,3 +110,46 @@ def test_a_nearly_closed_mesh_still_has_an_inside_and_a_closed_one_counts_crossi
     exact = inside.winding_numbers(sphere, points[clear])
     np.testing.assert_array_equal(exact, np.round(solid_angle_windings(sphere, points[clear])))
     np.testing.assert_array_equal(inside.contains(sphere, points[clear], TriangleBVH.build(sphere)), radius[clear] < 1)
+
+
+def _slab_meshes():
+    rotation = fx.rotation_z(0.37) @ np.array([[1.0, 0.0, 0.0], [0.0, np.cos(0.9), -np.sin(0.9)],
+                                               [0.0, np.sin(0.9), np.cos(0.9)]])
+    return [fx.transformed(fx.uv_sphere(0.5, 32, 64), rotation, (0.3, -1e3, 7.0)), fx.torus(2.0, 0.5, 32, 16),
+            fx.l_bracket(), fx.transformed(fx.chain_link(), rotation, (1e-7, 2.0, -3.0)), fx.box((0, 0, 0), (1e-9, 2, 3))]
+
+
+def _points_near(mesh, rng):
+    """Points on and about the surface: the vertices, one ulp off them either way, face centres, points a little
+    off the faces along their normals, and random points in the box."""
+    corners = mesh.corners
+    normals = mesh.area_normals / np.linalg.norm(mesh.area_normals, axis=1)[:, None]
+    low, high = mesh.box
+    return np.concatenate([mesh.vertices, np.nextafter(mesh.vertices, np.inf), np.nextafter(mesh.vertices, -np.inf),
+                           corners.mean(axis=1), corners.mean(axis=1) + 1e-9 * mesh.size * normals,
+                           corners[:, 0] + 1e-3 * mesh.size * normals, rng.uniform(low, high, size=(3000, 3))])
+
+
+def test_points_beyond_the_slabs_are_outside():
+    """``beyond_slabs`` certifies only points whose winding number is 0, never a vertex (on the vertices' hull), and
+    every point a little outside a sphere (6 % of its radius); meshes stacked give each point the answer of its own mesh alone."""
+    rng = np.random.default_rng(11)
+    meshes = _slab_meshes()
+    points = [_points_near(mesh, rng) for mesh in meshes]
+    stack = StackedMeshes(meshes)
+    owners = np.concatenate([np.full(len(p), k) for k, p in enumerate(points)])
+    together = beyond_slabs(stack, np.concatenate(points), owners)
+    first = 0
+    for k, (mesh, near) in enumerate(zip(meshes, points)):
+        beyond = beyond_slabs(StackedMeshes([mesh]), near, np.zeros(len(near), dtype=np.int64))
+        np.testing.assert_array_equal(together[first:first + len(near)], beyond)
+        first += len(near)
+        assert not crossing_windings(mesh, near[beyond]).any()
+        assert not beyond[:3 * len(mesh.vertices)].any()  # the vertices and their neighbours a rounding away
+        if k < 4:  # (the thin box's random points are all inside it)
+            assert beyond.sum() > 0.1 * len(near)
+    sphere = meshes[0]
+    centre = sphere.vertices.mean(axis=0)
+    directions = rng.normal(size=(2000, 3))
+    directions /= np.linalg.norm(directions, axis=1)[:, None]
+    assert beyond_slabs(StackedMeshes([sphere]), centre + 0.53 * directions, np.zeros(2000, dtype=np.int64)).all()

@@ -13,12 +13,13 @@ from ...vector.arrays import cross, dot, largest3, smallest3
 from ..bvh import TriangleBVH
 from ..distance import nearest_on_surface
 from ..intersection import FLAT_PAIRS, RELATIVE_TOLERANCE, default_tolerance, surfaces_overlap
-from ..inside import crossing_windings, stacked_crossing_windings
+from ..inside import beyond_slabs, crossing_windings, stacked_crossing_windings
 from ..pair_distances import nearest_distances
 from ..solid import Solid
 from ..stacked import StackedMeshes, pairings
 from ..triangle_intersection import (apart_on_common_line, coplanar_overlap_areas, pair_crossings, plane_heights,
                                      proper_mask)
+from ..trimesh import TriangleMesh
 
 #: Pairs of meshes with at most this many triangle pairs have a push-out's batches of offsets answered in one pass
 #: (``shares_interior_after``; 8 tori against 2,000-triangle blobs: 0.6-0.7 s where offset by offset took 1.0-1.2 s);
@@ -32,6 +33,9 @@ BATCH_CANDIDATES = 200_000
 STACKED_TRIANGLES = 1024
 #: Larger objects have their tree built for it when they have none yet; smaller ones are tested without.
 TREE_TRIANGLES = 1 << 16
+#: ``vertices_poke_in`` gathers the vertices of meshes of at most this many vertices in one pass (their vertices
+#: stacked); larger ones' (sculpts) are gathered mesh by mesh, without copying them.
+STACKED_VERTICES = 1 << 16
 
 
 def boxes_apart(a: Solid, b: Solid) -> bool:
@@ -295,51 +299,112 @@ def vertices_poke_in(requests: list[tuple[Solid, Solid, np.ndarray]]) -> list[np
     Surfaces can meet without crossing beyond the tolerance and still share interior: a ring of a sphere's vertices
     exactly on a face has the cap below it poke through, and no triangle straddles the face. Where the surfaces do
     not cross, a vertex of one lies inside the other deeper than the tolerance unless the overlap is about that thin
-    (docs/architecture.md, "Mesh: surfaces that meet without crossing")."""
-    points, outer_of, outers, answers = [], [], [], []
+    (docs/architecture.md, "Mesh: surfaces that meet without crossing"). Only the moved vertices in the other's box
+    and not certainly beyond its vertices' slabs (``inside.beyond_slabs``) have their winding numbers counted."""
+    answers, inners, outers, moves, asked, tolerances = [], [], [], [], [], []
     for index, (a, b, offsets) in enumerate(requests):
         offsets = np.asarray(offsets, dtype=np.float64).reshape(-1, 3)
         answers.append(np.zeros(len(offsets), dtype=bool))
+        if not len(offsets):
+            continue
         tolerance = default_tolerance(a.mesh, b.mesh, None)
         for inner, outer, shifts in ((b, a, offsets), (a, b, -offsets)):
-            if not len(offsets) or not outer.closed:
-                continue
-            low, high = outer.bounds
-            vertices = inner.mesh.vertices
-            near = np.zeros(len(vertices), dtype=bool)
-            near[inner.mesh.triangles.ravel()] = True  # corners of triangles, which some shift brings into the box
-            near &= ((vertices >= low - shifts.max(axis=0)) & (vertices <= high - shifts.min(axis=0))).all(axis=1)
-            moved = vertices[near][None, :, :] + shifts[:, None, :]
-            offset, vertex = np.nonzero(((moved >= low) & (moved <= high)).all(axis=2))
-            if len(offset):
-                points.append(moved[offset, vertex])
-                outer_of.append(np.full(len(offset), len(outers)))
-                outers.append((outer, tolerance, index, offset))
-    if points:
-        deep = _deeper_than(np.concatenate(points), np.concatenate(outer_of), outers)
-        first = 0
-        for _outer, _tolerance, index, offset in outers:
-            answers[index][offset[deep[first:first + len(offset)]]] = True
-            first += len(offset)
+            if outer.closed:
+                inners.append(inner.mesh)
+                outers.append(outer)
+                moves.append(shifts)
+                asked.append(index)
+                tolerances.append(tolerance)
+    if not outers:
+        return answers
+    test, offset, points = _moved_vertices_in_boxes(inners, outers, moves)
+    solids, outer_of = _distinct(outers)
+    keep = np.flatnonzero(~beyond_slabs(StackedMeshes([solid.mesh for solid in solids]), points, outer_of[test]))
+    test, offset, points = test[keep], offset[keep], points[keep]
+    deep = _deeper_than(points, outer_of[test], solids, np.asarray(tolerances)[test])
+    for t, k in zip(test[deep].tolist(), offset[deep].tolist()):
+        answers[asked[t]][k] = True
     return answers
 
 
-def _deeper_than(points: np.ndarray, outer_of: np.ndarray, outers: list[tuple]) -> np.ndarray:
-    """Which ``points`` lie inside their outer object (``outers[outer_of[p]]``: the solid and a tolerance first)
-    deeper than that tolerance: winding numbers, then the distance to the surface of the points inside; small
-    objects' points in one pass (``STACKED_TRIANGLES``), large ones' down their trees."""
-    solids = [outer for outer, *_rest in outers]
-    tolerances = np.array([tolerance for _outer, tolerance, *_rest in outers])
+def _distinct(solids: list[Solid]) -> tuple[list[Solid], np.ndarray]:
+    """The distinct solids among ``solids`` (by identity, in first-seen order) and each entry's place among them."""
+    places: dict[int, int] = {}
+    index = np.array([places.setdefault(id(solid), len(places)) for solid in solids], dtype=np.int64)
+    firsts = {}
+    for solid in solids:
+        firsts.setdefault(id(solid), solid)
+    return list(firsts.values()), index
+
+
+def _moved_vertices_in_boxes(inners: list[TriangleMesh], outers: list[Solid], moves: list[np.ndarray]
+                             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(test, offset, points)``: the vertices of ``inners[t]`` used by its triangles, each moved by each of the
+    shifts ``moves[t]`` (K_t, 3) that brings it into the box of ``outers[t]``, with their test and shift's row; small
+    meshes' vertices all in one pass, large ones' (``STACKED_VERTICES``) test by test."""
+    big = [len(mesh.vertices) > STACKED_VERTICES for mesh in inners]
+    found = [_stacked_moved_vertices([t for t, large in enumerate(big) if not large], inners, outers, moves)]
+    for t in [t for t, large in enumerate(big) if large]:
+        offset, points = _moved_vertices_in_box(inners[t], outers[t].bounds, moves[t])
+        found.append((np.full(len(offset), t), offset, points))
+    return tuple(np.concatenate(columns) for columns in zip(*found))
+
+
+def _moved_vertices_in_box(mesh: TriangleMesh, box: tuple[np.ndarray, np.ndarray], shifts: np.ndarray
+                           ) -> tuple[np.ndarray, np.ndarray]:
+    """``(offset, points)``: the used vertices of one large mesh moved by the ``shifts`` that bring them into
+    ``box``, with the shift's row."""
+    low, high = box
+    vertices = mesh.vertices
+    reach_low, reach_high = low - shifts.max(axis=0), high - shifts.min(axis=0)
+    near = np.flatnonzero((vertices[:, 0] >= reach_low[0]) & (vertices[:, 0] <= reach_high[0]) & mesh.used)
+    near = near[((vertices[near] >= reach_low) & (vertices[near] <= reach_high)).all(axis=1)]
+    moved = vertices[near][None, :, :] + shifts[:, None, :]
+    offset, vertex = np.nonzero(((moved >= low) & (moved <= high)).all(axis=2))
+    return offset, moved[offset, vertex]
+
+
+def _stacked_moved_vertices(tests: list[int], inners: list[TriangleMesh], outers: list[Solid],
+                            moves: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``_moved_vertices_in_boxes`` of the ``tests`` of small meshes, all at once."""
+    if not tests:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, 3))
+    stack = StackedMeshes([inners[t] for t in tests])
+    counts = np.array([len(moves[t]) for t in tests], dtype=np.int64)
+    starts = np.cumsum(counts) - counts
+    shifts = np.concatenate([moves[t] for t in tests])
+    low, high = (np.array(corner) for corner in zip(*[outers[t].bounds for t in tests]))
+    shift_low, shift_high = np.minimum.reduceat(shifts, starts, axis=0), np.maximum.reduceat(shifts, starts, axis=0)
+    used = np.zeros(len(stack.vertices), dtype=bool)
+    used[stack.ids.ravel()] = True  # corners of triangles, which some shift brings into the box
+    owner = stack.vertex_owner
+    near = np.flatnonzero(used & ((stack.vertices >= (low - shift_high)[owner])
+                                  & (stack.vertices <= (high - shift_low)[owner])).all(axis=1))
+    near_counts = np.bincount(owner[near], minlength=len(tests))
+    segment, vertex, shift, _starts = pairings(near_counts, counts)
+    vertex = near[(np.cumsum(near_counts) - near_counts)[segment] + vertex]
+    shift += starts[segment]
+    points = stack.vertices[vertex] + shifts[shift]
+    inside = np.flatnonzero(((points >= low[segment]) & (points <= high[segment])).all(axis=1))
+    return np.asarray(tests, dtype=np.int64)[segment[inside]], shift[inside] - starts[segment[inside]], points[inside]
+
+
+def _deeper_than(points: np.ndarray, outer_of: np.ndarray, solids: list[Solid], tolerances: np.ndarray
+                 ) -> np.ndarray:
+    """Which ``points`` lie inside their outer object (``solids[outer_of[p]]``) deeper than their ``tolerances[p]``:
+    winding numbers, then the distance to the surface of the points inside; small objects' points in one pass
+    (``STACKED_TRIANGLES``), large ones' down their trees."""
     small = np.array([len(solid.mesh.triangles) <= STACKED_TRIANGLES for solid in solids])
     stack_index = np.cumsum(small) - 1  # each small solid's place among the small ones
-    small_meshes = [solid.mesh for solid, is_small in zip(solids, small) if is_small]
+    small_meshes = StackedMeshes([solid.mesh for solid, is_small in zip(solids, small) if is_small])
     windings = np.zeros(len(points), dtype=np.int64)
     stacked = np.flatnonzero(small[outer_of])
     if len(stacked):
         windings[stacked] = stacked_crossing_windings(small_meshes, points[stacked], stack_index[outer_of[stacked]])
-    for k in np.flatnonzero(~small):
+    for k in np.flatnonzero(~small).tolist():
         rows = np.flatnonzero(outer_of == k)
-        windings[rows] = crossing_windings(solids[k].mesh, points[rows], bvh=_tree(solids[k]))
+        if len(rows):
+            windings[rows] = crossing_windings(solids[k].mesh, points[rows], bvh=_tree(solids[k]))
     inside = np.flatnonzero(windings > 0)
     deep = np.zeros(len(points), dtype=bool)
     if not len(inside):
@@ -349,13 +414,13 @@ def _deeper_than(points: np.ndarray, outer_of: np.ndarray, outers: list[tuple]) 
     if len(stacked):
         distances[stacked] = nearest_distances(small_meshes, points[inside[stacked]],
                                                stack_index[outer_of[inside[stacked]]])
-    for k in np.flatnonzero(~small):
+    for k in np.flatnonzero(~small).tolist():
         rows = np.flatnonzero(outer_of[inside] == k)
         if len(rows) and _tree(solids[k]) is None:
             distances[rows] = nearest_distances([solids[k].mesh], points[inside[rows]], np.zeros(len(rows), int))
         elif len(rows):
             distances[rows] = nearest_on_surface(solids[k].mesh, points[inside[rows]], bvh=solids[k].bvh)[0]
-    deep[inside] = distances > tolerances[outer_of[inside]]
+    deep[inside] = distances > tolerances[inside]
     return deep
 
 

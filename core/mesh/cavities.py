@@ -11,7 +11,7 @@ import numpy as np
 from ..steps import checkpoint
 from ..vector.arrays import cross
 from .inside import winding_numbers
-from .topology import submesh
+from .topology import loose_parts, once_per_mesh, submesh
 from .trimesh import TriangleMesh
 
 
@@ -21,6 +21,14 @@ def part_volumes(mesh: TriangleMesh, labels: np.ndarray, count: int) -> np.ndarr
     corners = mesh.corners - mesh.vertices.mean(axis=0)
     tetrahedra = np.einsum("ij,ij->i", corners[:, 0], cross(corners[:, 1], corners[:, 2]))
     return np.bincount(labels, weights=tetrahedra, minlength=count)
+
+
+@once_per_mesh
+def loose_part_volumes(mesh: TriangleMesh) -> np.ndarray:
+    """``part_volumes`` of the mesh's loose parts (``topology.loose_parts``), computed once per mesh: turning its parts
+    outward and listing them both ask for them."""
+    labels, count = loose_parts(mesh)
+    return part_volumes(mesh, labels, count)
 
 
 def cavity_hosts(mesh: TriangleMesh, labels: np.ndarray, volumes: np.ndarray) -> np.ndarray:

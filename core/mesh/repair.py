@@ -11,7 +11,7 @@ import numpy as np
 
 from ..steps import checkpoint
 from ..vector.arrays import cross
-from .topology import bounds_volume, edge_table, label_components, renumber_topology, uses_by_edge
+from .topology import EdgeTable, bounds_volume, edge_table, label_components, renumber_topology, uses_by_edge
 from .trimesh import TriangleMesh
 from .volume import mesh_volume
 from .weld import exact_representatives, near_representatives
@@ -85,7 +85,10 @@ def repaired(mesh: TriangleMesh, tolerance: float = WELD_TOLERANCE) -> MeshRepai
         representative = near
         triangles, degenerate = _without_degenerate(representative[mesh.triangles])
     checkpoint()
-    unique, duplicates = _without_duplicates(triangles)
+    if triangles is welded.triangles and not _repeats_possible(table):
+        unique, duplicates = triangles, 0
+    else:
+        unique, duplicates = _without_duplicates(triangles)
     # the welded mesh itself, its edge table kept, when the second weld changed nothing
     kept = welded if triangles is welded.triangles and not duplicates else TriangleMesh(mesh.vertices, unique)
     checkpoint()
@@ -118,6 +121,12 @@ def _without_degenerate(triangles: np.ndarray) -> tuple[np.ndarray, int]:
     keep = (triangles[:, 0] != triangles[:, 1]) & (triangles[:, 1] != triangles[:, 2]) & (
         triangles[:, 2] != triangles[:, 0])
     return triangles[keep], int(len(triangles) - keep.sum())
+
+
+def _repeats_possible(table: EdgeTable) -> bool:
+    """Whether the mesh of this edge table can hold a triangle twice the same way round: its three edges would
+    then each be used twice in one direction. Without such an edge no triangle repeats (and no sort is needed)."""
+    return bool((table.forward_uses > 1).any() or (table.uses - table.forward_uses > 1).any())
 
 
 def _without_duplicates(triangles: np.ndarray) -> tuple[np.ndarray, int]:

@@ -15,7 +15,7 @@ from ..vector.arrays import cross
 from ..shapes.hull import distinct_directions
 from ..shapes.convex import Polytope
 from .bvh import TriangleBVH
-from .cavities import cavity_hosts, part_volumes, with_cavities
+from .cavities import cavity_hosts, loose_part_volumes, with_cavities
 from .parts_union import part_overlaps
 from .repair import NONE, MeshRepair, repaired
 from .self_intersection import self_intersection
@@ -73,7 +73,7 @@ def outward(mesh: TriangleMesh) -> tuple[TriangleMesh, int]:
     if len(mesh.triangles) == 0:
         return mesh, 0
     labels, count = loose_parts(mesh)
-    volumes = part_volumes(mesh, labels, count)
+    volumes = loose_part_volumes(mesh)
     inside_out = volumes < 0.0
     if inside_out.any() and count > 1:
         inside_out &= cavity_hosts(mesh, labels, volumes) < 0
@@ -164,7 +164,7 @@ class Solid:
         pieces = part_meshes(self.mesh)
         if len(pieces) > 1:  # cavities (the only parts still facing inward) joined to the parts around them
             labels, count = loose_parts(self.mesh)
-            volumes = part_volumes(self.mesh, labels, count)
+            volumes = loose_part_volumes(self.mesh)
             if (volumes < 0.0).any():
                 pieces = with_cavities(pieces, cavity_hosts(self.mesh, labels, volumes))
         return tuple(Part(piece, bounds_volume(piece), convexity_defect(piece)) for piece in pieces)

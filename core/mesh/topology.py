@@ -115,7 +115,7 @@ class EdgeTable:
     forward_uses: np.ndarray
 
 
-def _once_per_mesh(compute):
+def once_per_mesh(compute):
     """``compute(mesh)`` evaluated once per mesh: kept with the mesh's other derived arrays (its instance
     dictionary, as its cached properties are), since classifying an object asks for them several times."""
     key = f"_{compute.__name__}"
@@ -163,7 +163,7 @@ def renumber_topology(source: TriangleMesh, target: TriangleMesh, index: np.ndar
         target.__dict__[key] = source.__dict__[key]
 
 
-@_once_per_mesh
+@once_per_mesh
 def edge_table(mesh: TriangleMesh) -> EdgeTable:
     """The undirected edges of ``mesh`` and which triangles use them in which direction: the half-edges sorted by
     their edges' keys (``sorted_keys``; the smaller vertex, the larger, then backward after forward), each run of
@@ -223,7 +223,7 @@ def uses_by_edge(table: EdgeTable) -> np.ndarray:
     return np.argsort(table.triangle_edges.ravel(), kind="stable")
 
 
-@_once_per_mesh
+@once_per_mesh
 def loose_parts(mesh: TriangleMesh) -> tuple[np.ndarray, int]:
     """``(labels, count)``: for every triangle, the index 0..count-1 of its part (triangles joined by vertices)."""
     if not len(mesh.triangles):

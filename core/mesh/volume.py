@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..steps import checkpoint
+from ..vector.arrays import cross
 from .inside import crossing_windings
 from .intersection import FLAT_PAIRS, CrossingRows, MeshPairs, candidate_pairs, default_tolerance
 from .stacked import StackedMeshes, stacked_candidates, stacked_together
@@ -22,7 +23,7 @@ def mesh_volume(mesh: TriangleMesh) -> float:
         return 0.0
     checkpoint()  # (a cancelled caller's worker stops here)
     c = mesh.corners - 0.5 * (mesh.vertices.min(axis=0) + mesh.vertices.max(axis=0))
-    return float(np.einsum("ij,ij->i", c[:, 0], np.cross(c[:, 1], c[:, 2])).sum() / 6.0)
+    return float(np.einsum("ij,ij->i", c[:, 0], cross(c[:, 1], c[:, 2])).sum() / 6.0)
 
 
 def _vertex_inside(side: StackedMeshes, crossings_per_edge: np.ndarray, boxes: tuple[np.ndarray, np.ndarray],

@@ -9,6 +9,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
+import core.mesh.repair as repair_module
 import mesh_fixtures as fx
 from core.mesh.repair import APPROXIMATE, CRACK_TOLERANCE, EXACT, NONE, WELD_TOLERANCE, repaired
 from core.mesh.solid import CONVEX, Solid
@@ -240,3 +241,22 @@ def test_a_band_thinner_than_a_crack_is_no_crack():
     walls = [[k, (k + 1) % 4, 4 + (k + 1) % 4] for k in range(4)] + [[k, 4 + (k + 1) % 4, 4 + k] for k in range(4)]
     repair = repaired(fx.mesh(vertices, walls))
     assert repair.certainty == NONE and repair.open_edges == 8
+
+
+@pytest.mark.parametrize("extra", ["none", "repeated", "turned twin"])
+def test_the_repeated_faces_sort_is_skipped_only_when_no_face_can_repeat(monkeypatch, extra):
+    """An open torus (two faces missing, so the repair goes on past the exact weld), with a face added again the
+    same way round, turned over, or not: the repair is the same field by field whether the edge table's shortcut
+    (no edge used twice one way, so no repeated face) or the sort decides, and the repeated face is dropped."""
+    shape = SHAPES["torus"]
+    triangles = shape.triangles[2:]
+    added = {"none": triangles[:0], "repeated": triangles[5:6], "turned twin": triangles[5:6, ::-1]}[extra]
+    mesh = fx.mesh(shape.vertices, np.concatenate([triangles, added]))
+    quick = repaired(mesh)
+    monkeypatch.setattr(repair_module, "_repeats_possible", lambda table: True)
+    sorted_out = repaired(fx.mesh(shape.vertices, np.concatenate([triangles, added])))
+    assert quick.duplicate_faces == sorted_out.duplicate_faces == (1 if extra == "repeated" else 0)
+    assert np.array_equal(quick.mesh.triangles, sorted_out.mesh.triangles)
+    assert np.array_equal(quick.mesh.vertices, sorted_out.mesh.vertices)
+    assert (quick.certainty, quick.volume_error, quick.open_edges, quick.holes, quick.caps) == (
+        sorted_out.certainty, sorted_out.volume_error, sorted_out.open_edges, sorted_out.holes, sorted_out.caps)

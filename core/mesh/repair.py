@@ -104,11 +104,13 @@ def repaired(mesh: TriangleMesh, tolerance: float = WELD_TOLERANCE) -> MeshRepai
     capped = _capped(oriented)
     if capped is None:
         return MeshRepair(oriented, NONE, **counts)
-    closed, holes, error = capped
-    if not error <= NEARLY_CLOSED_SHARE * abs(mesh_volume(closed)):
+    caps, centres, cap_corners, holes, error = capped
+    if not error <= NEARLY_CLOSED_SHARE * abs(mesh_volume(oriented, cap_corners, centres)):
         return MeshRepair(oriented, NONE, **counts)
-    return MeshRepair(closed, APPROXIMATE, error, holes=holes, caps=len(closed.triangles) - len(oriented.triangles),
-                      **counts)
+    closed = TriangleMesh.from_arrays(np.concatenate([oriented.vertices, centres]),
+                                      np.concatenate([oriented.triangles, caps]))
+    closed.__dict__["corners"] = np.concatenate([oriented.corners, cap_corners])  # (cached, as the open mesh's)
+    return MeshRepair(closed, APPROXIMATE, error, holes=holes, caps=len(caps), **counts)
 
 
 def _merged(representative: np.ndarray) -> int:
@@ -191,8 +193,9 @@ def _consistently_oriented(mesh: TriangleMesh) -> tuple[TriangleMesh, int]:
     return TriangleMesh.from_arrays(mesh.vertices, triangles), int(turn.sum())
 
 
-def _capped(mesh: TriangleMesh) -> tuple[TriangleMesh, int, float] | None:
-    """``(closed mesh, holes, volume bound)``: every hole (a connected run of edges used once, or the runs on the
+def _capped(mesh: TriangleMesh) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, float] | None:
+    """``(caps, centres, cap corners, holes, volume bound)``: the triangles (on the mesh's vertices and then the
+    ``centres``) and their corners that cap every hole (a connected run of edges used once, or the runs on the
     two sides of a crack: ``CRACK_TOLERANCE``) capped by a fan from its vertices' centre, and the sum over holes
     of the hole's vector area (the area it spans, the same for every cap: a thin slit spans almost none; a crack's
     runs nearly cancel, so its strip is added at its widest) times half its width: the volume a missing surface
@@ -233,7 +236,5 @@ def _capped(mesh: TriangleMesh) -> tuple[TriangleMesh, int, float] | None:
                                   axis=1)
     widths = np.linalg.norm(high - low, axis=1)
     error = float((0.5 * (np.linalg.norm(vector_areas, axis=1) + strips) * widths).sum())
-    closed = TriangleMesh.from_arrays(vertices, np.concatenate([mesh.triangles, caps]))
-    closed.__dict__["corners"] = np.concatenate([mesh.corners, corners])  # (cached, as ``mesh``'s: gathered once)
-    return closed, holes, error
+    return caps, centres, corners, holes, error
 

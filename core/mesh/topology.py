@@ -234,8 +234,11 @@ def loose_parts(mesh: TriangleMesh) -> tuple[np.ndarray, int]:
     else:
         first, second = tri[:, :2].ravel(), tri[:, 1:].ravel()
     root, _ = label_components(len(mesh.vertices), first, second)
-    _, labels = np.unique(root[tri[:, 0]], return_inverse=True)
-    return labels.reshape(-1), int(labels.max()) + 1
+    roots = root[tri[:, 0]]
+    present = np.zeros(len(mesh.vertices), dtype=bool)
+    present[roots] = True
+    rank = np.cumsum(present) - 1  # each root's place among the roots in increasing order (np.unique's labels)
+    return rank[roots], int(rank[-1]) + 1
 
 
 def is_closed(mesh: TriangleMesh) -> bool:

@@ -17,13 +17,22 @@ from .triangle_intersection import PairCrossings
 from .trimesh import TriangleMesh
 
 
-def mesh_volume(mesh: TriangleMesh) -> float:
-    """Signed volume enclosed by a closed mesh (divergence theorem): negative when it is inside out."""
-    if not len(mesh.triangles):
+def mesh_volume(mesh: TriangleMesh, caps: np.ndarray | None = None, cap_vertices: np.ndarray | None = None) -> float:
+    """Signed volume enclosed by a closed mesh (divergence theorem): negative when it is inside out. With ``caps``
+    ((K, 3, 3) corners of triangles closing it, whose new vertices are ``cap_vertices``), the volume of the mesh and
+    its caps joined, the same number, without joining a sculpt's corners only to learn that its caps are too large."""
+    corners = [mesh.corners] if caps is None else [mesh.corners, caps]
+    vertices = [mesh.vertices] if cap_vertices is None else [mesh.vertices, cap_vertices]
+    if not sum(len(part) for part in corners):
         return 0.0
     checkpoint()  # (a cancelled caller's worker stops here)
-    c = mesh.corners - 0.5 * (mesh.vertices.min(axis=0) + mesh.vertices.max(axis=0))
-    return float(np.einsum("ij,ij->i", c[:, 0], cross(c[:, 1], c[:, 2])).sum() / 6.0)
+    centre = 0.5 * (np.min([part.min(axis=0) for part in vertices if len(part)], axis=0)
+                    + np.max([part.max(axis=0) for part in vertices if len(part)], axis=0))
+    terms = []
+    for part in corners:
+        c = part - centre
+        terms.append(np.einsum("ij,ij->i", c[:, 0], cross(c[:, 1], c[:, 2])))
+    return float((terms[0] if len(terms) == 1 else np.concatenate(terms)).sum() / 6.0)
 
 
 def _vertex_inside(side: StackedMeshes, crossings_per_edge: np.ndarray, boxes: tuple[np.ndarray, np.ndarray],

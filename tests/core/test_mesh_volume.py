@@ -134,3 +134,18 @@ def test_far_from_the_origin():
     near = overlap_volume(a, b)[0]
     far = overlap_volume(fx.transformed(a, offset=offset), fx.transformed(b, offset=offset))[0]
     assert far == pytest.approx(near, rel=1e-8)
+
+
+@pytest.mark.parametrize("split", [1, 100, 500])
+def test_the_volume_with_caps_is_the_joined_meshs_bit_for_bit(split):
+    """``mesh_volume(mesh, caps, cap_vertices)``: the triangles after ``split`` given as caps' corners, on vertices
+    of their own (moved far off, so they decide the centre), gives the very number of the mesh joined."""
+    shape = fx.transformed(fx.torus(), offset=(1e3, -2.0, 0.5))
+    extra = shape.vertices[:40] + 7.0
+    vertices = np.concatenate([shape.vertices, extra])
+    triangles = shape.triangles.copy()
+    triangles[split:split + 40, 0] = len(shape.vertices) + np.arange(40)
+    first = fx.mesh(shape.vertices, triangles[:split])
+    volume = mesh_volume(first, vertices[triangles[split:]], extra)
+    assert volume == mesh_volume(fx.mesh(vertices, triangles)) != 0.0
+    assert volume != mesh_volume(first, vertices[triangles[split:]])  # (the extra vertices move the centre)

@@ -62,6 +62,21 @@ def test_random_convex_pairs_match_manifold3d_one_by_one_and_in_a_batch():
     assert overlapping >= 20  # the draw mostly overlaps, so the clipping is exercised
 
 
+def test_pairs_clipped_together_are_each_clipped_alone_bit_for_bit():
+    """A batch finds its pairs' near triangles in one pass over every distinct mesh and clips both sides of every
+    pair in the same rounds: each pair's volume and centroid are still those of the pair clipped alone, to the bit,
+    meshes shared by several pairs (either side) and pairs whose triangles are all kept whole included."""
+    pairs = random_pairs(3, 30)
+    shared = pairs[1][0]
+    pairs += [(shared, b) for _a, b in pairs[:6]] + [(a, shared) for a, _b in pairs[6:12]]
+    pairs.append((fx.box(), fx.box((-1.0, -1.0, -1.0), (2.0, 2.0, 2.0))))  # inside: nothing clipped
+    for (a, b), (volume, centroid) in zip(pairs, convex_overlap_volumes(pairs)):
+        alone, alone_centroid = convex_overlap_volume(a, b)
+        assert volume == alone
+        assert (centroid is None) == (alone_centroid is None)
+        assert centroid is None or centroid.tobytes() == alone_centroid.tobytes()
+
+
 @pytest.mark.parametrize("offset, expected", [
     ((0.0, 0.0, 0.0), 1.0),          # identical boxes: all of it
     ((0.5, 0.0, 0.0), 0.5),          # four faces in common planes, same orientation

@@ -161,8 +161,8 @@ class _ClippedBatch:
         """Each pair's ``(volume, centroid)``; None for a pair whose clipping rounding made ambiguous."""
         (owner_a, corners_a, planes_a), (owner_b, corners_b, planes_b) = self.sides
         count = len(self.origins)
-        (a_in_b, b_in_a), ambiguous = _clip([(owner_a, corners_a, planes_b, True), (owner_b, corners_b, planes_a, False)],
-                                            self.snaps)
+        (a_in_b, b_in_a), ambiguous = _clip(
+            [(owner_a, corners_a, planes_b, True), (owner_b, corners_b, planes_a, False)], self.snaps)
         pair, c, p, q = (np.concatenate([a_in_b[k], b_in_a[k]]) for k in range(4))
         tetrahedra = np.einsum("ij,ij->i", c, cross(p, q)) / 6.0
         volume = np.bincount(pair, weights=tetrahedra, minlength=count)
@@ -199,8 +199,8 @@ def _clip(sides: list[tuple[np.ndarray, np.ndarray, np.ndarray, bool]], snaps: n
         wanted = np.argsort(~needs, axis=1, kind="stable")  # each polygon's planes to clip by come first
         rounds = needs.sum(axis=1)
         owners_pair = pair[cut]
-        cuts.append((triangles[cut], owners_pair, rounds, planes[owners_pair[:, None], wanted[:, :int(rounds.max(initial=0))]],
-                     np.full(len(rounds), on_plane_inside)))
+        by_round = planes[owners_pair[:, None], wanted[:, :int(rounds.max(initial=0))]]  # each round's plane
+        cuts.append((triangles[cut], owners_pair, rounds, by_round, np.full(len(rounds), on_plane_inside)))
     last = max(int(rounds.max(initial=0)) for _polygons, _pair, rounds, _planes, _inside in cuts)
     polygons, owners_pair, rounds, by_round, on_plane = (
         np.concatenate([part[k] if k != 3 else _columns(part[3], last) for part in cuts]) for k in range(5))
@@ -234,7 +234,8 @@ def _clip(sides: list[tuple[np.ndarray, np.ndarray, np.ndarray, bool]], snaps: n
 
 
 def _columns(planes: np.ndarray, count: int) -> np.ndarray:
-    """``planes`` (C, R, 4) with ``count`` columns, padded with planes no round reads (each polygon's rounds end before)."""
+    """``planes`` (C, R, 4) with ``count`` columns, padded with planes no round reads (each polygon's rounds end
+    before them)."""
     return np.concatenate([planes, np.tile(_NO_PLANE, (len(planes), count - planes.shape[1], 1))], axis=1)
 
 

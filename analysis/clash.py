@@ -29,8 +29,8 @@ from .inspect import MeasureModes, broad_phase_bounds, measure_in_mode, measure_
 from .scope import SCOPES, allowed_pairs, possible_pairs, scope_sides
 from .separated import SeparatedRows
 from .shard import shard_pairs
-from .shapes import (ReadSource, Source, meshes_from_many, may_be_slow_to_read, read_arrays, read_solid_steps,
-                     scope_sources)
+from .shapes import (ReadSource, Source, Unread, meshes_from_many, may_be_slow_to_read, read_arrays,
+                     read_solid_steps, scope_sources, with_triangles)
 from .shared_shapes import SharedShapes, moved_copies
 from .typed import typed_decimal
 
@@ -187,12 +187,13 @@ def _steps(report: ClashReport, members: list[Source], sides: tuple[set, set], d
 
 
 def _read(members: list[Source], depsgraph, use_hulls: bool, required: set, report: ClashReport,
-          read: list) -> Iterator[tuple[int, int] | Announced]:
+          read: list, defer: bool = False) -> Iterator[tuple[int, int] | Announced]:
     """Each member read once as a Solid, appended to ``read`` as ``(source, solid, placement)`` (a geometry several
     members show: read and classified once for all of them, ``SharedShapes``; consecutive small ones read together,
-    ``_read_together``); unmeasurable ones are skipped with the reason (raised if required). Yields ``(done,
-    total)`` after each member and while a big one's numpy work runs on a worker thread; before a member that may
-    be slow to read, an ``Announced`` step (its ``activity`` named on the report)."""
+    ``_read_together``); unmeasurable ones are skipped with the reason (raised if required). With ``defer``, a small
+    mesh object's triangles are left unread (``shapes.Unread`` in place of its Solid, ``_read_triangles``). Yields
+    ``(done, total)`` after each member and while a big one's numpy work runs on a worker thread; before a member
+    that may be slow to read, an ``Announced`` step (its ``activity`` named on the report)."""
     shapes = SharedShapes(members, use_hulls)
     together: list[tuple[Source, tuple, ReadSource | Solid | ObjectGeometryError]] = []
     triangles = 0
@@ -206,7 +207,7 @@ def _read(members: list[Source], depsgraph, use_hulls: bool, required: set, repo
                 triangles += triangle_count(entry)
             else:
                 try:
-                    entry = read_arrays(source, depsgraph)
+                    entry = read_arrays(source, depsgraph, triangles=not defer)
                     triangles += entry.triangle_count
                 except ObjectGeometryError as error:
                     entry = error
@@ -270,10 +271,36 @@ def _read_together(together: list[tuple[Source, tuple, ReadSource | Solid | Obje
             mesh = next(meshes) if isinstance(entry, ReadSource) else entry
             if isinstance(mesh, ObjectGeometryError):
                 _skip(source, mesh, required, report)
+            elif isinstance(mesh, Unread):
+                read.append((source, mesh, placed))
             else:
                 read.append((source, Solid(mesh, use_hull=shapes.use_hull, name=source.name), placed))
         done += 1
         yield done, total
+
+
+def _read_triangles(indices: list[int], read: list, solids: list, depsgraph, use_hull: bool,
+                    progress: tuple[int, int]) -> Iterator[tuple[int, int]]:
+    """The objects at ``indices`` (``shapes.Unread``: read but for their triangles) made Solids, in ``read`` and
+    ``solids``: their triangles read (``shapes.with_triangles``, ``READ_TOGETHER`` objects a step, yielding
+    ``progress`` between steps), then their meshes made together from the vertices already read
+    (``meshes_from_many``), the same Solids as reading them whole. A mesh that can no longer be measured (edited
+    meanwhile) raises."""
+    for first in range(0, len(indices), READ_TOGETHER):
+        if first:
+            yield progress
+        chunk = indices[first:first + READ_TOGETHER]
+        reads = [with_triangles(solids[index].read, read[index][0], depsgraph) for index in chunk]
+        points = [solids[index].points if again.arrays.positions is solids[index].read.arrays.positions else None
+                  for index, again in zip(chunk, reads)]  # (read again in full: its own points)
+        meshes = yield from meanwhile(lambda: meshes_from_many(reads, points),
+                                      sum(again.triangle_count for again in reads), progress)
+        for index, mesh in zip(chunk, meshes):
+            if isinstance(mesh, ObjectGeometryError):
+                raise mesh
+            source, _unread, placed = read[index]
+            solids[index] = Solid(mesh, use_hull=use_hull, name=source.name)
+            read[index] = (source, solids[index], placed)
 
 
 def _skip(source: Source, error: ObjectGeometryError, required: set, report: ClashReport) -> None:
@@ -292,8 +319,9 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
     A Solid classifies itself (parts, convexity) and prepares its hull or tree on its first pair:
     objects that no box comes near (often most of a scene) cost only their reading.
     """
-    read: list[tuple[Source, Solid, tuple]] = []
-    yield from _read(members, depsgraph, use_hulls, required, report, read)
+    read: list[tuple[Source, Solid | Unread, tuple]] = []
+    defer = not every_pair and modes.plane_normal is None  # (the broad phase needs only the boxes of the vertices)
+    yield from _read(members, depsgraph, use_hulls, required, report, read, defer)
     report.objects = len(read)
     if len(read) < 2:
         return
@@ -308,6 +336,8 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
                   else overlapping_pairs(lows, highs, margin=margin))
     pairs = allowed_pairs(candidates, in_a, in_b)
     report.candidate_pairs = len(pairs)
+    yield from _read_triangles(sorted({index for pair in pairs for index in pair if isinstance(solids[index], Unread)}),
+                               read, solids, depsgraph, use_hulls, (len(members), len(members) + len(pairs)))
     if shard is not None:
         pairs = shard_pairs(pairs, solids, shard)
     done = len(members)

@@ -139,26 +139,27 @@ def triangles_of_many(meshes: list[MeshArrays]) -> list[np.ndarray]:
     return found
 
 
-def mesh_arrays(mesh: Optional[bpy.types.Mesh]) -> MeshArrays:
+def mesh_arrays(mesh: Optional[bpy.types.Mesh], small_triangles: bool = True) -> MeshArrays:
     """The mesh's arrays (``MeshArrays``), copied in bulk: the positions, the faces' first corners and the
     corners' vertices (an attribute copied at once), for ``MeshArrays.triangles`` to split the faces with Blender's
     own rule for quads; everything big meshes are made of (subdivided, sculpted, scanned) is triangles and quads.
     For a mesh with n-gons (or faces out of order), Blender's loop triangles, which ``foreach_get`` reads element by
     element, about five times as long on the main thread; for a mesh of fewer than ``SPLIT_MIN_FACES`` faces too:
     the split's numpy calls would cost it more (a 128-face sphere 0.35 against 0.07 ms; 2,000 small objects read
-    0.5 s sooner)."""
+    0.5 s sooner). With ``small_triangles`` False, such a small mesh's are not read (``loop_triangles`` None and no
+    faces: the caller reads them later, ``loop_triangles``, or never)."""
     no_faces = np.empty(0, dtype=np.int32)
     local = local_positions(mesh)
     faces = 0 if mesh is None else len(mesh.polygons)  # (asked once: each question goes through Blender)
     if faces == 0:
         return MeshArrays(local, no_faces, no_faces)
     if faces < SPLIT_MIN_FACES:
-        return MeshArrays(local, no_faces, no_faces, _loop_triangles(mesh))
+        return MeshArrays(local, no_faces, no_faces, loop_triangles(mesh) if small_triangles else None)
     starts = np.empty(faces, dtype=np.int32)
     mesh.polygons.foreach_get('loop_start', starts)
     sizes = np.diff(starts, append=len(mesh.loops))
     if sizes.min() < 3 or sizes.max() > 4:  # n-gons (or faces out of order): Blender's own split
-        return MeshArrays(local, no_faces, no_faces, _loop_triangles(mesh))
+        return MeshArrays(local, no_faces, no_faces, loop_triangles(mesh))
     corner_verts = _corner_or_point_array(mesh, '.corner_vert', (mesh.loops, 'vertex_index'), 1, np.int32)
     return MeshArrays(local, starts, corner_verts)
 
@@ -168,7 +169,7 @@ def world_triangles(mesh: Optional[bpy.types.Mesh]) -> np.ndarray:
     return mesh_arrays(mesh).triangles()
 
 
-def _loop_triangles(mesh: bpy.types.Mesh) -> np.ndarray:
+def loop_triangles(mesh: bpy.types.Mesh) -> np.ndarray:
     """(M,3) int32 vertex indices of Blender's own loop triangles."""
     mesh.calc_loop_triangles()
     indices = np.empty(len(mesh.loop_triangles) * 3, dtype=np.int32)

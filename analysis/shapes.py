@@ -13,9 +13,10 @@ import numpy as np
 
 from ..core.mesh import Solid, TriangleMesh
 from ..core.steps import checkpoint
+from ..core.vector.arrays import reduce_in_chunks
 from .background import meanwhile
-from .geometry import (MeshArrays, ObjectGeometryError, evaluated_mesh, has_geometry, mesh_arrays, to_world,
-                       triangles_of_many)
+from .geometry import (MeshArrays, ObjectGeometryError, evaluated_mesh, has_geometry, loop_triangles, mesh_arrays,
+                       to_world, triangles_of_many)
 
 #: The separator in an instanced object's name: "Instancer ▸ Object".
 INSTANCE_SEPARATOR = " \u25b8 "
@@ -174,6 +175,9 @@ class ReadSource:
     arrays: MeshArrays
     matrix: np.ndarray
     instances: tuple[tuple[MeshArrays, np.ndarray], ...] = ()
+    #: Its triangles not read yet (``read_arrays(..., triangles=False)``: ``arrays`` has no faces), until
+    #: ``with_triangles``.
+    pending: bool = False
 
     @property
     def triangle_count(self) -> int:
@@ -205,21 +209,48 @@ def node_instances(obj: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> tup
     return tuple(found)
 
 
-def read_arrays(source: Source, depsgraph: bpy.types.Depsgraph) -> ReadSource:
+def read_arrays(source: Source, depsgraph: bpy.types.Depsgraph, triangles: bool = True) -> ReadSource:
     """The source's evaluated mesh and its geometry nodes' instances (``node_instances``) copied out of Blender
     (``geometry.mesh_arrays``: the main thread's share of reading it). A mesh object without modifiers, its mesh not in
     Edit Mode, is read from its evaluated mesh itself (its data with shape keys applied: what ``to_mesh`` would copy,
-    without the copy, a quarter of a small object's read)."""
+    without the copy, a quarter of a small object's read). With ``triangles`` False, such an object's triangles, when
+    it is small (Blender's loop triangles), are left for ``with_triangles`` (``pending``): a check reads them only
+    for the objects its broad phase keeps."""
     obj = source.obj
-    if obj.type == 'MESH' and not obj.modifiers and not obj.data.is_editmode:
+    direct = _direct(obj)
+    if direct:
         evaluated = obj.evaluated_get(depsgraph)
-        arrays, matrix_world = mesh_arrays(evaluated.data), np.array(evaluated.matrix_world, dtype=np.float64)
+        arrays = mesh_arrays(evaluated.data, triangles)
+        matrix_world = np.array(evaluated.matrix_world, dtype=np.float64)
     else:
         with evaluated_mesh(obj, depsgraph) as (mesh, matrix_world):
             arrays = mesh_arrays(mesh)
+    pending = direct and not triangles and arrays.loop_triangles is None and not len(arrays.face_starts)
     if source.matrix is not None:  # an object of a collection instance, placed by it
-        return ReadSource(source.name, arrays, source.matrix)
-    return ReadSource(source.name, arrays, matrix_world, node_instances(source.obj, depsgraph))
+        return ReadSource(source.name, arrays, source.matrix, pending=pending)
+    instances = node_instances(source.obj, depsgraph)
+    if instances and pending:  # (made alone with its instances: read whole)
+        return read_arrays(source, depsgraph)
+    return ReadSource(source.name, arrays, matrix_world, instances, pending)
+
+
+def _direct(obj: bpy.types.Object) -> bool:
+    """A mesh object read from its evaluated mesh itself (``read_arrays``): without modifiers, not in Edit Mode."""
+    return obj.type == 'MESH' and not obj.modifiers and not obj.data.is_editmode
+
+
+def with_triangles(read: ReadSource, source: Source, depsgraph: bpy.types.Depsgraph) -> ReadSource:
+    """The ``pending`` read of ``source`` with its triangles (Blender's loop triangles of the same evaluated mesh);
+    read again in full when the object is no longer read directly or its vertex count has changed since (an edit
+    while a modal check ran), so that vertices and triangles are always of one moment."""
+    obj = source.obj
+    if _direct(obj):
+        mesh = obj.evaluated_get(depsgraph).data
+        if len(mesh.vertices) == len(read.arrays.positions):
+            arrays = MeshArrays(read.arrays.positions, read.arrays.face_starts, read.arrays.corner_verts,
+                                loop_triangles(mesh))
+            return ReadSource(read.name, arrays, read.matrix, read.instances)
+    return read_arrays(source, depsgraph)
 
 
 def _world_triangles(arrays: MeshArrays, matrix: np.ndarray) -> np.ndarray:
@@ -250,22 +281,38 @@ def mesh_from_arrays(read: ReadSource) -> TriangleMesh:
     return TriangleMesh.from_arrays(points, triangles, read.name)
 
 
-def meshes_from_many(reads: list[ReadSource]) -> list[TriangleMesh | ObjectGeometryError]:
+@dataclass(frozen=True, eq=False)
+class Unread:
+    """A source read but for its triangles (a ``pending`` read): its world vertices, checked, and their box (what the
+    broad phase asks of a Solid, ``bounds``); ``meshes_from_many`` of its read ``with_triangles``, given these
+    ``points``, makes its mesh."""
+
+    read: ReadSource
+    points: np.ndarray
+    bounds: tuple[np.ndarray, np.ndarray]
+
+
+def meshes_from_many(reads: list[ReadSource], points: list[np.ndarray | None] | None = None
+                     ) -> list[TriangleMesh | Unread | ObjectGeometryError]:
     """``mesh_from_arrays`` of each read (the error it raises, returned), the same numbers, with the numpy work done
     for all of them together (faces split, ``geometry.triangles_of_many``; checks, copies:
-    ``TriangleMesh.many_from_arrays``): many small objects cost a few numpy calls instead of a dozen each. World coordinates are one matrix product per object, as ``to_world`` makes them
-    (a product of stacked matrices need not round the same way)."""
+    ``TriangleMesh.many_from_arrays``): many small objects cost a few numpy calls instead of a dozen each. World
+    coordinates are one matrix product per object, as ``to_world`` makes them (a product of stacked matrices need not
+    round the same way), or the read's ``points`` where given (an ``Unread``'s). A ``pending`` read gives an
+    ``Unread`` instead of its mesh (or the error its vertices raise)."""
     mirrors = np.linalg.det(np.array([read.matrix[:3, :3] for read in reads]).reshape(-1, 3, 3)) < 0.0
     triangles = [found[:, ::-1] if mirrored else found
                  for found, mirrored in zip(triangles_of_many([read.arrays for read in reads]), mirrors.tolist())]
-    points = [to_world(read.arrays.positions, read.matrix) for read in reads]
+    points = [to_world(read.arrays.positions, read.matrix) if known is None else known
+              for read, known in zip(reads, points or [None] * len(reads))]
     counts = np.array([len(p) for p in points], dtype=np.int64)
     together = np.concatenate(points) if points else np.empty((0, 3))
     fine = np.isfinite(together).all(axis=1) & (np.abs(together).max(axis=1, initial=0.0) < FLOAT32_LIMIT)
     alone = set(np.searchsorted(np.cumsum(counts), np.flatnonzero(~fine), side="right").tolist())
     alone.update(np.flatnonzero(counts == 0).tolist())
     alone.update(k for k, read in enumerate(reads) if read.instances)  # a scatter: its instances too, alone
-    good = [k for k in range(len(reads)) if k not in alone]
+    good = [k for k in range(len(reads)) if k not in alone and not reads[k].pending]
+    unread = [k for k in range(len(reads)) if k not in alone and reads[k].pending]
     meshes: list = [None] * len(reads)
     for k in alone:
         try:
@@ -274,11 +321,17 @@ def meshes_from_many(reads: list[ReadSource]) -> list[TriangleMesh | ObjectGeome
             meshes[k] = error
     if good:
         made = TriangleMesh.many_from_arrays(
-            together if not alone else np.concatenate([points[k] for k in good]),
+            together if len(good) == len(reads) else np.concatenate([points[k] for k in good]),
             np.concatenate([triangles[k] for k in good]), counts[good], [len(triangles[k]) for k in good],
             [reads[k].name for k in good])
         for k, mesh in zip(good, made):
             meshes[k] = mesh
+    if unread:  # their boxes as ``many_from_arrays`` makes a mesh's (a minimum is exact in any order)
+        starts = np.cumsum(counts[unread]) - counts[unread]
+        chosen = np.concatenate([points[k] for k in unread])
+        lows, highs = (reduce_in_chunks(ufunc, chosen, starts) for ufunc in (np.minimum, np.maximum))
+        for k, low, high in zip(unread, lows, highs):
+            meshes[k] = Unread(reads[k], points[k], (low, high))
     return meshes
 
 

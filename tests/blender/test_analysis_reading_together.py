@@ -137,6 +137,85 @@ def test_a_check_reading_together_answers_as_reading_each_alone(empty_scene, cla
         assert kept[1].mesh.triangles.tobytes() == reference[1].mesh.triangles.tobytes()
 
 
+def test_a_check_reads_triangles_only_of_the_objects_its_broad_phase_keeps(empty_scene, clash, addon, monkeypatch):
+    """Blender's loop triangles are read only for objects in candidate pairs (those alone are read as vertices and
+    a box), and the answers are those of reading every object whole (``every_pair`` reads every one)."""
+    geometry = importlib.import_module(addon.__name__ + ".analysis.geometry")
+    shapes = importlib.import_module(addon.__name__ + ".analysis.shapes")
+    crowded_scene(np.random.default_rng(5), 24)
+    for index in range(6):  # far from everything
+        lonely = bpy.data.objects.new(f"lonely {index}", convex_mesh("ico"))
+        lonely.location = (40.0 + 3.0 * index, -30.0, 0.0)
+        empty_scene.collection.objects.link(lonely)
+    bpy.context.view_layer.update()
+    read_from: list = []
+    counted = geometry.loop_triangles
+
+    def counting(mesh):
+        read_from.append(mesh.name)
+        return counted(mesh)
+
+    monkeypatch.setattr(geometry, "loop_triangles", counting)
+    monkeypatch.setattr(shapes, "loop_triangles", counting)
+    monkeypatch.setattr(clash, "READ_TOGETHER", 8)  # several steps of reading triangles
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    report = clash.check_scene(empty_scene, depsgraph, scope="ALL")
+    owners = {obj.data.name: obj.name for obj in empty_scene.objects}
+    read_objects = [owners[name] for name in read_from]
+    involved = {name for result in report.results for name in (result.object_a, result.object_b)
+                if len(bpy.data.objects[name].data.polygons)}  # (the point cloud has none to read)
+    assert len(read_objects) == len(set(read_objects))  # each at most once
+    assert involved <= set(read_objects) and not any(name.startswith("lonely") for name in read_objects)
+    read_from.clear()
+    whole = clash.check_scene(empty_scene, depsgraph, scope="ALL", every_pair=True)  # every object read whole
+    assert len(read_from) == len([obj for obj in empty_scene.objects if len(obj.data.polygons)])
+    penetrating = [result for result in whole.results if result.status == "penetrating"]
+    assert len(penetrating) >= 5
+    assert repr([dataclasses.asdict(result) for result in penetrating]) == repr(
+        [dataclasses.asdict(result) for result in report.results if result.status == "penetrating"])
+    assert report.skipped == whole.skipped and report.objects == whole.objects
+
+
+def _read_then(clash, scene, edit) -> object:
+    """A check stepped to the end of its reading, ``edit()`` run there (as a modal check lets the user edit between
+    two steps, before the triangles of the objects its broad phase keeps are read), then run to its end."""
+    report, steps = clash.start_check(scene, bpy.context.evaluated_depsgraph_get(), scope="ALL")
+    for done, total in steps:
+        if done == total == len(scene.objects):
+            break
+    edit()
+    bpy.context.view_layer.update()
+    for _step in steps:
+        pass
+    return report
+
+
+@pytest.mark.parametrize("change", ["vertex count", "vertices moved"])
+def test_an_object_edited_before_its_triangles_are_read_is_measured_as_one_moment(empty_scene, clash, change):
+    """An object whose vertex count changed since its vertices were read is read again whole (the new geometry); one
+    whose vertices only moved keeps the vertices read with its triangles (the old geometry): never a mix."""
+    for name, x in (("A", 0.0), ("B", 0.6), ("C", 30.0)):
+        obj = bpy.data.objects.new(name, convex_mesh("cube"))
+        obj.location = (x, 0.1 * x, 0.0)
+        empty_scene.collection.objects.link(obj)
+    bpy.context.view_layer.update()
+    before = clash.check_scene(empty_scene, bpy.context.evaluated_depsgraph_get(), scope="ALL")
+    b = bpy.data.objects["B"]
+    if change == "vertex count":
+        report = _read_then(clash, empty_scene, lambda: setattr(b, "data", convex_mesh("ico")))
+        expected = clash.check_scene(empty_scene, bpy.context.evaluated_depsgraph_get(), scope="ALL")
+        assert results(expected) != results(before)
+    else:
+        def shrink():
+            for vertex in b.data.vertices:
+                vertex.co *= 0.5
+            b.data.update()
+        report = _read_then(clash, empty_scene, shrink)
+        expected = before
+    assert [result.status for result in report.results] == ["penetrating"]
+    assert repr(results(report)) == repr(results(expected))
+
+
 def test_a_required_object_that_cannot_be_read_raises_naming_it(empty_scene, clash):
     crowded_scene(np.random.default_rng(3), 8)
     stray = bpy.data.objects["obj 502 stray"]

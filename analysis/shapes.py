@@ -300,9 +300,6 @@ def meshes_from_many(reads: list[ReadSource], points: list[np.ndarray | None] | 
     coordinates are one matrix product per object, as ``to_world`` makes them (a product of stacked matrices need not
     round the same way), or the read's ``points`` where given (an ``Unread``'s). A ``pending`` read gives an
     ``Unread`` instead of its mesh (or the error its vertices raise)."""
-    mirrors = np.linalg.det(np.array([read.matrix[:3, :3] for read in reads]).reshape(-1, 3, 3)) < 0.0
-    triangles = [found[:, ::-1] if mirrored else found
-                 for found, mirrored in zip(triangles_of_many([read.arrays for read in reads]), mirrors.tolist())]
     points = [to_world(read.arrays.positions, read.matrix) if known is None else known
               for read, known in zip(reads, points or [None] * len(reads))]
     counts = np.array([len(p) for p in points], dtype=np.int64)
@@ -320,9 +317,12 @@ def meshes_from_many(reads: list[ReadSource], points: list[np.ndarray | None] | 
         except ObjectGeometryError as error:
             meshes[k] = error
     if good:
+        mirrors = np.linalg.det(np.array([reads[k].matrix[:3, :3] for k in good])) < 0.0
+        triangles = [found[:, ::-1] if mirrored else found for found, mirrored in
+                     zip(triangles_of_many([reads[k].arrays for k in good]), mirrors.tolist())]
         made = TriangleMesh.many_from_arrays(
             together if len(good) == len(reads) else np.concatenate([points[k] for k in good]),
-            np.concatenate([triangles[k] for k in good]), counts[good], [len(triangles[k]) for k in good],
+            np.concatenate(triangles), counts[good], [len(found) for found in triangles],
             [reads[k].name for k in good])
         for k, mesh in zip(good, made):
             meshes[k] = mesh

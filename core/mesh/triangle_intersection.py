@@ -18,6 +18,12 @@ _LOCAL_IDS = np.arange(3)
 #: Relative error bound of the float orientation determinant (Shewchuk's 7.8e-16, with a margin):
 #: beyond it the float sign is certain, within it the sign is recomputed exactly.
 _FILTER = 4e-15
+#: The same bound in the platform's extended precision (x86's 64-bit significand; ``np.longdouble`` is plain double
+#: on some platforms, and then this stage is skipped): Shewchuk's (7 + 56 eps) eps with eps = half its machine
+#: epsilon, with a margin of about 9. Rows the float filter leaves unsure are evaluated there first; few then need
+#: integers (flush tiles' points lie in one plane to about 1e-17 of their scale, not exactly).
+_LONG_FILTER = 32.0 * float(np.finfo(np.longdouble).eps)
+_LONG_BITS = np.finfo(np.longdouble).nmant
 
 
 def _first_nonzero_sign(vectors: np.ndarray) -> np.ndarray:
@@ -73,11 +79,20 @@ def orientation_signs(p0: np.ndarray, p1: np.ndarray, p2: np.ndarray, p3: np.nda
         shape = signs.shape + (3,)
         points = [np.broadcast_to(p, shape)[unsure] for p in (p0, p1, p2, p3)]
         exact_signs = np.zeros(len(points[0]), dtype=np.int8)
-        # two equal points (coinciding faces, shared corners): exactly 0 without integer arithmetic
-        apart = ~_any_same(points) if tie is not None else np.ones(len(exact_signs), dtype=bool)
-        if apart.any():
-            e0, e1, e2, e3 = exact_integers(np.stack([p[apart] for p in points]))
-            exact_signs[apart] = np.sign(dot(e1 - e0, cross(e2 - e0, e3 - e0))).astype(np.int8)
+        # two equal points (coinciding faces, shared corners) or a coordinate all four share (a zero column of
+        # differences): exactly 0 without integer arithmetic
+        zero = _any_same(points) if tie is not None else np.zeros(len(exact_signs), dtype=bool)
+        for axis in range(3):
+            zero |= (points[0][:, axis] == points[1][:, axis]) & (points[0][:, axis] == points[2][:, axis]) \
+                & (points[0][:, axis] == points[3][:, axis])
+        rows = np.flatnonzero(~zero)
+        if len(rows) and _extended_precision():
+            sure, long_signs = _extended_signs([p[rows] for p in points])
+            exact_signs[rows[sure]] = long_signs[sure]
+            rows = rows[~sure]
+        if len(rows):
+            e0, e1, e2, e3 = exact_integers(np.stack([p[rows] for p in points]))
+            exact_signs[rows] = np.sign(dot(e1 - e0, cross(e2 - e0, e3 - e0))).astype(np.int8)
         if tie is not None:
             zero = exact_signs == 0
             exact_signs[zero] = _tie_signs([p[zero] for p in points], tie)
@@ -97,6 +112,23 @@ def _determinant(d1: np.ndarray, d2: np.ndarray, d3: np.ndarray) -> tuple[np.nda
         + np.abs(y1) * (np.abs(products[1][0]) + np.abs(products[1][1])) \
         + np.abs(z1) * (np.abs(products[2][0]) + np.abs(products[2][1]))
     return value, permanent
+
+
+def _extended_precision() -> bool:
+    """Whether ``np.longdouble`` arithmetic carries the significand ``_LONG_FILTER`` assumes now (x87 precision
+    control could have been lowered to double by other code) and more than double's."""
+    one = np.ones(1, dtype=np.longdouble)
+    tiny = np.longdouble(2.0) ** -_LONG_BITS
+    return _LONG_BITS > 52 and bool(((one + tiny) - one)[0] == tiny)
+
+
+def _extended_signs(points: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Rows whose orientation sign the extended-precision determinant makes certain, and its signs: beyond
+    ``_LONG_FILTER`` x its permanent, or a zero permanent (products of doubles' differences do not underflow
+    there, so every term of the determinant is exactly 0)."""
+    p0, p1, p2, p3 = (p.astype(np.longdouble) for p in points)
+    value, permanent = _determinant(p1 - p0, p2 - p0, p3 - p0)
+    return (np.abs(value) > _LONG_FILTER * permanent) | (permanent == 0.0), np.sign(value).astype(np.int8)
 
 
 def _any_same(points: list[np.ndarray]) -> np.ndarray:

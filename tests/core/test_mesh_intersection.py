@@ -336,3 +336,50 @@ def test_orientation_signs_with_coinciding_points_match_exact_rational_arithmeti
         signs = orientation_signs(points[:, 0], points[:, 1], points[:, 2], points[:, 3], tie)
         expected = [reference_orientation(points[k], moving) for k in range(count)]
         np.testing.assert_array_equal(signs, expected)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_orientation_signs_of_nearly_coplanar_points_match_rationals_with_and_without_extended_precision(
+        seed, monkeypatch):
+    """Points on rotated planes (in one plane only to rounding, as on flush tiles), some nudged by an ulp, some
+    sharing a coordinate, some exactly in one plane: the float filter leaves them unsure; the extended-precision stage (where the platform has
+    it) and the integer arithmetic without it both give the rational signs, and the first leaves fewer rows to
+    integers."""
+    import core.mesh.triangle_intersection as module
+    rng = np.random.default_rng(seed)
+    count = 300
+    rotation = np.stack([random_rotation(rng) for _ in range(count)])
+    flat = rng.uniform(-1.0, 1.0, size=(count, 4, 3)) * [1.0, 1.0, 0.0]
+    points = 10.0 * rng.uniform(-1.0, 1.0, size=(count, 1, 3)) + np.einsum("kij,kpj->kpi", rotation, flat)
+    nudged = rng.random(count) < 0.3
+    points[nudged, 3, 0] = np.nextafter(points[nudged, 3, 0], np.inf)
+    shared = rng.random(count) < 0.2
+    points[shared, :, 2] = points[shared, :1, 2]
+    # exactly in one plane, with products rounding in either precision: big integers (scaled by a power of two)
+    # origin + a u + b v
+    lattice = rng.random(count) < 0.3
+    spans = rng.integers(-2 ** 15, 2 ** 15, size=(count, 2, 3)).astype(float)
+    steps = rng.integers(-2 ** 10, 2 ** 10, size=(count, 4, 2)).astype(float)
+    origins = rng.integers(-2 ** 40, 2 ** 40, size=(count, 1, 3)).astype(float)
+    points[lattice] = (origins + np.einsum("kpa,kai->kpi", steps, spans))[lattice] * 2.0 ** -30
+    integer_rows = []
+
+    def counted(values):
+        integer_rows.append(values.shape[1])
+        return exact_integers(values)
+
+    monkeypatch.setattr(module, "exact_integers", counted)
+    answers = {}
+    for extended in (True, False):
+        if not extended:
+            monkeypatch.setattr(module, "_extended_precision", lambda: False)
+        integer_rows.clear()
+        for tie, moving in (("edges", (2, 3)), ("point_moves", (3,)), ("plane_moves", (0, 1, 2)), (None, ())):
+            signs = orientation_signs(points[:, 0], points[:, 1], points[:, 2], points[:, 3], tie)
+            expected = [reference_orientation(points[k], moving) for k in range(count)]
+            np.testing.assert_array_equal(signs, expected)
+        answers[extended] = sum(integer_rows)
+    assert answers[False] > count  # the float filter leaves most rows unsure
+    assert answers[True] <= answers[False]
+    if module._extended_precision():
+        assert answers[True] < answers[False] / 4

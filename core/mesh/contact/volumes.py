@@ -46,7 +46,7 @@ def pair_volumes(pairs: list[tuple[Solid, Solid]], crossed: list[CrossingRows | 
     for k, answer in zip(convex, convex_overlap_volumes([(pairs[k][0].mesh, pairs[k][1].mesh) for k in convex])):
         answers[k] = (*answer, 0.0)
     _prove_whole([(solid, None, *_common_box(a, b)) for k, (a, b) in enumerate(pairs) if answers[k] is None
-                  for solid in (a, b) if solid.method != CONVEX])
+                  for solid in (a, b) if solid.method != CONVEX and None not in _proved(solid)])
     for k, (a, b) in enumerate(pairs):
         if answers[k] is None and not _surfaces_cover_once(a, b):
             answers[k] = _cut_volume(a, b, *_common_box(a, b))
@@ -60,7 +60,9 @@ def pair_volumes(pairs: list[tuple[Solid, Solid]], crossed: list[CrossingRows | 
 def _surfaces_cover_once(a: Solid, b: Solid) -> bool:
     """Whether each object covers the pair's shared box at most once, so that its overlap volume may be taken from
     the surfaces (``overlap_volume``, inside by parity); if not, the surfaces are cut with their own crossings
-    (``_cut_volume``)."""
+    (``_cut_volume``). Objects already proved need no box."""
+    if all(solid.method == CONVEX or _proved(solid).get(None) for solid in (a, b)):
+        return True
     low, high = _common_box(a, b)
     return all(solid.method == CONVEX or _covers_once(solid, None, low, high) for solid in (a, b))
 

@@ -115,11 +115,14 @@ def _determinant(d1: np.ndarray, d2: np.ndarray, d3: np.ndarray) -> tuple[np.nda
 
 
 def _extended_precision() -> bool:
-    """Whether ``np.longdouble`` arithmetic carries the significand ``_LONG_FILTER`` assumes now (x87 precision
-    control could have been lowered to double by other code) and more than double's."""
+    """Whether ``np.longdouble`` is an IEEE-style format longer than double (x87's 64-bit significand, or quad;
+    not plain double, nor PowerPC's double-double, whose rounding the bound does not cover) and its arithmetic
+    carries the significand ``_LONG_FILTER`` assumes now (x87 precision control could have been lowered)."""
+    if _LONG_BITS not in (63, 112):
+        return False
     one = np.ones(1, dtype=np.longdouble)
     tiny = np.longdouble(2.0) ** -_LONG_BITS
-    return _LONG_BITS > 52 and bool(((one + tiny) - one)[0] == tiny)
+    return bool(((one + tiny) - one)[0] == tiny)
 
 
 def _extended_signs(points: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

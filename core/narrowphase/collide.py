@@ -14,6 +14,7 @@ from numpy.typing import ArrayLike
 from ..contact import Contact, classify, frozen_instance, touch_band
 from .epa import Blowup, EpaResult, epa, expand_simplex
 from .gjk import GjkResult, closest_on_simplex, gjk, minkowski_support
+from .gjk_lockstep import gjk_many
 from ..shapes.convex import Polytope, Shape, as_shape
 from ..validation import MAX_COORDINATE, MIN_PAIR_SIZE, as_iteration_cap, as_length
 from ..vector.vec3 import Vec3, combine, dot, norm, normalized, orthonormal_basis, scale, sub
@@ -157,8 +158,23 @@ def solve_pair(pair: PreparedPair, start: list | None = None) -> tuple[Contact, 
 def seeded(pair: PreparedPair, start: list | None = None) -> tuple:
     """GJK (from ``start``, see ``solve_pair``), then, when it does not answer, the seed EPA grows: ``(GJK's
     result, the seed)`` (``expand_simplex``); or ``solve_pair``'s answer from GJK (a Contact first)."""
-    result = gjk(pair.support, pair.first_direction(), tolerance=pair.local_solver_tolerance,
-                 max_iterations=pair.max_iterations, start=start)
+    return _seeded_from(pair, gjk(pair.support, pair.first_direction(), tolerance=pair.local_solver_tolerance,
+                                  max_iterations=pair.max_iterations, start=start))
+
+
+def seeded_many(pairs: list[PreparedPair]) -> list[tuple]:
+    """``[seeded(pair) for pair in pairs]``, the GJK of the pairs solved unscaled run in lockstep (``gjk_many``: the
+    same results bit for bit), and so is the seed of each whose GJK tetrahedron ``expand_simplex`` keeps whole."""
+    together = [k for k, pair in enumerate(pairs) if pair.unit == 1.0]
+    found, whole = gjk_many([pairs[k] for k in together], np.array([pairs[k].local_tolerance for k in together]))
+    answers: list = [None] * len(pairs)
+    for k, result, kept in zip(together, found, whole.tolist()):
+        answers[k] = (result, Blowup(list(result.simplex), 3)) if kept else _seeded_from(pairs[k], result)
+    return [seeded(pair) if answer is None else answer for pair, answer in zip(pairs, answers)]
+
+
+def _seeded_from(pair: PreparedPair, result: GjkResult) -> tuple:
+    """``seeded``'s answer once GJK has given ``result``."""
     if not result.overlapping and result.status != "stalled":
         bounds = (result.lower_bound - pair.local_support_rounding, result.distance)
         return _gjk_contact(pair, result, bounds, 0, result.status), None, result.simplex

@@ -12,7 +12,7 @@ import numpy as np
 from ..contact import Contact
 from ..shapes.convex import Polytope
 from .batch import padded_array
-from .collide import PreparedPair, after_epa, seeded, solve_pair
+from .collide import PreparedPair, after_epa, seeded_many, solve_pair
 from .epa import polytope_answer, seed_polytope
 from .warm_epa import corner_planes, placed_points
 
@@ -38,11 +38,11 @@ def collide_overlapping(shapes_a: Sequence, shapes_b: Sequence, *, tolerance: fl
     pairs = [PreparedPair(a, b, tolerance, touch_tolerance, max_iterations) for a, b in zip(shapes_a, shapes_b)]
     answers: list[Contact | None] = [None] * len(pairs)
     grown, seeds = [], []
-    for k, pair in enumerate(pairs):
-        if not _qualifies(pair):
-            answers[k] = solve_pair(pair)[0]
-            continue
-        begun = seeded(pair)
+    qualified = [k for k, pair in enumerate(pairs) if _qualifies(pair)]
+    for k in sorted(set(range(len(pairs))) - set(qualified)):
+        answers[k] = solve_pair(pairs[k])[0]
+    for k, begun in zip(qualified, seeded_many([pairs[k] for k in qualified])):
+        pair = pairs[k]
         if isinstance(begun[0], Contact):
             answers[k] = begun[0]
             continue

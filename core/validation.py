@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -81,7 +82,7 @@ def as_length(value: object, name: str, *, allow_none: bool = False) -> float | 
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a non-negative number, got {value!r}")
     length = float(value)
-    if not np.isfinite(length) or length < 0.0:
+    if not math.isfinite(length) or length < 0.0:
         raise ValueError(f"{name} must be a finite, non-negative number, got {value!r}")
     return length
 

@@ -39,43 +39,58 @@ class PreparedPair:
     that frame implies. Lengths named ``local_*`` are in that frame, the others in world units."""
 
     def __init__(self, a, b, tolerance, touch_tolerance, max_iterations):
-        self.a, self.b = as_shape(a, "points_a"), as_shape(b, "points_b")
-        tolerance = as_length(tolerance, "tolerance", allow_none=True)
-        touch_tolerance = as_length(touch_tolerance, "touch_tolerance", allow_none=True)
-        cap = None if max_iterations is None else as_iteration_cap(max_iterations, "max_iterations")
-        self.max_iterations = _automatic_cap(self.a, self.b) if cap is None else cap
-        # Plain floats: a prepared pair is re-solved at every move, and numpy's per-call cost on 3-vectors
-        # would be a good part of a small pair's query (the same operations, so the same floats).
-        low_a, high_a = _measurable_bounds(self.a, "points_a")
-        low_b, high_b = _measurable_bounds(self.b, "points_b")
-        low = [x if x < y else y for x, y in zip(low_a, low_b)]  # np.minimum's choice, signed zeros included
-        high = [x if x > y else y for x, y in zip(high_a, high_b)]
-        self.center_tuple = center = tuple(0.5 * (x + y) for x, y in zip(low, high))
-        shift = tuple(-c for c in center)
-        self.local_a, self.local_b = local_a, local_b = self.a.translated(shift), self.b.translated(shift)
+        a, b = as_shape(a, "points_a"), as_shape(b, "points_b")
+        self._prepare(a, b, *_checked_options(tolerance, touch_tolerance, max_iterations))
+
+    @classmethod
+    def many(cls, shapes_a, shapes_b, tolerance, touch_tolerance, max_iterations) -> list[PreparedPair]:
+        """``[PreparedPair(a, b, ...) for a, b in zip(shapes_a, shapes_b)]``, the options checked once."""
+        pairs, options = [], None
+        for a, b in zip(shapes_a, shapes_b):
+            pair = cls.__new__(cls)
+            a, b = as_shape(a, "points_a"), as_shape(b, "points_b")
+            options = _checked_options(tolerance, touch_tolerance, max_iterations) if options is None else options
+            pair._prepare(a, b, *options)
+            pairs.append(pair)
+        return pairs
+
+    def _prepare(self, a: Shape, b: Shape, tolerance: float | None, touch_tolerance: float | None,
+                 cap: int | None) -> None:
+        self.a, self.b = a, b
+        self.max_iterations = _automatic_cap(a, b) if cap is None else cap
+        # Plain floats, written out: a prepared pair is re-solved at every move, and numpy's per-call cost on
+        # 3-vectors would be a good part of a small pair's query (the same operations, so the same floats).
+        (lax, lay, laz), (hax, hay, haz) = _measurable_bounds(a, "points_a")
+        (lbx, lby, lbz), (hbx, hby, hbz) = _measurable_bounds(b, "points_b")
+        # np.minimum's and np.maximum's choices, signed zeros included
+        lx, ly, lz = lax if lax < lbx else lbx, lay if lay < lby else lby, laz if laz < lbz else lbz
+        hx, hy, hz = hax if hax > hbx else hbx, hay if hay > hby else hby, haz if haz > hbz else hbz
+        self.center_tuple = cx, cy, cz = 0.5 * (lx + hx), 0.5 * (ly + hy), 0.5 * (lz + hz)
+        shift = (-cx, -cy, -cz)
+        self.local_a, self.local_b = local_a, local_b = a.translated(shift), b.translated(shift)
         # A support point is the argmax of dot products rounded at eps x the numbers the shape's support adds
         # up in the pair's frame (about the pair's size: not its distance from the origin): its value can fall
         # short of the true support value by this much (world units); lower bounds allow for it.
         reach = max(local_a.support_reach(), local_b.support_reach())
         support_rounding = SUPPORT_ROUNDING * reach
-        size = max(y - x for x, y in zip(low, high))
+        size = max(hx - lx, hy - ly, hz - lz)
         if 0.0 < size < MIN_PAIR_SIZE:
             raise ValueError(f"points_a and points_b span only {size:.3g} together: pairs smaller than "
                              f"{MIN_PAIR_SIZE:g} are too small to measure in float64")
         # Sizes within 2^-100 .. 2^100 leave every square the solver forms far inside float64's range;
         # beyond, the pair is divided by a power of two near its size (exactly).
-        self.unit = 1.0 if UNSCALED_SIZES[0] <= size <= UNSCALED_SIZES[1] or size == 0.0 else \
+        self.unit = unit = 1.0 if UNSCALED_SIZES[0] <= size <= UNSCALED_SIZES[1] or size == 0.0 else \
             math.ldexp(1.0, math.frexp(size)[1])
         self.rounding = MIN_RELATIVE_TOLERANCE * size
         self.tolerance, self.touch_tolerance = pair_tolerances(size, reach, tolerance, touch_tolerance)
-        self.local_tolerance, self.local_rounding = self.tolerance / self.unit, self.rounding / self.unit
-        self.local_support_rounding = support_rounding / self.unit
+        self.local_tolerance, self.local_rounding = self.tolerance / unit, self.rounding / unit
+        self.local_support_rounding = support_rounding / unit
         # What GJK and EPA aim for, so that the bounds, widened by the support rounding, meet the tolerance.
         self.local_solver_tolerance = self.local_tolerance - 2.0 * self.local_support_rounding
-        self.margin = self.a.margin + self.b.margin
-        self.a_to_b = tuple(0.5 * (lb + hb - la - ha) / self.unit
-                            for la, ha, lb, hb in zip(low_a, high_a, low_b, high_b))
-        self.support = minkowski_support(local_a.support, local_b.support, self.unit)
+        self.margin = a.margin + b.margin
+        self.a_to_b = (0.5 * (lbx + hbx - lax - hax) / unit, 0.5 * (lby + hby - lay - hay) / unit,
+                       0.5 * (lbz + hbz - laz - haz) / unit)
+        self.support = minkowski_support(local_a.support, local_b.support, unit)
 
     @cached_property
     def center(self) -> np.ndarray:
@@ -97,12 +112,20 @@ class PreparedPair:
         return scale(normal, -1.0) if alignment < 0.0 else normal
 
 
+def _checked_options(tolerance, touch_tolerance, max_iterations) -> tuple[float | None, float | None, int | None]:
+    """``collide``'s keywords checked: ``(tolerance, touch_tolerance, iteration cap)``."""
+    return (as_length(tolerance, "tolerance", allow_none=True),
+            as_length(touch_tolerance, "touch_tolerance", allow_none=True),
+            None if max_iterations is None else as_iteration_cap(max_iterations, "max_iterations"))
+
+
 def _automatic_cap(a: Shape, b: Shape) -> int:
     """Iteration cap for ``max_iterations=None``: never the reason to stop. Each EPA step adds a new
     point of A - B (or stops), and A - B has at most count_a x count_b of them; each GJK step
     shortens |v| strictly, over simplices of those points. A deep contact of two 2,000-vertex spheres
     takes about 2,000 EPA steps."""
-    count_a, count_b = (len(shape.points) if isinstance(shape, Polytope) else 8 for shape in (a, b))
+    count_a = len(a.points) if isinstance(a, Polytope) else 8
+    count_b = len(b.points) if isinstance(b, Polytope) else 8
     return max(MIN_AUTOMATIC_ITERATIONS, count_a * count_b)
 
 

@@ -35,7 +35,7 @@ def collide_overlapping(shapes_a: Sequence, shapes_b: Sequence, *, tolerance: fl
     ``collide``. The answers are ``collide``'s to its tolerance: the same support points and faces, grown one step
     at a time, except where rounding ties (support points along a direction, faces at the same distance) are
     broken differently (see architecture)."""
-    pairs = [PreparedPair(a, b, tolerance, touch_tolerance, max_iterations) for a, b in zip(shapes_a, shapes_b)]
+    pairs = PreparedPair.many(shapes_a, shapes_b, tolerance, touch_tolerance, max_iterations)
     answers: list[Contact | None] = [None] * len(pairs)
     grown, seeds = [], []
     qualified = [k for k, pair in enumerate(pairs) if _qualifies(pair)]

@@ -185,15 +185,21 @@ def seeded(pair: PreparedPair, start: list | None = None) -> tuple:
                                   max_iterations=pair.max_iterations, start=start))
 
 
-def seeded_many(pairs: list[PreparedPair]) -> list[tuple]:
+def seeded_many(pairs: list[PreparedPair], arrays: bool = False):
     """``[seeded(pair) for pair in pairs]``, the GJK of the pairs solved unscaled run in lockstep (``gjk_many``: the
-    same results bit for bit), and so is the seed of each whose GJK tetrahedron ``expand_simplex`` keeps whole."""
+    same results bit for bit), and so is the seed of each whose GJK tetrahedron ``expand_simplex`` keeps whole. With
+    ``arrays``, ``(that list, WholeSeeds)``: those pairs and their seeds' vertices as arrays too."""
     together = [k for k, pair in enumerate(pairs) if pair.unit == 1.0]
     found, whole = gjk_many([pairs[k] for k in together], np.array([pairs[k].local_tolerance for k in together]))
     answers: list = [None] * len(pairs)
-    for k, result, kept in zip(together, found, whole.tolist()):
-        answers[k] = (result, Blowup(list(result.simplex), 3)) if kept else _seeded_from(pairs[k], result)
-    return [seeded(pair) if answer is None else answer for pair, answer in zip(pairs, answers)]
+    for k in whole.index.tolist():
+        result = found[k]
+        answers[together[k]] = (result, Blowup(list(result.simplex), 3))
+    for k, result in zip(together, found):
+        if answers[k] is None:
+            answers[k] = _seeded_from(pairs[k], result)
+    begun = [seeded(pair) if answer is None else answer for pair, answer in zip(pairs, answers)]
+    return (begun, whole._replace(index=np.array(together, dtype=np.int64)[whole.index])) if arrays else begun
 
 
 def _seeded_from(pair: PreparedPair, result: GjkResult) -> tuple:

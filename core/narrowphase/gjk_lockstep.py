@@ -7,6 +7,7 @@ simplex, weights, bounds and iteration count as alone, bit for bit. See docs/arc
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -24,15 +25,27 @@ _SUPPORT_SLACK = 2.0 ** -48
 _NO_BODY = np.zeros((1, 3))  # stands in for a shape that answers its supports alone
 
 
-def gjk_many(pairs: list, seed_tolerance: np.ndarray | None = None) -> tuple[list[GjkResult], np.ndarray]:
+class WholeSeeds(NamedTuple):
+    """The pairs (``index``, positions in the list given) whose GJK enclosed the origin in a tetrahedron that
+    ``epa.expand_simplex`` keeps whole as its seed, and that tetrahedron's vertices: ``w`` (points of A - B), ``a``
+    and ``b`` (their support points), each (len(index), 4, 3) in the seed's order."""
+
+    index: np.ndarray
+    w: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+
+
+def gjk_many(pairs: list, seed_tolerance: np.ndarray | None = None) -> tuple[list[GjkResult], WholeSeeds]:
     """``gjk(pair.support, pair.first_direction(), tolerance=pair.local_solver_tolerance,
-    max_iterations=pair.max_iterations)`` of every ``PreparedPair`` (solved unscaled, ``pair.unit == 1``), and per
-    pair whether GJK enclosed the origin in a tetrahedron that ``epa.expand_simplex`` at ``seed_tolerance`` (one per
-    pair) keeps as the seed it returns (all False without ``seed_tolerance``)."""
+    max_iterations=pair.max_iterations)`` of every ``PreparedPair`` (solved unscaled, ``pair.unit == 1``), and the
+    pairs whose GJK tetrahedron ``epa.expand_simplex`` at ``seed_tolerance`` (one per pair) keeps whole (none
+    without ``seed_tolerance``)."""
     count = len(pairs)
+    enclosing = np.zeros((count, 3, 4, 3))  # w, a, b of the tetrahedron about the origin where GJK found one
     kept_whole = np.zeros(count, dtype=bool)
     if count == 0:
-        return [], kept_whole
+        return [], WholeSeeds(np.zeros(0, dtype=np.int64), *enclosing.transpose(1, 0, 2, 3))
     side_a, side_b = _Side([pair.local_a for pair in pairs]), _Side([pair.local_b for pair in pairs])
     tolerance = np.array([pair.local_solver_tolerance for pair in pairs])
     cap = np.array([pair.max_iterations for pair in pairs])
@@ -50,7 +63,6 @@ def gjk_many(pairs: list, seed_tolerance: np.ndarray | None = None) -> tuple[lis
     v = w[:, 0].copy()
     lower, best = np.full(count, -np.inf), np.zeros((count, 3))
     results: list = [None] * count
-    enclosing = np.zeros((count, 4, 3))  # the tetrahedron about the origin where GJK found one
 
     def finish(rows: np.ndarray, overlapping, status, iterations: int, normal=None, closest=None,
                simplex=None) -> None:
@@ -110,7 +122,7 @@ def gjk_many(pairs: list, seed_tolerance: np.ndarray | None = None) -> tuple[lis
             x[here, candidate_size - 1] = new
         closest, candidate_weights, enclosed = closest_on_simplices(candidate[0], candidate_size)
         whole = enclosed & (candidate_size == 4)
-        enclosing[running[whole]] = candidate[0][whole]
+        enclosing[running[whole]] = np.stack(candidate, axis=1)[whole]
         kept_whole[running[whole]] = True
         finish(running[enclosed], True, "converged", iteration, closest=np.zeros((int(enclosed.sum()), 3)),
                simplex=(*(x[enclosed] for x in candidate), candidate_size[enclosed], candidate_weights[enclosed]))
@@ -129,11 +141,9 @@ def gjk_many(pairs: list, seed_tolerance: np.ndarray | None = None) -> tuple[lis
         weights[running] = np.where(kept, candidate_weights[going], 0.0)[rows, order]
         size[running] = kept.sum(axis=1)
         v[running] = closest[going]
-    if seed_tolerance is None:
-        return results, np.zeros(count, dtype=bool)
-    rows = np.flatnonzero(kept_whole)
-    kept_whole[rows] = whole_seeds(enclosing[rows], seed_tolerance[rows])
-    return results, kept_whole
+    rows = np.flatnonzero(kept_whole) if seed_tolerance is not None else np.zeros(0, dtype=np.int64)
+    rows = rows[whole_seeds(enclosing[rows, 0], seed_tolerance[rows])] if rows.size else rows
+    return results, WholeSeeds(rows, *enclosing[rows].transpose(1, 0, 2, 3))
 
 
 def first_directions(pairs: list) -> np.ndarray:

@@ -166,8 +166,14 @@ def test_seeds_of_the_roofs_hulls_are_each_pairs_own():
 
 
 def assert_same_seeds(pairs: list[PreparedPair]) -> None:
-    """``seeded_many`` is ``seeded`` pair by pair: GJK's contact, or its result and the seed, to the bit."""
-    for pair, found in zip(pairs, seeded_many(pairs)):
+    """``seeded_many`` is ``seeded`` pair by pair: GJK's contact, or its result and the seed, to the bit; the seeds
+    it gives as arrays too are those seeds."""
+    begun, whole = seeded_many(pairs, arrays=True)
+    for k, w, a, b in zip(whole.index.tolist(), whole.w, whole.a, whole.b):
+        assert bits(begun[k][1].vertices) == bits(np.stack([w, a, b], axis=1))
+    assert {k for k, found in enumerate(begun) if not isinstance(found[0], core.Contact)
+            and found[1].vertices == found[0].simplex and found[1].dimension == 3} >= set(whole.index.tolist())
+    for pair, found in zip(pairs, begun):
         single = seeded(pair)
         assert type(found[0]) is type(single[0]) and len(found) == len(single)
         if isinstance(single[0], core.Contact):
@@ -197,7 +203,7 @@ def test_seeds_of_nearly_flat_differences():
         pairs.append(PreparedPair(flat_a @ turn.T, flat_b @ turn.T, None, None, None))
     whole = gjk_many(pairs, np.array([pair.local_tolerance for pair in pairs]))[1]
     assert_same_seeds(pairs)
-    assert 0 < whole.sum() < len(pairs)
+    assert 0 < len(whole.index) < len(pairs)
 
 
 @pytest.mark.parametrize("tolerance", (1e-12, 1e-3, 0.3))

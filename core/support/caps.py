@@ -46,6 +46,11 @@ class SupportCaps:
         radius = float(np.sqrt(((self._points - centre) ** 2).sum(axis=1).max()))
         return radius, _GUARD * (radius + float(np.abs(centre).sum()))
 
+    @property
+    def empty(self) -> bool:
+        """No cap is kept yet (``kept`` answers None whatever the direction)."""
+        return not self._caps
+
     def candidates(self, direction: np.ndarray, slab: float) -> np.ndarray:
         """Rows (ascending) that hold every point whose height ``p . direction`` is within ``slab`` of the
         highest (``direction`` need not be unit): a kept cap that serves the direction, else a new one (a pass

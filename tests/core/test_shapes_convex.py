@@ -244,3 +244,21 @@ def test_a_bad_cloud_among_many_raises_polytopes_error(spoil):
     assert str(raised.value) == str(alone.value)
     with pytest.raises(ValueError, match="empty"):
         core.Polytope.of_clouds([clouds[0], np.empty((0, 3))])
+
+
+def test_written_out_support_is_the_shapes_steps():
+    """``Polytope.support``'s one-call way (an untransformed small cloud, no cap kept) gives the point the general
+    steps give (``Shape.support``: local support, placed), to the bit, with exact ties (a grid) and -0.0; clouds with
+    a kept cap, a transform or a table take the general steps."""
+    rng = np.random.default_rng(3)
+    grid = np.stack(np.meshgrid(*[np.linspace(-1.0, 1.0, 5)] * 3), axis=-1).reshape(-1, 3)
+    directions = np.vstack([rng.normal(size=(200, 3)), np.eye(3), -np.eye(3), [[0.0, -0.0, 1.0], [1.0, 1.0, 0.0]]])
+    capped = core.Polytope(sphere(3000, 0.5))
+    capped.support_candidates(np.array([0.0, 0.0, 1.0]), 0.01)
+    shapes = [core.Polytope(cloud(rng, 40)), core.Polytope(grid).translated((-0.0, 0.25, 1e3)),
+              core.Polytope(grid, transform=affine(random_rotation(rng), (1.0, 2.0, 3.0))), capped]
+    for shape in shapes:
+        for d in map(tuple, directions.tolist()):
+            point = shape.support(d)
+            assert np.array_equal(np.array(point), np.array(core.shapes.convex.Shape.support(shape, d)))
+            assert all(np.signbit(point) == np.signbit(core.shapes.convex.Shape.support(shape, d)))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .simplex import closest_on_segment, closest_on_tetrahedron, closest_on_triangle
-from ..vector.vec3 import Vec3, dot, scale
+from ..vector.vec3 import Vec3, dot
 
 #: A vertex of the Minkowski difference with its support points: (w = a - b, a, b).
 Vertex = tuple[Vec3, Vec3, Vec3]
@@ -94,30 +94,41 @@ def gjk(support: SupportFn, first_direction: Vec3, *, tolerance: float, max_iter
         kept = [i for i, w in enumerate(weights) if w > 0.0]
         simplex, weights = [start[i] for i in kept], tuple(weights[i] for i in kept)
     lower, best = -math.inf, None
+    overlap2 = overlap_below * overlap_below
+    # vec3's arithmetic written out (the same floats): a small pair's query is mostly these few lines.
     for iteration in range(1, max_iterations + 1):
-        vv = dot(v, v)
-        if vv <= overlap_below * overlap_below:
+        vx, vy, vz = v
+        vv = vx * vx + vy * vy + vz * vz
+        if vv <= overlap2:
             return GjkResult(True, v, simplex, weights, lower, iteration - 1, "converged")
         length = math.sqrt(vv)
-        direction = scale(v, -1.0 / length)  # unit: a tiny v would underflow in the support products
+        inverse = -1.0 / length
+        direction = (vx * inverse, vy * inverse, vz * inverse)  # unit: a tiny v would underflow in the supports
         vertex = support(direction)
-        along_v = -dot(direction, vertex[0])  # separation along -v: a lower bound
+        w = vertex[0]
+        along_v = -(direction[0] * w[0] + direction[1] * w[1] + direction[2] * w[2])  # a lower bound
         if along_v > lower:
             lower, best = along_v, direction
         # Stop on the gap along the current direction, so the reported normal achieves the value.
         if lower > separated_above or length - along_v <= tolerance:
             return GjkResult(False, v, simplex, weights, lower, iteration, "converged", direction)
-        if any(vertex[0] == old[0] for old in simplex):
-            return GjkResult(False, v, simplex, weights, lower, iteration, _settled(length, lower, tolerance), best)
+        for old in simplex:
+            if w == old[0]:
+                return GjkResult(False, v, simplex, weights, lower, iteration, _settled(length, lower, tolerance),
+                                 best)
         candidate = simplex + [vertex]
         closest, candidate_weights, enclosed = closest_on_simplex([p[0] for p in candidate])
         if enclosed:
             return GjkResult(True, (0.0, 0.0, 0.0), candidate, candidate_weights, lower, iteration, "converged")
-        if dot(closest, closest) >= vv:
+        cx, cy, cz = closest
+        if cx * cx + cy * cy + cz * cz >= vv:
             return GjkResult(False, v, simplex, weights, lower, iteration, _settled(length, lower, tolerance), best)
-        kept = [i for i, w in enumerate(candidate_weights) if w > 0.0]
-        simplex = [candidate[i] for i in kept]
-        weights = tuple(candidate_weights[i] for i in kept)
+        if all(weight > 0.0 for weight in candidate_weights):
+            simplex, weights = candidate, candidate_weights
+        else:
+            kept = [i for i, weight in enumerate(candidate_weights) if weight > 0.0]
+            simplex = [candidate[i] for i in kept]
+            weights = tuple(candidate_weights[i] for i in kept)
         v = closest
     overlapping = dot(v, v) <= overlap_below * overlap_below  # the cap may fall on the origin
     return GjkResult(overlapping, v, simplex, weights, lower, max_iterations, "iteration_limit")

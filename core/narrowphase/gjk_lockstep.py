@@ -73,14 +73,21 @@ def gjk_many(pairs: list, seed_tolerance: np.ndarray | None = None) -> tuple[lis
         taken_w, taken_a, taken_b, used, taken_weights = (w[rows], a[rows], b[rows], size[rows], weights[rows]) \
             if simplex is None else simplex
         flags = np.broadcast_to(overlapping, rows.shape).tolist()
-        normals = [None] * len(rows) if normal is None else list(map(tuple, normal.tolist()))
         statuses = [status] * len(rows) if isinstance(status, str) else status
-        for row, simplex_w, simplex_a, simplex_b, n, slot_weights, point, low, flag, direction, state in zip(
-                rows.tolist(), taken_w.tolist(), taken_a.tolist(), taken_b.tolist(), used.tolist(),
-                taken_weights.tolist(), points.tolist(), lower[rows].tolist(), flags, normals, statuses):
-            vertices = list(zip(map(tuple, simplex_w[:n]), map(tuple, simplex_a[:n]), map(tuple, simplex_b[:n])))
-            results[row] = GjkResult(flag, tuple(point), vertices, tuple(slot_weights[:n]), low, iterations, state,
-                                     direction)
+        # Flat lists of floats, read by index: a list per row and slot (``tolist`` of the stacks) would be thousands
+        # of short-lived lists a chunk, which set off the garbage collector's full passes over the whole heap.
+        simplex_w, simplex_a, simplex_b, slot_weights, point, direction = (
+            x.ravel().tolist() for x in (taken_w, taken_a, taken_b, taken_weights, points,
+                                         points if normal is None else normal))
+        for k, (row, n, low, flag, state) in enumerate(zip(rows.tolist(), used.tolist(), lower[rows].tolist(), flags,
+                                                          statuses)):
+            vertices = [((simplex_w[i], simplex_w[i + 1], simplex_w[i + 2]),
+                         (simplex_a[i], simplex_a[i + 1], simplex_a[i + 2]),
+                         (simplex_b[i], simplex_b[i + 1], simplex_b[i + 2])) for i in range(12 * k, 12 * k + 3 * n, 3)]
+            results[row] = GjkResult(flag, (point[3 * k], point[3 * k + 1], point[3 * k + 2]), vertices,
+                                     tuple(slot_weights[4 * k:4 * k + n]), low, iterations, state,
+                                     None if normal is None else
+                                     (direction[3 * k], direction[3 * k + 1], direction[3 * k + 2]))
 
     running = everyone
     iteration = 0
@@ -203,7 +210,7 @@ class _Side:
 
     def __init__(self, shapes: list):
         self.shapes = shapes
-        bodies, alone, linear, offset = [], [], [], []
+        bodies, alone, offset, turned, linear = [], [], [], [], []
         for shape in shapes:
             # (Clouds this small have no support table or index: ``Polytope`` scans them, as here.)
             body = shape.vertices() if isinstance(shape, Polytope) else None
@@ -212,9 +219,11 @@ class _Side:
             bodies.append(body)
             alone.append(body is _NO_BODY)
             matrix, translation = shape.affine
-            linear.append(matrix)
             offset.append(translation)
-        self.alone = np.array(alone)
+            turned.append(matrix is not IDENTITY)
+            if matrix is not IDENTITY:
+                linear.append(matrix)
+        self.alone, self.turned = np.array(alone), np.array(turned)
         counts = np.array([len(body) for body in bodies])
         width = int(counts.max())
         self.unused = np.arange(width) >= counts[:, None]
@@ -222,9 +231,10 @@ class _Side:
         self.points = np.concatenate(bodies)[starts[:, None] + np.where(self.unused, 0, np.arange(width))]
         # The sum of a point's absolute coordinates, at most: bounds the numbers a support's dot products add up.
         self.reach = np.abs(self.points).sum(axis=2).max(axis=1)
-        self.turned = np.array([matrix is not IDENTITY for matrix in linear])
-        self.linear = np.stack(linear)
-        self.offset = np.stack(offset)
+        self.offset = np.concatenate(offset).reshape(-1, 3)  # (concatenating is quicker than stacking)
+        self.linear = np.zeros((len(shapes), 3, 3))
+        if linear:
+            self.linear[self.turned] = np.concatenate(linear).reshape(-1, 3, 3)
 
     def support(self, directions: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """``shape.support(direction)`` of the shapes ``rows`` (world directions, one per row), as (len(rows), 3)."""

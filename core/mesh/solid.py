@@ -268,8 +268,8 @@ class Solid:
         its source, with the box moved back."""
         low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
         if self._placement is not None:
-            if "bvh" not in self.__dict__:
-                source, matrix = self._placement
+            source, matrix = self._placement
+            if "bvh" not in self.__dict__ and len(source.mesh.triangles) >= FOCUS_MIN_TRIANGLES:  # (else: nothing)
                 source.focus_tree(*_box_under(np.linalg.inv(matrix), low, high))
             return
         boxes, built = self._tree_focus, self.__dict__.get("bvh")

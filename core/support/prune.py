@@ -6,6 +6,7 @@ See docs/architecture.md, section "Support queries: pruning interior points".
 from __future__ import annotations
 
 import itertools
+from functools import cache
 
 import numpy as np
 
@@ -49,17 +50,24 @@ def inner_facets(support: np.ndarray) -> np.ndarray:
     Only triangles whose plane passes at a positive distance from the origin are returned, oriented
     so that their normal ``(b - a) x (c - a)`` points away from it.
     """
-    triples = _TRIPLES[_TRIPLES[:, 2] < len(support)]
-    a, b, c = (support[triples[:, k]] for k in range(3))
+    a, b, c = (support[column] for column in _triple_columns(len(support)))
     normal = np.cross(b - a, c - a)
     offset = np.einsum("fj,fj->f", normal, a)
-    heights = support @ normal.T - offset  # (points, triples): <= 0 for all points on a facet
+    heights = support @ normal.T  # (points, triples): <= 0 for all points on a facet, less the offsets ...
+    heights -= offset  # (... taken in place: a second array this size costs its first touch of fresh pages again)
     slack = 1e-12 * np.abs(support).max() * np.linalg.norm(normal, axis=1)
     facet = ((heights <= slack).all(axis=0) & (offset > 0.0)) | ((heights >= -slack).all(axis=0) & (offset < 0.0))
     triangles = np.stack([a, b, c], axis=1)[facet]
     flip = offset[facet] < 0.0
     triangles[flip] = triangles[flip][:, [0, 2, 1]]
     return triangles
+
+
+@cache
+def _triple_columns(count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The three columns (each contiguous) of the rows of ``_TRIPLES`` whose indices are all below ``count``."""
+    triples = _TRIPLES[_TRIPLES[:, 2] < count]
+    return tuple(np.ascontiguousarray(triples[:, k]) for k in range(3))
 
 
 def interior_points(points: np.ndarray) -> np.ndarray:

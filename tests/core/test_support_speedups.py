@@ -4,13 +4,15 @@ bounds against the moved points."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
 from scipy.spatial import ConvexHull, QhullError
 
 import core
-from core.support.prune import interior_points
+from core.support.prune import inner_facets, interior_points
 from core.support.index import SupportIndex
 from generators import affine, cloud, random_rotation, sphere, unit_vectors
 
@@ -124,3 +126,35 @@ def test_box_bounds_are_its_axis_supports():
         for k, axis in enumerate(np.eye(3)):
             assert high[k] == pytest.approx(box.support(tuple(axis))[k], rel=1e-15, abs=1e-12)
             assert low[k] == pytest.approx(box.support(tuple(-axis))[k], rel=1e-15, abs=1e-12)
+
+
+def _inner_facets_as_written_first(support: np.ndarray) -> np.ndarray:
+    """``prune.inner_facets`` as first written (``support @ normal.T``, the rows of every triple gathered anew)."""
+    triples = np.array(list(itertools.combinations(range(len(support)), 3)), dtype=np.int64).reshape(-1, 3)
+    a, b, c = (support[triples[:, k]] for k in range(3))
+    normal = np.cross(b - a, c - a)
+    offset = np.einsum("fj,fj->f", normal, a)
+    heights = support @ normal.T - offset
+    slack = 1e-12 * np.abs(support).max() * np.linalg.norm(normal, axis=1)
+    facet = ((heights <= slack).all(axis=0) & (offset > 0.0)) | ((heights >= -slack).all(axis=0) & (offset < 0.0))
+    triangles = np.stack([a, b, c], axis=1)[facet]
+    flip = offset[facet] < 0.0
+    triangles[flip] = triangles[flip][:, [0, 2, 1]]
+    return triangles
+
+
+@pytest.mark.parametrize("name", PRUNE_CLOUDS)
+def test_inner_facets_are_those_first_written(name):
+    """The same triangles bit for bit, in the same order, as the first way of writing them (ties and flat clouds
+    included), for the clouds' supports along a cube's 26 directions and along 50 directions."""
+    points = PRUNE_CLOUDS[name]
+    cube = np.array([d for d in itertools.product((-1.0, 0.0, 1.0), repeat=3) if any(d)])
+    for directions in (cube, np.vstack([cube, unit_vectors(np.random.default_rng(16), 24)])):
+        support = np.unique(points[np.argmax(points @ directions.T, axis=0)], axis=0)
+        support = support - support.mean(axis=0)
+        assert np.array_equal(inner_facets(support), _inner_facets_as_written_first(support))
+    rng = np.random.default_rng(17)
+    for count in (4, 5, 12, 26, 37, 50):
+        support = rng.normal(size=(count, 3)) * 10.0 ** rng.uniform(-5, 5)
+        support[count // 2] = 0.5 * (support[0] + support[1])  # three in a line
+        assert np.array_equal(inner_facets(support), _inner_facets_as_written_first(support))

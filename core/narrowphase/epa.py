@@ -116,13 +116,18 @@ def _farthest_pair(vertices) -> list:
 
 
 def _thinnest_height(vertices) -> float:
-    """Smallest distance of a tetrahedron's vertex from the plane of the other three."""
-    points = [v[0] for v in vertices]
-    volume6 = abs(dot(cross(sub(points[1], points[0]), sub(points[2], points[0])), sub(points[3], points[0])))
+    """Smallest distance of a tetrahedron's vertex from the plane of the other three (in plain floats: the
+    arithmetic of ``vec3``'s helpers written out, the same floats)."""
+    (ax, ay, az), (bx, by, bz), (cx, cy, cz), (dx, dy, dz) = (vertex[0] for vertex in vertices)
+    ux, uy, uz, vx, vy, vz, wx, wy, wz = bx - ax, by - ay, bz - az, cx - ax, cy - ay, cz - az, dx - ax, dy - ay, dz - az
+    volume6 = abs((uy * vz - uz * vy) * wx + (uz * vx - ux * vz) * wy + (ux * vy - uy * vx) * wz)
     heights = []
-    for skip in range(4):
-        a, b, c = (points[i] for i in range(4) if i != skip)
-        area2 = norm(cross(sub(b, a), sub(c, a)))
+    # The faces opposite each corner, each crossing the edges from its first corner (b: c - b, d - b; a: the rest).
+    for (px, py, pz), (qx, qy, qz) in (((cx - bx, cy - by, cz - bz), (dx - bx, dy - by, dz - bz)),
+                                       ((vx, vy, vz), (wx, wy, wz)), ((ux, uy, uz), (wx, wy, wz)),
+                                       ((ux, uy, uz), (vx, vy, vz))):
+        nx, ny, nz = py * qz - pz * qy, pz * qx - px * qz, px * qy - py * qx
+        area2 = sqrt(nx * nx + ny * ny + nz * nz)
         heights.append(volume6 / area2 if area2 > 0.0 else 0.0)
     return min(heights)
 

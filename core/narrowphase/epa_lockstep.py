@@ -11,9 +11,12 @@ import numpy as np
 
 from ..contact import Contact
 from ..shapes.convex import Polytope
+from ..vector.arrays import dot
 from .batch import padded_array
 from .collide import PreparedPair, after_epa, seeded_many, solve_pair
-from .epa import polytope_answer, seed_polytope
+from .closest_many import closest_on_triangles
+from .epa import EpaResult, polytope_answer, seed_polytope
+from .simplex import closest_on_triangle
 from .warm_epa import corner_planes, placed_points
 
 #: Shapes with more vertices than this go through ``collide`` (their supports have quicker ways than a scan).
@@ -119,13 +122,17 @@ class _Lockstep:
 
     def run(self) -> list:
         """Each pair's ``EpaResult``, or None for a pair left to ``collide``."""
+        self.grow()
+        return self._answers()
+
+    def grow(self) -> None:
+        """Grow every polytope in lockstep until it converges, stalls or meets its cap."""
         for step in range(1, min(MAX_STEPS, int(self.cap.max())) + 1):
             rows = np.flatnonzero(self.state == _RUNNING)
             if rows.size == 0:
                 break
             self._step(rows, step)
         self.state[self.state == _RUNNING] = _ALONE  # (still growing after ``MAX_STEPS``)
-        return self._answers()
 
     def _step(self, rows: np.ndarray, step: int) -> None:
         """One step of ``EpaPolytope.grow`` for the pairs ``rows``."""
@@ -213,50 +220,97 @@ class _Lockstep:
             self.w, self.a, self.b = (np.concatenate([x, np.zeros((len(self.pairs), extra, 3))], axis=1)
                                       for x in (self.w, self.a, self.b))
 
-    def _answers(self) -> list:
-        """``epa._finish`` of every pair's polytope (None for a pair left to ``collide``)."""
+    def facets(self) -> tuple[np.ndarray, np.ndarray]:
+        """``epa._finish``'s first pass over every pair's faces: the closest face's facet (faces within the rounding
+        of its distance and aligned with it) as a mask (pairs, faces), and the smallest face distance lowered by its
+        error."""
         distance, error, normal = self.distance, self.error, self.normal
-        count, here = len(self.pairs), np.arange(len(self.pairs))
+        here = np.arange(len(self.pairs))
         best = distance.argmin(axis=1)
         best_distance, best_normal = distance[here, best], normal[here, best]
         certified = np.where(np.isinf(distance), np.inf, distance - error).min(axis=1)
         aligned = (normal[:, :, 0] * best_normal[:, 0, None] + normal[:, :, 1] * best_normal[:, 1, None]
                    + normal[:, :, 2] * best_normal[:, 2, None]) >= 1.0 - 1e-6
-        facets = (distance - best_distance[:, None] <= self.rounding[:, None]) & aligned & ~np.isinf(distance)
-        # The faces the answers read (each pair's facet, in face order, then its tightest face) and their corners'
-        # vertices, gathered and listed as floats and ints once: far fewer calls than per value, and no listing
-        # of the unused slots.
-        alone = self.state == _ALONE
-        face_row, face_id = np.nonzero(facets & ~alone[:, None])
-        kept = np.flatnonzero(~alone)
-        face_row = np.concatenate([face_row, kept])
-        face_id = np.concatenate([face_id, self.tightest[kept]])
-        face_corners = self.corners[face_row, face_id]
-        corners, normals = face_corners.tolist(), normal[face_row, face_id].tolist()
-        distances, errors = distance[face_row, face_id].tolist(), error[face_row, face_id].tolist()
-        w, a, b = (points[face_row[:, None], face_corners].tolist() for points in (self.w, self.a, self.b))
-        faces_of = np.bincount(face_row[:len(face_row) - len(kept)], minlength=count)
+        return (distance - best_distance[:, None] <= self.rounding[:, None]) & aligned & ~np.isinf(distance), certified
+
+    def _answers(self) -> list:
+        """``epa._finish`` of every pair's polytope (None for a pair left to ``collide``): ``polytope_answer``'s
+        arithmetic over all pairs at once; a pair whose origin lies outside its facet answers alone (``answer_of``)."""
+        distance, error, normal = self.distance, self.error, self.normal
+        facets, certified = self.facets()
+        rows = np.flatnonzero(self.state != _ALONE)
+        facets, tightest, tolerance = facets[rows], self.tightest[rows], self.tolerance[rows]
+        lower, upper = -self.min_support[rows], np.where(certified[rows] > 0.0, -certified[rows], np.inf)
+        # The facet's face with the smallest error (the first of them), the tightest face's normal when it is one
+        # of the facet's; the tightest face alone when the facet's distance misses the bounds.
+        chosen = np.where(facets, error[rows], np.inf).argmin(axis=1)
+        face_normal, face_distance = normal[rows, chosen], distance[rows, chosen]
+        face_error = error[rows, chosen]
+        within = np.arange(len(rows))
+        face_normal = np.where(facets[within, tightest][:, None], normal[rows, tightest], face_normal)
+        misses = ~((lower - tolerance <= -face_distance) & (-face_distance <= upper + tolerance))
+        face_normal[misses], face_distance[misses] = normal[rows, tightest][misses], distance[rows, tightest][misses]
+        face_error[misses] = error[rows, tightest][misses]
+        facets[misses] = False
+        facets[within[misses], tightest[misses]] = True
+        outside = face_distance < -face_error  # the answer is then the facet's point nearest the origin
+        answers: list = [None] * len(self.pairs)
+        for k in np.flatnonzero(outside).tolist():
+            answers[rows[k]] = self.answer_of(int(rows[k]), np.flatnonzero(facets[k]), float(certified[rows[k]]))
+        keep = ~outside
+        rows, facets, tightest, lower, upper = rows[keep], facets[keep], tightest[keep], lower[keep], upper[keep]
+        face_normal, face_distance = face_normal[keep], face_distance[keep]
+        target = face_normal * face_distance[:, None]
+        face_row, face_id = np.nonzero(facets)  # row by row, faces in the polytope's order
+        corners = self.corners[rows[face_row], face_id]
+        offsets = self.w[rows[face_row, None], corners] - target[face_row, None, :]
+        point, weights = _closest_on_faces(offsets)
+        # Each row's first face with the nearest point.
+        faces_of = np.bincount(face_row, minlength=len(rows))
         first = np.cumsum(faces_of) - faces_of
-        tightest_slot = np.full(count, -1, dtype=np.int64)
-        tightest_slot[kept] = len(face_row) - len(kept) + np.arange(len(kept))
-
-        def face_of(slot: int) -> list:  # a face as ``EpaPolytope`` holds it
-            return [*corners[slot], tuple(normals[slot]), distances[slot], errors[slot]]
-
-        answers = []
-        for row, begin, faces_here, tightest_at in zip(range(count), first.tolist(), faces_of.tolist(),
-                                                       tightest_slot.tolist()):
-            if tightest_at < 0:
-                answers.append(None)
-                continue
-            slots = list(range(begin, begin + faces_here)) + [tightest_at]
-            used = {index: (tuple(w[slot][corner]), tuple(a[slot][corner]), tuple(b[slot][corner]))
-                    for slot in slots for corner, index in enumerate(corners[slot])}
-            answers.append(polytope_answer(used, [face_of(slot) for slot in slots[:-1]], face_of(tightest_at),
-                                           float(certified[row]), float(self.min_support[row]),
-                                           int(self.iterations[row]), _STATUS[int(self.state[row])],
-                                           float(self.tolerance[row])))
+        nearest, nearest2 = first.copy(), dot(point, point)
+        for k in range(1, int(faces_of.max(initial=1))):
+            more = np.flatnonzero(faces_of > k)
+            closer = more[nearest2[first[more] + k] < nearest2[nearest[more]]]
+            nearest[closer] = first[closer] + k
+        weights, corners = weights[nearest], corners[nearest]
+        points_w, points_a, points_b = (_mixed(weights, points[rows[:, None], corners]) for points in (self.w, self.a,
+                                                                                                     self.b))
+        length = np.sqrt(dot(points_w, points_w))
+        upper = np.where(length < upper, length, upper)
+        for row, signed, normal_here, point_a, point_b, low, high in zip(
+                rows.tolist(), (-face_distance).tolist(), face_normal.tolist(), points_a.tolist(), points_b.tolist(),
+                lower.tolist(), upper.tolist()):
+            answers[row] = EpaResult(signed, tuple(normal_here), tuple(point_a), tuple(point_b), low, high,
+                                     int(self.iterations[row]), _STATUS[int(self.state[row])])
         return answers
+
+    def answer_of(self, row: int, facet: np.ndarray, certified: float) -> EpaResult:
+        """``polytope_answer`` of one pair, from its ``facet`` (face ids in the polytope's order) and ``certified``
+        (see ``facets``)."""
+        def face_of(face: int) -> list:  # a face as ``EpaPolytope`` holds it
+            return [*self.corners[row, face].tolist(), tuple(self.normal[row, face].tolist()),
+                    float(self.distance[row, face]), float(self.error[row, face])]
+
+        faces, tightest = [face_of(face) for face in facet.tolist()], face_of(int(self.tightest[row]))
+        used = {index: (tuple(self.w[row, index].tolist()), tuple(self.a[row, index].tolist()),
+                        tuple(self.b[row, index].tolist())) for face in faces + [tightest] for index in face[:3]}
+        return polytope_answer(used, faces, tightest, certified, float(self.min_support[row]),
+                               int(self.iterations[row]), _STATUS[int(self.state[row])], float(self.tolerance[row]))
+
+
+def _closest_on_faces(offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``closest_on_triangle`` of each row's three corners (F, 3, 3): ``(points, weights)``."""
+    point, weights, decided = closest_on_triangles(offsets[:, 0], offsets[:, 1], offsets[:, 2])
+    for k in np.flatnonzero(~decided).tolist():
+        point[k], weights[k] = closest_on_triangle(*(tuple(corner) for corner in offsets[k].tolist()))
+    return point, weights
+
+
+def _mixed(weights: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """``vec3.combine`` of each row's weights (R, 3) and points (R, 3, 3): the sum from 0.0, in the points' order."""
+    return ((0.0 + weights[:, 0, None] * points[:, 0]) + weights[:, 1, None] * points[:, 1]) \
+        + weights[:, 2, None] * points[:, 2]
 
 
 def _loops(pair: np.ndarray, start: np.ndarray, end: np.ndarray, first: np.ndarray, counts: np.ndarray,

@@ -119,3 +119,67 @@ def test_horizon_loops():
            (1, 1, 2), (1, 2, 1), (1, 3, 4), (1, 4, 3),  # two loops
            (2, 1, 2), (2, 2, 3), (2, 3, 1), (2, 1, 4), (2, 4, 1),  # vertex 1 left twice
            (3, 1, 2), (3, 2, 3), (3, 3, 4)], [True, False, False, False])  # open
+
+
+def answer_bits(answer) -> tuple:
+    """An ``EpaResult``'s fields, floats by their bits (signed zeros told apart)."""
+    floats = (answer.signed_distance, *answer.normal, *answer.point_a, *answer.point_b, answer.lower_bound,
+              answer.upper_bound)
+    return tuple(float(x).hex() for x in floats) + (answer.iterations, answer.status)
+
+
+def dyadic_boxes(seed: int, count: int) -> tuple[list, list]:
+    """Axis-aligned boxes on a dyadic grid, moved by dyadic steps: coplanar faces, facets of several faces and
+    exact ties; every other pair turned."""
+    rng = np.random.default_rng(seed)
+    signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)])
+    shapes_a, shapes_b = [], []
+    for k in range(count):
+        a, b = signs * rng.integers(1, 5, 3) / 4, signs * rng.integers(1, 5, 3) / 4 + rng.integers(-4, 5, 3) / 8
+        turn = random_rotation(rng) if k % 2 else np.eye(3)
+        shapes_a.append(a @ turn.T)
+        shapes_b.append(b @ turn.T)
+    return shapes_a, shapes_b
+
+
+def checking_answers(monkeypatch, prepare=lambda lock: None) -> list:
+    """Make every lockstep check its answers, all pairs' at once, against ``polytope_answer`` pair by pair
+    (``answer_of``), after ``prepare(lock)``; returns the list of pairs answered, filled as it runs."""
+    answered = []
+    together = lockstep._Lockstep._answers
+
+    def checked(lock):
+        prepare(lock)
+        answers = together(lock)
+        facets, certified = lock.facets()
+        for row, answer in enumerate(answers):
+            if answer is not None:
+                alone = lock.answer_of(row, np.flatnonzero(facets[row]), float(certified[row]))
+                assert answer_bits(answer) == answer_bits(alone)
+                answered.append(answer)
+        return answers
+
+    monkeypatch.setattr(lockstep._Lockstep, "_answers", checked)
+    return answered
+
+
+@pytest.mark.parametrize("scene", ["hulls", "boxes", "every kind"])
+def test_answers_together_are_polytope_answer_pair_by_pair(monkeypatch, scene):
+    answered = checking_answers(monkeypatch)
+    shapes_a, shapes_b = {"hulls": lambda: overlapping_hulls(7, 60), "boxes": lambda: dyadic_boxes(0, 120),
+                          "every kind": lambda: random_pairs(4, 120, GAPS)}[scene]()
+    collide_overlapping(shapes_a, shapes_b)
+    assert len(answered) >= 12
+
+
+def test_pairs_whose_origin_lies_outside_their_facet_answer_alone(monkeypatch):
+    """Every other polytope's faces moved behind the origin (their distances lowered): those pairs take
+    ``polytope_answer``'s nearest point of the facet (a positive distance), the others the answers of all pairs at
+    once (the depth), each in its own place."""
+    def move_off_every_other(lock):
+        lock.distance[::2] -= 10.0
+
+    answered = checking_answers(monkeypatch, move_off_every_other)
+    collide_overlapping(*overlapping_hulls(8, 40))
+    assert sum(answer.signed_distance > 0.0 for answer in answered) >= 10
+    assert sum(answer.signed_distance < 0.0 for answer in answered) >= 10

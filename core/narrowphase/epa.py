@@ -211,7 +211,7 @@ def sliver_plane(p: Vec3, q: Vec3, r: Vec3):
 
 
 #: The faces of a seed tetrahedron (opposite corners 3, 2, 1, 0), all wound one way.
-_SEED_FACES = ((0, 1, 2), (0, 3, 1), (0, 2, 3), (1, 3, 2))
+SEED_FACES = ((0, 1, 2), (0, 3, 1), (0, 2, 3), (1, 3, 2))
 
 
 class EpaPolytope:
@@ -222,7 +222,7 @@ class EpaPolytope:
     support points on A and B too); ``grown`` counts the points added since it was built."""
 
     def __init__(self, seed: list, planes: list):
-        """``planes`` are those of ``_SEED_FACES`` on ``seed``. The winding is read off the face whose
+        """``planes`` are those of ``SEED_FACES`` on ``seed``. The winding is read off the face whose
         opposite corner is farthest from it (a sliver tetrahedron's volume has no reliable sign), and
         all four faces follow it, so that the mesh is consistent."""
         self.vertices = list(seed)
@@ -233,7 +233,7 @@ class EpaPolytope:
                    for (normal, distance, _), opposite in zip(planes, (3, 2, 1, 0))]
         outward = min(heights, key=lambda h: -abs(h)) < 0.0
         owners = {}
-        for face_id, ((i, j, k), (normal, distance, error)) in enumerate(zip(_SEED_FACES, planes)):
+        for face_id, ((i, j, k), (normal, distance, error)) in enumerate(zip(SEED_FACES, planes)):
             if not outward:
                 j, k, normal, distance = k, j, scale(normal, -1.0), -distance
             self.faces[face_id] = [i, j, k, normal, distance, error, None, None, None]
@@ -384,7 +384,7 @@ def epa(support: SupportFn, seed: list, *, tolerance: float, max_iterations: int
 def seed_polytope(seed: list) -> EpaPolytope | None:
     """The polytope EPA grows from ``seed`` (four vertices from ``expand_simplex``); None when rounding makes a
     face of it flat."""
-    planes = [plane_of(seed[i][0], seed[j][0], seed[k][0]) for i, j, k in _SEED_FACES]
+    planes = [plane_of(seed[i][0], seed[j][0], seed[k][0]) for i, j, k in SEED_FACES]
     return None if None in planes else EpaPolytope(seed, planes)
 
 

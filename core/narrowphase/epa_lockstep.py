@@ -15,7 +15,7 @@ from ..vector.arrays import dot
 from .batch import padded_array
 from .collide import PreparedPair, after_epa, seeded_many, solve_pair
 from .closest_many import closest_on_triangles
-from .epa import EpaResult, polytope_answer, seed_polytope
+from .epa import SEED_FACES, EpaResult, polytope_answer
 from .simplex import closest_on_triangle
 from .warm_epa import corner_planes, placed_points
 
@@ -40,24 +40,31 @@ def collide_overlapping(shapes_a: Sequence, shapes_b: Sequence, *, tolerance: fl
     broken differently (see architecture)."""
     pairs = PreparedPair.many(shapes_a, shapes_b, tolerance, touch_tolerance, max_iterations)
     answers: list[Contact | None] = [None] * len(pairs)
-    grown, seeds = [], []
+    begun = []
     qualified = [k for k, pair in enumerate(pairs) if _qualifies(pair)]
     for k in sorted(set(range(len(pairs))) - set(qualified)):
         answers[k] = solve_pair(pairs[k])[0]
-    for k, begun in zip(qualified, seeded_many([pairs[k] for k in qualified])):
+    for k, begins in zip(qualified, seeded_many([pairs[k] for k in qualified])):
         pair = pairs[k]
-        if isinstance(begun[0], Contact):
-            answers[k] = begun[0]
+        if isinstance(begins[0], Contact):
+            answers[k] = begins[0]
             continue
-        result, seed = begun
-        polytope = seed_polytope(seed.vertices) if seed.dimension == 3 else None
-        if polytope is None:
+        result, seed = begins
+        if seed.dimension < 3:
             answers[k] = after_epa(pair, result, seed, None)[0]
-            continue
-        grown.append((k, result, seed))
-        seeds.append(polytope)
+        else:
+            begun.append((k, result, seed))
+    if not begun:
+        return answers
+    vertices = np.array([seed.vertices for _k, _result, seed in begun])  # (pairs, 4 corners, w a b, 3)
+    faces = _seed_faces(vertices[:, :, 0])
+    flat = np.isnan(faces[3]).any(axis=1)  # a face of the seed flat to rounding: nothing to expand from
+    for k, result, seed in (begun[row] for row in np.flatnonzero(flat).tolist()):
+        answers[k] = after_epa(pairs[k], result, seed, None)[0]
+    grown = [begun[row] for row in np.flatnonzero(~flat).tolist()]
     if grown:
-        found = _Lockstep([pairs[k] for k, _result, _seed in grown], seeds).run()
+        found = _Lockstep([pairs[k] for k, _result, _seed in grown], vertices[~flat],
+                          [part[~flat] for part in faces]).run()
         for (k, result, seed), epa_result in zip(grown, found):
             answers[k] = solve_pair(pairs[k])[0] if epa_result is None else after_epa(pairs[k], result, seed,
                                                                                         epa_result)[0]
@@ -95,13 +102,16 @@ class _Lockstep:
     faces (corners wound outward, plane as ``epa.plane_of``, the faces across their edges ij, jk, ki; a removed or
     unused face at distance inf), grown as ``EpaPolytope.grow`` grows each."""
 
-    def __init__(self, pairs: list[PreparedPair], seeds: list):
+    def __init__(self, pairs: list[PreparedPair], seeds: np.ndarray, faces: tuple):
+        """``seeds`` are the pairs' seed tetrahedra (pairs, 4 corners, w a b, 3), ``faces`` their faces
+        (``_seed_faces``)."""
         self.pairs, count = pairs, len(pairs)
         self.side_a, self.side_b = _Side([pair.local_a for pair in pairs]), _Side([pair.local_b for pair in pairs])
         self.tolerance = np.array([pair.local_solver_tolerance for pair in pairs])
         self.rounding = np.array([pair.local_rounding for pair in pairs])
         self.cap = np.array([pair.max_iterations for pair in pairs])
         self.w, self.a, self.b = (np.zeros((count, 16, 3)) for _ in range(3))
+        self.w[:, :4], self.a[:, :4], self.b[:, :4] = seeds[:, :, 0], seeds[:, :, 1], seeds[:, :, 2]
         self.vertex_count = np.full(count, 4)
         self.corners = np.zeros((count, 32, 3), dtype=np.int64)
         self.across = np.zeros((count, 32, 3), dtype=np.int64)
@@ -109,12 +119,8 @@ class _Lockstep:
         self.distance = np.full((count, 32), np.inf)
         self.error = np.zeros((count, 32))
         self.face_count = np.full(count, 4)
-        for row, polytope in enumerate(seeds):
-            for slot, (w, a, b) in enumerate(polytope.vertices):
-                self.w[row, slot], self.a[row, slot], self.b[row, slot] = w, a, b
-            for face_id, face in polytope.faces.items():
-                self.corners[row, face_id], self.across[row, face_id] = face[:3], face[6:9]
-                self.normal[row, face_id], self.distance[row, face_id], self.error[row, face_id] = face[3:6]
+        (self.corners[:, :4], self.across[:, :4], self.normal[:, :4], self.distance[:, :4],
+         self.error[:, :4]) = faces
         self.state = np.full(count, _RUNNING)
         self.iterations = np.zeros(count, dtype=np.int64)
         self.min_support = np.full(count, np.inf)
@@ -311,6 +317,38 @@ def _mixed(weights: np.ndarray, points: np.ndarray) -> np.ndarray:
     """``vec3.combine`` of each row's weights (R, 3) and points (R, 3, 3): the sum from 0.0, in the points' order."""
     return ((0.0 + weights[:, 0, None] * points[:, 0]) + weights[:, 1, None] * points[:, 1]) \
         + weights[:, 2, None] * points[:, 2]
+
+
+def _seed_faces(points: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The faces ``epa.EpaPolytope`` starts from on each seed tetrahedron (pairs, 4 corners, 3): ``(corners,
+    across, normal, distance, error)`` (pairs, 4, ...), planes as ``plane_of`` gives them (a face flat to rounding
+    has NaN ones) and wound as ``EpaPolytope`` winds them (outward by the corner farthest from its opposite face)."""
+    count = len(points)
+    corners = points[:, _SEED_FACES]  # (pairs, 4 faces, 3 corners, 3)
+    normal, distance, error = (part.reshape(count, 4, *part.shape[1:]) for part in corner_planes(
+        *(corners[:, :, slot].reshape(-1, 3) for slot in range(3))))
+    opposite = points[:, _SEED_OPPOSITE]
+    heights = (normal[:, :, 0] * opposite[:, :, 0] + normal[:, :, 1] * opposite[:, :, 1]
+               + normal[:, :, 2] * opposite[:, :, 2]) - distance
+    inward = ~(heights[np.arange(count), np.abs(heights).argmax(axis=1)] < 0.0)
+    normal[inward], distance[inward] = normal[inward] * -1.0, -distance[inward]
+    return (np.where(inward[:, None, None], _SEED_FACES[:, _TURNED], _SEED_FACES),
+            np.where(inward[:, None, None], _SEED_ACROSS[1], _SEED_ACROSS[0]), normal, distance, error)
+
+
+def _across(faces: np.ndarray) -> np.ndarray:
+    """The faces across each face's edges ij, jk, ki in a closed mesh of triangles wound one way."""
+    owners = {(face[slot], face[(slot + 1) % 3]): face_id for face_id, face in enumerate(faces.tolist())
+              for slot in range(3)}
+    return np.array([[owners[face[(slot + 1) % 3], face[slot]] for slot in range(3)] for face in faces.tolist()])
+
+
+#: ``epa``'s seed faces, the corner opposite each, the faces' corners wound the other way (i, k, j), and the faces
+#: across their edges wound either way.
+_SEED_FACES = np.array(SEED_FACES)
+_SEED_OPPOSITE = np.array([3, 2, 1, 0])
+_TURNED = np.array([0, 2, 1])
+_SEED_ACROSS = np.array([_across(_SEED_FACES), _across(_SEED_FACES[:, _TURNED])])
 
 
 def _loops(pair: np.ndarray, start: np.ndarray, end: np.ndarray, first: np.ndarray, counts: np.ndarray,

@@ -18,6 +18,7 @@ from .epa import EpaPolytope, EpaResult, plane_of, sliver_plane, resume, settled
 from .gjk import SupportFn, Vertex
 from ..shapes.convex import IDENTITY, Shape
 from .simplex import EPSILON
+from ..vector.arrays import dot
 
 
 #: Columns of a cross product's factors: (u x v)_k = u_next v_last - u_last v_next.
@@ -394,7 +395,7 @@ def corner_planes(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.ndarr
     with np.errstate(divide="ignore", invalid="ignore"):
         normals = n / np.sqrt(n2)[:, None]
         errors = 8.0 * EPSILON * (1.0 + np.sqrt(spread2 / n2)) * np.abs(a).sum(axis=1)
-    distances = (normals * a).sum(axis=1)
+    distances = dot(normals, a)  # summed x, y, z as ``plane_of`` sums them (a sum over the axis may drop a -0.0)
     for row in np.flatnonzero(n2 <= 1e-4 * spread2).tolist():
         plane = sliver_plane(*(tuple(corner) for corner in (a[row].tolist(), b[row].tolist(), c[row].tolist())))
         normals[row], distances[row], errors[row] = plane if plane is not None else ((np.nan,) * 3, np.nan, np.nan)

@@ -9,6 +9,7 @@ import pytest
 import core
 import core.narrowphase.epa_lockstep as lockstep
 from checks import assert_matches_reference
+from core.narrowphase.epa import seed_polytope
 from core.narrowphase.epa_lockstep import collide_overlapping
 from generators import affine, cloud, cylinder, random_rotation, sphere
 from reference import reference_contact
@@ -183,3 +184,30 @@ def test_pairs_whose_origin_lies_outside_their_facet_answer_alone(monkeypatch):
     collide_overlapping(*overlapping_hulls(8, 40))
     assert sum(answer.signed_distance > 0.0 for answer in answered) >= 10
     assert sum(answer.signed_distance < 0.0 for answer in answered) >= 10
+
+
+def test_seed_faces_are_seed_polytopes_faces():
+    """All seeds' faces at once: ``seed_polytope``'s corners, neighbours and planes bit for bit, wound either way,
+    and NaN planes exactly where it finds a face flat."""
+    rng = np.random.default_rng(9)
+    points = rng.uniform(-1.0, 1.0, (600, 4, 3))
+    points[1::4] = rng.integers(-1, 2, (150, 4, 3)) / 4  # dyadic: flat faces, repeated corners
+    points[2::4, 3] = points[2::4, 0] + 1e-9 * rng.normal(size=(150, 3))  # slivers
+    points[3::4, :, 2] *= 1e-7  # thin
+    seeds = [[(tuple(point), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)) for point in corners] for corners in points.tolist()]
+    corners, across, normal, distance, error = lockstep._seed_faces(points)
+    flat = 0
+    for row, seed in enumerate(seeds):
+        polytope = seed_polytope(seed)
+        if polytope is None:
+            assert np.isnan(distance[row]).any()
+            flat += 1
+            continue
+        faces = [polytope.faces[face] for face in range(4)]
+        assert corners[row].tolist() == [face[:3] for face in faces]
+        assert across[row].tolist() == [face[6:9] for face in faces]
+        expected = [(*face[3], face[4], face[5]) for face in faces]
+        found = np.column_stack([normal[row], distance[row], error[row]]).tolist()
+        assert [[x.hex() for x in face] for face in found] == [[float(x).hex() for x in face] for face in expected]
+    assert 20 <= flat <= 150
+    assert len({tuple(row) for row in corners[:, 0].tolist()}) == 2  # both windings

@@ -194,6 +194,8 @@ def sliver_plane(p: Vec3, q: Vec3, r: Vec3):
         return None
     nx, ny, nz = ey * uz - ez * uy, ez * ux - ex * uz, ex * uy - ey * ux
     length = math.sqrt(nx * nx + ny * ny + nz * nz)
+    if length == 0.0:  # the offset is a rounding residue along the edge itself: no area either
+        return None
     nx, ny, nz = nx / length, ny / length, nz / length
     # The normal tilts about the edge by at most tilt = 8 eps |edge| / height. Both planes hold the
     # edge's line, so the distance moves by at most (tilt + tilt^2) times the origin's distance from
@@ -208,6 +210,7 @@ def sliver_plane(p: Vec3, q: Vec3, r: Vec3):
         tilt = 8.0 * EPSILON * math.sqrt(length2 / height2)
         error = min(tilt * (1.0 + tilt), 2.0) * math.sqrt(from_line2) + rounding
     return (nx, ny, nz), nx * sx + ny * sy + nz * sz, error
+
 
 
 #: The faces of a seed tetrahedron (opposite corners 3, 2, 1, 0), all wound one way.

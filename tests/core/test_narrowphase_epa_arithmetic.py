@@ -8,8 +8,9 @@ import math
 import numpy as np
 
 from core.narrowphase.closest_many import closest_on_triangles
-from core.narrowphase.epa import _thinnest_height
+from core.narrowphase.epa import _thinnest_height, plane_of, sliver_plane
 from core.narrowphase.simplex import closest_on_triangle
+from core.narrowphase.warm_epa import corner_planes
 from core.vector.vec3 import cross, dot, norm, sub
 
 
@@ -93,3 +94,14 @@ def test_closest_on_triangles_is_closest_on_triangle():
         regions.add(tuple(x > 0.0 for x in weight))
     assert len(regions) == 7  # every vertex, edge and the face
     assert decided.sum() >= 0.8 * len(corners)
+
+
+
+def test_a_triangle_collinear_but_for_a_residue_along_its_edge_has_no_plane():
+    """Three points on a line along y: the apex's offset from the long edge's line is a rounding residue along that
+    edge, so the normal is zero; ``sliver_plane`` (and ``plane_of``, ``corner_planes``) refuse it as a face with no
+    area instead of dividing by zero."""
+    corners = [(-0.0016910282599971475, y, -0.0014151400906116194)
+               for y in (1.9996748308353023, -1.0003251691646977, 0.9996748308353024)]
+    assert sliver_plane(*corners) is None and plane_of(*corners) is None
+    assert np.isnan(corner_planes(*(np.array([corner]) for corner in corners))[1]).all()

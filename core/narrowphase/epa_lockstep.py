@@ -10,14 +10,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..contact import Contact
-from ..shapes.convex import Polytope
+from ..shapes.convex import IDENTITY, Polytope
 from ..vector.arrays import dot
 from .batch import padded_array
 from .collide import PreparedPair, after_epa, seeded_many, solve_pair
 from .closest_many import closest_on_triangles
 from .epa import SEED_FACES, EpaResult, polytope_answer
 from .simplex import closest_on_triangle
-from .warm_epa import corner_planes, placed_points
+from .warm_epa import corner_planes, placed_gathered
 
 #: Shapes with more vertices than this go through ``collide`` (their supports have quicker ways than a scan).
 MAX_VERTICES = 1024
@@ -79,20 +79,28 @@ def _qualifies(pair: PreparedPair) -> bool:
 
 class _Side:
     """One side's shapes (A's or B's, in their pairs' frames): local points padded with the first, the linear part
-    that turns a direction into their frame, and the points placed as their ``support`` places them."""
+    that turns a direction into their frame (where it is not the identity), and the points placed as their
+    ``support`` places them."""
 
     def __init__(self, shapes: list[Polytope]):
         self.local = padded_array([shape.vertices() for shape in shapes])
-        self.linear = np.array([shape.affine[0] for shape in shapes])
-        zeros = np.zeros((len(shapes), 3))
-        placed = placed_points(shapes, [np.arange(len(shape.vertices())) for shape in shapes], zeros,
-                               np.ones(len(shapes)))
-        self.placed = padded_array(np.split(placed, np.cumsum([len(shape.vertices()) for shape in shapes])[:-1]))
+        linear = [shape.affine[0] for shape in shapes]
+        self.turned = np.array([part is not IDENTITY for part in linear])
+        self.linear = np.array(linear)
+        count, width = self.local.shape[:2]
+        self.placed = placed_gathered(shapes, self.local.reshape(-1, 3), np.full(count, width), np.zeros((count, 3)),
+                                      np.ones(count)).reshape(count, width, 3)
 
     def support(self, directions: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """The support points of the shapes ``rows`` along ``directions`` (world, one per row): the direction taken
-        into the shape's frame as ``Shape.support`` takes it, the first of the highest points there."""
-        local = (self.linear[rows] * directions[:, :, None]).sum(axis=1)
+        into the shape's frame as ``Shape.support`` takes it, the first of the highest points there. (An unturned
+        shape takes the direction as it is: the identity's products and sums give the same values, up to the signs
+        of zeros, which no comparison sees.)"""
+        turned = self.turned[rows]
+        local = directions
+        if turned.any():
+            local = directions.copy()
+            local[turned] = (self.linear[rows[turned]] * directions[turned, :, None]).sum(axis=1)
         best = (self.local[rows] @ local[:, :, None])[:, :, 0].argmax(axis=1)
         return self.placed[rows, best]
 

@@ -407,9 +407,15 @@ def placed_points(shapes: list[Shape], indices: list[np.ndarray], shifts: np.nda
     """The vertices of every shape at ``indices[i]`` mapped by ``L p + t``, shifted by ``shifts[i]`` and scaled by
     ``inverses[i]`` (a power of two), stacked (sum of V, 3): ``Shape.support``'s arithmetic, term by term in the
     same order (then ``gjk.minkowski_support``'s), so the same floats; each shape's vertices are gathered, then
-    every map applied at once."""
-    counts = [len(rows) for rows in indices]
+    every map applied at once (``placed_gathered``)."""
     chosen = np.concatenate([shape.vertices()[rows] for shape, rows in zip(shapes, indices)])
+    return placed_gathered(shapes, chosen, [len(rows) for rows in indices], shifts, inverses)
+
+
+def placed_gathered(shapes: list[Shape], chosen: np.ndarray, counts, shifts: np.ndarray,
+                    inverses: np.ndarray) -> np.ndarray:
+    """``placed_points`` of local points already gathered: ``chosen`` (sum of counts, 3) holds ``counts[i]`` points
+    of ``shapes[i]``, one shape after the other."""
     t = np.repeat(np.array([shape.affine[1] for shape in shapes]) + shifts, counts, axis=0)
     turned = np.repeat([shape.affine[0] is not IDENTITY for shape in shapes], counts)
     placed = chosen + t

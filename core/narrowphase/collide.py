@@ -304,3 +304,39 @@ def pair_contact(pair: PreparedPair, local_signed_distance: float, normal: Vec3,
         solver_status=solver_status,
         tangents=np.array(orthonormal_basis(normal)),
     )
+
+
+def pair_contacts(pairs: list[PreparedPair], local_signed_distances: np.ndarray, normals: np.ndarray,
+                  points_a: np.ndarray, points_b: np.ndarray, local_bounds: np.ndarray, gjk_iterations: list,
+                  epa_iterations: list, solver_statuses: list) -> list[Contact]:
+    """``pair_contact`` of many pairs (values (n,), vectors (n, 3), bounds (n, 2)), its arithmetic over arrays in
+    the same order (Python's ``min``/``max`` picks, ``combine``'s sums from 0.0): the same floats."""
+    unit = np.array([pair.unit for pair in pairs])
+    margin = np.array([pair.margin for pair in pairs])
+    margin_a, margin_b = np.array([pair.a.margin for pair in pairs]), np.array([pair.b.margin for pair in pairs])
+    core_low, core_high = local_bounds[:, 0] * unit, local_bounds[:, 1] * unit
+    value = local_signed_distances * unit
+    value = np.where(core_low > value, core_low, value)
+    value = np.where(core_high < value, core_high, value)
+    signed = value - margin + 0.0
+    point_a = (0.0 + unit[:, None] * points_a) + margin_a[:, None] * normals
+    point_b = (0.0 + unit[:, None] * points_b) + (-margin_b)[:, None] * normals
+    middle = ((0.0 + 1.0 * point_a) + 1.0 * point_b) * 0.5
+    half = normals * (0.5 * signed)[:, None]
+    center = np.array([pair.center_tuple for pair in pairs])
+    low, high = core_low - margin, core_high - margin
+    low, high = np.where(signed < low, signed, low), np.where(signed > high, signed, high)
+    x, y, z = normals[:, 0], normals[:, 1], normals[:, 2]  # ``orthonormal_basis`` of each normal
+    sign = np.copysign(1.0, z)
+    a = -1.0 / (sign + z)
+    b = x * y * a
+    tangents = np.stack([np.column_stack([1.0 + sign * x * x * a, sign * b, -sign * x]),
+                         np.column_stack([b, sign + y * y * a, -y])], axis=1)
+    return [frozen_instance(Contact, status=classify(distance, pair.touch_tolerance), signed_distance=distance,
+                            normal=normal, point_a=a_here, point_b=b_here, bounds=(low_here, high_here),
+                            tolerance=pair.touch_tolerance, gjk_iterations=gjk, epa_iterations=epa,
+                            solver_status=status, tangents=basis)
+            for pair, distance, normal, a_here, b_here, low_here, high_here, gjk, epa, status, basis in zip(
+                pairs, signed.tolist(), normals + 0.0, (middle - half) + center,
+                ((0.0 + 1.0 * middle) + 1.0 * half) + center, low.tolist(), high.tolist(), gjk_iterations,
+                epa_iterations, solver_statuses, tangents)]

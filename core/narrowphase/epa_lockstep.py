@@ -13,7 +13,7 @@ from ..contact import Contact
 from ..shapes.convex import IDENTITY, Polytope
 from ..vector.arrays import dot
 from .batch import padded_array
-from .collide import PreparedPair, after_epa, seeded_many, solve_pair
+from .collide import PreparedPair, after_epa, pair_contacts, seeded_many, solve_pair
 from .closest_many import closest_on_triangles
 from .epa import SEED_FACES, EpaResult, polytope_answer
 from .simplex import closest_on_triangle
@@ -65,9 +65,46 @@ def collide_overlapping(shapes_a: Sequence, shapes_b: Sequence, *, tolerance: fl
     if grown:
         found = _Lockstep([pairs[k] for k, _result, _seed in grown], vertices[~flat],
                           [part[~flat] for part in faces]).run()
-        for (k, result, seed), epa_result in zip(grown, found):
-            answers[k] = solve_pair(pairs[k])[0] if epa_result is None else after_epa(pairs[k], result, seed,
-                                                                                        epa_result)[0]
+        for (k, _result, _seed), contact in zip(grown, _after_epa([pairs[k] for k, _r, _s in grown], grown, found)):
+            answers[k] = contact
+    return answers
+
+
+def _after_epa(pairs: list[PreparedPair], grown: list, found: list) -> list[Contact]:
+    """``after_epa``'s answer of every pair ``(k, GJK's result, seed)`` from its lockstep answer (``collide``'s for a
+    pair left to it), its arithmetic over all pairs at once (``pair_contacts``); a pair whose EPA answer misses the
+    bounds while GJK's point is within them answers alone."""
+    answers: list = [solve_pair(pair)[0] if epa is None else None for pair, epa in zip(pairs, found)]
+    rows = [row for row, epa in enumerate(found) if epa is not None]
+    if not rows:
+        return answers
+    results, seeds, epas = [grown[row][1] for row in rows], [grown[row][2] for row in rows], [found[row] for row in rows]
+    here = [pairs[row] for row in rows]
+    tolerance = np.array([pair.local_tolerance for pair in here])
+    slack = np.array([pair.local_support_rounding for pair in here])
+    gjk_lower, seed_lower = np.array([r.lower_bound for r in results]), np.array([s.lower_bound for s in seeds])
+    gjk_distance = np.array([r.distance for r in results])
+    epa_lower, epa_upper = np.array([e.lower_bound for e in epas]) - slack, np.array([e.upper_bound for e in epas])
+    signed = np.array([e.signed_distance for e in epas])
+    lower = np.where(seed_lower > gjk_lower, seed_lower, gjk_lower) - slack  # Python's max and min, as they pick
+    low = np.where(lower > epa_lower, lower, epa_lower)
+    high = np.where(gjk_distance < epa_upper, gjk_distance, epa_upper)
+    wide, narrow = (high - low > tolerance).tolist(), (high - low <= tolerance).tolist()
+    statuses = ["stalled" if apart and e.status == "converged" else ("converged" if close else e.status)
+                for apart, close, e in zip(wide, narrow, epas)]
+    misses = ~((low - tolerance <= signed) & (signed <= high + tolerance))
+    alone = misses & (0.0 < gjk_distance) & (gjk_distance <= high + tolerance)
+    for k in np.flatnonzero(alone).tolist():
+        answers[rows[k]] = after_epa(here[k], results[k], seeds[k], epas[k])[0]
+    keep = np.flatnonzero(~alone).tolist()
+    if not keep:
+        return answers
+    contacts = pair_contacts([here[k] for k in keep], signed[keep], np.array([epas[k].normal for k in keep]),
+                             np.array([epas[k].point_a for k in keep]), np.array([epas[k].point_b for k in keep]),
+                             np.column_stack([low[keep], high[keep]]), [results[k].iterations for k in keep],
+                             [epas[k].iterations for k in keep], [statuses[k] for k in keep])
+    for k, contact in zip(keep, contacts):
+        answers[rows[k]] = contact
     return answers
 
 

@@ -7,7 +7,9 @@ import math
 
 import numpy as np
 
+import core
 from core.narrowphase.closest_many import closest_on_triangles
+from core.narrowphase.collide import PreparedPair, pair_contact, pair_contacts
 from core.narrowphase.epa import _thinnest_height, plane_of, sliver_plane
 from core.narrowphase.simplex import closest_on_triangle
 from core.narrowphase.warm_epa import corner_planes
@@ -105,3 +107,42 @@ def test_a_triangle_collinear_but_for_a_residue_along_its_edge_has_no_plane():
                for y in (1.9996748308353023, -1.0003251691646977, 0.9996748308353024)]
     assert sliver_plane(*corners) is None and plane_of(*corners) is None
     assert np.isnan(corner_planes(*(np.array([corner]) for corner in corners))[1]).all()
+
+
+def test_pair_contacts_are_pair_contact():
+    """Pairs with margins (spheres), rescaled pairs (far too large or small to solve as they are), values inside
+    their bounds and clipped to them, signed zeros, normals along -z and +-0 z."""
+    rng = np.random.default_rng(4)
+    pairs = []
+    for k in range(300):
+        points = rng.uniform(-1.0, 1.0, (12, 3)) * 10.0 ** [0.0, 40.0, -40.0][k % 3]
+        a = core.Sphere(points[0], 0.25) if k % 4 == 0 else points
+        b = core.Sphere(points[1], 0.5) if k % 5 == 0 else points + rng.uniform(-0.5, 0.5, 3) * np.ptp(points)
+        pairs.append(PreparedPair(a, b, None, None, None))
+    count = len(pairs)
+    values = rng.choice([-1.0, -1e-3, 0.0, -0.0, 0.5], count) * rng.uniform(0.5, 1.5, count)
+    normals = rng.normal(size=(count, 3))
+    normals[::5] = [0.0, 0.0, -1.0]
+    normals[1::5, 2] = rng.choice([0.0, -0.0], len(normals[1::5]))
+    normals /= np.linalg.norm(normals, axis=1)[:, None]
+    points_a, points_b = rng.normal(size=(2, count, 3))
+    bounds = np.sort(values[:, None] + rng.choice([-1.0, 0.0, 1.0], (count, 2)) * rng.uniform(0, 0.1, (count, 2)),
+                     axis=1)
+    bounds[::7] = values[::7, None] + [0.1, 0.2]  # the value below its bounds, clipped up
+    statuses = rng.choice(["converged", "stalled"], count).tolist()
+    together = pair_contacts(pairs, values, normals, points_a, points_b, bounds, list(range(count)),
+                             list(range(count, 2 * count)), statuses)
+    for k, (pair, contact) in enumerate(zip(pairs, together)):
+        alone = pair_contact(pair, float(values[k]), tuple(normals[k].tolist()), tuple(points_a[k].tolist()),
+                             tuple(points_b[k].tolist()), tuple(bounds[k].tolist()), k, count + k, statuses[k])
+        assert contact_bits(contact) == contact_bits(alone)
+    assert {pair.unit != 1.0 for pair in pairs} == {True, False} and {pair.margin > 0.0 for pair in pairs} == {True,
+                                                                                                                False}
+
+
+def contact_bits(contact) -> tuple:
+    """A ``Contact``'s fields, floats by their bits."""
+    floats = (contact.signed_distance, *contact.normal.tolist(), *contact.point_a.tolist(), *contact.point_b.tolist(),
+              *contact.bounds, contact.tolerance, *contact.tangents.ravel().tolist())
+    return (contact.status, contact.gjk_iterations, contact.epa_iterations, contact.solver_status,
+            sorted(vars(contact)), contact.tangents.shape, *(float(x).hex() for x in floats))

@@ -78,7 +78,8 @@ def _after_epa(pairs: list[PreparedPair], grown: list, found: list) -> list[Cont
     rows = [row for row, epa in enumerate(found) if epa is not None]
     if not rows:
         return answers
-    results, seeds, epas = [grown[row][1] for row in rows], [grown[row][2] for row in rows], [found[row] for row in rows]
+    results, seeds = [grown[row][1] for row in rows], [grown[row][2] for row in rows]
+    epas = [found[row] for row in rows]
     here = [pairs[row] for row in rows]
     tolerance = np.array([pair.local_tolerance for pair in here])
     slack = np.array([pair.local_support_rounding for pair in here])

@@ -14,9 +14,8 @@ from ..shapes.convex import IDENTITY, Polytope
 from ..vector.arrays import dot
 from .batch import padded_array
 from .collide import PreparedPair, after_epa, pair_contacts, seeded_many, solve_pair
-from .closest_many import closest_on_triangles
 from .epa import SEED_FACES, EpaResult, polytope_answer
-from .simplex import closest_on_triangle
+from .stacked_simplex import closest_on_triangles
 from .warm_epa import corner_planes, placed_gathered
 
 #: Shapes with more vertices than this go through ``collide`` (their supports have quicker ways than a scan).
@@ -316,7 +315,7 @@ class _Lockstep:
         face_row, face_id = np.nonzero(facets)  # row by row, faces in the polytope's order
         corners = self.corners[rows[face_row], face_id]
         offsets = self.w[rows[face_row, None], corners] - target[face_row, None, :]
-        point, weights = _closest_on_faces(offsets)
+        point, weights = closest_on_triangles(offsets[:, 0], offsets[:, 1], offsets[:, 2])
         # Each row's first face with the nearest point.
         faces_of = np.bincount(face_row, minlength=len(rows))
         first = np.cumsum(faces_of) - faces_of
@@ -349,14 +348,6 @@ class _Lockstep:
                         tuple(self.b[row, index].tolist())) for face in faces + [tightest] for index in face[:3]}
         return polytope_answer(used, faces, tightest, certified, float(self.min_support[row]),
                                int(self.iterations[row]), _STATUS[int(self.state[row])], float(self.tolerance[row]))
-
-
-def _closest_on_faces(offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``closest_on_triangle`` of each row's three corners (F, 3, 3): ``(points, weights)``."""
-    point, weights, decided = closest_on_triangles(offsets[:, 0], offsets[:, 1], offsets[:, 2])
-    for k in np.flatnonzero(~decided).tolist():
-        point[k], weights[k] = closest_on_triangle(*(tuple(corner) for corner in offsets[k].tolist()))
-    return point, weights
 
 
 def _mixed(weights: np.ndarray, points: np.ndarray) -> np.ndarray:

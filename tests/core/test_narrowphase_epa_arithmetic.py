@@ -8,10 +8,8 @@ import math
 import numpy as np
 
 import core
-from core.narrowphase.closest_many import closest_on_triangles
 from core.narrowphase.collide import PreparedPair, pair_contact, pair_contacts
 from core.narrowphase.epa import _thinnest_height, plane_of, sliver_plane
-from core.narrowphase.simplex import closest_on_triangle
 from core.narrowphase.warm_epa import corner_planes
 from core.vector.vec3 import cross, dot, norm, sub
 
@@ -56,47 +54,6 @@ def test_thinnest_height_is_the_helpers_float():
     found = [_thinnest_height(vertices) for vertices in cases]
     assert all(same_float(x, thinnest_height_by_helpers(vertices)) for x, vertices in zip(found, cases))
     assert sum(x == 0.0 for x in found) >= 500 and sum(x > 0.0 for x in found) >= 3000  # flat ones and round ones
-
-
-def triangles(seed: int, count: int) -> np.ndarray:
-    """(count, 3, 3) triangles of every region: round ones anywhere, dyadic ones with repeated and zero corners,
-    near-collinear ones, slivers across the origin, ones in a plane through it, degenerate ones, huge and tiny ones."""
-    rng = np.random.default_rng(seed)
-    kinds = []
-    rows = count // 8
-    for kind in range(8):
-        corners = rng.uniform(-1.0, 1.0, (rows, 3, 3))
-        along, noise = rng.uniform(0.0, 1.0, (rows, 1)), rng.normal(size=(rows, 3))
-        if kind == 1:
-            corners = rng.choice([0.0, -0.0, 0.25, -0.5, 1.0], corners.shape)
-        elif kind == 2:
-            corners[:, 2] = corners[:, 0] + rng.uniform(-0.5, 1.5, (rows, 1)) * (corners[:, 1] - corners[:, 0])
-        elif kind == 3:
-            corners[:, 2] = corners[:, 0] + along * (corners[:, 1] - corners[:, 0]) + noise * 1e-9
-            corners -= corners.mean(axis=1, keepdims=True)
-        elif kind == 4:
-            corners[:, :, 2] = rng.normal(size=(rows, 1)) * 1e-12
-        elif kind == 5:
-            corners[:, 1] = corners[:, 0]
-        elif kind == 6:
-            corners *= 10.0 ** rng.integers(-160, 160, (rows, 1, 1))
-        elif kind == 7:
-            corners[:, 2] = corners[:, 0] + along * (corners[:, 1] - corners[:, 0]) + noise * 1e-6
-        kinds.append(corners)
-    return np.concatenate(kinds)
-
-
-def test_closest_on_triangles_is_closest_on_triangle():
-    corners = triangles(1, 16000)
-    points, weights, decided = closest_on_triangles(corners[:, 0], corners[:, 1], corners[:, 2])
-    regions = set()
-    for k in np.flatnonzero(decided).tolist():
-        point, weight = closest_on_triangle(*(tuple(corner) for corner in corners[k].tolist()))
-        assert [x.hex() for x in (*point, *weight)] == [x.hex() for x in (*points[k].tolist(), *weights[k].tolist())]
-        regions.add(tuple(x > 0.0 for x in weight))
-    assert len(regions) == 7  # every vertex, edge and the face
-    assert decided.sum() >= 0.8 * len(corners)
-
 
 
 def test_a_triangle_collinear_but_for_a_residue_along_its_edge_has_no_plane():

@@ -8,6 +8,7 @@ closest triangle pairs the one with the smallest indices is kept, as ``mesh_dist
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, fields, replace
 from functools import cached_property
 
 import numpy as np
@@ -16,7 +17,8 @@ from .bvh import BOUND_SLACK, box_distance_sq, point_box_distance_sq
 from .distance import MeshDistance, mesh_distance
 from .row_groups import RowGroups
 from .stacked import StackedMeshes, pairings, segment_firsts
-from .triangle_distance import point_triangle_closest, separation_lower_bound, triangle_pair_distance
+from .triangle_distance import (facing_lower_bound_sq, point_triangle_closest, separation_lower_bound,
+                                triangle_pair_distance)
 from .trimesh import TriangleMesh, corner_highs, corner_lows
 
 #: Rows (triangle pairs, or point–triangle pairs) of one stacked pass at most: bounds the memory (some 100 bytes a
@@ -180,35 +182,63 @@ def _closest_within(side_a: StackedMeshes, side_b: StackedMeshes, near_a: np.nda
     bound[probed] = np.minimum(bound[probed], triangle_pair_distance(corners_a[probe[probed]],
                                                                      corners_b[probe[probed]])[0])
     keep = np.flatnonzero(lower_sq <= (bound * bound * (1.0 + BOUND_SLACK))[owner])
-    return _first_least(owner[keep], rows_a[keep], rows_b[keep], lower_sq[keep], corners_a[keep], corners_b[keep],
-                        count)
+    normals = side_a.unit_normals[rows_a[keep]], side_b.unit_normals[rows_b[keep]]
+    return _first_least(_Rows(owner[keep], rows_a[keep], rows_b[keep], lower_sq[keep], corners_a[keep],
+                              corners_b[keep], *normals, margin[owner[keep]]), count)
 
 
-def _first_least(owner: np.ndarray, rows_a: np.ndarray, rows_b: np.ndarray, lower_sq: np.ndarray,
-                 corners_a: np.ndarray, corners_b: np.ndarray, count: int):
+@dataclass
+class _Rows:
+    """Triangle pairs of ``_first_least``, row by row: the pair, each side's row, the squared lower bound, each side's
+    corners and unit normals, the pair's rounding margin."""
+    owner: np.ndarray
+    rows_a: np.ndarray
+    rows_b: np.ndarray
+    lower_sq: np.ndarray
+    corners_a: np.ndarray
+    corners_b: np.ndarray
+    normals_a: np.ndarray
+    normals_b: np.ndarray
+    margin: np.ndarray
+
+    def kept(self, keep: np.ndarray) -> "_Rows":
+        return _Rows(*(getattr(self, field.name)[keep] for field in fields(self)))
+
+    def tightened(self) -> "_Rows":
+        """The same rows, each lower bound raised to ``facing_lower_bound_sq`` where that is higher."""
+        return replace(self, lower_sq=np.maximum(self.lower_sq, facing_lower_bound_sq(
+            self.corners_a, self.corners_b, self.normals_a, self.normals_b, self.margin)))
+
+
+def _first_least(rows: _Rows, count: int):
     """Per pair, the first of its rows (``owner`` sorted, rows in order) with the least exact distance: (distance,
     point_a, point_b, row_a, row_b) columns, distance inf for a pair without rows. Measured a few rows of every pair a
     round, in order (``FIRST_ROUND_ROWS``, doubling each round): a pair whose least so far is 0 is done (no later row
     is less, and of equal ones the first counts: touching pairs, such as a pair pushed out to a gap's end, often
-    have dozens of rows at 0), and rows whose lower bounds exceed their pair's least so far are dropped. The answer
-    is that of measuring every row."""
+    have dozens of rows at 0), and rows whose lower bounds exceed their pair's least so far are dropped; the rows the
+    first round leaves get the tighter ``facing_lower_bound_sq`` (worth its cost only on them: most of a pair's rows
+    are faces that lie sideways of the closest ones). The answer is that of measuring every row."""
     columns = (np.full(count, np.inf), np.zeros((count, 3)), np.zeros((count, 3)), np.zeros(count, dtype=np.int64),
                np.zeros(count, dtype=np.int64))
     least = columns[0]
-    rank = np.arange(len(owner)) - np.searchsorted(owner, owner)
+    rank = np.arange(len(rows.owner)) - np.searchsorted(rows.owner, rows.owner)
     end = FIRST_ROUND_ROWS
-    while len(owner):
+    while len(rank):
         now = rank < end
         take = np.flatnonzero(now)
-        distance, point_a, point_b = triangle_pair_distance(corners_a[take], corners_b[take])
-        best = segment_firsts(distance, owner[take], count)
+        distance, point_a, point_b = triangle_pair_distance(rows.corners_a[take], rows.corners_b[take])
+        best = segment_firsts(distance, rows.owner[take], count)
         found = np.flatnonzero(best >= 0)
         found = found[distance[best[found]] < least[found]]  # an earlier round's equal row comes first
-        for column, values in zip(columns, (distance, point_a, point_b, rows_a[take], rows_b[take])):
+        for column, values in zip(columns, (distance, point_a, point_b, rows.rows_a[take], rows.rows_b[take])):
             column[found] = values[best[found]]
-        rest = np.flatnonzero(~now & (least[owner] > 0.0) & (lower_sq <= (least * least * (1.0 + BOUND_SLACK))[owner]))
-        owner, rows_a, rows_b, lower_sq, rank = owner[rest], rows_a[rest], rows_b[rest], lower_sq[rest], rank[rest]
-        corners_a, corners_b = corners_a[rest], corners_b[rest]
+        limit_sq = least * least * (1.0 + BOUND_SLACK)
+        rest = np.flatnonzero(~now & (least[rows.owner] > 0.0) & (rows.lower_sq <= limit_sq[rows.owner]))
+        rows, rank = rows.kept(rest), rank[rest]
+        if end == FIRST_ROUND_ROWS and len(rank):
+            rows = rows.tightened()
+            rest = np.flatnonzero(rows.lower_sq <= limit_sq[rows.owner])
+            rows, rank = rows.kept(rest), rank[rest]
         end *= 2
     return columns
 

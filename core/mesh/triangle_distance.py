@@ -9,6 +9,10 @@ import numpy as np
 
 from ..vector.arrays import NEXT_CORNER, cross, dot, largest3, smallest3
 
+#: Relative slack taken off ``facing_lower_bound_sq``: its axes are orthogonal and of unit length up to a few
+#: roundings (some 1e-16), far less than this.
+FACING_SLACK = 1e-12
+
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     """``numerator / denominator`` clamped to [0, 1]; 0 where the denominator is not positive."""
@@ -249,6 +253,32 @@ def separation_lower_bound(tri_a: np.ndarray, tri_b: np.ndarray, normal_a: np.nd
     gap[near] = np.maximum(np.maximum(gap[near], _interval_gap(normal_a, near_a, near_b)),
                            _interval_gap(normal_b, near_a, near_b))
     return np.maximum(gap, 0.0)
+
+
+def facing_lower_bound_sq(tri_a: np.ndarray, tri_b: np.ndarray, normal_a: np.ndarray, normal_b: np.ndarray,
+                          margin: np.ndarray) -> np.ndarray:
+    """Lower bounds (K,) on the squared distances of K triangle pairs (K, 3, 3), tight for nearly parallel faces
+    offset sideways, where ``separation_lower_bound`` sees only the faces' gap.
+
+    For each triangle T of a pair: the gap g along T's unit normal n and the largest gap h along the three in-plane
+    axes ``n x edge`` of T's edges, each less ``margin`` (K,) (the projections' rounding, as a caller's bounds take
+    it off) and at least 0. n and an in-plane axis are orthogonal unit vectors, so every point pair of the triangles
+    is at least sqrt(g^2 + h^2) apart. An edge nearly along the computed normal (a sliver's normal is rounding) gives
+    no axis. The larger of both triangles' bounds, less a relative ``FACING_SLACK`` for the axes' rounding (nearly
+    orthogonal, nearly unit)."""
+    bound = np.zeros(len(tri_a))
+    for tri, normal in ((tri_a, normal_a), (tri_b, normal_b)):
+        across = np.maximum(_interval_gap(normal, tri_a, tri_b) - margin, 0.0)
+        sideways = np.zeros(len(tri_a))
+        edges = tri[:, NEXT_CORNER] - tri
+        for edge in range(3):
+            axis = cross(normal, edges[:, edge])
+            length_sq = dot(axis, axis)
+            usable = length_sq > 0.25 * dot(edges[:, edge], edges[:, edge])
+            axis = axis / np.sqrt(np.where(usable, length_sq, 1.0))[:, None]
+            sideways = np.maximum(sideways, np.where(usable, _interval_gap(axis, tri_a, tri_b) - margin, 0.0))
+        bound = np.maximum(bound, across * across + sideways * sideways)
+    return bound * (1.0 - FACING_SLACK)
 
 
 def separating_axes(tri_a: np.ndarray, tri_b: np.ndarray, normal_a: np.ndarray,

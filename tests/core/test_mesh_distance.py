@@ -16,7 +16,8 @@ import core.mesh.bvh as bvh_module
 from core.mesh.bvh import TriangleBVH
 from core.mesh.distance import (MeshDistance, mesh_distance, mesh_distance_steps, nearest_on_surface,
                                  windowed_mesh_distance)
-from core.mesh.triangle_distance import point_triangle_closest, separation_lower_bound, triangle_pair_distance
+from core.mesh.triangle_distance import (facing_lower_bound_sq, point_triangle_closest, separation_lower_bound,
+                                        triangle_pair_distance, unit_normals)
 from core.mesh.trimesh import TriangleMesh
 from generators import random_rotation, rotation_about
 from reference import closest_points_on_triangles, reference_contact
@@ -84,6 +85,33 @@ def test_separation_bounds_never_exceed_the_distance():
     distance = triangle_pair_distance(a, b)[0]
     assert (lower <= distance + 1e-14).all()
     assert np.allclose(lower[:500], 0.3, atol=1e-12)
+
+
+def test_facing_bounds_never_exceed_the_distance_and_see_faces_offset_sideways():
+    """``facing_lower_bound_sq`` against the exact distances (checked by qhull's reference above): random pairs,
+    slivers and segments, and faces turned a little and slid sideways over each other, where the faces' gap alone
+    (``separation_lower_bound``) is far below the distance and the facing bound is the distance."""
+    rng = np.random.default_rng(9)
+    a, b = random_triangle_pairs(rng, 3000)
+    unit = np.cross(a[:, 1] - a[:, 0], a[:, 2] - a[:, 0])
+    unit /= np.linalg.norm(unit, axis=1)[:, None]
+    side = np.cross(unit, a[:, 1] - a[:, 0])
+    side /= np.linalg.norm(side, axis=1)[:, None]
+    slide = rng.uniform(0, 3, size=(1000, 1))
+    turned = np.einsum("kij,kcj->kci", [rotation_about(u, angle) for u, angle in
+                                        zip(side[:1000], rng.uniform(-0.01, 0.01, 1000))], a[:1000] - a[:1000, :1])
+    b[:1000] = a[:1000, :1] + turned + (0.3 * unit[:1000] - slide * side[:1000])[:, None]  # facing, slid sideways
+    b[1000:1100, 2] = b[1000:1100, 1]  # segments
+    b[1100:1200, 2] = 0.5 * (b[1100:1200, 0] + b[1100:1200, 1])  # slivers
+    margin = 1e-13 * np.maximum(np.abs(a).max(axis=(1, 2)), np.abs(b).max(axis=(1, 2)))
+    bound_sq = facing_lower_bound_sq(a, b, unit_normals(a), unit_normals(b), margin)
+    distance = triangle_pair_distance(a, b)[0]
+    assert (bound_sq <= distance * distance).all()
+    faces_only = separation_lower_bound(a[:1000], b[:1000])
+    slid = np.flatnonzero(faces_only < 0.9 * distance[:1000])
+    assert len(slid) > 150  # the faces' gap and the centres' line miss a good share of these distances
+    ratio = np.sqrt(bound_sq[slid]) / distance[slid]
+    assert ratio.min() > 0.85 and np.median(ratio) > 0.99
 
 
 def test_crossing_triangles_share_a_point():

@@ -23,7 +23,7 @@ from core.mesh.contact.volumes import pair_volumes
 from core.mesh.distance import mesh_distance, nearest_on_surface
 from core.mesh.inside import crossing_windings, stacked_crossing_windings
 from core.mesh.pair_distances import mesh_distances, nearest_distances
-from mesh_fixtures import coal_distance, coal_surface_distance, torus, uv_sphere
+from mesh_fixtures import box, coal_distance, coal_surface_distance, mesh, torus, uv_sphere
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from kitbash_scene import roof  # noqa: E402  (needs the path above)
@@ -119,16 +119,22 @@ def test_stacked_nearest_distances_and_windings_are_the_trees():
 
 
 @pytest.mark.parametrize("seed", range(2))
-def test_common_balls_are_each_pairs_common_ball(seed):
+def test_common_balls_are_each_pairs_common_ball(seed, monkeypatch):
     """The centres, their winding numbers and distances found for all pairs at once give every pair the ball
-    ``common_ball`` finds alone, to the bit (with the overlap's centroid, and without one)."""
+    ``common_ball`` finds alone, to the bit (with the overlap's centroid, and without one), while the vertices and
+    centres whose balls cannot reach the centroid's are left out (some at each stage)."""
     solids = roof_solids(seed)
     pairs = [(solids[i], solids[j]) for i, j in candidate_pairs(solids, 1e-5)]
     centroids = [centroid for _volume, centroid, _error in pair_volumes(pairs)]
     requests = [(a, b, centroid) for (a, b), centroid in zip(pairs, centroids)]
     requests += [(a, b, None) for a, b in pairs[::3]]
+    left_out = []
+    may_exceed = pushout_module._may_exceed
+    monkeypatch.setattr(pushout_module, "_may_exceed",
+                        lambda *args: left_out.append(~may_exceed(*args)) or may_exceed(*args))
     balls = common_balls(requests)
     assert sum(ball is not None for ball in balls) >= 10
+    assert all(stage.any() for stage in left_out) and len(left_out) == 4  # vertices, then centres; both sides
     for request, ball in zip(requests, balls):
         alone = common_ball(*request)
         assert (ball is None) == (alone is None)
@@ -247,8 +253,27 @@ def test_common_balls_of_pairs_too_large_to_pair_every_triangle_are_common_ball(
                for a, b, _centroid in requests)
     balls = common_balls(requests)
     assert sum(ball is not None for ball in balls) >= 6
+    assert any(ball is not None and centroid is not None and not (ball[0] == centroid).all()
+               for ball, (_a, _b, centroid) in zip(balls, requests))  # a vertex's centre beats the centroid
     for request, ball in zip(requests, balls):
         alone = common_ball(*request)
         assert (ball is None) == (alone is None)
         if ball is not None:
             assert (ball[0] == alone[0]).all() and ball[1] == alone[1]
+
+
+@pytest.mark.parametrize("centroid_height", [0.5999999, 0.6000001])
+def test_a_vertex_ball_just_larger_than_the_centroid_ball_is_not_left_out(centroid_height):
+    """A pyramid standing 0.4 into a slab: the middle of its base (normal straight down, depth 0.4, also its distance
+    to the slab's box) gives a ball of radius 0.2, exactly half its depth, and the given centroid's ball is a hair
+    smaller or larger. Leaving out balls that cannot reach the centroid's must keep the one that just does."""
+    slab = Solid(box((0, 0, 0), (10, 10, 1)))
+    base = [[4, 4, 0.4], [6, 4, 0.4], [6, 6, 0.4], [4, 6, 0.4]]
+    pyramid = Solid(mesh(np.array(base + [[5, 5, 0.4], [5, 5, 3.0]]),
+                         np.array([[4, 1, 0], [4, 2, 1], [4, 3, 2], [4, 0, 3],
+                                   [0, 1, 5], [1, 2, 5], [2, 3, 5], [3, 0, 5]])))
+    request = (slab, pyramid, np.array([5.0, 5.0, centroid_height]))
+    [ball] = common_balls([request])
+    alone = common_ball(*request)
+    assert (ball[0] == alone[0]).all() and ball[1] == alone[1]
+    assert ball[1] == pytest.approx(0.2 if centroid_height < 0.6 else 0.2000001, abs=1e-12)

@@ -11,7 +11,7 @@ import numpy as np
 from ..distance import mesh_distance, nearest_on_surface
 from ..inside import stacked_crossing_windings
 from ..stacked import STACKED_TRIANGLES, StackedMeshes, segment_firsts
-from ..pair_distances import STACKED_TRIANGLE_PAIRS, mesh_distances, nearest_distances
+from ..pair_distances import ROUNDING, STACKED_TRIANGLE_PAIRS, mesh_distances, nearest_distances
 from ..solid import Solid
 from .containment import indices_in_box, points_inside, strided_sample
 
@@ -29,6 +29,9 @@ BATCH_LEVELS = 3
 #: Gap ends (``pushout_gaps``) tried before bisecting, and how many the exact test is asked at once.
 GAP_TRIES = 4
 GAP_BATCH = 1
+#: Relative slack of a ball's radius over half its vertex's depth (``_may_exceed``): the centre is that far inward
+#: from the vertex, on the inner surface, up to a few roundings (some 1e-16).
+BALL_SLACK = 1e-9
 AXES = np.vstack([np.eye(3), -np.eye(3)])
 
 
@@ -282,35 +285,56 @@ def common_balls(requests: list[tuple[Solid, Solid, np.ndarray | None]]) -> list
 
 
 def _stacked_balls(requests: list[tuple[Solid, Solid, np.ndarray | None]]) -> list[tuple[np.ndarray, float] | None]:
-    """``common_ball`` of closed pairs of small meshes, stacked: meshes ``2k`` and ``2k + 1`` are pair k's A and B."""
+    """``common_ball`` of closed pairs of small meshes, stacked: meshes ``2k`` and ``2k + 1`` are pair k's A and B.
+
+    The centroids' balls first: a centre d/2 inward from a vertex at depth d has a ball of radius at most about d/2
+    (the vertex lies on the inner surface), and d is at most the vertex's distance to the outer's box, so the
+    vertices and centres whose bound falls short of their pair's centroid ball (``_may_exceed``) cannot hold the
+    largest ball and are not tested. The largest of the rest is ``common_ball``'s (the first of equal ones)."""
     meshes = StackedMeshes([solid.mesh for a, b, _centroid in requests for solid in (a, b)])
     count = len(requests)
-    pairs, points = [], []
-    with_centroid = [k for k, (_a, _b, centroid) in enumerate(requests) if centroid is not None]
-    if with_centroid:
-        pairs.append(np.array(with_centroid, dtype=np.int64))
-        points.append(np.array([requests[k][2] for k in with_centroid], dtype=np.float64).reshape(-1, 3))
+    with_centroid = np.array([k for k, (_a, _b, centroid) in enumerate(requests) if centroid is not None],
+                             dtype=np.int64)
+    centroids = np.array([requests[k][2] for k in with_centroid], dtype=np.float64).reshape(-1, 3)
+    pair, centres, radius = _balls_inside_both(meshes, with_centroid, centroids)
+    least = np.full(count, -np.inf)
+    least[pair] = radius
+    found = [(pair, centres, radius)]
     for inner in (1, 0):  # B's vertices inside A, then A's inside B
-        pair, centres = _stacked_inward_centres([requests[k][inner] for k in range(count)],
-                                                [requests[k][1 - inner] for k in range(count)], meshes, inner)
-        pairs.append(pair)
-        points.append(centres)
-    pair, centres = np.concatenate(pairs), np.concatenate(points)
+        inward = _stacked_inward_centres([requests[k][inner] for k in range(count)],
+                                         [requests[k][1 - inner] for k in range(count)], meshes, inner, least)
+        found.append(_balls_inside_both(meshes, *inward))
+    pair, centres, radius = (np.concatenate(column) for column in zip(*found))
     order = np.argsort(pair, kind="stable")  # a pair's centres in common_ball's order
-    pair, centres = pair[order], centres[order]
-    inside = stacked_crossing_windings(meshes, centres, 2 * pair) > 0
-    inside[inside] = stacked_crossing_windings(meshes, centres[inside], 2 * pair[inside] + 1) > 0
-    pair, centres = pair[inside], centres[inside]
-    radius = np.minimum(nearest_distances(meshes, centres, 2 * pair), nearest_distances(meshes, centres, 2 * pair + 1))
+    pair, centres, radius = pair[order], centres[order], radius[order]
     best = segment_firsts(-radius, pair, count)
     return [None if row < 0 else (centres[row].copy(), float(radius[row])) for row in best.tolist()]
 
 
-def _stacked_inward_centres(inners: list[Solid], outers: list[Solid], meshes: StackedMeshes, inner_slot: int
-                            ) -> tuple[np.ndarray, np.ndarray]:
+def _balls_inside_both(meshes: StackedMeshes, pair: np.ndarray, centres: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Of the ``centres`` of pairs ``pair`` (meshes ``2k``, ``2k + 1``), those inside both meshes, in order: (pair,
+    centres, radii: the distance to the nearer surface), ``largest_ball``'s numbers."""
+    inside = stacked_crossing_windings(meshes, centres, 2 * pair) > 0
+    inside[inside] = stacked_crossing_windings(meshes, centres[inside], 2 * pair[inside] + 1) > 0
+    pair, centres = pair[inside], centres[inside]
+    radius = np.minimum(nearest_distances(meshes, centres, 2 * pair), nearest_distances(meshes, centres, 2 * pair + 1))
+    return pair, centres, radius
+
+
+def _may_exceed(half_depth: np.ndarray, least: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """Whether a ball of radius up to about ``half_depth`` may reach ``least`` (a radius found already): its radius
+    is at most ``half_depth`` up to roundings (relative ``BALL_SLACK``, absolute ``pair_distances.ROUNDING`` of the
+    coordinates' ``scale``), so one that stays short of ``least`` cannot be the largest ball."""
+    return half_depth * (1.0 + BALL_SLACK) + ROUNDING * scale >= least
+
+
+def _stacked_inward_centres(inners: list[Solid], outers: list[Solid], meshes: StackedMeshes, inner_slot: int,
+                            least: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``_inward_centres(inners[k], outers[k])`` of every k, stacked: (pair (N,), centres (N, 3)), pair by pair in
-    ``_inward_centres``' order. ``meshes``' mesh ``2k + inner_slot`` is ``inners[k]``'s mesh, the other slot the
-    outer's."""
+    ``_inward_centres``' order, less those whose balls cannot reach their pair's ``least`` radius (``_may_exceed``:
+    a vertex's depth is at most its distance to the outer's box, a closed surface inside the box). ``meshes``' mesh
+    ``2k + inner_slot`` is ``inners[k]``'s mesh, the other slot the outer's."""
     sizes = np.array([len(solid.mesh.vertices) for solid in inners], dtype=np.int64)
     owner = np.repeat(np.arange(len(inners)), sizes)
     vertices = np.concatenate([solid.mesh.vertices for solid in inners]).reshape(-1, 3)
@@ -323,12 +347,19 @@ def _stacked_inward_centres(inners: list[Solid], outers: list[Solid], meshes: St
     step = np.maximum(1, found // LOWER_BOUND_SAMPLES)[owner[in_box]]
     picked = in_box[(rank % step == 0) & (rank // step < LOWER_BOUND_SAMPLES)]
     pair, points = owner[picked], vertices[picked]
-    inside = stacked_crossing_windings(meshes, points, 2 * pair + 1 - inner_slot) > 0
-    picked, pair, points = picked[inside], pair[inside], points[inside]
-    depth = nearest_distances(meshes, points, 2 * pair + 1 - inner_slot)
+    outer_slot = 2 * pair + 1 - inner_slot
+    scale = np.maximum(meshes.scales[2 * pair], meshes.scales[2 * pair + 1])
+    to_box = np.minimum((points - lows[pair]).min(axis=1), (highs[pair] - points).min(axis=1))
+    deep = np.flatnonzero(_may_exceed(0.5 * to_box, least[pair], scale))
+    picked, pair, points, outer_slot, scale = picked[deep], pair[deep], points[deep], outer_slot[deep], scale[deep]
+    inside = np.flatnonzero(stacked_crossing_windings(meshes, points, outer_slot) > 0)
+    picked, pair, points, outer_slot, scale = picked[inside], pair[inside], points[inside], outer_slot[inside], \
+        scale[inside]
+    depth = nearest_distances(meshes, points, outer_slot)
+    deep = np.flatnonzero(_may_exceed(0.5 * depth, least[pair], scale))
     first = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    normals = _stacked_vertex_normals([solid.mesh for solid in inners], first)[picked]
-    return pair, points - 0.5 * depth[:, None] * normals
+    normals = _stacked_vertex_normals([solid.mesh for solid in inners], first)[picked[deep]]
+    return pair[deep], points[deep] - 0.5 * depth[deep, None] * normals
 
 
 def _stacked_vertex_normals(meshes: list, first: np.ndarray) -> np.ndarray:

@@ -91,10 +91,6 @@ class MovedMeshes(StackedMeshes):
     def highs(self) -> np.ndarray:
         return corner_highs(self.corners)
 
-    @cached_property
-    def scales(self) -> np.ndarray:
-        return np.maximum.reduceat(np.abs(self.vertices).max(axis=1), self.vertex_starts[:-1])
-
 
 def _blocks(items: list[int], sizes: list[int]) -> list[list[int]]:
     """``items`` in runs whose sizes add up to at most ``BLOCK_ROWS`` (a larger item alone)."""

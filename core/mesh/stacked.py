@@ -88,9 +88,12 @@ class StackedMeshes:
 
     @cached_property
     def scales(self) -> np.ndarray:
-        """Each mesh's largest absolute coordinate (the scale of its rounding)."""
-        return np.array([float(np.abs(mesh.vertices).max()) if len(mesh.vertices) else 0.0
-                         for mesh in self.meshes])
+        """Each mesh's largest absolute coordinate (the scale of its rounding; 0 without vertices)."""
+        scales = np.zeros(len(self.meshes))
+        filled = np.flatnonzero(np.diff(self.vertex_starts) > 0)
+        if len(filled):
+            scales[filled] = np.maximum.reduceat(np.abs(self.vertices).max(axis=1), self.vertex_starts[filled])
+        return scales
 
     @cached_property
     def vertex_boxes(self) -> tuple[np.ndarray, np.ndarray]:
@@ -201,12 +204,20 @@ def segment_firsts(values: np.ndarray, segment: np.ndarray, count: int) -> np.nd
     first = np.full(count, -1, dtype=np.int64)
     if not len(values):
         return first
-    breaks = np.flatnonzero(np.r_[True, segment[1:] != segment[:-1]])
-    smallest = np.minimum.reduceat(values, breaks)
-    hits = np.flatnonzero(values == np.repeat(smallest, np.diff(np.r_[breaks, len(values)])))
-    leading = hits[np.r_[True, segment[hits][1:] != segment[hits][:-1]]]
+    opens = _run_starts(segment)
+    smallest = np.minimum.reduceat(values, np.flatnonzero(opens))
+    hits = np.flatnonzero(values == smallest[np.cumsum(opens) - 1])
+    leading = hits[_run_starts(segment[hits])]
     first[segment[leading]] = leading
     return first
+
+
+def _run_starts(keys: np.ndarray) -> np.ndarray:
+    """Whether each of ``keys`` (1-D) begins a run of equal keys (the first always does)."""
+    starts = np.empty(len(keys), dtype=bool)
+    starts[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=starts[1:])
+    return starts
 
 
 def stacked_candidates(a: StackedMeshes, b: StackedMeshes, tolerances: np.ndarray, flat_pairs: int,

@@ -291,35 +291,39 @@ def _stacked_balls(requests: list[tuple[Solid, Solid, np.ndarray | None]]) -> li
     (the vertex lies on the inner surface), and d is at most the vertex's distance to the outer's box, so the
     vertices and centres whose bound falls short of their pair's centroid ball (``_may_exceed``) cannot hold the
     largest ball and are not tested. The largest of the rest is ``common_ball``'s (the first of equal ones)."""
-    meshes = StackedMeshes([solid.mesh for a, b, _centroid in requests for solid in (a, b)])
+    solids = [solid for a, b, _centroid in requests for solid in (a, b)]
+    meshes = StackedMeshes([solid.mesh for solid in solids])
     count = len(requests)
     with_centroid = np.array([k for k, (_a, _b, centroid) in enumerate(requests) if centroid is not None],
                              dtype=np.int64)
     centroids = np.array([requests[k][2] for k in with_centroid], dtype=np.float64).reshape(-1, 3)
-    pair, centres, radius = _balls_inside_both(meshes, with_centroid, centroids)
+    kept, radius = _inside_both(meshes, with_centroid, centroids)
     least = np.full(count, -np.inf)
-    least[pair] = radius
-    found = [(pair, centres, radius)]
-    for inner in (1, 0):  # B's vertices inside A, then A's inside B
-        inward = _stacked_inward_centres([requests[k][inner] for k in range(count)],
-                                         [requests[k][1 - inner] for k in range(count)], meshes, inner, least)
-        found.append(_balls_inside_both(meshes, *inward))
-    pair, centres, radius = (np.concatenate(column) for column in zip(*found))
-    order = np.argsort(pair, kind="stable")  # a pair's centres in common_ball's order
-    pair, centres, radius = pair[order], centres[order], radius[order]
+    least[with_centroid[kept]] = radius
+    keys, points, radii = [3 * with_centroid[kept]], [centroids[kept]], [radius]
+    boxes = (np.array([solid.bounds[0] for solid in solids]).reshape(-1, 3),
+             np.array([solid.bounds[1] for solid in solids]).reshape(-1, 3))
+    inner, centres = _stacked_inward_centres(meshes, boxes, least)
+    kept, radius = _inside_both(meshes, inner // 2, centres)
+    keys.append(3 * (inner[kept] // 2) + 2 - inner[kept] % 2)  # B's vertices inside A before A's inside B
+    points.append(centres[kept])
+    radii.append(radius)
+    key, centres, radius = (np.concatenate(column) for column in (keys, points, radii))
+    order = np.argsort(key, kind="stable")  # a pair's centres in common_ball's order
+    pair, centres, radius = key[order] // 3, centres[order], radius[order]
     best = segment_firsts(-radius, pair, count)
     return [None if row < 0 else (centres[row].copy(), float(radius[row])) for row in best.tolist()]
 
 
-def _balls_inside_both(meshes: StackedMeshes, pair: np.ndarray, centres: np.ndarray
-                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Of the ``centres`` of pairs ``pair`` (meshes ``2k``, ``2k + 1``), those inside both meshes, in order: (pair,
-    centres, radii: the distance to the nearer surface), ``largest_ball``'s numbers."""
+def _inside_both(meshes: StackedMeshes, pair: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which of the ``centres`` of pairs ``pair`` (meshes ``2k``, ``2k + 1``) lie inside both meshes (their indices,
+    in order) and the radii of their balls (the distance to the nearer surface): ``largest_ball``'s numbers."""
     inside = stacked_crossing_windings(meshes, centres, 2 * pair) > 0
     inside[inside] = stacked_crossing_windings(meshes, centres[inside], 2 * pair[inside] + 1) > 0
-    pair, centres = pair[inside], centres[inside]
-    radius = np.minimum(nearest_distances(meshes, centres, 2 * pair), nearest_distances(meshes, centres, 2 * pair + 1))
-    return pair, centres, radius
+    kept = np.flatnonzero(inside)
+    pair, centres = pair[kept], centres[kept]
+    return kept, np.minimum(nearest_distances(meshes, centres, 2 * pair),
+                            nearest_distances(meshes, centres, 2 * pair + 1))
 
 
 def _may_exceed(half_depth: np.ndarray, least: np.ndarray, scale: np.ndarray) -> np.ndarray:
@@ -329,46 +333,40 @@ def _may_exceed(half_depth: np.ndarray, least: np.ndarray, scale: np.ndarray) ->
     return half_depth * (1.0 + BALL_SLACK) + ROUNDING * scale >= least
 
 
-def _stacked_inward_centres(inners: list[Solid], outers: list[Solid], meshes: StackedMeshes, inner_slot: int,
-                            least: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``_inward_centres(inners[k], outers[k])`` of every k, stacked: (pair (N,), centres (N, 3)), pair by pair in
+def _stacked_inward_centres(meshes: StackedMeshes, boxes: tuple[np.ndarray, np.ndarray], least: np.ndarray
+                            ) -> tuple[np.ndarray, np.ndarray]:
+    """``_inward_centres(inner, outer)`` of each mesh of ``meshes`` inside the other of its pair (mesh m's is m ^ 1,
+    both of pair m // 2), all at once: (inner mesh (N,), centres (N, 3)), mesh after mesh, each in
     ``_inward_centres``' order, less those whose balls cannot reach their pair's ``least`` radius (``_may_exceed``:
-    a vertex's depth is at most its distance to the outer's box, a closed surface inside the box). ``meshes``' mesh
-    ``2k + inner_slot`` is ``inners[k]``'s mesh, the other slot the outer's."""
-    sizes = np.array([len(solid.mesh.vertices) for solid in inners], dtype=np.int64)
-    owner = np.repeat(np.arange(len(inners)), sizes)
-    vertices = np.concatenate([solid.mesh.vertices for solid in inners]).reshape(-1, 3)
-    lows = np.array([outer.bounds[0] for outer in outers]).reshape(-1, 3)
-    highs = np.array([outer.bounds[1] for outer in outers]).reshape(-1, 3)
-    in_box = np.flatnonzero(((vertices >= lows[owner]) & (vertices <= highs[owner])).all(axis=1))
-    # strided_sample per pair: every step-th of its vertices in the box, at most LOWER_BOUND_SAMPLES
-    found = np.bincount(owner[in_box], minlength=len(inners))
+    a vertex's depth is at most its distance to the outer's box, a closed surface inside the box). ``boxes``: each
+    mesh's solid's bounds, (lows, highs) (2n, 3)."""
+    vertices, owner = meshes.vertices, meshes.vertex_owner
+    lows, highs = boxes
+    in_box = np.flatnonzero(((vertices >= lows[owner ^ 1]) & (vertices <= highs[owner ^ 1])).all(axis=1))
+    # strided_sample per mesh: every step-th of its vertices in the other's box, at most LOWER_BOUND_SAMPLES
+    found = np.bincount(owner[in_box], minlength=len(meshes.meshes))
     rank = np.arange(len(in_box)) - (np.cumsum(found) - found)[owner[in_box]]
     step = np.maximum(1, found // LOWER_BOUND_SAMPLES)[owner[in_box]]
     picked = in_box[(rank % step == 0) & (rank // step < LOWER_BOUND_SAMPLES)]
-    pair, points = owner[picked], vertices[picked]
-    outer_slot = 2 * pair + 1 - inner_slot
+    inner, points = owner[picked], vertices[picked]
+    outer, pair = inner ^ 1, inner // 2
     scale = np.maximum(meshes.scales[2 * pair], meshes.scales[2 * pair + 1])
-    to_box = np.minimum((points - lows[pair]).min(axis=1), (highs[pair] - points).min(axis=1))
-    deep = np.flatnonzero(_may_exceed(0.5 * to_box, least[pair], scale))
-    picked, pair, points, outer_slot, scale = picked[deep], pair[deep], points[deep], outer_slot[deep], scale[deep]
-    inside = np.flatnonzero(stacked_crossing_windings(meshes, points, outer_slot) > 0)
-    picked, pair, points, outer_slot, scale = picked[inside], pair[inside], points[inside], outer_slot[inside], \
-        scale[inside]
-    depth = nearest_distances(meshes, points, outer_slot)
-    deep = np.flatnonzero(_may_exceed(0.5 * depth, least[pair], scale))
-    first = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    normals = _stacked_vertex_normals([solid.mesh for solid in inners], first)[picked[deep]]
-    return pair[deep], points[deep] - 0.5 * depth[deep, None] * normals
+    to_box = np.minimum((points - lows[outer]).min(axis=1), (highs[outer] - points).min(axis=1))
+    keep = np.flatnonzero(_may_exceed(0.5 * to_box, least[pair], scale))
+    keep = keep[stacked_crossing_windings(meshes, points[keep], outer[keep]) > 0]
+    depth = nearest_distances(meshes, points[keep], outer[keep])
+    deep = _may_exceed(0.5 * depth, least[pair[keep]], scale[keep])
+    keep, depth = keep[deep], depth[deep]
+    normals = _stacked_vertex_normals(meshes)[picked[keep]]
+    return inner[keep], points[keep] - 0.5 * depth[:, None] * normals
 
 
-def _stacked_vertex_normals(meshes: list, first: np.ndarray) -> np.ndarray:
-    """``_vertex_normals`` of every vertex of the meshes, stacked (vertex ``first[m] + v`` is mesh m's v): each sum
-    taken in ``_vertex_normals``' order (corner 0's triangles in order, then corner 1's, then corner 2's)."""
-    triangles = np.concatenate([mesh.triangles + start for mesh, start in zip(meshes, first.tolist())]).reshape(-1, 3)
-    normals = np.concatenate([mesh.area_normals for mesh in meshes]).reshape(-1, 3)
-    total = int(first[-1] + len(meshes[-1].vertices)) if meshes else 0
-    corners = triangles.T.ravel()
+def _stacked_vertex_normals(meshes: StackedMeshes) -> np.ndarray:
+    """``_vertex_normals`` of every vertex of the stacked meshes, each sum taken in ``_vertex_normals``' order
+    (corner 0's triangles in order, then corner 1's, then corner 2's)."""
+    normals = np.concatenate([mesh.area_normals for mesh in meshes.meshes]).reshape(-1, 3)
+    corners = meshes.ids.T.ravel()
+    total = int(meshes.vertex_starts[-1])
     sums = np.stack([np.bincount(corners, weights=np.tile(normals[:, axis], 3), minlength=total)
                      for axis in range(3)], axis=1)
     length = np.linalg.norm(sums, axis=1, keepdims=True)

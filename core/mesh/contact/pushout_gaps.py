@@ -9,11 +9,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...vector.arrays import NEXT_CORNER, PREVIOUS_CORNER, cross, dot, dot_rows, largest3, smallest3
+from ...vector.arrays import NEXT_CORNER, PREVIOUS_CORNER, cross, dot, largest3, smallest3
 from ..intersection import RELATIVE_TOLERANCE
 from ..stacked import STACKED_TRIANGLES, StackedMeshes
 from ..solid import Solid
-from .pushout import PUSHOUT_STEPS
+from .pushout import AXES, PUSHOUT_STEPS
 
 #: Gap ends kept per direction: the first stops meeting, the next after a stretch where one object lies inside the
 #: other (the exact test tells them apart).
@@ -27,13 +27,17 @@ CHUNK = 4096
 GROUP_TRIANGLES = 50_000
 #: A pair with more triangle pairs to measure than this (sculpts) is left to the bisection.
 GAP_ROWS = 1_000_000
+#: The ``TriangleTerms`` the planes' bounds read (``plane_extents``, ``plane_intervals``), and the edge pairs'.
+PLANE_TERMS = ("corners", "normal", "level")
+EDGE_TERMS = ("edges", "on", "off")
 
 
 class TriangleTerms(NamedTuple):
     """What ``meeting_intervals`` needs of each triangle, computed once per triangle: its corners and edges (edge k
     from corner k to k + 1), area normal, the normal's level (n · corner 0), and per edge k the products
     corner k × edge k (``on``, also corner k + 1's) and corner k + 2 × edge k (``off``): a · (e_a × e_b) is
-    e_b · (a × e_a)."""
+    e_b · (a × e_a). Coordinates first, triangles last (corners (3 corners, 3, M), normal (3, M), level (M,)):
+    the pairs' arithmetic then runs over contiguous rows of triangles."""
 
     corners: np.ndarray
     edges: np.ndarray
@@ -44,82 +48,132 @@ class TriangleTerms(NamedTuple):
 
     @classmethod
     def of(cls, corners: np.ndarray) -> TriangleTerms:
+        """The terms of triangles given as corners (M, 3, 3)."""
         edges = corners[:, NEXT_CORNER] - corners
         normal = cross(edges[:, 0], edges[:, 1])
-        return cls(corners, edges, normal, dot(normal, corners[:, 0]), cross(corners, edges),
-                   cross(corners[:, PREVIOUS_CORNER], edges))
+        terms = (corners, edges, normal, dot(normal, corners[:, 0]), cross(corners, edges),
+                 cross(corners[:, PREVIOUS_CORNER], edges))
+        return cls(*(np.ascontiguousarray(np.moveaxis(term, 0, -1)) for term in terms))
 
-    def rows(self, rows: np.ndarray) -> TriangleTerms:
-        return TriangleTerms(*(column[rows] for column in self))
-
-    def axes_rows(self, rows: np.ndarray) -> Axes:
-        """The normals and edges of the ``rows``: what ``intervals_along`` reads."""
-        return Axes(self.normal[rows], self.edges[rows])
-
-
-class Axes(NamedTuple):
-    """A triangle's area normal and edges (as in ``TriangleTerms``)."""
-
-    normal: np.ndarray
-    edges: np.ndarray
+    def rows(self, rows: np.ndarray, fields: tuple[str, ...] | None = None) -> TriangleTerms:
+        """The terms of the triangles ``rows``: only the ``fields`` named (None for the others), or all."""
+        return TriangleTerms(*(term[..., rows] if fields is None or name in fields else None
+                               for name, term in zip(self._fields, self)))
 
 
 def meeting_intervals(a: TriangleTerms, b: TriangleTerms, directions: np.ndarray, shrink: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray]:
-    """``(low, high)`` (R,) of the t at which triangle a (R rows of ``TriangleTerms``) meets triangle b moved by
-    t·d; ``low > high`` where it never does (in floating point: a bracket to check). A pair that only slides over a
-    plane of the difference (a face over a face it touches) does not meet: along the axes d runs parallel to, the
-    difference must reach more than ``shrink`` (R,) beyond the line on both sides. (``difference_extents`` then
-    ``intervals_along``: a triangle pair measured along several directions needs the first once.)"""
-    return intervals_along(a, b, *difference_extents(a, b), directions, shrink)
+    """``(low, high)`` (R,) of the t at which triangle a (R triangles of ``TriangleTerms``) meets triangle b moved
+    by t·d; ``low > high`` where it never does (in floating point: a bracket to check). A pair that only slides
+    over a plane of the difference (a face over a face it touches) does not meet: along the axes d runs parallel
+    to, the difference must reach more than ``shrink`` (R,) beyond the line on both sides.
+
+    The interval is the intersection over the difference's 11 facet axes m of [low, high] / (m·d): the two planes'
+    (``plane_intervals``) and the nine edge pairs' (``edge_intervals``), which a pair measured along several
+    directions computes once per pair (``plane_extents``, ``edge_extents``)."""
+    place, axis = np.arange(len(directions)), axis_numbers(directions)
+    plane_low, plane_high = plane_intervals(a, b, *plane_extents(a, b), place, directions, axis, shrink)
+    edge_low, edge_high = edge_intervals(a, b, *edge_extents(a, b), place, directions, axis, shrink)
+    return np.maximum(plane_low, edge_low), np.minimum(plane_high, edge_high)
 
 
-def difference_extents(a: TriangleTerms, b: TriangleTerms) -> tuple[np.ndarray, np.ndarray]:
-    """``(low, high)`` (R, 11): the extent of a ⊕ (−b) along each of its facets' axes, whatever the direction.
+def axis_numbers(directions: np.ndarray) -> np.ndarray:
+    """(D,): the row of ``AXES`` each direction is exactly (a zero's sign aside), -1 where it is none."""
+    return np.where((directions[:, None] == AXES).all(axis=2), np.arange(6), -1).max(axis=1)
 
-    The difference's facets are normal to a's plane, to b's, or to an edge of each: along each such axis m,
-    t·(m·d) must lie within [min m·a − max m·b, max m·a − min m·b]. Along e_a × e_b, a's corners give
+
+def _products(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """(3, 3, R): u k · v l of the vectors u (3 k, 3, R) and v (3 l, 3, R), summed in the order x, y, z
+    (``vector.arrays.dot_rows``' arithmetic)."""
+    return (u[:, None, 0] * v[None, :, 0] + u[:, None, 1] * v[None, :, 1]) + u[:, None, 2] * v[None, :, 2]
+
+
+def plane_extents(a: TriangleTerms, b: TriangleTerms) -> tuple[np.ndarray, np.ndarray]:
+    """``(low, high)`` (2, R): the extent of a ⊕ (−b) along a's normal and along b's, whatever the direction: along
+    an axis m, t·(m·d) must lie within [min m·a − max m·b, max m·a − min m·b]."""
+    b_along_a = _products(a.normal[None], b.corners)[0].T  # (R, 3 corners)
+    a_along_b = _products(b.normal[None], a.corners)[0].T
+    return (np.stack([a.level - largest3(b_along_a), smallest3(a_along_b) - b.level]),
+            np.stack([a.level - smallest3(b_along_a), largest3(a_along_b) - b.level]))
+
+
+def edge_extents(a: TriangleTerms, b: TriangleTerms) -> tuple[np.ndarray, np.ndarray]:
+    """``(low, high)`` (9, R): the extent of a ⊕ (−b) along e_a k × e_b l (row 3k + l), where a's corners give
     e_b · (a × e_a) and b's −e_a · (b × e_b)."""
-    on_a, off_a = dot_rows(a.on, b.edges), dot_rows(a.off, b.edges)  # (R, 3 edges of a, 3 edges of b)
-    on_b, off_b = dot_rows(a.edges, b.on), dot_rows(a.edges, b.off)  # minus b's values
-    b_along_a = dot_rows(a.normal[:, None], b.corners)[:, 0]  # (R, 3)
-    a_along_b = dot_rows(b.normal[:, None], a.corners)[:, 0]
-    count = len(b_along_a)
-    low = np.concatenate([(a.level - largest3(b_along_a))[:, None], (smallest3(a_along_b) - b.level)[:, None],
-                          (np.minimum(on_a, off_a) + np.minimum(on_b, off_b)).reshape(count, 9)], axis=1)
-    high = np.concatenate([(a.level - smallest3(b_along_a))[:, None], (largest3(a_along_b) - b.level)[:, None],
-                           (np.maximum(on_a, off_a) + np.maximum(on_b, off_b)).reshape(count, 9)], axis=1)
-    return low, high
+    on_a, off_a = _products(a.on, b.edges), _products(a.off, b.edges)  # (3 edges of a, 3 edges of b, R)
+    on_b, off_b = _products(a.edges, b.on), _products(a.edges, b.off)  # minus b's values
+    count = on_a.shape[-1]
+    return ((np.minimum(on_a, off_a) + np.minimum(on_b, off_b)).reshape(9, count),
+            (np.maximum(on_a, off_a) + np.maximum(on_b, off_b)).reshape(9, count))
 
 
-def intervals_along(a: TriangleTerms | Axes, b: TriangleTerms | Axes, low: np.ndarray, high: np.ndarray,
-                    directions: np.ndarray, shrink: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``meeting_intervals`` from the pairs' ``difference_extents`` (R, 11): t's interval is the intersection over
-    the 11 axes of [low, high] / (m·d). Of ``a`` and ``b`` only the normals and edges are read (``Axes``)."""
-    count = len(directions)
-    rate = np.concatenate([dot(a.normal, directions)[:, None], dot(b.normal, directions)[:, None],
-                           dot_rows(cross(directions[:, None], a.edges), b.edges).reshape(count, 9)], axis=1)
+def plane_intervals(a: TriangleTerms, b: TriangleTerms, low: np.ndarray, high: np.ndarray, place: np.ndarray,
+                    directions: np.ndarray, axis: np.ndarray, shrink: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The intersection of [low, high] / (m·d) over the two planes' axes m (``plane_extents`` (2, R)) of N
+    (triangle pair, direction) items: item n is pair ``place[n]`` along ``directions[n]`` (row ``axis[n]`` of
+    ``AXES``, -1 for another direction); see ``meeting_intervals``."""
+    axes = np.stack([a.normal, b.normal], axis=1)  # (3, 2, R)
+    rate = _axis_rates(axes, place, axis)
+    general = np.flatnonzero(axis < 0)
+    if len(general):
+        d, rows = directions[general].T, place[general]
+        for m, normal in enumerate((a.normal[:, rows], b.normal[:, rows])):
+            rate[m, general] = (normal[0] * d[0] + normal[1] * d[1]) + normal[2] * d[2]
+    return _intersected(low[:, place], high[:, place], rate, axes, place, shrink)
+
+
+def edge_intervals(a: TriangleTerms, b: TriangleTerms, low: np.ndarray, high: np.ndarray, place: np.ndarray,
+                   directions: np.ndarray, axis: np.ndarray, shrink: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``plane_intervals`` over the nine edge pairs' axes e_a k × e_b l (``edge_extents`` (9, R)), their rates
+    computed as (d × e_a)·e_b."""
+    u, v = a.edges[:, None], b.edges[None, :]  # e_a k × e_b l, coordinates first: (3, 9, R)
+    axes = np.stack([u[:, :, 1] * v[:, :, 2] - u[:, :, 2] * v[:, :, 1],
+                     u[:, :, 2] * v[:, :, 0] - u[:, :, 0] * v[:, :, 2],
+                     u[:, :, 0] * v[:, :, 1] - u[:, :, 1] * v[:, :, 0]]).reshape(3, 9, -1)
+    rate = _axis_rates(axes, place, axis)
+    general = np.flatnonzero(axis < 0)
+    if len(general):
+        d, rows = directions[general].T, place[general]
+        edges_a, edges_b = a.edges[..., rows], b.edges[..., rows]
+        turned = np.stack([d[1] * edges_a[:, 2] - d[2] * edges_a[:, 1], d[2] * edges_a[:, 0] - d[0] * edges_a[:, 2],
+                           d[0] * edges_a[:, 1] - d[1] * edges_a[:, 0]], axis=1)  # d × e_a k: (3 k, 3, n)
+        rate[:, general] = _products(turned, edges_b).reshape(9, -1)
+    return _intersected(low[:, place], high[:, place], rate, axes, place, shrink)
+
+
+def _axis_rates(axes: np.ndarray, place: np.ndarray, axis: np.ndarray) -> np.ndarray:
+    """(F, N) rates m·d of the items along an axis ±e_c: the facet axes' (``axes`` (3, F, R)) coordinate c, negated
+    for −e_c, which is what the general arithmetic ((d × e_a)·e_b, n·d) gives there bit for bit; other items' rates
+    are left for the caller."""
+    rate = np.empty((axes.shape[1], len(place)))
+    for number in range(6):
+        along = np.flatnonzero(axis == number)
+        if len(along):
+            coordinates = axes[number % 3][:, place[along]]
+            rate[:, along] = coordinates if number < 3 else -coordinates
+    return rate
+
+
+def _intersected(low: np.ndarray, high: np.ndarray, rate: np.ndarray, axes: np.ndarray, place: np.ndarray,
+                 shrink: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The intersection over F facets of the items' [low, high] / rate (each (F, N)): where a rate is 0 (d runs
+    parallel to the facet), no bound if the difference reaches more than ``shrink`` times the axis's length
+    (``axes`` (3, F, R), item n's of pair ``place[n]``) beyond the line on both sides, else an empty interval.
+    Axis-major arrays: numpy reduces over a short last axis slowly."""
     with np.errstate(divide="ignore", invalid="ignore"):
         first, last = low / rate, high / rate
-    starts = np.where(rate > 0.0, first, last)
-    ends = np.where(rate > 0.0, last, first)
-    row, axis = np.nonzero(rate == 0.0)
-    if len(row):
-        axes = _axes(a, b, row, axis)
-        length = np.sqrt(dot(axes, axes))
-        margin = shrink[row] * length
-        across = ((low[row, axis] < -margin) & (high[row, axis] > margin)) | (length == 0.0)  # parallel edges
-        starts[row, axis] = np.where(across, -np.inf, np.inf)
-        ends[row, axis] = np.where(across, np.inf, -np.inf)
-    return starts.max(axis=1), ends.min(axis=1)
-
-
-def _axes(a: TriangleTerms | Axes, b: TriangleTerms | Axes, row: np.ndarray, axis: np.ndarray) -> np.ndarray:
-    """The difference's axes of the given rows (``meeting_intervals``' order: a's normal, b's, then e_a k × e_b l
-    at 2 + 3k + l)."""
-    edge = np.maximum(axis - 2, 0)
-    edges = cross(a.edges[row, edge // 3], b.edges[row, edge % 3])
-    return np.where((axis == 0)[:, None], a.normal[row], np.where((axis == 1)[:, None], b.normal[row], edges))
+    rising = rate > 0.0
+    starts = np.where(rising, first, last)
+    ends = np.where(rising, last, first)
+    facet, item = np.nonzero(rate == 0.0)
+    if len(item):
+        vectors = axes[:, facet, place[item]].T
+        length = np.sqrt(dot(vectors, vectors))
+        margin = shrink[item] * length
+        across = ((low[facet, item] < -margin) & (high[facet, item] > margin)) | (length == 0.0)  # parallel edges
+        starts[facet, item] = np.where(across, -np.inf, np.inf)
+        ends[facet, item] = np.where(across, np.inf, -np.inf)
+    return starts.max(axis=0), ends.min(axis=0)
 
 
 def first_gap_ends(segment: np.ndarray, low: np.ndarray, high: np.ndarray, starts: np.ndarray, join: np.ndarray,
@@ -180,13 +234,15 @@ def pushout_gap_ends(requests: list[tuple[Solid, Solid, np.ndarray, float, float
 def _grouped_gap_ends(requests: list[tuple[Solid, Solid, np.ndarray, float, float]]) -> list[np.ndarray | None]:
     """``pushout_gap_ends`` of a group of pairs, their triangle pairs found and measured together: per direction,
     the triangles of each object whose boxes meet the other's box swept over [lower, reach], then the pairs of those
-    whose boxes meet so swept. A triangle pair's ``difference_extents`` are found once for all its directions."""
+    whose boxes meet so swept. A triangle pair's extents (``plane_extents``, ``edge_extents``) are found once for
+    all its directions."""
     stack_a = StackedMeshes([a.mesh for a, *_rest in requests])
     stack_b = StackedMeshes([b.mesh for _a, b, *_rest in requests])
     counts = np.array([len(directions) for _a, _b, directions, *_rest in requests], dtype=np.int64)
     pair = np.repeat(np.arange(len(requests)), counts)  # a segment is one direction of one pair
     first_segment = np.cumsum(counts) - counts
     directions = np.concatenate([directions for _a, _b, directions, *_rest in requests])
+    axis = axis_numbers(directions)
     lower = np.array([request[3] for request in requests])[pair]
     reach = np.array([request[4] for request in requests])[pair]
     sweep_low = np.minimum(lower[:, None] * directions, reach[:, None] * directions)
@@ -206,6 +262,7 @@ def _grouped_gap_ends(requests: list[tuple[Solid, Solid, np.ndarray, float, floa
     pair_b, tri_b = _any_direction(stack_b, tri_b[measured[pair[seg_b]]])
     rows_a, rows_b, owner = _segment_pairs(pair_a, tri_a, pair_b, tri_b, len(requests))
     terms_a, terms_b = TriangleTerms.of(stack_a.corners), TriangleTerms.of(stack_b.corners)
+    boxes = tuple(np.ascontiguousarray(box.T) for box in (stack_a.lows, stack_a.highs, stack_b.lows, stack_b.highs))
     met_segment, met_low, met_high = [], [], []
     for start in range(0, len(owner), CHUNK):
         i, j = rows_a[start:start + CHUNK], rows_b[start:start + CHUNK]
@@ -214,14 +271,18 @@ def _grouped_gap_ends(requests: list[tuple[Solid, Solid, np.ndarray, float, floa
         row = np.repeat(np.arange(len(i)), counts[here])
         k = np.repeat(first_segment[here] - (np.cumsum(counts[here]) - counts[here]), counts[here])
         k += np.arange(len(row))
-        near = ((stack_a.lows[i[row]] <= stack_b.highs[j[row]] + sweep_high[k])
-                & (stack_b.lows[j[row]] + sweep_low[k] <= stack_a.highs[i[row]])).all(axis=1)
+        near = _swept_boxes_meet(boxes, i[row], j[row], sweep_low[k], sweep_high[k])
         row, k = row[near], k[near]
-        used = np.bincount(row, minlength=len(i)) > 0  # the extents of the triangle pairs near along some direction
-        place = np.cumsum(used)[row] - 1
-        low, high = difference_extents(terms_a.rows(i[used]), terms_b.rows(j[used]))
-        low, high = intervals_along(terms_a.axes_rows(i[row]), terms_b.axes_rows(j[row]), low[place], high[place],
-                                    directions[k], shrink[pair[k]])
+        # the planes' bounds first; the edge pairs' (which only narrow them) where those leave t within the window
+        place, used_a, used_b = _used(row, i, j, terms_a, terms_b, PLANE_TERMS)
+        low, high = plane_intervals(used_a, used_b, *plane_extents(used_a, used_b), place, directions[k], axis[k],
+                                    shrink[pair[k]])
+        inside = (low <= high) & (high >= lower[k]) & (low < reach[k])
+        row, k, low, high = row[inside], k[inside], low[inside], high[inside]
+        place, used_a, used_b = _used(row, i, j, terms_a, terms_b, EDGE_TERMS)
+        edge_low, edge_high = edge_intervals(used_a, used_b, *edge_extents(used_a, used_b), place, directions[k],
+                                             axis[k], shrink[pair[k]])
+        low, high = np.maximum(low, edge_low), np.minimum(high, edge_high)
         met = (low <= high) & (high >= lower[k]) & (low < reach[k])
         met_segment.append(k[met])
         met_low.append(low[met])
@@ -231,6 +292,26 @@ def _grouped_gap_ends(requests: list[tuple[Solid, Solid, np.ndarray, float, floa
                           lower, tolerance[pair], len(pair))
     ends[ends > (reach + tolerance[pair] + reach * 0.5**PUSHOUT_STEPS)[:, None]] = np.inf
     return [each if measured[k] else None for k, each in enumerate(np.split(ends, np.cumsum(counts)[:-1]))]
+
+
+def _used(row: np.ndarray, i: np.ndarray, j: np.ndarray, terms_a: TriangleTerms, terms_b: TriangleTerms,
+          fields: tuple[str, ...]) -> tuple[np.ndarray, TriangleTerms, TriangleTerms]:
+    """The triangle pairs (A's ``i`` with B's ``j``) some item is on (item n on ``row[n]``): ``(place, terms of A,
+    terms of B)`` (the ``fields`` of them), item n's pair ``place[n]`` among them."""
+    used = np.bincount(row, minlength=len(i)) > 0
+    return np.cumsum(used)[row] - 1, terms_a.rows(i[used], fields), terms_b.rows(j[used], fields)
+
+
+def _swept_boxes_meet(boxes: tuple[np.ndarray, ...], i: np.ndarray, j: np.ndarray, sweep_low: np.ndarray,
+                      sweep_high: np.ndarray) -> np.ndarray:
+    """Whether the box of A's triangle ``i`` meets that of B's ``j`` swept over ``[sweep_low, sweep_high]`` (N, 3),
+    a coordinate at a time; ``boxes`` the stacks' triangle boxes coordinates first (lows and highs of A, of B)."""
+    lows_a, highs_a, lows_b, highs_b = boxes
+    near = np.ones(len(i), dtype=bool)
+    for c in range(3):
+        near &= lows_a[c, i] <= highs_b[c, j] + sweep_high[:, c]
+        near &= lows_b[c, j] + sweep_low[:, c] <= highs_a[c, i]
+    return near
 
 
 def _any_direction(stack: StackedMeshes, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

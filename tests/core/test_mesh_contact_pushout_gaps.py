@@ -13,6 +13,7 @@ from core.mesh.contact.containment import share_interior, share_interior_moved
 from core.mesh.contact.pushout import PUSHOUT_STEPS, certified_pushout, gap_request, pushout_directions
 from core.mesh.contact.pushout_gaps import TriangleTerms, first_gap_ends, meeting_intervals, pushout_gap_ends
 from core.mesh.triangle_intersection import intersect_triangle_pairs
+from core.vector.arrays import cross, dot, dot_rows
 from mesh_fixtures import box, extrude, l_bracket, manifold_overlap, torus, transformed, uv_sphere
 from test_mesh_contact_batched_pushout import U_CHANNEL, seeded_pairs
 
@@ -48,6 +49,64 @@ def test_meeting_intervals_are_where_the_moved_triangles_meet(seed):
     for length in np.linspace(-4.0, 4.0, 161):
         met |= meet(a, b, directions, np.full(len(a), length))
     assert not (met & ~some).any()
+
+
+def item_major_intervals(a, b, directions, shrink):
+    """The intervals as first written, a reference: (R, 11) arrays, every rate from n·d and (d × e_a)·e_b."""
+    edges_a, edges_b = a[:, [1, 2, 0]] - a, b[:, [1, 2, 0]] - b
+    normal_a, normal_b = cross(edges_a[:, 0], edges_a[:, 1]), cross(edges_b[:, 0], edges_b[:, 1])
+    on_a, off_a = dot_rows(cross(a, edges_a), edges_b), dot_rows(cross(a[:, [2, 0, 1]], edges_a), edges_b)
+    on_b, off_b = dot_rows(edges_a, cross(b, edges_b)), dot_rows(edges_a, cross(b[:, [2, 0, 1]], edges_b))
+    b_along_a, a_along_b = dot_rows(normal_a[:, None], b)[:, 0], dot_rows(normal_b[:, None], a)[:, 0]
+    level_a, level_b = dot(normal_a, a[:, 0]), dot(normal_b, b[:, 0])
+    count = len(a)
+    low = np.concatenate([(level_a - b_along_a.max(axis=1))[:, None], (a_along_b.min(axis=1) - level_b)[:, None],
+                          (np.minimum(on_a, off_a) + np.minimum(on_b, off_b)).reshape(count, 9)], axis=1)
+    high = np.concatenate([(level_a - b_along_a.min(axis=1))[:, None], (a_along_b.max(axis=1) - level_b)[:, None],
+                           (np.maximum(on_a, off_a) + np.maximum(on_b, off_b)).reshape(count, 9)], axis=1)
+    rate = np.concatenate([dot(normal_a, directions)[:, None], dot(normal_b, directions)[:, None],
+                           dot_rows(cross(directions[:, None], edges_a), edges_b).reshape(count, 9)], axis=1)
+    axes = np.concatenate([normal_a[:, None], normal_b[:, None],
+                           cross(edges_a[:, :, None], edges_b[:, None, :]).reshape(count, 9, 3)], axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        first, last = low / rate, high / rate
+    starts, ends = np.where(rate > 0.0, first, last), np.where(rate > 0.0, last, first)
+    row, axis = np.nonzero(rate == 0.0)
+    length = np.sqrt(dot(axes[row, axis], axes[row, axis]))
+    margin = shrink[row] * length
+    across = ((low[row, axis] < -margin) & (high[row, axis] > margin)) | (length == 0.0)
+    starts[row, axis] = np.where(across, -np.inf, np.inf)
+    ends[row, axis] = np.where(across, np.inf, -np.inf)
+    return starts.max(axis=1), ends.min(axis=1)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_meeting_intervals_bit_for_bit_as_first_written(seed):
+    """Coordinates-first arrays, the planes' and the edge pairs' bounds apart and the axes' rates read from the facet
+    axes give the intervals of the item-major arithmetic bit for bit (a zero's sign aside), on triangles snapped to
+    a coarse grid (parallel faces and edges: rates of 0) along the six axes and other directions."""
+    a, b, directions = random_triangle_pairs(4000, seed)
+    if seed:
+        a, b = np.round(a * 4.0) / 4.0, np.round(b * 4.0) / 4.0
+    shrink = np.full(len(a), 1e-9)
+    low, high = meeting_intervals(TriangleTerms.of(a), TriangleTerms.of(b), directions, shrink)
+    reference_low, reference_high = item_major_intervals(a, b, directions, shrink)
+    np.testing.assert_array_equal(low, reference_low)
+    np.testing.assert_array_equal(high, reference_high)
+    assert (low <= high).mean() > 0.2
+
+
+def test_axis_slabs_as_the_vertices_products():
+    """The axes' slab lengths (read from the meshes' boxes) are the vertices' products' extremes bit for bit, also
+    where a box side lies at 0 or both objects' sides do (a product's sign of zero)."""
+    for low_b in (0.0, -0.0, 0.25, -0.5):
+        a = Solid(box((-1.0, 0.0, -0.5), (0.0, 1.0, 0.5)))
+        b = Solid(box((low_b, -0.0, -1.0), (1.5, 0.5, 0.0)))
+        for direction in pushout_directions(a, b, []):
+            extremes = (a.mesh.vertices @ direction.normal).max(), (b.mesh.vertices @ direction.normal).min()
+            product = max(float(extremes[0] - extremes[1]), 0.0)
+            assert np.float64(direction.slab).tobytes() == np.float64(product).tobytes()
+            assert direction.start == direction.slab
 
 
 def test_faces_that_only_touch_do_not_meet():

@@ -19,7 +19,7 @@ from .row_groups import RowGroups
 from .stacked import StackedMeshes, pairings, segment_firsts
 from .triangle_distance import (facing_lower_bound_sq, point_triangle_closest, separation_lower_bound,
                                 triangle_pair_distance)
-from .trimesh import TriangleMesh, corner_highs, corner_lows
+from .trimesh import CornerBoxes, TriangleMesh
 
 #: Rows (triangle pairs, or point–triangle pairs) of one stacked pass at most: bounds the memory (some 100 bytes a
 #: row), while the numpy calls of a pass are shared by thousands of small meshes.
@@ -66,7 +66,7 @@ def moved_vertices(vertices: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return (vertices + 0.0) + offsets
 
 
-class MovedMeshes(StackedMeshes):
+class MovedMeshes(CornerBoxes, StackedMeshes):
     """``StackedMeshes`` of the meshes moved by ``offsets`` (n, 3), one each: their vertices, corners, boxes and
     scales those of the moved meshes ``Solid.translated`` makes, bit for bit, without making them."""
 
@@ -82,14 +82,6 @@ class MovedMeshes(StackedMeshes):
     @cached_property
     def corners(self) -> np.ndarray:
         return self.vertices[self.ids]
-
-    @cached_property
-    def lows(self) -> np.ndarray:
-        return corner_lows(self.corners)
-
-    @cached_property
-    def highs(self) -> np.ndarray:
-        return corner_highs(self.corners)
 
 
 def _blocks(items: list[int], sizes: list[int]) -> list[list[int]]:

@@ -13,8 +13,22 @@ from ..vector.arrays import cross, reduce_in_chunks
 from ..validation import MAX_COORDINATE, as_points
 
 
+class CornerBoxes:
+    """Each triangle's box from its ``corners`` (M, 3, 3), computed once: ``lows`` and ``highs`` (M, 3)."""
+
+    @cached_property
+    def lows(self) -> np.ndarray:
+        """(M, 3): each triangle's box minimum."""
+        return corner_lows(self.corners)
+
+    @cached_property
+    def highs(self) -> np.ndarray:
+        """(M, 3): each triangle's box maximum."""
+        return corner_highs(self.corners)
+
+
 @dataclass(frozen=True, eq=False)
-class TriangleMesh:
+class TriangleMesh(CornerBoxes):
     """World-space triangles: ``vertices`` (N, 3) float64 and ``triangles`` (M, 3) int64 indices.
 
     Built through ``TriangleMesh.from_arrays``, which validates and copies; the arrays are then read
@@ -99,16 +113,6 @@ class TriangleMesh:
             return self.area_normals[triangles]
         c = self.corners_of(triangles)
         return cross(c[:, 1] - c[:, 0], c[:, 2] - c[:, 0])
-
-    @cached_property
-    def lows(self) -> np.ndarray:
-        """(M, 3): each triangle's box minimum."""
-        return corner_lows(self.corners)
-
-    @cached_property
-    def highs(self) -> np.ndarray:
-        """(M, 3): each triangle's box maximum."""
-        return corner_highs(self.corners)
 
     @cached_property
     def box(self) -> tuple[np.ndarray, np.ndarray]:

@@ -137,10 +137,11 @@ def test_a_cancelled_self_check_stops_after_the_block_it_is_in(monkeypatch):
     assert outcome == ("cancelled", None) and calls == 1  # the block under way is finished, no other begun
 
 
-def test_a_cancelled_tree_build_stores_no_tree_and_a_later_build_is_the_usual_one():
+@pytest.mark.parametrize("interrupted", ["_split_positions", "row_chunks"])  # (splitting nodes; fitting boxes)
+def test_a_cancelled_tree_build_stores_no_tree_and_a_later_build_is_the_usual_one(interrupted):
     shape = uv_sphere(1.0, 60, 80)
     solid = Solid(shape)
-    (outcome, calls), _worker = cancelled_midway(lambda: solid.bvh, (bvh_module, "_split_positions"))
+    (outcome, calls), _worker = cancelled_midway(lambda: solid.bvh, (bvh_module, interrupted))
     assert outcome == ("cancelled", None) and calls == 1
     assert "bvh" not in solid.__dict__
     again, fresh = solid.bvh, Solid(shape).bvh
@@ -254,14 +255,6 @@ def test_a_cancelled_convexity_check_stops_within_the_angle_defects():
     (outcome, calls), _worker = cancelled_midway(lambda: convexity_defect(shape), (topology_module, "cross"))
     assert outcome == ("cancelled", None) and calls == 1
     assert convexity_defect(shape) < 1e-9  # not cancelled: a sphere is convex
-
-
-def test_a_cancelled_tree_stops_while_fitting_its_boxes_and_stores_none():
-    shape = uv_sphere(1.0, 60, 80)
-    solid = Solid(shape)
-    (outcome, calls), _worker = cancelled_midway(lambda: solid.bvh, (bvh_module, "row_chunks"))
-    assert outcome == ("cancelled", None) and calls == 1
-    assert "bvh" not in solid.__dict__
 
 
 def test_a_tree_whose_boxes_are_turned_chunk_by_chunk_is_the_same_tree(monkeypatch):

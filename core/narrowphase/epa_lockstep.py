@@ -169,7 +169,10 @@ class _Lockstep:
         self.state = np.full(count, _RUNNING)
         self.iterations = np.zeros(count, dtype=np.int64)
         self.min_support = np.full(count, np.inf)
+        # The face whose normal gave ``min_support`` and its distance then (growing removes the face from the
+        # arrays, whereas ``EpaPolytope.grow`` keeps the face itself).
         self.tightest = np.zeros(count, dtype=np.int64)
+        self.tightest_distance = np.zeros(count)
 
     def run(self) -> list:
         """Each pair's ``EpaResult``, or None for a pair left to ``collide``."""
@@ -198,6 +201,7 @@ class _Lockstep:
         self.iterations[rows] = step
         lower = height < self.min_support[rows]
         self.min_support[rows[lower]], self.tightest[rows[lower]] = height[lower], closest[lower]
+        self.tightest_distance[rows[lower]] = face_distance[lower]
         converged = height - face_distance <= self.tolerance[rows]
         known = ((self.w[rows] == w[:, None, :]).all(axis=2)
                  & (np.arange(self.w.shape[1]) < self.vertex_count[rows, None])).any(axis=1)
@@ -300,7 +304,8 @@ class _Lockstep:
         within = np.arange(len(rows))
         face_normal = np.where(facets[within, tightest][:, None], normal[rows, tightest], face_normal)
         misses = ~((lower - tolerance <= -face_distance) & (-face_distance <= upper + tolerance))
-        face_normal[misses], face_distance[misses] = normal[rows, tightest][misses], distance[rows, tightest][misses]
+        face_normal[misses] = normal[rows, tightest][misses]
+        face_distance[misses] = self.tightest_distance[rows][misses]
         face_error[misses] = error[rows, tightest][misses]
         facets[misses] = False
         facets[within[misses], tightest[misses]] = True
@@ -339,11 +344,12 @@ class _Lockstep:
     def answer_of(self, row: int, facet: np.ndarray, certified: float) -> EpaResult:
         """``polytope_answer`` of one pair, from its ``facet`` (face ids in the polytope's order) and ``certified``
         (see ``facets``)."""
-        def face_of(face: int) -> list:  # a face as ``EpaPolytope`` holds it
-            return [*self.corners[row, face].tolist(), tuple(self.normal[row, face].tolist()),
-                    float(self.distance[row, face]), float(self.error[row, face])]
+        def face_of(face: int, distance: float) -> list:  # a face as ``EpaPolytope`` holds it
+            return [*self.corners[row, face].tolist(), tuple(self.normal[row, face].tolist()), distance,
+                    float(self.error[row, face])]
 
-        faces, tightest = [face_of(face) for face in facet.tolist()], face_of(int(self.tightest[row]))
+        faces = [face_of(face, float(self.distance[row, face])) for face in facet.tolist()]
+        tightest = face_of(int(self.tightest[row]), float(self.tightest_distance[row]))
         used = {index: (tuple(self.w[row, index].tolist()), tuple(self.a[row, index].tolist()),
                         tuple(self.b[row, index].tolist())) for face in faces + [tightest] for index in face[:3]}
         return polytope_answer(used, faces, tightest, certified, float(self.min_support[row]),

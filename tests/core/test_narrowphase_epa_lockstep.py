@@ -240,3 +240,73 @@ def test_contacts_together_are_after_epa_pair_by_pair(monkeypatch, scene):
         scene]()
     collide_overlapping(shapes_a, shapes_b)
     assert len(checked) >= 12
+
+
+def grown_alone(lock, row: int) -> tuple:
+    """The polytope ``EpaPolytope.grow`` grows from the lockstep's seed of pair ``row``, and ``grow``'s answer
+    ``(min_support, tightest, iterations, status)``."""
+    pair = lock.pairs[row]
+    seed = [tuple(tuple(point) for point in vertex) for vertex in
+            np.stack([lock.w[row, :4], lock.a[row, :4], lock.b[row, :4]], axis=1).tolist()]
+    polytope = seed_polytope(seed)
+    return polytope, polytope.grow(pair.support, pair.local_solver_tolerance, pair.max_iterations, pair.local_rounding)
+
+
+def capturing_locksteps(monkeypatch, prepare=lambda lock: None) -> list:
+    """Keep every lockstep (grown, after ``prepare(lock)``) and its answers: a list of ``(lock, answers)``."""
+    kept, together = [], lockstep._Lockstep._answers
+
+    def captured(lock):
+        prepare(lock)
+        answers = together(lock)
+        kept.append((lock, answers))
+        return answers
+
+    monkeypatch.setattr(lockstep._Lockstep, "_answers", captured)
+    return kept
+
+
+def test_tightest_face_is_the_one_grow_keeps(monkeypatch):
+    """The face whose normal gave the smallest support value, as ``EpaPolytope.grow`` returns it (corners, plane),
+    on every pair grown to the same points alone, also where growing removed that face later (pairs stopped by
+    their iteration cap before converging)."""
+    kept = capturing_locksteps(monkeypatch)
+    for cap in (None, 4, 9):
+        collide_overlapping(*overlapping_hulls(10, 60), max_iterations=cap)
+    compared = removed = 0
+    for lock, _answers in kept:
+        for row in range(len(lock.pairs)):
+            polytope, (min_support, tightest, _iterations, _status) = grown_alone(lock, row)
+            count = int(lock.vertex_count[row])
+            if lock.w[row, :count].tolist() != [list(point) for point in polytope.points]:
+                continue  # a rounding tie broken otherwise: grown to other points
+            face = int(lock.tightest[row])
+            found = [*lock.corners[row, face].tolist(), tuple(lock.normal[row, face].tolist()),
+                     float(lock.tightest_distance[row]), float(lock.error[row, face])]
+            assert found == tightest[:6] and float(lock.min_support[row]) == min_support
+            compared += 1
+            removed += bool(np.isinf(lock.distance[row, face]))
+    assert compared >= 150 and removed >= 40
+
+
+def test_a_facet_missing_its_bounds_answers_by_the_tightest_face_even_when_removed(monkeypatch):
+    """Every other polytope's faces moved 10 beyond the origin's side (their distances raised): the closest facet
+    then misses the certain bounds and ``polytope_answer`` answers by the tightest face, with the distance it had
+    when its normal gave the smallest support value (``EpaPolytope`` keeps the face; the arrays lost it)."""
+    def move_out_every_other(lock):
+        lock.distance[::2] += 10.0
+
+    kept = capturing_locksteps(monkeypatch, move_out_every_other)
+    for cap in (None, 4):
+        collide_overlapping(*overlapping_hulls(11, 40), max_iterations=cap)
+    checked = removed = 0
+    for lock, answers in kept:
+        for row in range(0, len(lock.pairs), 2):
+            polytope, (_min_support, tightest, _iterations, _status) = grown_alone(lock, row)
+            count = int(lock.vertex_count[row])
+            if answers[row] is None or lock.w[row, :count].tolist() != [list(p) for p in polytope.points]:
+                continue
+            assert answers[row].signed_distance == -tightest[4] and answers[row].normal == tightest[3]
+            checked += 1
+            removed += bool(np.isinf(lock.distance[row, lock.tightest[row]]))
+    assert checked >= 10 and removed >= 5

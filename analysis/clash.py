@@ -18,6 +18,7 @@ import numpy as np
 from ..core import overlapping_pairs
 from ..core.mesh import CONVEX, HULL, Solid, measure_solid_pairs
 from ..core.mesh.classify import classify_solids
+from ..core.mesh.contact.batch import LOCKSTEP_PAIRS
 from ..core.mesh.contact.containment import BATCHED_TRIANGLE_PAIRS
 from .clash_report import ClashReport, ClashResult, pair_status
 from .analysed_shapes import placement
@@ -43,11 +44,6 @@ BATCH_VERTICES = 1 << 18
 #: Small objects read together (``_read_together``): Blender's arrays of up to this many (or of fewer, with
 #: ``analysis.background.BACKGROUND_TRIANGLES`` triangles together), then the numpy work on all of them at once.
 READ_TOGETHER = 256
-
-#: Pairs of non-convex objects short of sculpts (``core.mesh.contact.containment.BATCHED_TRIANGLE_PAIRS``) measured
-#: together: their push-out searches ask the exact test together (some 20-100 ms each, so progress still comes every
-#: second or two).
-MESH_BATCH_PAIRS = 16
 
 #: ``progress(done, total)``; returning False cancels the check (see ``check_scene``).
 ProgressCallback = Callable[[int, int], bool | None]
@@ -389,8 +385,10 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
 def _batches(pairs: list[tuple[int, int]], solids: list[Solid]) -> Iterator[list[tuple[int, int]]]:
     """The pairs in measuring order: pairs of convex objects (or hulls: ``core.mesh.pair_method``) together,
     at most ``BATCH_PAIRS`` and ``BATCH_VERTICES`` padded vertices at a time, for the core's batch; then pairs of
-    meshes short of sculpts ``MESH_BATCH_PAIRS`` at a time; then every other pair alone (each may take a while:
-    progress and Esc come between them)."""
+    meshes short of sculpts (``BATCHED_TRIANGLE_PAIRS``) as many at a time as the core steps in lockstep
+    (``LOCKSTEP_PAIRS``: fewer would pay its per-step numpy calls more often, about twice the time on a kitbashed
+    roof at 16 a time; about a second each, and Esc stops the worker between its steps); then every other pair alone
+    (each may take a while: progress and Esc come between them)."""
     involved = {index for pair in pairs for index in pair}  # the others are never classified
     methods = {index: solids[index].method for index in involved}
     batched = [(i, j) for i, j in pairs if HULL in (methods[i], methods[j]) or methods[i] == methods[j] == CONVEX]
@@ -410,8 +408,8 @@ def _batches(pairs: list[tuple[int, int]], solids: list[Solid]) -> Iterator[list
     rest = [pair for pair in pairs if pair not in alone]
     small = [(i, j) for i, j in rest
              if len(solids[i].mesh.triangles) * len(solids[j].mesh.triangles) <= BATCHED_TRIANGLE_PAIRS]
-    for first in range(0, len(small), MESH_BATCH_PAIRS):
-        yield small[first:first + MESH_BATCH_PAIRS]
+    for first in range(0, len(small), LOCKSTEP_PAIRS):
+        yield small[first:first + LOCKSTEP_PAIRS]
     grouped = set(small)
     yield from ([pair] for pair in rest if pair not in grouped)
 

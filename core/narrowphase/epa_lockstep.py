@@ -43,7 +43,10 @@ def collide_overlapping(shapes_a: Sequence, shapes_b: Sequence, *, tolerance: fl
     qualified = [k for k, pair in enumerate(pairs) if _qualifies(pair)]
     for k in sorted(set(range(len(pairs))) - set(qualified)):
         answers[k] = solve_pair(pairs[k])[0]
-    for k, begins in zip(qualified, seeded_many([pairs[k] for k in qualified])):
+    seeds, whole = seeded_many([pairs[k] for k in qualified], arrays=True)
+    whole_row = dict(zip(whole.index.tolist(), range(len(whole.index))))
+    taken = []  # per pair begun: its row of ``whole``, or -1 when its seed is not GJK's tetrahedron kept whole
+    for position, (k, begins) in enumerate(zip(qualified, seeds)):
         pair = pairs[k]
         if isinstance(begins[0], Contact):
             answers[k] = begins[0]
@@ -53,9 +56,10 @@ def collide_overlapping(shapes_a: Sequence, shapes_b: Sequence, *, tolerance: fl
             answers[k] = after_epa(pair, result, seed, None)[0]
         else:
             begun.append((k, result, seed))
+            taken.append(whole_row.get(position, -1))
     if not begun:
         return answers
-    vertices = np.array([seed.vertices for _k, _result, seed in begun])  # (pairs, 4 corners, w a b, 3)
+    vertices = _seed_vertices(begun, np.array(taken), whole)
     faces = _seed_faces(vertices[:, :, 0])
     flat = np.isnan(faces[3]).any(axis=1)  # a face of the seed flat to rounding: nothing to expand from
     for k, result, seed in (begun[row] for row in np.flatnonzero(flat).tolist()):
@@ -67,6 +71,18 @@ def collide_overlapping(shapes_a: Sequence, shapes_b: Sequence, *, tolerance: fl
         for (k, _result, _seed), contact in zip(grown, _after_epa([pairs[k] for k, _r, _s in grown], grown, found)):
             answers[k] = contact
     return answers
+
+
+def _seed_vertices(begun: list, taken: np.ndarray, whole) -> np.ndarray:
+    """The seeds' vertices (pairs, 4 corners, w a b, 3) of the pairs begun (``(k, GJK's result, seed)``): read from
+    ``whole``'s arrays (``seeded_many``'s, the same floats) where ``taken`` names a row of them, else from the seed."""
+    vertices = np.empty((len(begun), 4, 3, 3))
+    kept = taken >= 0
+    vertices[kept] = np.stack([whole.w, whole.a, whole.b], axis=2)[taken[kept]]
+    rest = np.flatnonzero(~kept).tolist()
+    if rest:
+        vertices[rest] = np.array([begun[row][2].vertices for row in rest])
+    return vertices
 
 
 def _after_epa(pairs: list[PreparedPair], grown: list, found: list) -> list[Contact]:
@@ -190,7 +206,9 @@ class _Lockstep:
 
     def _step(self, rows: np.ndarray, step: int) -> None:
         """One step of ``EpaPolytope.grow`` for the pairs ``rows``."""
-        distance = self.distance[rows]
+        # (Only the faces and vertices these pairs use: the arrays are as wide as the largest polytope needs.)
+        faces = int(self.face_count[rows].max())
+        distance = self.distance[rows, :faces]
         here = np.arange(len(rows))
         closest = distance.argmin(axis=1)  # the heap's first: the smallest distance, then the lowest face id
         normal, face_distance = self.normal[rows, closest], distance[here, closest]
@@ -203,32 +221,34 @@ class _Lockstep:
         self.min_support[rows[lower]], self.tightest[rows[lower]] = height[lower], closest[lower]
         self.tightest_distance[rows[lower]] = face_distance[lower]
         converged = height - face_distance <= self.tolerance[rows]
-        known = ((self.w[rows] == w[:, None, :]).all(axis=2)
-                 & (np.arange(self.w.shape[1]) < self.vertex_count[rows, None])).any(axis=1)
+        vertices = int(self.vertex_count[rows].max())
+        known = ((self.w[rows, :vertices] == w[:, None, :]).all(axis=2)
+                 & (np.arange(vertices) < self.vertex_count[rows, None])).any(axis=1)
         self.state[rows[converged]] = _CONVERGED
         self.state[rows[known & ~converged]] = _STALLED  # nothing new to add, yet the bounds are apart
         growing = ~converged & ~known
         if growing.any():
             rows = rows[growing]
-            self._expand(rows, closest[growing], w[growing], a[growing], b[growing])
+            self._expand(rows, closest[growing], w[growing], a[growing], b[growing], distance[growing], faces)
             self.state[rows[(self.state[rows] == _RUNNING) & (step >= self.cap[rows])]] = _CAPPED
 
-    def _expand(self, rows, closest, w, a, b) -> None:
-        """``EpaPolytope.visible_region`` and ``expand`` for the pairs ``rows`` and their new points ``w``."""
-        normals, here = self.normal[rows], np.arange(len(rows))
+    def _expand(self, rows, closest, w, a, b, distances, faces) -> None:
+        """``EpaPolytope.visible_region`` and ``expand`` for the pairs ``rows`` and their new points ``w``, whose
+        faces' distances are ``distances`` (rows, faces: their first ``faces`` faces, all they use)."""
+        normals, here = self.normal[rows, :faces], np.arange(len(rows))
         seen = (normals[:, :, 0] * w[:, 0, None] + normals[:, :, 1] * w[:, 1, None] + normals[:, :, 2] * w[:, 2, None]
-                - self.distance[rows] > self.rounding[rows, None])
+                - distances > self.rounding[rows, None])
         seen[here, closest] = True
-        across, corners = self.across[rows], self.corners[rows]
+        across = self.across[rows, :faces]
         horizon = seen[:, :, None] & ~seen[here[:, None, None], across]
         pair, face, slot = np.nonzero(horizon)  # pair by pair
-        start, end = corners[pair, face, slot], corners[pair, face, _NEXT_SLOT[slot]]
+        owner = rows[pair]
+        start, end = self.corners[owner, face, slot], self.corners[owner, face, _NEXT_SLOT[slot]]
         hidden = across[pair, face, slot]
         counts = np.bincount(pair, minlength=len(rows))
         first = np.cumsum(counts) - counts
         following, preceding, loops = _loops(pair, start, end, first, counts, self.w.shape[1])
-        points = self.w[rows]
-        normal, distance, error = corner_planes(points[pair, start], points[pair, end], w[pair])
+        normal, distance, error = corner_planes(self.w[owner, start], self.w[owner, end], w[pair])
         flat = np.zeros(len(rows), dtype=bool)
         flat[pair[np.isnan(distance)]] = True  # a new face with no area: ``expand`` refuses, EPA stops
         self.state[rows[~loops]] = _ALONE  # (the faces seen are not the one region ``visible_region`` finds)

@@ -14,7 +14,7 @@ import numpy as np
 
 from .collide import PreparedPair, pair_contact, solve_pair
 from ..contact import Contact
-from .epa import EpaPolytope, EpaResult, plane_of, sliver_plane, resume, settled_on
+from .epa import EpaPolytope, EpaResult, plane_of, resume, settled_on
 from .gjk import SupportFn, Vertex
 from ..shapes.convex import IDENTITY, Shape
 from .simplex import EPSILON
@@ -396,10 +396,44 @@ def corner_planes(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.ndarr
         normals = n / np.sqrt(n2)[:, None]
         errors = 8.0 * EPSILON * (1.0 + np.sqrt(spread2 / n2)) * np.abs(a).sum(axis=1)
     distances = dot(normals, a)  # summed x, y, z as ``plane_of`` sums them (a sum over the axis may drop a -0.0)
-    for row in np.flatnonzero(n2 <= 1e-4 * spread2).tolist():
-        plane = sliver_plane(*(tuple(corner) for corner in (a[row].tolist(), b[row].tolist(), c[row].tolist())))
-        normals[row], distances[row], errors[row] = plane if plane is not None else ((np.nan,) * 3, np.nan, np.nan)
+    slivers = np.flatnonzero(n2 <= 1e-4 * spread2)
+    if slivers.size:
+        normals[slivers], distances[slivers], errors[slivers] = sliver_planes(a[slivers], b[slivers], c[slivers])
     return normals, distances, errors
+
+
+def sliver_planes(p: np.ndarray, q: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``epa.sliver_plane`` of the triangles with corners ``p``, ``q``, ``r`` (F, 3 each), its arithmetic term by term
+    over arrays (the same floats): unit normals (F, 3), distances and errors (F,); NaN where it finds no plane."""
+    a, b, c = r - q, p - r, q - p  # the edges opposite p, q and r
+    la, lb, lc = dot(a, a), dot(b, b), dot(c, c)
+    first, second = (la >= lb) & (la >= lc), lb >= lc  # the longest edge: a, else b, else c (ties as it breaks them)
+    pick = first[:, None]
+    start = np.where(pick, q, np.where(second[:, None], r, p))
+    edge = np.where(pick, a, np.where(second[:, None], b, c))
+    rise = -np.where(pick, c, np.where(second[:, None], a, b))  # the apex minus the start
+    length2 = np.where(first, la, np.where(second, lb, lc))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        along = dot(rise, edge) / length2
+        offset = rise - along[:, None] * edge  # the apex's offset from the edge's line
+        height2 = dot(offset, offset)
+        normal = np.stack([edge[:, 1] * offset[:, 2] - edge[:, 2] * offset[:, 1],
+                           edge[:, 2] * offset[:, 0] - edge[:, 0] * offset[:, 2],
+                           edge[:, 0] * offset[:, 1] - edge[:, 1] * offset[:, 0]], axis=1)
+        length = np.sqrt(dot(normal, normal))
+        normal /= length[:, None]
+        foot = dot(start, edge) / length2
+        from_line = start - foot[:, None] * edge
+        from_line2 = dot(from_line, from_line)
+        rounding = 4.0 * EPSILON * (np.abs(start[:, 0]) + np.abs(start[:, 1]) + np.abs(start[:, 2]))
+        tilt = 8.0 * EPSILON * np.sqrt(length2 / height2)
+        error = np.where(length2 < 1e20 * height2,
+                         8.0 * EPSILON * (1.0 + 1e-5) * np.sqrt(length2 * from_line2 / height2),
+                         np.where(2.0 < tilt * (1.0 + tilt), 2.0, tilt * (1.0 + tilt)) * np.sqrt(from_line2)) + rounding
+    distance = dot(normal, start)
+    none = (length2 == 0.0) | (height2 == 0.0) | (length == 0.0)
+    normal[none], distance[none], error[none] = np.nan, np.nan, np.nan
+    return normal, distance, error
 
 
 def placed_points(shapes: list[Shape], indices: list[np.ndarray], shifts: np.ndarray,

@@ -12,6 +12,7 @@ from core.narrowphase.collide import PreparedPair, pair_contact, pair_contacts
 from core.narrowphase.epa import _thinnest_height, plane_of, sliver_plane
 from core.narrowphase.warm_epa import corner_planes
 from core.vector.vec3 import cross, dot, norm, sub
+from generators import random_rotation
 
 
 def thinnest_height_by_helpers(vertices) -> float:
@@ -103,3 +104,52 @@ def contact_bits(contact) -> tuple:
               *contact.bounds, contact.tolerance, *contact.tangents.ravel().tolist())
     return (contact.status, contact.gjk_iterations, contact.epa_iterations, contact.solver_status,
             sorted(vars(contact)), contact.tangents.shape, *(float(x).hex() for x in floats))
+
+
+def sliver_triangles(seed: int, count: int) -> np.ndarray:
+    """Triangles (count, 3 corners, 3) that ``plane_of`` hands to ``sliver_plane``: apexes a little off (or on) the
+    line of the other two, near either end or the middle, with the longest edge in every slot and tied; thin enough
+    for either error formula; far from the origin and near it; dyadic ones with exact ties and signed zeros;
+    repeated corners and points on a line along an axis (no plane)."""
+    rng = np.random.default_rng(seed)
+    triangles = np.empty((count, 3, 3))
+    for k in range(count):
+        start, direction = rng.uniform(-1.0, 1.0, 3) * 10.0 ** rng.integers(-3, 4), rng.normal(size=3)
+        apex = start + rng.choice([0.0, 0.5, 1.0, 1.5, -0.3]) * direction
+        apex = apex + rng.normal(size=3) * 10.0 ** rng.integers(-17, -3) * rng.choice([0.0, 1.0], p=[0.05, 0.95])
+        corners = np.array([start, start + direction, apex])
+        if k % 7 == 0:
+            corners = rng.choice([0.0, -0.0, 0.25, -0.5, 1.0], (3, 3))
+            corners[2] = corners[0] if k % 2 else corners[2]
+        elif k % 7 == 1:  # on a line along y
+            corners = np.column_stack([np.full(3, rng.normal()), rng.normal(size=3), np.full(3, rng.normal())])
+        elif k % 7 == 2:  # a dyadic needle: its two long edges tie
+            half, reach = 2.0 ** -int(rng.integers(8, 40)), float(rng.integers(1, 9))
+            corners = np.array([[-half, 0.0, 0.0], [half, 0.0, 0.0], [0.0, reach, 0.0]]) @ random_rotation(rng).T
+            corners = corners if k % 3 else np.array([[-half, 0.0, 0.0], [half, 0.0, 0.0], [0.0, reach, 0.0]])
+        triangles[k] = corners[rng.permutation(3)]
+    return triangles
+
+
+def test_corner_planes_are_plane_of_slivers_included():
+    """Every row of ``corner_planes`` is ``plane_of``'s plane bit for bit (signed zeros told apart), its slivers'
+    rows (``sliver_planes``, over arrays) included; NaN exactly where ``plane_of`` finds no plane."""
+    triangles = sliver_triangles(12, 6000)
+    normals, distances, errors = corner_planes(triangles[:, 0], triangles[:, 1], triangles[:, 2])
+    kinds = {"none": 0, "sliver": 0, "steep": 0}
+    for corners, normal, distance, error in zip(triangles.tolist(), normals.tolist(), distances.tolist(),
+                                                errors.tolist()):
+        plane = plane_of(*map(tuple, corners))
+        if plane is None:
+            assert all(math.isnan(x) for x in (*normal, distance, error))
+            kinds["none"] += 1
+            continue
+        assert all(same_float(x, y) for x, y in zip((*normal, distance, error), (*plane[0], plane[1], plane[2])))
+        (ux, uy, uz), (vx, vy, vz) = sub(corners[1], corners[0]), sub(corners[2], corners[0])
+        spread2 = (ux * ux + uy * uy + uz * uz) * (vx * vx + vy * vy + vz * vz)
+        if norm(cross((ux, uy, uz), (vx, vy, vz))) ** 2 <= 1e-4 * spread2:
+            kinds["sliver"] += 1
+            longest = max(norm(sub(corners[i], corners[j])) for i, j in ((0, 1), (1, 2), (2, 0)))
+            height = norm(cross((ux, uy, uz), (vx, vy, vz))) / longest
+            kinds["steep"] += longest ** 2 >= 1e20 * height ** 2  # (the error's second formula)
+    assert kinds["none"] >= 200 and kinds["sliver"] >= 2400 and kinds["steep"] >= 200, kinds

@@ -11,7 +11,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..vector.arrays import cross
+from ..vector.arrays import cross, product_in_pieces
 from ..shapes.hull import distinct_directions
 from ..shapes.convex import Polytope
 from .bvh import TriangleBVH
@@ -389,7 +389,7 @@ def _moved_mesh(mesh: TriangleMesh, matrix: np.ndarray, name: str) -> TriangleMe
 
 def moved_vertices(mesh: TriangleMesh, matrix: np.ndarray) -> np.ndarray:
     """The vertices of ``mesh`` under the affine ``matrix`` (a moved copy's, as ``_moved_mesh`` makes them)."""
-    return mesh.vertices @ matrix[:3, :3].T + matrix[:3, 3]
+    return product_in_pieces(mesh.vertices, matrix[:3, :3].T) + matrix[:3, 3]
 
 
 def _box_under(matrix: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -11,7 +11,7 @@ from functools import cache
 import numpy as np
 
 from ..steps import checkpoint
-from ..vector.arrays import cross, dot
+from ..vector.arrays import cross, dot, product_in_pieces
 
 _GOLDEN = (1.0 + 5.0 ** 0.5) / 2.0
 
@@ -108,7 +108,7 @@ def _supports(points: np.ndarray, directions: np.ndarray) -> np.ndarray:
     for start in range(0, len(points), _CHUNK):
         checkpoint()  # (a cancelled caller's worker stops here)
         chunk = points[start:start + _CHUNK]
-        values = directions @ chunk.T
+        values = product_in_pieces(directions, chunk.T)
         winner = np.argmax(values, axis=1)
         value = values[np.arange(len(directions)), winner]
         better = value > best
@@ -133,6 +133,6 @@ class _FanTest:
 
     def __call__(self, points: np.ndarray) -> np.ndarray:
         local = points - self.center
-        weights = (self.inverse[np.argmax(local @ self.scaled, axis=1)] @ local[:, :, None])[:, :, 0]
+        weights = (self.inverse[np.argmax(product_in_pieces(local, self.scaled), axis=1)] @ local[:, :, None])[:, :, 0]
         w0, w1, w2 = weights.T
         return (w0 > _MARGIN) & (w1 > _MARGIN) & (w2 > _MARGIN) & (w0 + w1 + w2 < 1.0 - _MARGIN)

@@ -14,6 +14,35 @@ PREVIOUS_CORNER = np.array([2, 0, 1])
 REDUCE_ROWS = 1 << 15
 
 
+#: Multiply-adds per call of ``product_in_pieces``: OpenBLAS hands larger matrix products (beyond 65,536 x 4 in its
+#: builds here) to its threads, whose start and waiting cost more CPU time than the product (several times as much on
+#: a busy machine).
+PRODUCT_MULTIPLY_ADDS = 1 << 17
+
+
+def product_in_pieces(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` of 2-D arrays, (M, K) by (K, N), bit for bit, as products of at most about ``PRODUCT_MULTIPLY_ADDS``
+    multiply-adds each: pieces of ``a``'s rows, or of ``b``'s columns when it has more of them, which OpenBLAS keeps
+    on one thread. Each element's sum is the same in any piece but a lone row or column (numpy sends those to another
+    routine), so a lone last one joins the piece before."""
+    rows, inner = a.shape
+    columns = b.shape[1]
+    length, width = (rows, columns) if rows >= columns else (columns, rows)
+    step = max(2, PRODUCT_MULTIPLY_ADDS // max(1, inner * width))
+    if width < 2 or length <= step + 1:
+        return a @ b
+    cuts = list(range(0, length, step))
+    if length - cuts[-1] == 1:
+        cuts.pop()
+    out = np.empty((rows, columns), dtype=np.result_type(a, b))
+    for begin, end in zip(cuts, cuts[1:] + [length]):
+        if rows >= columns:
+            np.matmul(a[begin:end], b, out=out[begin:end])
+        else:
+            np.matmul(a, b[:, begin:end], out=out[:, begin:end])
+    return out
+
+
 def dot(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Dot products over the last axis of 3-vectors, written out in one fixed order: faster than einsum on broadcast
     views, the same inputs round the same way in any shape, and exact on Python-integer object arrays."""

@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..steps import Steps, checkpoint, run_to_end
-from ..vector.arrays import REDUCE_ROWS, dot, largest3, reduce_in_chunks, row_chunks, smallest3
+from ..vector.arrays import REDUCE_ROWS, column_extremes, dot, largest3, reduce_in_chunks, row_chunks, smallest3
 from .trimesh import TriangleMesh
 
 #: Relative slack on squared bounds: a pair is dropped only when rounding cannot explain the gap.
@@ -140,7 +140,7 @@ class TriangleBVH:
         grid = _MortonGrid(0.5 * (mesh.lows + mesh.highs))
         order = np.argsort(grid.codes, kind="stable")
         codes = grid.codes[order]
-        reach = 0.5 * (mesh.highs - mesh.lows).max(axis=0) if focus is not None else None
+        reach = 0.5 * column_extremes(mesh.highs - mesh.lows)[1] if focus is not None else None
         starts, ends = np.array([0]), np.array([count])
         levels = []
         while len(starts):
@@ -263,8 +263,8 @@ class _MortonGrid:
 
     def __init__(self, points: np.ndarray):
         half = 0.5 * points  # halved: the differences below cannot overflow
-        self.low = half.min(axis=0)
-        extent = float((half.max(axis=0) - self.low).max())
+        self.low, high = column_extremes(half)
+        extent = float((high - self.low).max())
         self.scale = (2**21 - 1) / extent if extent > 0.0 else 0.0
         self.slack = 1e-9 * extent  # the rounding of a point's cell
         cells = np.minimum((half - self.low) * self.scale, 2**21 - 1).astype(np.uint64)

@@ -9,7 +9,7 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..vector.arrays import cross, reduce_in_chunks
+from ..vector.arrays import column_extremes, cross, reduce_in_chunks
 from ..validation import MAX_COORDINATE, as_points
 
 
@@ -117,7 +117,7 @@ class TriangleMesh(CornerBoxes):
     @cached_property
     def box(self) -> tuple[np.ndarray, np.ndarray]:
         """The vertices' box: their lowest and highest coordinates, (3,) each."""
-        return self.vertices.min(axis=0), self.vertices.max(axis=0)
+        return column_extremes(self.vertices)
 
     @cached_property
     def used(self) -> np.ndarray:
@@ -130,7 +130,7 @@ class TriangleMesh(CornerBoxes):
     @cached_property
     def size(self) -> float:
         """The largest extent of the vertices' box (the scale for relative tolerances)."""
-        return float(np.ptp(self.vertices, axis=0).max()) if len(self.vertices) else 0.0
+        return float((self.box[1] - self.box[0]).max()) if len(self.vertices) else 0.0  # (``np.ptp``'s numbers)
 
 
 def corner_lows(corners: np.ndarray) -> np.ndarray:

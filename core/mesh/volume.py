@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..steps import checkpoint
-from ..vector.arrays import cross
+from ..vector.arrays import column_extremes, cross
 from .inside import crossing_windings
 from .intersection import FLAT_PAIRS, CrossingRows, MeshPairs, candidate_pairs, default_tolerance
 from .stacked import StackedMeshes, stacked_candidates, stacked_together
@@ -26,8 +26,8 @@ def mesh_volume(mesh: TriangleMesh, caps: np.ndarray | None = None, cap_vertices
     if not sum(len(part) for part in corners):
         return 0.0
     checkpoint()  # (a cancelled caller's worker stops here)
-    centre = 0.5 * (np.min([part.min(axis=0) for part in vertices if len(part)], axis=0)
-                    + np.max([part.max(axis=0) for part in vertices if len(part)], axis=0))
+    boxes = [column_extremes(part) for part in vertices if len(part)]
+    centre = 0.5 * (np.min([low for low, _high in boxes], axis=0) + np.max([high for _low, high in boxes], axis=0))
     terms = []
     for part in corners:
         c = part - centre

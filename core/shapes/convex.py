@@ -14,6 +14,7 @@ from ..support.caps import SupportCaps
 from ..support.index import SupportIndex
 from ..support.table import SupportTable
 from ..validation import MAX_COORDINATE, affine_rows, as_affine, as_length, as_points, as_vector3
+from ..vector.arrays import column_extremes
 
 Vec3 = tuple[float, float, float]
 
@@ -178,7 +179,7 @@ class Polytope(Shape):
         cloud, offset = _centred(cloud, linear, offset)
         if index and len(cloud) >= PRUNE_MIN_POINTS:
             cloud = cloud[~interior_points(cloud)]
-        self._prepare(cloud, linear, offset, index, (cloud.min(axis=0), cloud.max(axis=0)))
+        self._prepare(cloud, linear, offset, index, column_extremes(cloud))
 
     @classmethod
     def of_clouds(cls, clouds: list[np.ndarray]) -> list[Polytope]:
@@ -330,7 +331,7 @@ def _centred(cloud: np.ndarray, linear: np.ndarray | None, offset: np.ndarray) -
     move up): supports are then chosen among numbers about the cloud's size, not its distance. Coordinates
     within a factor two of the centre's move exactly (Sterbenz); any other is within a size of it, so rounds
     by an ulp of the size at most."""
-    low, high = cloud.min(axis=0), cloud.max(axis=0)
+    low, high = column_extremes(cloud)
     centre = 0.5 * low + 0.5 * high
     if not np.abs(centre).max() > (high - low).max():
         return cloud, offset

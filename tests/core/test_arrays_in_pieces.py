@@ -1,6 +1,7 @@
-"""Matrix products taken in pieces small enough for OpenBLAS to keep on one thread
-(``core.vector.arrays.product_in_pieces``) are ``a @ b`` bit for bit, and so are what is built on them: the interior
-points a hull drops and the vertices of moved copies."""
+"""Big arrays' helpers are numpy's plain calls bit for bit: matrix products taken in pieces small enough for OpenBLAS
+to keep on one thread (``core.vector.arrays.product_in_pieces``), and so what is built on them (the interior points a
+hull drops, the vertices of moved copies); columns' extremes taken a column at a time (``column_extremes``), zeros'
+signs included."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 import core.vector.arrays as arrays_module
 from core.mesh.solid import moved_vertices
 from core.support.prune import interior_points
-from core.vector.arrays import product_in_pieces
+from core.vector.arrays import column_extremes, product_in_pieces
 from mesh_fixtures import mesh, uv_sphere
 
 
@@ -57,3 +58,20 @@ def test_pruning_and_moved_copies_do_not_depend_on_the_pieces(monkeypatch):
     assert whole[0].mean() > 0.5 and np.array_equal(whole[0], pieces[0])
     assert np.array_equal(whole[1], pieces[1])
     assert np.array_equal(whole[1], sphere.vertices @ matrix[:3, :3].T + matrix[:3, 3])
+
+
+def test_column_extremes_are_min_and_max_over_rows_signs_of_zeros_included():
+    rng = np.random.default_rng(5)
+    differ = 0
+    for rows in (1, 5, 4095, 4096, 20_000, 70_001) * 4:
+        values = rng.normal(size=(rows, 3)) * 10.0 ** rng.integers(-8, 8, size=(1, 3))
+        values[:, 0], values[:, 2] = np.abs(values[:, 0]), -np.abs(values[:, 2])
+        for column in (0, 2):  # zeros of both signs: column 0's least, column 2's largest
+            zeros = rng.integers(0, rows, size=min(rows, 40))
+            values[zeros, column] = np.where(rng.random(len(zeros)) < 0.5, 0.0, -0.0)
+        low, high = column_extremes(values)
+        assert np.array_equal(low, values.min(axis=0)) and np.array_equal(high, values.max(axis=0))
+        assert np.array_equal(np.signbit(low), np.signbit(values.min(axis=0)))
+        assert np.array_equal(np.signbit(high), np.signbit(values.max(axis=0)))
+        differ += bool(np.signbit(values[:, 0].min()) != np.signbit(values.min(axis=0)[0]))
+    assert differ  # (a column's own minimum does pick the other zero: the test above can fail)

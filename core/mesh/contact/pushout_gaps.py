@@ -57,7 +57,7 @@ class TriangleTerms(NamedTuple):
 
     def rows(self, rows: np.ndarray, fields: tuple[str, ...] | None = None) -> TriangleTerms:
         """The terms of the triangles ``rows``: only the ``fields`` named (None for the others), or all."""
-        return TriangleTerms(*(term[..., rows] if fields is None or name in fields else None
+        return TriangleTerms(*(np.take(term, rows, axis=-1) if fields is None or name in fields else None
                                for name, term in zip(self._fields, self)))
 
 
@@ -117,9 +117,9 @@ def plane_intervals(a: TriangleTerms, b: TriangleTerms, low: np.ndarray, high: n
     general = np.flatnonzero(axis < 0)
     if len(general):
         d, rows = directions[general].T, place[general]
-        for m, normal in enumerate((a.normal[:, rows], b.normal[:, rows])):
+        for m, normal in enumerate((np.take(a.normal, rows, axis=1), np.take(b.normal, rows, axis=1))):
             rate[m, general] = (normal[0] * d[0] + normal[1] * d[1]) + normal[2] * d[2]
-    return _intersected(low[:, place], high[:, place], rate, axes, place, shrink)
+    return _intersected(np.take(low, place, axis=1), np.take(high, place, axis=1), rate, axes, place, shrink)
 
 
 def edge_intervals(a: TriangleTerms, b: TriangleTerms, low: np.ndarray, high: np.ndarray, place: np.ndarray,
@@ -134,23 +134,21 @@ def edge_intervals(a: TriangleTerms, b: TriangleTerms, low: np.ndarray, high: np
     general = np.flatnonzero(axis < 0)
     if len(general):
         d, rows = directions[general].T, place[general]
-        edges_a, edges_b = a.edges[..., rows], b.edges[..., rows]
+        edges_a, edges_b = np.take(a.edges, rows, axis=-1), np.take(b.edges, rows, axis=-1)
         turned = np.stack([d[1] * edges_a[:, 2] - d[2] * edges_a[:, 1], d[2] * edges_a[:, 0] - d[0] * edges_a[:, 2],
                            d[0] * edges_a[:, 1] - d[1] * edges_a[:, 0]], axis=1)  # d × e_a k: (3 k, 3, n)
         rate[:, general] = _products(turned, edges_b).reshape(9, -1)
-    return _intersected(low[:, place], high[:, place], rate, axes, place, shrink)
+    return _intersected(np.take(low, place, axis=1), np.take(high, place, axis=1), rate, axes, place, shrink)
 
 
 def _axis_rates(axes: np.ndarray, place: np.ndarray, axis: np.ndarray) -> np.ndarray:
-    """(F, N) rates m·d of the items along an axis ±e_c: the facet axes' (``axes`` (3, F, R)) coordinate c, negated
-    for −e_c, which is what the general arithmetic ((d × e_a)·e_b, n·d) gives there bit for bit; other items' rates
-    are left for the caller."""
-    rate = np.empty((axes.shape[1], len(place)))
-    for number in range(6):
-        along = np.flatnonzero(axis == number)
-        if len(along):
-            coordinates = axes[number % 3][:, place[along]]
-            rate[:, along] = coordinates if number < 3 else -coordinates
+    """(F, N) rates m·d of the items along an axis ±e_c: the facet axes' (``axes`` (3, F, R), contiguous) coordinate
+    c, negated for −e_c, which is what the general arithmetic ((d × e_a)·e_b, n·d) gives there bit for bit; other
+    items' rates are left for the caller (they hold some coordinate). One gather from the flat axes: item n's facet f
+    is at c·F·R + f·R + place[n]."""
+    count, rows = axes.shape[1], axes.shape[2]
+    rate = np.take(axes.reshape(-1), (axis % 3 * (count * rows) + place) + (np.arange(count) * rows)[:, None])
+    np.negative(rate, out=rate, where=axis >= 3)
     return rate
 
 

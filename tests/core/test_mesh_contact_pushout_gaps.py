@@ -11,7 +11,8 @@ import pytest
 from core.mesh import Solid
 from core.mesh.contact.containment import share_interior, share_interior_moved
 from core.mesh.contact.pushout import PUSHOUT_STEPS, certified_pushout, gap_request, pushout_directions
-from core.mesh.contact.pushout_gaps import TriangleTerms, first_gap_ends, meeting_intervals, pushout_gap_ends
+from core.mesh.contact.pushout_gaps import (TriangleTerms, axis_numbers, first_gap_ends, meeting_intervals,
+                                           pushout_gap_ends, swept_boxes_meet)
 from core.mesh.triangle_intersection import intersect_triangle_pairs
 from core.vector.arrays import cross, dot, dot_rows
 from mesh_fixtures import box, extrude, l_bracket, manifold_overlap, torus, transformed, uv_sphere
@@ -107,6 +108,34 @@ def test_axis_slabs_as_the_vertices_products():
             product = max(float(extremes[0] - extremes[1]), 0.0)
             assert np.float64(direction.slab).tobytes() == np.float64(product).tobytes()
             assert direction.start == direction.slab
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_swept_boxes_as_every_coordinate_compared(seed):
+    """Triangle pairs' boxes swept along segments (the six axes, with zeros of either sign, and other directions):
+    the same answers as comparing all three coordinates of every item with its sweep, on boxes snapped to a grid
+    (sides that touch exactly, some at 0 and -0)."""
+    rng = np.random.default_rng(seed)
+    lows = [np.round(rng.uniform(-2.0, 2.0, (3, 40)) * 2.0) / 2.0 for _side in range(2)]
+    highs = [low + np.round(rng.uniform(0.0, 2.0, (3, 40)) * 2.0) / 2.0 for low in lows]
+    for low in lows:
+        low[low == 0.0] = -0.0
+    boxes = (lows[0], highs[0], lows[1], highs[1])
+    directions = np.vstack([AXES, rng.normal(size=(4, 3))])
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    lower, reach = rng.uniform(0.0, 0.5, len(directions)), rng.uniform(0.5, 1.5, len(directions))
+    lower[:3] = 0.0
+    sweep_low = np.minimum(lower[:, None] * directions, reach[:, None] * directions)
+    sweep_high = np.maximum(lower[:, None] * directions, reach[:, None] * directions)
+    i, j = rng.integers(0, 40, 3000), rng.integers(0, 40, 3000)
+    row, k = np.repeat(np.arange(3000), 3), rng.integers(0, len(directions), 9000)
+    near = swept_boxes_meet(boxes, i, j, row, k, sweep_low, sweep_high, axis_numbers(directions))
+    expected = np.ones(len(row), dtype=bool)
+    for c in range(3):
+        expected &= lows[0][c, i[row]] <= highs[1][c, j[row]] + sweep_high[k, c]
+        expected &= lows[1][c, j[row]] + sweep_low[k, c] <= highs[0][c, i[row]]
+    np.testing.assert_array_equal(near, expected)
+    assert 0.1 < expected.mean() < 0.9
 
 
 def test_faces_that_only_touch_do_not_meet():

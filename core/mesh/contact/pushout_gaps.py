@@ -250,34 +250,37 @@ def _grouped_gap_ends(requests: list[tuple[Solid, Solid, np.ndarray, float, floa
     low_a, high_a = (box[pair] for box in stack_a.vertex_boxes)
     low_b, high_b = (box[pair] for box in stack_b.vertex_boxes)
     # A's triangles that B's swept box reaches, and B's triangles whose swept boxes reach A's box
-    seg_a, tri_a = _touched(stack_a, pair, low_b + sweep_low, high_b + sweep_high)
-    seg_b, tri_b = _touched(stack_b, pair, low_a - sweep_high, high_a - sweep_low)
+    boxes = tuple(np.ascontiguousarray(box.T) for box in (stack_a.lows, stack_a.highs, stack_b.lows, stack_b.highs))
+    seg_a, tri_a = _touched(stack_a, boxes[:2], pair, low_b + sweep_low, high_b + sweep_high)
+    seg_b, tri_b = _touched(stack_b, boxes[2:], pair, low_a - sweep_high, high_a - sweep_low)
     per_segment = np.bincount(seg_a, minlength=len(pair)) * np.bincount(seg_b, minlength=len(pair))
     rows = np.bincount(pair, weights=per_segment, minlength=len(requests))
     measured = rows <= GAP_ROWS
     # the triangle pairs touched along any direction of a measured pair (a stacked row belongs to one pair)
     pair_a, tri_a = _any_direction(stack_a, tri_a[measured[pair[seg_a]]])
     pair_b, tri_b = _any_direction(stack_b, tri_b[measured[pair[seg_b]]])
-    rows_a, rows_b, owner = _segment_pairs(pair_a, tri_a, pair_b, tri_b, len(requests))
-    terms_a, terms_b = TriangleTerms.of(stack_a.corners), TriangleTerms.of(stack_b.corners)
-    boxes = tuple(np.ascontiguousarray(box.T) for box in (stack_a.lows, stack_a.highs, stack_b.lows, stack_b.highs))
+    at_a, at_b, owner = _segment_pairs(pair_a, pair_b, len(requests))
+    rows_a, rows_b = tri_a[at_a], tri_b[at_b]
+    # the terms of those triangles only (terms_a's triangle n is tri_a[n])
+    terms_a, terms_b = TriangleTerms.of(stack_a.corners[tri_a]), TriangleTerms.of(stack_b.corners[tri_b])
     met_segment, met_low, met_high = [], [], []
     for start in range(0, len(owner), CHUNK):
         i, j = rows_a[start:start + CHUNK], rows_b[start:start + CHUNK]
+        term_i, term_j = at_a[start:start + CHUNK], at_b[start:start + CHUNK]
         # each triangle pair along each direction of its pair whose boxes meet so swept
         here = owner[start:start + CHUNK]
         row = np.repeat(np.arange(len(i)), counts[here])
         k = np.repeat(first_segment[here] - (np.cumsum(counts[here]) - counts[here]), counts[here])
         k += np.arange(len(row))
-        near = _swept_boxes_meet(boxes, i[row], j[row], sweep_low[k], sweep_high[k])
+        near = swept_boxes_meet(boxes, i, j, row, k, sweep_low, sweep_high, axis)
         row, k = row[near], k[near]
         # the planes' bounds first; the edge pairs' (which only narrow them) where those leave t within the window
-        place, used_a, used_b = _used(row, i, j, terms_a, terms_b, PLANE_TERMS)
+        place, used_a, used_b = _used(row, term_i, term_j, terms_a, terms_b, PLANE_TERMS)
         low, high = plane_intervals(used_a, used_b, *plane_extents(used_a, used_b), place, directions[k], axis[k],
                                     shrink[pair[k]])
         inside = (low <= high) & (high >= lower[k]) & (low < reach[k])
         row, k, low, high = row[inside], k[inside], low[inside], high[inside]
-        place, used_a, used_b = _used(row, i, j, terms_a, terms_b, EDGE_TERMS)
+        place, used_a, used_b = _used(row, term_i, term_j, terms_a, terms_b, EDGE_TERMS)
         edge_low, edge_high = edge_intervals(used_a, used_b, *edge_extents(used_a, used_b), place, directions[k],
                                              axis[k], shrink[pair[k]])
         low, high = np.maximum(low, edge_low), np.minimum(high, edge_high)
@@ -300,15 +303,30 @@ def _used(row: np.ndarray, i: np.ndarray, j: np.ndarray, terms_a: TriangleTerms,
     return np.cumsum(used)[row] - 1, terms_a.rows(i[used], fields), terms_b.rows(j[used], fields)
 
 
-def _swept_boxes_meet(boxes: tuple[np.ndarray, ...], i: np.ndarray, j: np.ndarray, sweep_low: np.ndarray,
-                      sweep_high: np.ndarray) -> np.ndarray:
-    """Whether the box of A's triangle ``i`` meets that of B's ``j`` swept over ``[sweep_low, sweep_high]`` (N, 3),
-    a coordinate at a time; ``boxes`` the stacks' triangle boxes coordinates first (lows and highs of A, of B)."""
-    lows_a, highs_a, lows_b, highs_b = boxes
-    near = np.ones(len(i), dtype=bool)
-    for c in range(3):
-        near &= lows_a[c, i] <= highs_b[c, j] + sweep_high[:, c]
-        near &= lows_b[c, j] + sweep_low[:, c] <= highs_a[c, i]
+def swept_boxes_meet(boxes: tuple[np.ndarray, ...], i: np.ndarray, j: np.ndarray, row: np.ndarray, k: np.ndarray,
+                      sweep_low: np.ndarray, sweep_high: np.ndarray, axis: np.ndarray) -> np.ndarray:
+    """Whether, for each item n, the box of A's triangle ``i[row[n]]`` meets that of B's ``j[row[n]]`` swept over
+    segment ``k[n]``'s ``[sweep_low, sweep_high]`` (S, 3, finite), a coordinate at a time; ``boxes`` the stacks'
+    triangle boxes coordinates first (lows and highs of A, of B). Along an axis ±e_c (``axis``, per segment) the sweep
+    is a zero in the other two coordinates, and adding a zero changes no comparison: there the test is the unswept
+    boxes', made once per triangle pair, and only coordinate c is compared per item."""
+    lows_a, highs_a, lows_b, highs_b = (np.take(box, rows, axis=1) for box, rows in zip(boxes, (i, i, j, j)))
+    overlap = (lows_a <= highs_b) & (lows_b <= highs_a)  # (3, R): unswept, per coordinate
+    others = np.stack([overlap[1] & overlap[2], overlap[0] & overlap[2], overlap[0] & overlap[1]])
+    along = axis[k]
+    coordinate = along % 3  # (a general direction's items are tested in full below)
+    at, swept = coordinate * len(i) + row, 3 * k + coordinate
+    near = np.take(others.reshape(-1), at)
+    near &= np.take(lows_a.reshape(-1), at) <= np.take(highs_b.reshape(-1), at) + np.take(sweep_high.reshape(-1), swept)
+    near &= np.take(lows_b.reshape(-1), at) + np.take(sweep_low.reshape(-1), swept) <= np.take(highs_a.reshape(-1), at)
+    general = np.flatnonzero(along < 0)
+    if len(general):
+        rows, segments = row[general], k[general]
+        whole = np.ones(len(general), dtype=bool)
+        for c in range(3):
+            whole &= np.take(lows_a[c], rows) <= np.take(highs_b[c], rows) + np.take(sweep_high[:, c], segments)
+            whole &= np.take(lows_b[c], rows) + np.take(sweep_low[:, c], segments) <= np.take(highs_a[c], rows)
+        near[general] = whole
     return near
 
 
@@ -320,20 +338,25 @@ def _any_direction(stack: StackedMeshes, rows: np.ndarray) -> tuple[np.ndarray, 
     return np.searchsorted(stack.first, rows, side="right") - 1, rows
 
 
-def _touched(stack: StackedMeshes, pair: np.ndarray, low: np.ndarray, high: np.ndarray
-             ) -> tuple[np.ndarray, np.ndarray]:
+def _touched(stack: StackedMeshes, boxes: tuple[np.ndarray, np.ndarray], pair: np.ndarray, low: np.ndarray,
+             high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(segment, stacked triangle row) of the triangles of each segment's mesh (``pair[segment]``) whose boxes meet
-    the segment's box ``[low, high]``."""
+    the segment's box ``[low, high]`` (S, 3); ``boxes`` the stack's triangle boxes coordinates first (lows, highs
+    (3, M)), compared a coordinate at a time (numpy reduces a short last axis slowly)."""
     sizes = stack.counts[pair]
     segment = np.repeat(np.arange(len(pair)), sizes)
     rows = stack.first[pair][segment] + np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    inside = ((stack.lows[rows] <= high[segment]) & (stack.highs[rows] >= low[segment])).all(axis=1)
+    lows, highs = boxes
+    inside = np.ones(len(rows), dtype=bool)
+    for c in range(3):
+        inside &= np.take(lows[c], rows) <= np.take(high[:, c], segment)
+        inside &= np.take(highs[c], rows) >= np.take(low[:, c], segment)
     return segment[inside], rows[inside]
 
 
-def _segment_pairs(seg_a: np.ndarray, rows_a: np.ndarray, seg_b: np.ndarray, rows_b: np.ndarray, count: int
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every (row of A, row of B) of the same segment (both sorted by segment): ``(rows_a, rows_b, segment)``."""
+def _segment_pairs(seg_a: np.ndarray, seg_b: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every (row of A, row of B) of the same segment, rows given by their segments (both sorted): ``(index among A's
+    rows, index among B's, segment)``."""
     count_a = np.bincount(seg_a, minlength=count)
     count_b = np.bincount(seg_b, minlength=count)
     first_a = np.cumsum(count_a) - count_a
@@ -342,4 +365,4 @@ def _segment_pairs(seg_a: np.ndarray, rows_a: np.ndarray, seg_b: np.ndarray, row
     segment = np.repeat(np.arange(count), sizes)
     local = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
     width = count_b[segment]
-    return rows_a[first_a[segment] + local // width], rows_b[first_b[segment] + local % width], segment
+    return first_a[segment] + local // width, first_b[segment] + local % width, segment

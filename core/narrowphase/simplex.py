@@ -12,23 +12,28 @@ EPSILON = 2.0 ** -53
 #: How far (relative to the tetrahedron's reach) the weights of an enclosed origin may put it back:
 #: farther, the tetrahedron is flat to rounding and its sign tests are noise.
 ENCLOSED_MISS = 1e-9
+_EIGHT_EPSILON = 8.0 * EPSILON
 
 
 def closest_on_segment(a: Vec3, b: Vec3) -> tuple[Vec3, tuple[float, float]]:
     """Inside the segment, the foot of the origin on its line, projected once more off the line's
     direction: the mix of the ends is off by eps |a| in any direction, which tilts a foot much
     nearer than the ends by eps |a| / |foot| off the perpendicular (GJK's next search direction),
-    and on a long thin A - B that tilt picks a support point the length of the segment away."""
-    ab = sub(b, a)
-    length2 = dot(ab, ab)
-    t = -dot(a, ab)
+    and on a long thin A - B that tilt picks a support point the length of the segment away.
+    (``vec3``'s arithmetic written out, here and below: the same floats, for GJK's and EPA's every step.)"""
+    (ax, ay, az), (bx, by, bz) = a, b
+    ux, uy, uz = bx - ax, by - ay, bz - az
+    length2 = ux * ux + uy * uy + uz * uz
+    t = -(ax * ux + ay * uy + az * uz)
     if t <= 0.0 or length2 <= 0.0:
         return a, (1.0, 0.0)
     if t >= length2:
         return b, (0.0, 1.0)
     t /= length2
-    foot = combine((1.0 - t, t), (a, b))
-    return sub(foot, scale(ab, dot(foot, ab) / length2)), (1.0 - t, t)
+    s = 1.0 - t
+    fx, fy, fz = 0.0 + s * ax + t * bx, 0.0 + s * ay + t * by, 0.0 + s * az + t * bz  # ``combine``'s sums
+    along = (fx * ux + fy * uy + fz * uz) / length2
+    return (fx - ux * along, fy - uy * along, fz - uz * along), (s, t)
 
 
 def closest_on_triangle(a: Vec3, b: Vec3, c: Vec3) -> tuple[Vec3, tuple[float, float, float]]:
@@ -36,35 +41,42 @@ def closest_on_triangle(a: Vec3, b: Vec3, c: Vec3) -> tuple[Vec3, tuple[float, f
     sliver, where sub-area signs lose all digits and would pick an edge up to the sliver's width
     away) the foot of the origin on the plane, inside the triangle by its coordinates in
     ``triangle_frame``, else the nearest edge."""
-    ab, ac = sub(b, a), sub(c, a)
-    d1, d2 = -dot(ab, a), -dot(ac, a)
+    (ax, ay, az), (bx, by, bz), (cx, cy, cz) = a, b, c
+    ux, uy, uz = bx - ax, by - ay, bz - az  # ab
+    vx, vy, vz = cx - ax, cy - ay, cz - az  # ac
+    d1, d2 = -(ux * ax + uy * ay + uz * az), -(vx * ax + vy * ay + vz * az)
     if d1 <= 0.0 and d2 <= 0.0:
         return a, (1.0, 0.0, 0.0)
-    d3, d4 = -dot(ab, b), -dot(ac, b)
+    d3, d4 = -(ux * bx + uy * by + uz * bz), -(vx * bx + vy * by + vz * bz)
     if d3 >= 0.0 and d4 <= d3:
         return b, (0.0, 1.0, 0.0)
     vc = d1 * d4 - d3 * d2
-    if vc <= -8.0 * EPSILON * (abs(d1 * d4) + abs(d3 * d2)) and d1 >= 0.0 and d3 <= 0.0:
+    vc_margin = _EIGHT_EPSILON * (abs(d1 * d4) + abs(d3 * d2))
+    if vc <= -vc_margin and d1 >= 0.0 and d3 <= 0.0:
         point, (u, v) = closest_on_segment(a, b)
         return point, (u, v, 0.0)
-    d5, d6 = -dot(ab, c), -dot(ac, c)
+    d5, d6 = -(ux * cx + uy * cy + uz * cz), -(vx * cx + vy * cy + vz * cz)
     if d6 >= 0.0 and d5 <= d6:
         return c, (0.0, 0.0, 1.0)
     vb = d5 * d2 - d1 * d6
-    if vb <= -8.0 * EPSILON * (abs(d5 * d2) + abs(d1 * d6)) and d2 >= 0.0 and d6 <= 0.0:
+    vb_margin = _EIGHT_EPSILON * (abs(d5 * d2) + abs(d1 * d6))
+    if vb <= -vb_margin and d2 >= 0.0 and d6 <= 0.0:
         point, (u, w) = closest_on_segment(a, c)
         return point, (u, 0.0, w)
-    va_margin = 8.0 * EPSILON * (abs(d3 * d6) + abs(d5 * d4))
+    va_margin = _EIGHT_EPSILON * (abs(d3 * d6) + abs(d5 * d4))
     va = d3 * d6 - d5 * d4
     if va <= -va_margin and d4 - d3 >= 0.0 and d5 - d6 >= 0.0:
         point, (v, w) = closest_on_segment(b, c)
         return point, (0.0, v, w)
-    normal = cross(ab, ac)
-    n2 = dot(normal, normal)
-    if va > va_margin and vb > 8.0 * EPSILON * (abs(d5 * d2) + abs(d1 * d6)) and \
-            vc > 8.0 * EPSILON * (abs(d1 * d4) + abs(d3 * d2)) and n2 > 1e-2 * _longest2(ab, ac) ** 2:
-        total = va + vb + vc  # certainly the face region of a triangle that is no sliver (height > 0.1 x longest edge)
-        return scale(normal, dot(a, normal) / n2), (va / total, vb / total, vc / total)
+    nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx  # ab x ac
+    n2 = nx * nx + ny * ny + nz * nz
+    if va > va_margin and vb > vb_margin and vc > vc_margin:
+        wx, wy, wz = vx - ux, vy - uy, vz - uz  # bc
+        longest2 = max(ux * ux + uy * uy + uz * uz, vx * vx + vy * vy + vz * vz, wx * wx + wy * wy + wz * wz)
+        if n2 > 1e-2 * longest2 ** 2:
+            total = va + vb + vc  # certainly the face region of a triangle that is no sliver (height > 0.1 x longest edge)
+            along = (ax * nx + ay * ny + az * nz) / n2
+            return (nx * along, ny * along, nz * along), (va / total, vb / total, vc / total)
     # The face region of a sliver, or a region too close to call: decide in the longest-edge frame.
     frame = triangle_frame(a, b, c)
     _, start, edge, _, _, perpendicular, height2 = frame
@@ -76,12 +88,6 @@ def closest_on_triangle(a: Vec3, b: Vec3, c: Vec3) -> tuple[Vec3, tuple[float, f
         if inside:
             return foot, weights
     return _closest_of((a, b, c), ((0, 1), (0, 2), (1, 2)), closest_on_segment)
-
-
-def _longest2(ab: Vec3, ac: Vec3) -> float:
-    """Squared length of a triangle's longest edge, from two of its edges."""
-    bc = sub(ac, ab)
-    return max(dot(ab, ab), dot(ac, ac), dot(bc, bc))
 
 
 def triangle_frame(a: Vec3, b: Vec3, c: Vec3):
@@ -158,13 +164,16 @@ _TETRAHEDRON_FACES = ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0))
 def _side(points, i: int, j: int, k: int, opposite: int) -> float:
     """> 0 when the origin is on the opposite corner's side of the face (i, j, k), < 0 when it is
     beyond the face, 0 on its plane or when the opposite corner is on it (a flat tetrahedron)."""
-    a = points[i]
-    normal = cross(sub(points[j], a), sub(points[k], a))
-    return -dot(normal, a) * dot(normal, sub(points[opposite], a))
+    (ax, ay, az), (bx, by, bz), (cx, cy, cz), (ox, oy, oz) = points[i], points[j], points[k], points[opposite]
+    ux, uy, uz, vx, vy, vz = bx - ax, by - ay, bz - az, cx - ax, cy - ay, cz - az
+    nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+    return -(nx * ax + ny * ay + nz * az) * (nx * (ox - ax) + ny * (oy - ay) + nz * (oz - az))
 
 
 def _signed_volume(p: Vec3, q: Vec3, r: Vec3, s: Vec3) -> float:
-    return dot(cross(sub(q, p), sub(r, p)), sub(s, p))
+    (px, py, pz), (qx, qy, qz), (rx, ry, rz), (sx, sy, sz) = p, q, r, s
+    ux, uy, uz, vx, vy, vz = qx - px, qy - py, qz - pz, rx - px, ry - py, rz - pz
+    return (uy * vz - uz * vy) * (sx - px) + (uz * vx - ux * vz) * (sy - py) + (ux * vy - uy * vx) * (sz - pz)
 
 
 def _inside_weights(points) -> tuple[float, ...]:

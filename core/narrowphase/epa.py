@@ -494,15 +494,22 @@ def settled_on(vertices, normals: list, distances: list, errors: list, triangles
 def _witnesses(vertices, facet: list, target: Vec3) -> tuple[Vec3, Vec3, Vec3]:
     """The point of the facet's triangles nearest ``target`` (a point of A - B, so its distance from
     the origin bounds the signed distance from above) and its witness points on A and on B
-    (``vertices[index]`` is a vertex ``(w, a, b)``)."""
+    (``vertices[index]`` is a vertex ``(w, a, b)``; ``vec3``'s arithmetic written out, the same floats)."""
+    tx, ty, tz = target
     best = None
     for face in facet:
-        corners = [sub(vertices[index][0], target) for index in face[:3]]
-        offset, weights = closest_on_triangle(*corners)
-        if best is None or dot(offset, offset) < best[0]:
-            best = (dot(offset, offset), face, weights)
-    _, face, weights = best
-    point = combine(weights, [vertices[index][0] for index in face[:3]])
-    point_a = combine(weights, [vertices[index][1] for index in face[:3]])
-    point_b = combine(weights, [vertices[index][2] for index in face[:3]])
-    return point, point_a, point_b
+        (ax, ay, az), (bx, by, bz), (cx, cy, cz) = (vertices[index][0] for index in face[:3])
+        (ox, oy, oz), weights = closest_on_triangle((ax - tx, ay - ty, az - tz), (bx - tx, by - ty, bz - tz),
+                                                    (cx - tx, cy - ty, cz - tz))
+        gap2 = ox * ox + oy * oy + oz * oz
+        if best is None or gap2 < best[0]:
+            best = (gap2, face, weights)
+    _, face, (u, v, w) = best
+    (pw, pa, pb), (qw, qa, qb), (rw, ra, rb) = (vertices[index] for index in face[:3])
+    return _mix(u, v, w, pw, qw, rw), _mix(u, v, w, pa, qa, ra), _mix(u, v, w, pb, qb, rb)
+
+
+def _mix(u: float, v: float, w: float, p: Vec3, q: Vec3, r: Vec3) -> Vec3:
+    """``combine((u, v, w), (p, q, r))`` written out (the same sums, from 0.0)."""
+    return (0.0 + u * p[0] + v * q[0] + w * r[0], 0.0 + u * p[1] + v * q[1] + w * r[1],
+            0.0 + u * p[2] + v * q[2] + w * r[2])

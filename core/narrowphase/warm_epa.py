@@ -8,7 +8,7 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import itemgetter
+from operator import itemgetter, sub
 
 import numpy as np
 
@@ -325,8 +325,8 @@ def _placed_vertices(pair: PreparedPair, warm: WarmStart) -> tuple[list, list, l
     inverse = 1.0 / pair.unit
     sides = []
     for shape, rows in ((pair.local_a, warm.vertices_a), (pair.local_b, warm.vertices_b)):
-        placed = map(shape.placed, shape.vertices()[rows].tolist())
-        sides.append(list(placed) if inverse == 1.0 else [(x * inverse, y * inverse, z * inverse) for x, y, z in placed])
+        placed = shape.placed_vertices(rows.tolist())
+        sides.append(placed if inverse == 1.0 else [(x * inverse, y * inverse, z * inverse) for x, y, z in placed])
     side_a, side_b = sides
     return side_a, side_b, [(ax - bx, ay - by, az - bz) for (ax, ay, az), (bx, by, bz) in zip(side_a, side_b)]
 
@@ -336,22 +336,15 @@ def _placed_alone(pair: PreparedPair, warm: WarmStart) -> _Placed | None:
     place it, each plane by ``epa.plane_of``)."""
     side_a, side_b, points = _placed_vertices(pair, warm)
     triangles = warm.triangles.tolist()
-    normals, distances, errors = [], [], []
-    certified = lowest = math.inf
-    for i, j, k in triangles:
-        plane = plane_of(points[i], points[j], points[k])
-        if plane is None:
-            return None
-        normal, distance, error = plane
-        normals.append(normal)
-        distances.append(distance)
-        errors.append(error)
-        if distance - error < certified:
-            certified = distance - error
-        if distance < lowest:  # the first of the smallest, as np.argmin picks it
-            lowest, closest = distance, len(distances) - 1
+    planes = [plane_of(points[i], points[j], points[k]) for i, j, k in triangles]
+    if None in planes:
+        return None
+    normals, distances, errors = map(list, zip(*planes))
+    certified = min(math.inf, *map(sub, distances, errors))  # (from infinity: a NaN never counts)
     if not certified > 0.0:
         return None
+    lowest = min(math.inf, *distances)
+    closest = distances.index(lowest)  # the first of the smallest, as np.argmin picks it
     (bx, by, bz), rounding = normals[closest], pair.local_rounding
     facet = [k for k, ((nx, ny, nz), distance) in enumerate(zip(normals, distances))
              if distance - lowest <= rounding and (nx * bx + ny * by) + nz * bz >= 1.0 - 1e-6]

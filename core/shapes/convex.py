@@ -122,6 +122,10 @@ class Shape:
         (a, b, c), (e, f, g), (h, i, j) = rows
         return (a * px + b * py + c * pz + tx, e * px + f * py + g * pz + ty, h * px + i * py + j * pz + tz)
 
+    def placed_vertices(self, rows: list[int]) -> list[Vec3]:
+        """``placed`` of each of the ``vertices()`` at ``rows``."""
+        return list(map(self.placed, self.vertices()[rows].tolist()))
+
     @property
     def affine(self) -> tuple[np.ndarray, np.ndarray]:
         """The local-to-world map as (3x3 linear part, translation)."""
@@ -271,6 +275,15 @@ class Polytope(Shape):
         px, py, pz = listed[self._points.dot(d).argmax()]
         tx, ty, tz = self._t
         return (px + tx, py + ty, pz + tz)
+
+    def placed_vertices(self, rows: list[int]) -> list[Vec3]:
+        """``Shape.placed_vertices``; for a moved (unturned) small cloud whose points are listed already, read from
+        that list (the same floats: a warm start places its vertices at every query)."""
+        listed = self._listed
+        if self._rows is not None or not listed:
+            return Shape.placed_vertices(self, rows)
+        tx, ty, tz = self._t
+        return [(px + tx, py + ty, pz + tz) for px, py, pz in map(listed.__getitem__, rows)]
 
     def _local_support(self, d: Vec3) -> Vec3:
         if self._table is not None:

@@ -126,7 +126,17 @@ def solve_warm(pair: PreparedPair, warm: WarmStart | None, placed: _Placed | Non
     """``collide_warm`` on a prepared pair: from the ``placed`` warm polytope when it serves, else cold (GJK from
     the warm start's simplex when it is one, ``WarmStart.apart``)."""
     found_along: dict[tuple, tuple] = {}
-    pair.support = _logged(pair.support, found_along)
+    support = pair.support
+    pair.support = _logged(support, found_along)
+    try:
+        return _solved_warm(pair, warm, placed, keep_apart, found_along)
+    finally:
+        pair.support = support  # (the pair serves again as it was)
+
+
+def _solved_warm(pair: PreparedPair, warm: WarmStart | None, placed: _Placed | None, keep_apart: bool,
+                 found_along: dict) -> tuple[Contact, WarmStart | None]:
+    """``solve_warm`` once the pair's support logs into ``found_along``."""
     solved = None if placed is None else _resumed(pair, placed)
     if solved is None:
         start = None

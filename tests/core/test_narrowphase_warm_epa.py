@@ -387,3 +387,21 @@ def test_warm_vertices_are_placed_where_the_support_function_puts_them():
     expected = [supported(shape, index, shift, inverse) for shape, rows, shift, inverse
                 in zip(shapes, indices, shifts, inverses.tolist()) for index in rows.tolist()]
     assert together.tolist() == expected
+
+
+def test_a_prepared_pair_solved_warm_again_answers_the_same_and_keeps_its_support():
+    """``solve_warm`` logs the pair's support queries while it solves and gives the pair back as it was: solving the
+    same prepared pair again answers the same (the logging does not pile up, one wrapper per call)."""
+    from core.narrowphase.collide import PreparedPair
+    rng = np.random.default_rng(7)
+    shape_a, shape_b = core.Polytope(sphere(120, 0.5)), core.Polytope(cloud(rng, 90))
+    pair = PreparedPair(shape_a, shape_b.transformed(affine(np.eye(3), (0.3, 0.1, 0.0))), 1e-12, 1e-9, None)
+    support = pair.support
+    answers = [warm_module.solve_warm(pair, None, None) for _ in range(3)]
+    assert pair.support is support
+    first = answers[0][0]
+    for contact, warm in answers[1:]:
+        assert contact.signed_distance == first.signed_distance and contact.status == first.status
+        assert np.array_equal(contact.normal, first.normal)
+        assert np.array_equal(warm.triangles, answers[0][1].triangles)
+        assert np.array_equal(warm.vertices_a, answers[0][1].vertices_a)

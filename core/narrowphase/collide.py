@@ -185,12 +185,14 @@ def seeded(pair: PreparedPair, start: list | None = None) -> tuple:
                                   max_iterations=pair.max_iterations, start=start))
 
 
-def seeded_many(pairs: list[PreparedPair], arrays: bool = False):
+def seeded_many(pairs: list[PreparedPair], arrays: bool = False, sides: tuple | None = None):
     """``[seeded(pair) for pair in pairs]``, the GJK of the pairs solved unscaled run in lockstep (``gjk_many``: the
     same results bit for bit), and so is the seed of each whose GJK tetrahedron ``expand_simplex`` keeps whole. With
-    ``arrays``, ``(that list, WholeSeeds)``: those pairs and their seeds' vertices as arrays too."""
+    ``arrays``, ``(that list, WholeSeeds)``: those pairs and their seeds' vertices as arrays too. ``sides`` are the
+    pairs' ``gjk_lockstep.stacked_sides`` when the caller has them (used when every pair is solved unscaled)."""
     together = [k for k, pair in enumerate(pairs) if pair.unit == 1.0]
-    found, whole = gjk_many([pairs[k] for k in together], np.array([pairs[k].local_tolerance for k in together]))
+    found, whole = gjk_many([pairs[k] for k in together], np.array([pairs[k].local_tolerance for k in together]),
+                            sides if len(together) == len(pairs) else None)
     answers: list = [None] * len(pairs)
     for k in whole.index.tolist():
         result = found[k]

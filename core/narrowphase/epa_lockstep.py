@@ -10,13 +10,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..contact import Contact
-from ..shapes.convex import IDENTITY, Polytope
+from ..shapes.convex import Polytope
 from ..vector.arrays import dot
-from .batch import padded_array
 from .collide import PreparedPair, after_epa, pair_contacts, seeded_many, solve_pair
 from .epa import SEED_FACES, EpaResult, polytope_answer
 from .stacked_simplex import closest_on_triangles
-from .warm_epa import corner_planes, placed_gathered
+from .gjk_lockstep import StackedShapes, stacked_sides
+from .warm_epa import corner_planes
 
 #: Shapes with more vertices than this go through ``collide`` (their supports have quicker ways than a scan).
 MAX_VERTICES = 1024
@@ -43,9 +43,11 @@ def collide_overlapping(shapes_a: Sequence, shapes_b: Sequence, *, tolerance: fl
     qualified = [k for k, pair in enumerate(pairs) if _qualifies(pair)]
     for k in sorted(set(range(len(pairs))) - set(qualified)):
         answers[k] = solve_pair(pairs[k])[0]
-    seeds, whole = seeded_many([pairs[k] for k in qualified], arrays=True)
+    sides = stacked_sides([pairs[k] for k in qualified])  # GJK's stacked shapes, EPA's too
+    seeds, whole = seeded_many([pairs[k] for k in qualified], arrays=True, sides=sides)
     whole_row = dict(zip(whole.index.tolist(), range(len(whole.index))))
     taken = []  # per pair begun: its row of ``whole``, or -1 when its seed is not GJK's tetrahedron kept whole
+    positions = []  # per pair begun: its position among the qualified pairs (its row of ``sides``)
     for position, (k, begins) in enumerate(zip(qualified, seeds)):
         pair = pairs[k]
         if isinstance(begins[0], Contact):
@@ -57,6 +59,7 @@ def collide_overlapping(shapes_a: Sequence, shapes_b: Sequence, *, tolerance: fl
         else:
             begun.append((k, result, seed))
             taken.append(whole_row.get(position, -1))
+            positions.append(position)
     if not begun:
         return answers
     vertices = _seed_vertices(begun, np.array(taken), whole)
@@ -67,7 +70,7 @@ def collide_overlapping(shapes_a: Sequence, shapes_b: Sequence, *, tolerance: fl
     grown = [begun[row] for row in np.flatnonzero(~flat).tolist()]
     if grown:
         found = _Lockstep([pairs[k] for k, _result, _seed in grown], vertices[~flat],
-                          [part[~flat] for part in faces]).run()
+                          [part[~flat] for part in faces], sides, np.array(positions)[~flat]).run()
         for (k, _result, _seed), contact in zip(grown, _after_epa([pairs[k] for k, _r, _s in grown], grown, found)):
             answers[k] = contact
     return answers
@@ -133,16 +136,18 @@ def _qualifies(pair: PreparedPair) -> bool:
 class _Side:
     """One side's shapes (A's or B's, in their pairs' frames): local points padded with the first, the linear part
     that turns a direction into their frame (where it is not the identity), and the points placed as their
-    ``support`` places them."""
+    ``support`` places them (``warm_epa.placed_gathered``'s arithmetic)."""
 
-    def __init__(self, shapes: list[Polytope]):
-        self.local = padded_array([shape.vertices() for shape in shapes])
-        linear = [shape.affine[0] for shape in shapes]
-        self.turned = np.array([part is not IDENTITY for part in linear])
-        self.linear = np.array(linear)
-        count, width = self.local.shape[:2]
-        self.placed = placed_gathered(shapes, self.local.reshape(-1, 3), np.full(count, width), np.zeros((count, 3)),
-                                      np.ones(count)).reshape(count, width, 3)
+    def __init__(self, stacked: StackedShapes, rows: np.ndarray):
+        """The shapes ``rows`` of ``stacked`` (GJK's), padded to the most points among them."""
+        self.local = stacked.points[rows, :int(stacked.counts[rows].max())]
+        self.turned, self.linear = stacked.turned[rows], stacked.linear[rows]
+        shift = stacked.offset[rows] + 0.0
+        self.placed = self.local + shift[:, None, :]
+        if self.turned.any():
+            linear, points = self.linear[self.turned, None], self.local[self.turned]
+            self.placed[self.turned] = (linear[:, :, :, 0] * points[:, :, 0:1] + linear[:, :, :, 1] * points[:, :, 1:2]
+                                        + linear[:, :, :, 2] * points[:, :, 2:3] + shift[self.turned, None, :])
 
     def support(self, directions: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """The support points of the shapes ``rows`` along ``directions`` (world, one per row): the direction taken
@@ -163,11 +168,11 @@ class _Lockstep:
     faces (corners wound outward, plane as ``epa.plane_of``, the faces across their edges ij, jk, ki; a removed or
     unused face at distance inf), grown as ``EpaPolytope.grow`` grows each."""
 
-    def __init__(self, pairs: list[PreparedPair], seeds: np.ndarray, faces: tuple):
+    def __init__(self, pairs: list[PreparedPair], seeds: np.ndarray, faces: tuple, sides: tuple, rows: np.ndarray):
         """``seeds`` are the pairs' seed tetrahedra (pairs, 4 corners, w a b, 3), ``faces`` their faces
-        (``_seed_faces``)."""
+        (``_seed_faces``), ``sides`` the stacked shapes of A and B (``stacked_sides``) whose ``rows`` they are."""
         self.pairs, count = pairs, len(pairs)
-        self.side_a, self.side_b = _Side([pair.local_a for pair in pairs]), _Side([pair.local_b for pair in pairs])
+        self.side_a, self.side_b = _Side(sides[0], rows), _Side(sides[1], rows)
         self.tolerance = np.array([pair.local_solver_tolerance for pair in pairs])
         self.rounding = np.array([pair.local_rounding for pair in pairs])
         self.cap = np.array([pair.max_iterations for pair in pairs])

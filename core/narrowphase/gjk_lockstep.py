@@ -36,17 +36,18 @@ class WholeSeeds(NamedTuple):
     b: np.ndarray
 
 
-def gjk_many(pairs: list, seed_tolerance: np.ndarray | None = None) -> tuple[list[GjkResult], WholeSeeds]:
+def gjk_many(pairs: list, seed_tolerance: np.ndarray | None = None,
+             sides: tuple[StackedShapes, StackedShapes] | None = None) -> tuple[list[GjkResult], WholeSeeds]:
     """``gjk(pair.support, pair.first_direction(), tolerance=pair.local_solver_tolerance,
     max_iterations=pair.max_iterations)`` of every ``PreparedPair`` (solved unscaled, ``pair.unit == 1``), and the
     pairs whose GJK tetrahedron ``epa.expand_simplex`` at ``seed_tolerance`` (one per pair) keeps whole (none
-    without ``seed_tolerance``)."""
+    without ``seed_tolerance``). ``sides`` are the pairs' ``stacked_sides`` when the caller has them already."""
     count = len(pairs)
     enclosing = np.zeros((count, 3, 4, 3))  # w, a, b of the tetrahedron about the origin where GJK found one
     kept_whole = np.zeros(count, dtype=bool)
     if count == 0:
         return [], WholeSeeds(np.zeros(0, dtype=np.int64), *enclosing.transpose(1, 0, 2, 3))
-    side_a, side_b = _Side([pair.local_a for pair in pairs]), _Side([pair.local_b for pair in pairs])
+    side_a, side_b = stacked_sides(pairs) if sides is None else sides
     tolerance = np.array([pair.local_solver_tolerance for pair in pairs])
     cap = np.array([pair.max_iterations for pair in pairs])
     everyone = np.arange(count)
@@ -203,10 +204,16 @@ def closest_on_simplices(points: np.ndarray, sizes: np.ndarray) -> tuple[np.ndar
     return closest, weights, enclosed
 
 
-class _Side:
+def stacked_sides(pairs: list) -> tuple[StackedShapes, StackedShapes]:
+    """The ``StackedShapes`` of the pairs' A shapes and of their B shapes (in the pairs' frames)."""
+    return StackedShapes([pair.local_a for pair in pairs]), StackedShapes([pair.local_b for pair in pairs])
+
+
+class StackedShapes:
     """One side's shapes (A's or B's, in their pairs' frames) for stacked supports: local points padded to a common
-    count, linear parts and offsets as ``Shape.support`` uses them. A shape that is no small ``Polytope`` with a
-    plain scan for its supports answers through its own ``support``."""
+    count with each shape's first point (``counts`` of them its own), linear parts and offsets as ``Shape.support``
+    uses them. A shape that is no small ``Polytope`` with a plain scan for its supports answers through its own
+    ``support``."""
 
     def __init__(self, shapes: list):
         self.shapes = shapes
@@ -224,7 +231,7 @@ class _Side:
             if matrix is not IDENTITY:
                 linear.append(matrix)
         self.alone, self.turned = np.array(alone), np.array(turned)
-        counts = np.array([len(body) for body in bodies])
+        self.counts = counts = np.array([len(body) for body in bodies])
         width = int(counts.max())
         self.unused = np.arange(width) >= counts[:, None]
         starts = np.cumsum(counts) - counts

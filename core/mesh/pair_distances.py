@@ -8,7 +8,7 @@ closest triangle pairs the one with the smallest indices is kept, as ``mesh_dist
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from functools import cached_property
 
 import numpy as np
@@ -20,6 +20,7 @@ from .stacked import StackedMeshes, pairings, segment_firsts
 from .triangle_distance import (facing_lower_bound_sq, point_triangle_closest, separation_lower_bound,
                                 triangle_pair_distance)
 from .trimesh import CornerBoxes, TriangleMesh
+from ..vector.arrays import dot, largest3, smallest3
 
 #: Rows (triangle pairs, or point–triangle pairs) of one stacked pass at most: bounds the memory (some 100 bytes a
 #: row), while the numpy calls of a pass are shared by thousands of small meshes.
@@ -34,14 +35,17 @@ FIRST_ROUND_ROWS = 8
 
 def mesh_distances(pairs: Sequence[tuple[TriangleMesh, TriangleMesh]],
                    upper_bounds: Sequence[float | None] | None = None,
-                   offsets: np.ndarray | None = None) -> list[MeshDistance]:
+                   offsets: np.ndarray | None = None, axes: np.ndarray | None = None) -> list[MeshDistance]:
     """``mesh_distance(a, b, upper_bound=u)`` of every pair ``(a, b)`` with its upper bound (only a hint that prunes
     the search, as there); pairs of small meshes are measured together in stacked passes, others down their trees.
     ``offsets`` (N, 3): each pair's B measured moved by its offset, as ``Solid.translated`` moves it (the same
-    numbers), without a moved mesh for each small pair."""
+    numbers), without a moved mesh for each small pair. ``axes`` (N, 3): a direction per pair along which the
+    triangles' extents screen the stacked pairs' triangle pairs first (``_axis_screen``; a push-out's normal for its
+    moved pair): it only prunes, the distances are the same."""
     hints = np.array([np.inf if upper_bounds is None or upper_bounds[k] is None else float(upper_bounds[k])
                       for k in range(len(pairs))])
     offsets = None if offsets is None else np.asarray(offsets, dtype=np.float64).reshape(-1, 3)
+    axes = None if axes is None else _units(np.asarray(axes, dtype=np.float64).reshape(-1, 3))
     sizes = [len(a.triangles) * len(b.triangles) for a, b in pairs]
     answers: list = [None] * len(pairs)
     small = [k for k, size in enumerate(sizes) if 0 < size <= STACKED_TRIANGLE_PAIRS]
@@ -49,7 +53,8 @@ def mesh_distances(pairs: Sequence[tuple[TriangleMesh, TriangleMesh]],
         side_a = StackedMeshes([pairs[k][0] for k in block])
         side_b = StackedMeshes([pairs[k][1] for k in block]) if offsets is None else \
             MovedMeshes([pairs[k][1] for k in block], offsets[block])
-        for k, distance in zip(block, _stacked_distances(side_a, side_b, hints[block])):
+        for k, distance in zip(block, _stacked_distances(side_a, side_b, hints[block],
+                                                         None if axes is None else axes[block])):
             answers[k] = distance
     for k, answer in enumerate(answers):
         if answer is None:
@@ -58,6 +63,12 @@ def mesh_distances(pairs: Sequence[tuple[TriangleMesh, TriangleMesh]],
                 b = TriangleMesh.from_arrays(moved_vertices(b.vertices, offsets[k]), b.triangles)
             answers[k] = mesh_distance(a, b, upper_bound=None if np.isinf(hints[k]) else hints[k])
     return answers
+
+
+def _units(vectors: np.ndarray) -> np.ndarray:
+    """(N, 3) vectors made unit length (up to rounding); zero ones stay zero (an axis that screens nothing)."""
+    length = np.sqrt(dot(vectors, vectors))
+    return vectors / np.where(length > 0.0, length, 1.0)[:, None]
 
 
 def moved_vertices(vertices: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -98,13 +109,15 @@ def _blocks(items: list[int], sizes: list[int]) -> list[list[int]]:
     return blocks + [current] if current else blocks
 
 
-def _stacked_distances(side_a: StackedMeshes, side_b: StackedMeshes, hints: np.ndarray) -> list[MeshDistance]:
+def _stacked_distances(side_a: StackedMeshes, side_b: StackedMeshes, hints: np.ndarray,
+                       axes: np.ndarray | None = None) -> list[MeshDistance]:
     """The closest triangle pair of every pair (mesh k of ``side_a``, mesh k of ``side_b``), all in a few passes.
 
     Only triangles whose boxes come within a pair's bound of the other mesh's box are paired (rounding is monotone:
     a triangle farther from the box is farther from each of its triangles). The bound is the exact distance of one
     triangle pair (each side's triangle with the box nearest the other mesh's box), or the hint when smaller: which
-    bound a search starts from only prunes, the closest pair it finds is the same."""
+    bound a search starts from only prunes, the closest pair it finds is the same; so do the ``axes``
+    (``_axis_screen``)."""
     count = len(hints)
     margin = ROUNDING * np.maximum(side_a.scales, side_b.scales)
     near_a = _box_gaps_sq(side_a, side_b)
@@ -113,10 +126,10 @@ def _stacked_distances(side_a: StackedMeshes, side_b: StackedMeshes, hints: np.n
     upper = triangle_pair_distance(side_a.corners[probe_a], side_b.corners[probe_b])[0]
     bound = np.minimum(upper, hints)
     every = np.arange(count)
-    found = _closest_within(side_a, side_b, near_a, near_b, every, margin, bound)
+    found = _closest_within(side_a, side_b, near_a, near_b, every, margin, bound, axes)
     redo = np.flatnonzero(~(found[0] <= bound))  # nothing within the hint: every pair within the exact bound
     if len(redo):
-        refound = _closest_within(side_a, side_b, near_a, near_b, redo, margin, upper)
+        refound = _closest_within(side_a, side_b, near_a, near_b, redo, margin, upper, axes)
         for column, values in zip(found, refound):
             column[redo] = values[redo]
     distance, point_a, point_b, row_a, row_b = found
@@ -140,62 +153,116 @@ def _near_rows(side: StackedMeshes, gaps_sq: np.ndarray, limit_sq: np.ndarray, p
 
 
 def _closest_within(side_a: StackedMeshes, side_b: StackedMeshes, near_a: np.ndarray, near_b: np.ndarray,
-                    pairs: np.ndarray, margin: np.ndarray, bound: np.ndarray):
+                    pairs: np.ndarray, margin: np.ndarray, bound: np.ndarray, axes: np.ndarray | None = None):
     """Per pair of ``pairs``, the closest of its triangle pairs whose lower bounds do not exceed its ``bound``:
     (distance, point_a, point_b, row_a, row_b) columns over all pairs, distance inf where none is left (and for
-    pairs not asked). ``near_a``, ``near_b``: each side's rows' ``_box_gaps_sq``."""
+    pairs not asked). ``near_a``, ``near_b``: each side's rows' ``_box_gaps_sq``; ``axes``: ``_axis_screen``'s."""
     count = len(bound)
     reach = bound + margin
     limit_sq = reach * reach * (1.0 + BOUND_SLACK)
+    bound_sq = bound * bound * (1.0 + BOUND_SLACK)
     rows_a, rows_b = _near_rows(side_a, near_a, limit_sq, pairs), _near_rows(side_b, near_b, limit_sq, pairs)
+    screen = None if axes is None else _axis_screen(side_a, rows_a, side_b, rows_b, axes, margin, bound_sq)
+    if screen is not None:
+        rows_a, rows_b, extent_a, extent_b = screen
     counts_a = np.bincount(side_a.owner[rows_a], minlength=count)
     counts_b = np.bincount(side_b.owner[rows_b], minlength=count)
     owner, i, j, _starts = pairings(counts_a, counts_b)
-    rows_a = rows_a[(np.cumsum(counts_a) - counts_a)[owner] + i]
-    rows_b = rows_b[(np.cumsum(counts_b) - counts_b)[owner] + j]
+    i, j = (np.cumsum(counts_a) - counts_a)[owner] + i, (np.cumsum(counts_b) - counts_b)[owner] + j
+    rows_a, rows_b = rows_a[i], rows_b[j]
+    axis_lower = None
+    if screen is not None:
+        axis_lower = _axis_lower(extent_a, i, extent_b, j, margin[owner])
+        keep = np.flatnonzero(axis_lower * axis_lower <= bound_sq[owner])
+        owner, rows_a, rows_b, axis_lower = owner[keep], rows_a[keep], rows_b[keep], axis_lower[keep]
     gap_sq = box_distance_sq(side_a.lows[rows_a], side_a.highs[rows_a], side_b.lows[rows_b], side_b.highs[rows_b])
     keep = np.flatnonzero(gap_sq <= limit_sq[owner])
     owner, rows_a, rows_b = owner[keep], rows_a[keep], rows_b[keep]
+    axis_lower = None if axis_lower is None else axis_lower[keep]
     corners_a, corners_b = side_a.corners[rows_a], side_b.corners[rows_b]
     gap = separation_lower_bound(corners_a, corners_b, side_a.unit_normals[rows_a], side_b.unit_normals[rows_b],
                                  reach[owner])
     lower_sq = np.maximum(gap - margin[owner], 0.0) ** 2
-    keep = np.flatnonzero(lower_sq <= (bound * bound * (1.0 + BOUND_SLACK))[owner])
-    owner, rows_a, rows_b, lower_sq = owner[keep], rows_a[keep], rows_b[keep], lower_sq[keep]
-    corners_a, corners_b = corners_a[keep], corners_b[keep]
+    if axis_lower is not None:
+        lower_sq = np.maximum(lower_sq, axis_lower * axis_lower)
+    keep = np.flatnonzero(lower_sq <= bound_sq[owner])
+    rows = _Rows(owner[keep], rows_a[keep], rows_b[keep], lower_sq[keep], corners_a[keep], corners_b[keep])
     # A tighter bound: the exact distance of each pair's triangle pair with the smallest lower bound.
-    probe = segment_firsts(lower_sq, owner, count)
+    probe = segment_firsts(rows.lower_sq, rows.owner, count)
     probed = np.flatnonzero(probe >= 0)
     bound = bound.copy()
-    bound[probed] = np.minimum(bound[probed], triangle_pair_distance(corners_a[probe[probed]],
-                                                                     corners_b[probe[probed]])[0])
-    keep = np.flatnonzero(lower_sq <= (bound * bound * (1.0 + BOUND_SLACK))[owner])
-    normals = side_a.unit_normals[rows_a[keep]], side_b.unit_normals[rows_b[keep]]
-    return _first_least(_Rows(owner[keep], rows_a[keep], rows_b[keep], lower_sq[keep], corners_a[keep],
-                              corners_b[keep], *normals, margin[owner[keep]]), count)
+    bound[probed] = np.minimum(bound[probed], triangle_pair_distance(rows.corners_a[probe[probed]],
+                                                                     rows.corners_b[probe[probed]])[0])
+    bound_sq = bound * bound * (1.0 + BOUND_SLACK)
+    rows = rows.kept(np.flatnonzero(rows.lower_sq <= bound_sq[rows.owner]))
+    # The rows left get the tighter ``facing_lower_bound_sq`` (worth its cost only on them: most are faces that lie
+    # sideways of the closest ones).
+    rows.lower_sq = np.maximum(rows.lower_sq, facing_lower_bound_sq(
+        rows.corners_a, rows.corners_b, side_a.unit_normals[rows.rows_a], side_b.unit_normals[rows.rows_b],
+        margin[rows.owner]))
+    return _first_least(rows.kept(np.flatnonzero(rows.lower_sq <= bound_sq[rows.owner])), count)
+
+
+def _axis_screen(side_a: StackedMeshes, rows_a: np.ndarray, side_b: StackedMeshes, rows_b: np.ndarray,
+                 axes: np.ndarray, margin: np.ndarray, bound_sq: np.ndarray):
+    """The rows of each side (``rows_a``, ``rows_b``, each in order) that may come within their pair's bound of a row
+    of the other side, judged along the pair's unit axis (``axes`` (n, 3)): a triangle whose extent along it lies
+    farther than the bound from the other side's rows' whole extent is farther from each of them. Returns
+    (rows_a, rows_b, extent_a, extent_b), each side's kept rows' extents (lows, highs) for ``_axis_lower``.
+
+    A projection on a unit axis never lengthens a distance, and the extents' rounding (a few ulps of the
+    coordinates) is far below the ``margin`` taken off, as ``separation_lower_bound``'s gaps are judged. For a pair
+    pushed out along the axis (a push-out's witnesses: B just touching A) this drops each side's triangles that lie
+    back from the contact, which the axis-aligned boxes of slanted triangles keep."""
+    owner_a, owner_b = side_a.owner[rows_a], side_b.owner[rows_b]
+    extent_a, extent_b = _extents(side_a, rows_a, axes), _extents(side_b, rows_b, axes)
+    hull_a, hull_b = _hulls(owner_a, extent_a, len(axes)), _hulls(owner_b, extent_b, len(axes))
+    lower_a = _axis_lower(extent_a, slice(None), (hull_b[0][owner_a], hull_b[1][owner_a]), slice(None),
+                          margin[owner_a])
+    lower_b = _axis_lower((hull_a[0][owner_b], hull_a[1][owner_b]), slice(None), extent_b, slice(None),
+                          margin[owner_b])
+    keep_a = np.flatnonzero(lower_a * lower_a <= bound_sq[owner_a])
+    keep_b = np.flatnonzero(lower_b * lower_b <= bound_sq[owner_b])
+    return (rows_a[keep_a], rows_b[keep_b], (extent_a[0][keep_a], extent_a[1][keep_a]),
+            (extent_b[0][keep_b], extent_b[1][keep_b]))
+
+
+def _extents(side: StackedMeshes, rows: np.ndarray, axes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(lows, highs) of the ``rows``' corners projected on their pair's axis."""
+    along = dot(side.corners[rows], axes[side.owner[rows]][:, None])
+    return smallest3(along), largest3(along)
+
+
+def _hulls(owner: np.ndarray, extent: tuple[np.ndarray, np.ndarray], count: int) -> tuple[np.ndarray, np.ndarray]:
+    """(count,) the least low and the largest high of each pair's extents (``owner`` sorted; none: inf, -inf)."""
+    low, high = np.full(count, np.inf), np.full(count, -np.inf)
+    if len(owner):
+        starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+        low[owner[starts]] = np.minimum.reduceat(extent[0], starts)
+        high[owner[starts]] = np.maximum.reduceat(extent[1], starts)
+    return low, high
+
+
+def _axis_lower(extent_a, i, extent_b, j, margin: np.ndarray) -> np.ndarray:
+    """Lower bounds on the distances between A's extents ``i`` and B's extents ``j`` (index arrays, or all): their
+    gap along the axis less ``margin``, at least 0."""
+    gap = np.maximum(extent_b[0][j] - extent_a[1][i], extent_a[0][i] - extent_b[1][j])
+    return np.maximum(gap - margin, 0.0)
 
 
 @dataclass
 class _Rows:
     """Triangle pairs of ``_first_least``, row by row: the pair, each side's row, the squared lower bound, each side's
-    corners and unit normals, the pair's rounding margin."""
+    corners."""
     owner: np.ndarray
     rows_a: np.ndarray
     rows_b: np.ndarray
     lower_sq: np.ndarray
     corners_a: np.ndarray
     corners_b: np.ndarray
-    normals_a: np.ndarray
-    normals_b: np.ndarray
-    margin: np.ndarray
 
     def kept(self, keep: np.ndarray) -> "_Rows":
         return _Rows(*(getattr(self, field.name)[keep] for field in fields(self)))
-
-    def tightened(self) -> "_Rows":
-        """The same rows, each lower bound raised to ``facing_lower_bound_sq`` where that is higher."""
-        return replace(self, lower_sq=np.maximum(self.lower_sq, facing_lower_bound_sq(
-            self.corners_a, self.corners_b, self.normals_a, self.normals_b, self.margin)))
 
 
 def _first_least(rows: _Rows, count: int):
@@ -203,9 +270,8 @@ def _first_least(rows: _Rows, count: int):
     point_a, point_b, row_a, row_b) columns, distance inf for a pair without rows. Measured a few rows of every pair a
     round, in order (``FIRST_ROUND_ROWS``, doubling each round): a pair whose least so far is 0 is done (no later row
     is less, and of equal ones the first counts: touching pairs, such as a pair pushed out to a gap's end, often
-    have dozens of rows at 0), and rows whose lower bounds exceed their pair's least so far are dropped; the rows the
-    first round leaves get the tighter ``facing_lower_bound_sq`` (worth its cost only on them: most of a pair's rows
-    are faces that lie sideways of the closest ones). The answer is that of measuring every row."""
+    have dozens of rows at 0), and rows whose lower bounds exceed their pair's least so far are dropped. The answer is
+    that of measuring every row."""
     columns = (np.full(count, np.inf), np.zeros((count, 3)), np.zeros((count, 3)), np.zeros(count, dtype=np.int64),
                np.zeros(count, dtype=np.int64))
     least = columns[0]
@@ -223,10 +289,6 @@ def _first_least(rows: _Rows, count: int):
         limit_sq = least * least * (1.0 + BOUND_SLACK)
         rest = np.flatnonzero(~now & (least[rows.owner] > 0.0) & (rows.lower_sq <= limit_sq[rows.owner]))
         rows, rank = rows.kept(rest), rank[rest]
-        if end == FIRST_ROUND_ROWS and len(rank):
-            rows = rows.tightened()
-            rest = np.flatnonzero(rows.lower_sq <= limit_sq[rows.owner])
-            rows, rank = rows.kept(rest), rank[rest]
         end *= 2
     return columns
 

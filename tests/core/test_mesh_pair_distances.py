@@ -185,6 +185,35 @@ def test_push_out_witnesses_are_the_closest_points_of_the_moved_pair():
         np.testing.assert_allclose(point_a - point_b, depth * normal, rtol=0.0, atol=1e-15)
 
 
+@pytest.mark.parametrize("seed", range(2))
+def test_screening_axes_only_prune(seed):
+    """``axes`` screen the triangle pairs by their extents along each pair's axis: whatever the axes (the push-out's
+    normal, it lengthened or shortened, random directions, zero), the answers are those without them, to the bit,
+    with or without hints: a roof's penetrating pairs moved by their push-outs (just touching: a push-out's
+    witnesses, where the screen drops most triangle pairs) and its other pairs moved at random."""
+    solids = roof_solids(seed + 8)
+    pairs = [(solids[i], solids[j]) for i, j in candidate_pairs(solids, 1e-5)]
+    _apart, answers = measure_solid_pairs(pairs, tolerance=1e-9, touch_tolerance=1e-5)
+    pushed = [k for k, answer in enumerate(answers) if answer.status == "penetrating"]
+    rng = np.random.default_rng(seed)
+    meshes = [(a.mesh, b.mesh) for a, b in pairs]
+    offsets = np.array([-answer.signed_distance * answer.normal if k in pushed else rng.normal(size=3) * 0.02
+                        for k, answer in enumerate(answers)])
+    normals = np.array([answer.normal for answer in answers])
+    randoms = rng.normal(size=normals.shape)
+    kinds = [normals, normals * rng.uniform(0.5, 2.0, size=(len(pairs), 1)), randoms, np.zeros_like(normals)]
+    hints = [-answers[k].signed_distance * 2.0**-10 if k in pushed else None for k in range(len(pairs))]
+    for upper_bounds in (None, hints):
+        expected = mesh_distances(meshes, upper_bounds, offsets)
+        assert len(pushed) >= 10 and sum(expected[k].distance == 0.0 for k in pushed) >= 5
+        for axes in kinds:
+            for found, alone in zip(mesh_distances(meshes, upper_bounds, offsets, axes), expected):
+                assert (found.distance, found.triangle_a, found.triangle_b) == (alone.distance, alone.triangle_a,
+                                                                                 alone.triangle_b)
+                assert found.point_a.tobytes() == alone.point_a.tobytes()
+                assert found.point_b.tobytes() == alone.point_b.tobytes()
+
+
 def test_pairs_measured_with_b_moved_are_the_translated_solids():
     """``offsets``: each pair's B measured as ``Solid.translated`` moves it, to the bit (distance, triangles, points),
     with the same hints; offsets along the axes (zero components) and a part with coordinates of -0.0 among them."""

@@ -62,12 +62,14 @@ def pushout_witnesses(a: Solid, b: Solid, depth: float, normal: np.ndarray, tole
 def pushout_witnesses_many(requests: list[tuple[Solid, Solid, float, np.ndarray, float]]
                            ) -> list[tuple[np.ndarray, np.ndarray]]:
     """``pushout_witnesses`` of every ``(a, b, depth, normal, tolerance)``: small pairs' closest points found together
-    (``pair_distances.mesh_distances``, B moved by its offset there), larger ones down their triangle trees."""
+    (``pair_distances.mesh_distances``, B moved by its offset there, its triangles screened along the push-out's
+    normal), larger ones down their triangle trees."""
     offsets = [depth * np.asarray(normal, dtype=np.float64) for _a, _b, depth, normal, _tolerance in requests]
     bounds = [max(depth * WITNESS_SEARCH, tolerance) for _a, _b, depth, _normal, tolerance in requests]
     small = [k for k, (a, b, *_rest) in enumerate(requests) if stacked_pair(a, b)]
     found = dict(zip(small, mesh_distances([(requests[k][0].mesh, requests[k][1].mesh) for k in small],
-                                           [bounds[k] for k in small], np.array([offsets[k] for k in small]))))
+                                           [bounds[k] for k in small], np.array([offsets[k] for k in small]),
+                                           np.array([requests[k][3] for k in small]))))
     answers = []
     for k, (a, b, *_rest) in enumerate(requests):
         if k in found:

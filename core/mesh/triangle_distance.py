@@ -26,20 +26,9 @@ def _dot3(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]
 
 
-def _by_coordinate(vectors: np.ndarray) -> np.ndarray:
-    """(..., 3) vectors as (3, ...) arrays of their coordinates (a view): ``_dot3`` and element-wise arithmetic on
-    them give ``dot``'s numbers, on whole rows of memory at a time when made contiguous."""
-    return np.moveaxis(vectors, -1, 0)
-
-
 def _scaled(scalars: np.ndarray, vectors: np.ndarray) -> np.ndarray:
     """``scalars`` (...) times the (..., 3) ``vectors``."""
     return scalars[..., None] * vectors
-
-
-def _scaled_by_coordinate(scalars: np.ndarray, vectors: np.ndarray) -> np.ndarray:
-    """``scalars`` (...) times the vectors given coordinates first ((3, ...))."""
-    return scalars * vectors
 
 
 def segment_closest_parameters(p1: np.ndarray, q1: np.ndarray, p2: np.ndarray, q2: np.ndarray, product=dot
@@ -81,7 +70,7 @@ def _barycentric_inside(points: np.ndarray, tri: np.ndarray) -> tuple[np.ndarray
 def _plane_foot(points: np.ndarray, t0: np.ndarray, t1: np.ndarray, t2: np.ndarray, product=dot,
                 scaled=_scaled) -> tuple[np.ndarray, np.ndarray]:
     """``_barycentric_inside`` of points and triangle corners ``t0``, ``t1``, ``t2``; ``product`` and ``scaled``
-    ``_dot3`` and ``_scaled_by_coordinate`` for vectors given coordinates first."""
+    ``_dot3`` and ``np.multiply`` for vectors given coordinates first."""
     e0, e1, w = t1 - t0, t2 - t0, points - t0
     d00, d01, d11 = product(e0, e0), product(e0, e1), product(e1, e1)
     d20, d21 = product(w, e0), product(w, e1)
@@ -124,74 +113,6 @@ def point_triangle_closest(points: np.ndarray, tri: np.ndarray) -> tuple[np.ndar
     return np.sqrt(distance_sq), closest
 
 
-def _corners_over_faces(a: np.ndarray, b: np.ndarray):
-    """Corners of A over the interior of B (triangles (3, K, 3): coordinate, pair, corner): squared distances
-    (K, 3) (inf where the foot is outside B), points on A and on B (3, K, 3). A corner whose foot is outside B is
-    closest to an edge of B, and that case is one of the edge pairs."""
-    foot, inside = _plane_foot(a, b[..., :1], b[..., 1:2], b[..., 2:], _dot3, _scaled_by_coordinate)
-    return np.where(inside, _dot3(foot - a, foot - a), np.inf), a, foot
-
-
-def _edge_pairs(a: np.ndarray, b: np.ndarray):
-    """The 9 edge pairs of triangles (3, K, 3): squared distances (K, 9), points on A and on B (3, K, 9)."""
-    starts_a, ends_a = a[..., :, None], a[..., NEXT_CORNER, None]
-    starts_b, ends_b = b[..., None, :], b[..., None, NEXT_CORNER]
-    s, t = segment_closest_parameters(starts_a, ends_a, starts_b, ends_b, _dot3)
-    on_a = (starts_a + s * (ends_a - starts_a)).reshape(3, -1, 9)
-    on_b = (starts_b + t * (ends_b - starts_b)).reshape(3, -1, 9)
-    return _dot3(on_b - on_a, on_b - on_a), on_a, on_b
-
-
-def _edge_crossings(tri_a: np.ndarray, a: np.ndarray, tri_b: np.ndarray, b: np.ndarray
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Where the edges of A pass through triangles B (K, 3, 3; ``a``, ``b`` the same coordinates first): (pair,
-    edge) indices of the crossings found and their points (C, 3); only the edges whose ends lie on both sides of
-    B's plane are followed."""
-    u, v = b[:, :, 1] - b[:, :, 0], b[:, :, 2] - b[:, :, 0]
-    normal = np.stack([u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]])[..., None]
-    h0 = _dot3(a - b[..., :1], normal)  # each corner's height over B's plane: an edge's start and end
-    h1 = h0[:, NEXT_CORNER]
-    pair, edge = np.nonzero(((h0 < 0.0) & (h1 > 0.0)) | ((h0 > 0.0) & (h1 < 0.0)))
-    low, high = h0[pair, edge], h1[pair, edge]
-    start, end = tri_a[pair, edge], tri_a[pair, NEXT_CORNER[edge]]
-    points = start + (low / (low - high))[:, None] * (end - start)
-    _, inside = _barycentric_inside(points, tri_b[pair])
-    return pair[inside], edge[inside], points[inside]
-
-
-class _Closest:
-    """The least of candidate squared distances offered group after group, with its points on A and on B (3, K):
-    of equal ones the first offered, as one argmin over all the candidates in that order finds it."""
-
-    def __init__(self, distance_sq: np.ndarray, on_a: np.ndarray, on_b: np.ndarray):
-        self.rows = np.arange(len(distance_sq))
-        pick = np.argmin(distance_sq, axis=1)
-        self.distance_sq = distance_sq[self.rows, pick]
-        self.point_a, self.point_b = on_a[:, self.rows, pick], on_b[:, self.rows, pick]
-
-    def offer(self, distance_sq: np.ndarray, on_a: np.ndarray, on_b: np.ndarray) -> None:
-        """A group of candidates: (K, C) squared distances, points (3, K, C)."""
-        pick = np.argmin(distance_sq, axis=1)
-        least = distance_sq[self.rows, pick]
-        better = np.flatnonzero(least < self.distance_sq)
-        pick = pick[better]
-        self.distance_sq[better] = least[better]
-        self.point_a[:, better] = on_a[:, better, pick]
-        self.point_b[:, better] = on_b[:, better, pick]
-
-    def offer_crossings(self, pair: np.ndarray, slot: np.ndarray, points: np.ndarray) -> None:
-        """Crossings (distance 0) of pairs ``pair`` at their candidate ``slot`` (the first slot of a pair counts)."""
-        order = np.lexsort((slot, pair))
-        pair, points = pair[order], points[order]
-        first = np.r_[True, pair[1:] != pair[:-1]] if len(pair) else np.zeros(0, dtype=bool)
-        pair, points = pair[first], points[first]
-        better = np.flatnonzero(0.0 < self.distance_sq[pair])
-        pair, points = pair[better], points[better].T
-        self.distance_sq[pair] = 0.0
-        self.point_a[:, pair] = points
-        self.point_b[:, pair] = points
-
-
 def triangle_pair_distance(tri_a: np.ndarray, tri_b: np.ndarray, *,
                            apart: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Exact distance and closest points of K triangle pairs: (distance (K,), point_a (K, 3), point_b (K, 3)).
@@ -200,22 +121,73 @@ def triangle_pair_distance(tri_a: np.ndarray, tri_b: np.ndarray, *,
     and 9 edge-edge cases; when an edge of one triangle passes through the other, the distance is 0
     and both points are that crossing point. ``point_b - point_a`` has length ``distance``.
     ``apart``: the caller knows that no pair touches (a separating axis), so crossings are not looked for.
-    The candidates are computed coordinates first (contiguous rows, ``dot``'s arithmetic), the least of each group
-    kept as it comes: of equal candidates the first in the order above.
+    The candidates are computed rows last (coordinate, side or edge, corner, row: whole rows of memory at a time,
+    ``dot``'s arithmetic), both triangles' corners over the other's face in the same arrays; of equal candidates
+    the first in the order above counts.
     """
     tri_a = np.asarray(tri_a, dtype=float).reshape(-1, 3, 3)
     tri_b = np.asarray(tri_b, dtype=float).reshape(-1, 3, 3)
-    a, b = np.ascontiguousarray(_by_coordinate(tri_a)), np.ascontiguousarray(_by_coordinate(tri_b))
-    closest = _Closest(*_corners_over_faces(a, b))
-    distance_sq, on_b, on_a = _corners_over_faces(b, a)
-    closest.offer(distance_sq, on_a, on_b)
-    closest.offer(*_edge_pairs(a, b))
+    count = len(tri_a)
+    sides = np.ascontiguousarray(np.stack([tri_a, tri_b]).transpose(3, 0, 2, 1))  # (coordinate, side, corner, row)
+    a, b = sides[:, 0], sides[:, 1]
+    face_sq, foot = _corners_over_faces(sides)
+    edge_sq, on_a, on_b = _edge_pairs(a, b)
+    distance_sq = np.concatenate([face_sq.reshape(6, count), edge_sq])
+    pick = np.argmin(distance_sq, axis=0)
+    rows = np.arange(count)
+    least = distance_sq[pick, rows]
+    point_a = np.concatenate([a, foot[:, 1], on_a], axis=1)[:, pick, rows]
+    point_b = np.concatenate([foot[:, 0], b, on_b], axis=1)[:, pick, rows]
     if not apart:
-        pair_ab, edge_ab, points_ab = _edge_crossings(tri_a, a, tri_b, b)
-        pair_ba, edge_ba, points_ba = _edge_crossings(tri_b, b, tri_a, a)
-        closest.offer_crossings(np.concatenate([pair_ab, pair_ba]), np.concatenate([edge_ab, 3 + edge_ba]),
-                                np.concatenate([points_ab, points_ba]).reshape(-1, 3))
-    return np.sqrt(closest.distance_sq), closest.point_a.T.copy(), closest.point_b.T.copy()
+        pair, points = _first_crossings(tri_a, tri_b, sides)
+        pair, points = pair[0.0 < least[pair]], points[0.0 < least[pair]].T
+        least[pair] = 0.0
+        point_a[:, pair] = points
+        point_b[:, pair] = points
+    return np.sqrt(least), point_a.T.copy(), point_b.T.copy()
+
+
+def _corners_over_faces(sides: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each side's corners over the interior of the other side's triangle (``sides`` (3, 2, 3, K): coordinate, side,
+    corner, pair): squared distances (2, 3, K) (inf where the foot is outside the triangle) and the feet (3, 2, 3,
+    K). A corner whose foot is outside is closest to an edge of the other, and that case is one of the edge pairs."""
+    other = sides[:, ::-1]
+    foot, inside = _plane_foot(sides, other[:, :, :1], other[:, :, 1:2], other[:, :, 2:], _dot3, np.multiply)
+    return np.where(inside, _dot3(foot - sides, foot - sides), np.inf), foot
+
+
+def _edge_pairs(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The 9 edge pairs of triangles (3, 3, K) (coordinate, corner, pair), A's edge major: squared distances (9, K),
+    points on A and on B (3, 9, K)."""
+    count = a.shape[-1]
+    starts_a, ends_a = a[:, :, None], a[:, NEXT_CORNER, None]
+    starts_b, ends_b = b[:, None, :], b[:, None, NEXT_CORNER]
+    s, t = segment_closest_parameters(starts_a, ends_a, starts_b, ends_b, _dot3)
+    on_a = (starts_a + s * (ends_a - starts_a)).reshape(3, 9, count)
+    on_b = (starts_b + t * (ends_b - starts_b)).reshape(3, 9, count)
+    return _dot3(on_b - on_a, on_b - on_a), on_a, on_b
+
+
+def _first_crossings(tri_a: np.ndarray, tri_b: np.ndarray, sides: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where an edge of one triangle passes through the other (K, 3, 3 each; ``sides`` both coordinate first, as
+    ``triangle_pair_distance`` holds them): the pairs with a crossing and each one's first crossing point (A's edges
+    in order, then B's). Only the edges whose ends lie on both sides of the other's plane are followed."""
+    other = sides[:, ::-1]
+    u, v = other[:, :, 1] - other[:, :, 0], other[:, :, 2] - other[:, :, 0]
+    normal = np.stack([u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]])[:, :, None]
+    h0 = _dot3(sides - other[:, :, :1], normal)  # each corner's height over the other's plane: an edge's start, end
+    h1 = h0[:, NEXT_CORNER]
+    side, edge, pair = np.nonzero(((h0 < 0.0) & (h1 > 0.0)) | ((h0 > 0.0) & (h1 < 0.0)))
+    low, high = h0[side, edge, pair], h1[side, edge, pair]
+    triangles = np.stack([tri_a, tri_b])
+    start, end = triangles[side, pair, edge], triangles[side, pair, NEXT_CORNER[edge]]
+    points = start + (low / (low - high))[:, None] * (end - start)
+    _, inside = _barycentric_inside(points, triangles[1 - side, pair])
+    pair, points = pair[inside], points[inside]
+    order = np.lexsort(((3 * side + edge)[inside], pair))
+    pair, points = pair[order], points[order]
+    first = np.r_[True, pair[1:] != pair[:-1]] if len(pair) else np.zeros(0, dtype=bool)
+    return pair[first], points[first].reshape(-1, 3)
 
 
 def _interval_gap(axis: np.ndarray, tri_a: np.ndarray, tri_b: np.ndarray) -> np.ndarray:

@@ -16,9 +16,11 @@ import core.mesh.bvh as bvh_module
 from core.mesh.bvh import TriangleBVH
 from core.mesh.distance import (MeshDistance, mesh_distance, mesh_distance_steps, nearest_on_surface,
                                  windowed_mesh_distance)
-from core.mesh.triangle_distance import (facing_lower_bound_sq, point_triangle_closest, separation_lower_bound,
-                                        triangle_pair_distance, unit_normals)
+from core.mesh.triangle_distance import (_barycentric_inside, facing_lower_bound_sq, point_triangle_closest,
+                                        segment_closest_parameters, separation_lower_bound, triangle_pair_distance,
+                                        unit_normals)
 from core.mesh.trimesh import TriangleMesh
+from core.vector.arrays import cross, dot
 from generators import random_rotation, rotation_about
 from reference import closest_points_on_triangles, reference_contact
 
@@ -73,6 +75,70 @@ def test_triangle_pairs_match_qhull_reference():
     assert (expected == 0).sum() > 30 and (expected > 0).sum() > 100  # both kinds are exercised
     assert np.allclose(np.linalg.norm(point_b - point_a, axis=1), distance, atol=1e-13)
     assert reference_point_distance(point_a, a).max() <= 1e-12 and reference_point_distance(point_b, b).max() <= 1e-12
+
+
+def first_least_of_candidates(tri_a: np.ndarray, tri_b: np.ndarray):
+    """``triangle_pair_distance`` by its definition, candidate by candidate on (K, 3) vectors (``dot``'s order, the
+    same element-wise arithmetic): A's corners over B's face, B's over A's, the 9 edge pairs A's edge major; the first
+    least per pair; then the first crossing (A's edges through B, then B's through A) makes it 0 at that point."""
+    squares, on_a, on_b = [], [], []
+    for points, faces, flip in ((tri_a, tri_b, False), (tri_b, tri_a, True)):
+        for corner in range(3):
+            foot, inside = _barycentric_inside(points[:, corner], faces)
+            squares.append(np.where(inside, dot(foot - points[:, corner], foot - points[:, corner]), np.inf))
+            on_a.append(foot if flip else points[:, corner])
+            on_b.append(points[:, corner] if flip else foot)
+    for i in range(3):
+        for j in range(3):
+            p1, q1, p2, q2 = tri_a[:, i], tri_a[:, (i + 1) % 3], tri_b[:, j], tri_b[:, (j + 1) % 3]
+            s, t = segment_closest_parameters(p1, q1, p2, q2)
+            on_a.append(p1 + s[:, None] * (q1 - p1))
+            on_b.append(p2 + t[:, None] * (q2 - p2))
+            squares.append(dot(on_b[-1] - on_a[-1], on_b[-1] - on_a[-1]))
+    pick = np.argmin(np.stack(squares), axis=0)
+    rows = np.arange(len(tri_a))
+    least = np.stack(squares)[pick, rows]
+    point_a, point_b = np.stack(on_a)[pick, rows], np.stack(on_b)[pick, rows]
+    crossed = np.zeros(len(tri_a), dtype=bool)
+    for edges, faces in ((tri_a, tri_b), (tri_b, tri_a)):
+        normal = cross(faces[:, 1] - faces[:, 0], faces[:, 2] - faces[:, 0])
+        for edge in range(3):
+            start, end = edges[:, edge], edges[:, (edge + 1) % 3]
+            low, high = dot(start - faces[:, 0], normal), dot(end - faces[:, 0], normal)
+            through = ((low < 0.0) & (high > 0.0)) | ((low > 0.0) & (high < 0.0))
+            with np.errstate(divide="ignore", invalid="ignore"):  # (rows not through: any numbers)
+                points = start + (low / (low - high))[:, None] * (end - start)
+                first = through & ~crossed & _barycentric_inside(points, faces)[1]
+            crossed |= first
+            first &= least > 0.0
+            least[first], point_a[first], point_b[first] = 0.0, points[first], points[first]
+    return np.sqrt(least), point_a, point_b
+
+
+def test_triangle_pairs_are_the_first_least_of_their_candidates_to_the_bit():
+    """The stacked candidates (rows last, both sides' corners together) against the definition computed candidate
+    by candidate: the same distances and points to the bit, ties among them kept in the definition's order (pairs on
+    an integer grid touch and cross in many ways at once; identical, shared-edge and degenerate triangles)."""
+    rng = np.random.default_rng(17)
+    a, b = random_triangle_pairs(rng, 3000)
+    a[:1000], b[:1000] = np.round(2.0 * a[:1000]), np.round(2.0 * b[:1000])  # ties: equal candidates
+    b[1000:1100] = a[1000:1100]
+    b[1100:1200, :2] = a[1100:1200, 1::-1]  # a shared edge
+    b[1200:1300, 2] = b[1200:1300, 1]  # segments
+    a[1300:1400, 1:] = a[1300:1400, :1]  # points
+    pairs = [(np.array(first, dtype=float)[None], np.array(second, dtype=float)[None])
+             for first, second in DEGENERATE.values()]
+    a, b = np.concatenate([a] + [x for x, _y in pairs]), np.concatenate([b] + [y for _x, y in pairs])
+    for first, second in ((a, b), (b, a)):
+        found, expected = triangle_pair_distance(first, second), first_least_of_candidates(first, second)
+        for value, reference in zip(found, expected):
+            assert value.tobytes() == reference.tobytes()
+    zeros = triangle_pair_distance(a, b)[0] == 0.0
+    assert zeros[:1000].sum() > 100 and (~zeros[:1000]).sum() > 500
+    apart = np.flatnonzero(separation_lower_bound(a, b) > 0.0)
+    for value, reference in zip(triangle_pair_distance(a[apart], b[apart], apart=True),
+                                first_least_of_candidates(a[apart], b[apart])):
+        assert value.tobytes() == reference.tobytes()
 
 
 def test_separation_bounds_never_exceed_the_distance():

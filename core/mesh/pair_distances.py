@@ -114,21 +114,31 @@ def _stacked_distances(side_a: StackedMeshes, side_b: StackedMeshes, hints: np.n
     """The closest triangle pair of every pair (mesh k of ``side_a``, mesh k of ``side_b``), all in a few passes.
 
     Only triangles whose boxes come within a pair's bound of the other mesh's box are paired (rounding is monotone:
-    a triangle farther from the box is farther from each of its triangles). The bound is the exact distance of one
-    triangle pair (each side's triangle with the box nearest the other mesh's box), or the hint when smaller: which
-    bound a search starts from only prunes, the closest pair it finds is the same; so do the ``axes``
-    (``_axis_screen``)."""
+    a triangle farther from the box is farther from each of its triangles). The bound is the hint, or without one the
+    exact distance of one triangle pair (each side's triangle with the box nearest the other mesh's box): which bound
+    a search starts from only prunes, the closest pair it finds is the same; so do the ``axes`` (``_axis_screen``).
+    A pair with nothing within its hint is searched again within that exact distance."""
     count = len(hints)
     margin = ROUNDING * np.maximum(side_a.scales, side_b.scales)
     near_a = _box_gaps_sq(side_a, side_b)
     near_b = _box_gaps_sq(side_b, side_a)
     probe_a, probe_b = segment_firsts(near_a, side_a.owner, count), segment_firsts(near_b, side_b.owner, count)
-    upper = triangle_pair_distance(side_a.corners[probe_a], side_b.corners[probe_b])[0]
+    upper = np.full(count, np.inf)
+
+    def probed(pairs: np.ndarray) -> None:  # upper[pairs]: the distance of their triangles with the nearest boxes
+        upper[pairs] = triangle_pair_distance(side_a.corners[probe_a[pairs]], side_b.corners[probe_b[pairs]])[0]
+
+    unhinted = np.flatnonzero(np.isinf(hints))
+    if len(unhinted):
+        probed(unhinted)
     bound = np.minimum(upper, hints)
     every = np.arange(count)
     found = _closest_within(side_a, side_b, near_a, near_b, every, margin, bound, axes)
     redo = np.flatnonzero(~(found[0] <= bound))  # nothing within the hint: every pair within the exact bound
     if len(redo):
+        lacking = redo[np.isfinite(hints[redo])]
+        if len(lacking):
+            probed(lacking)
         refound = _closest_within(side_a, side_b, near_a, near_b, redo, margin, upper, axes)
         for column, values in zip(found, refound):
             column[redo] = values[redo]

@@ -319,13 +319,19 @@ def _stacked_balls(requests: list[tuple[Solid, Solid, np.ndarray | None]]) -> li
 
 def _inside_both(meshes: StackedMeshes, pair: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Which of the ``centres`` of pairs ``pair`` (meshes ``2k``, ``2k + 1``) lie inside both meshes (their indices,
-    in order) and the radii of their balls (the distance to the nearer surface): ``largest_ball``'s numbers."""
-    inside = stacked_crossing_windings(meshes, centres, 2 * pair) > 0
-    inside[inside] = stacked_crossing_windings(meshes, centres[inside], 2 * pair[inside] + 1) > 0
-    kept = np.flatnonzero(inside)
+    in order) and the radii of their balls (the distance to the nearer surface): ``largest_ball``'s numbers. Both
+    meshes' windings in one call, both distances in another (each point's numbers are its own, in any company)."""
+    count = len(pair)
+    windings = stacked_crossing_windings(meshes, np.vstack([centres, centres]), _both_meshes(pair))
+    kept = np.flatnonzero((windings[:count] > 0) & (windings[count:] > 0))
     pair, centres = pair[kept], centres[kept]
-    return kept, np.minimum(nearest_distances(meshes, centres, 2 * pair),
-                            nearest_distances(meshes, centres, 2 * pair + 1))
+    distance = nearest_distances(meshes, np.vstack([centres, centres]), _both_meshes(pair))
+    return kept, np.minimum(distance[:len(kept)], distance[len(kept):])
+
+
+def _both_meshes(pair: np.ndarray) -> np.ndarray:
+    """The stacked meshes of pairs ``pair``: every pair's A (mesh 2k), then every pair's B (mesh 2k + 1)."""
+    return np.concatenate([2 * pair, 2 * pair + 1])
 
 
 def _may_exceed(half_depth: np.ndarray, least: np.ndarray, scale: np.ndarray) -> np.ndarray:

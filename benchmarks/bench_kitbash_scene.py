@@ -42,6 +42,17 @@ def part_object(name: str, vertices: np.ndarray, triangles: np.ndarray) -> bpy.t
     return bpy.data.objects.new(name, mesh)
 
 
+def build_roof(scene: bpy.types.Scene, rows: int, columns: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The scene holding the roof's parts and nothing else; the parts' ``(vertices, triangles)``."""
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    names, meshes = roof(rows, columns, np.random.default_rng(0))
+    for name, (vertices, triangles) in zip(names, meshes):
+        scene.collection.objects.link(part_object(name, vertices, triangles))
+    bpy.context.view_layer.update()
+    return meshes
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=64)
@@ -51,12 +62,7 @@ def main() -> None:
     cli = importlib.import_module(addon.__name__ + ".cli")
     clash = importlib.import_module(addon.__name__ + ".analysis.clash")
     scene = bpy.context.scene
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj)
-    names, meshes = roof(args.rows, args.columns, np.random.default_rng(0))
-    for name, (vertices, triangles) in zip(names, meshes):
-        scene.collection.objects.link(part_object(name, vertices, triangles))
-    bpy.context.view_layer.update()
+    meshes = build_roof(scene, args.rows, args.columns)
     print(f"Blender {bpy.app.version_string}: kitbashed roof of {len(meshes):,} parts, "
           f"{sum(len(t) for _, t in meshes):,} triangles; {machine_load()}")
 

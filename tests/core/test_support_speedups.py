@@ -12,6 +12,7 @@ import pytest
 from scipy.spatial import ConvexHull, QhullError
 
 import core
+from core.support import prune
 from core.support.prune import inner_facets, interior_points
 from core.support.index import SupportIndex
 from generators import affine, cloud, random_rotation, sphere, unit_vectors
@@ -158,3 +159,55 @@ def test_inner_facets_are_those_first_written(name):
         support = rng.normal(size=(count, 3)) * 10.0 ** rng.uniform(-5, 5)
         support[count // 2] = 0.5 * (support[0] + support[1])  # three in a line
         assert np.array_equal(inner_facets(support), _inner_facets_as_written_first(support))
+
+
+def _uv_sphere(segments: int, rings: int) -> np.ndarray:
+    """The vertices of a UV sphere of radius 0.5 (``segments * (rings - 1) + 2``)."""
+    polar = np.pi * np.arange(1, rings) / rings
+    turn = 2.0 * np.pi * np.arange(segments) / segments
+    ring = np.column_stack([np.outer(np.sin(polar), np.cos(turn)).ravel(), np.outer(np.sin(polar), np.sin(turn)).ravel(),
+                            np.repeat(np.cos(polar), segments)])
+    return 0.5 * np.vstack([[0.0, 0.0, 1.0], ring, [0.0, 0.0, -1.0]])
+
+
+def _shortcut_clouds() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(41)
+    jittered = _uv_sphere(40, 26) * rng.uniform(0.97, 1.03, (1002, 3))  # a sculpted ball's vertices: not convex
+    shell = CLOUDS["noisy shell"][:6000]
+    clouds = {**PRUNE_CLOUDS, "sphere surface": CLOUDS["sphere surface"], "jittered sphere": jittered,
+              "jittered sphere far away": jittered * [1.0, 0.8, 0.9] + [3e3, -2e3, 1e3],
+              "turned jittered sphere": jittered @ random_rotation(rng).T}
+    for share in (0.1, 0.2, 0.25, 0.3, 0.6):  # a shell around a solid core: about that share inside
+        core_points = cloud(rng, int(share * len(shell) / (1.0 - share)))
+        clouds[f"shell around a core of {share:.0%}"] = rng.permutation(np.vstack([shell, 0.8 * core_points]))
+    return clouds
+
+
+SHORTCUT_CLOUDS = _shortcut_clouds()
+SURFACE_LIKE = ["noisy shell", "sphere surface", "jittered sphere", "jittered sphere far away", "turned jittered sphere"]
+
+
+@pytest.mark.parametrize("name", SHORTCUT_CLOUDS)
+def test_points_found_beyond_the_supports_are_outside_the_fan(name):
+    """No sample point the cheap look finds beyond the supports is inside the fan test of the same supports: the
+    look only ever finds points that test would call outside."""
+    points = SHORTCUT_CLOUDS[name]
+    sample = points[:: max(1, len(points) // prune._SAMPLE)]
+    beyond = prune._beyond_supports(sample)
+    fan = prune._fan_test(sample, sample, prune._CUBE)
+    if fan is not None:
+        inside = fan(sample)
+        assert not (beyond & inside).any()
+        if name in SURFACE_LIKE:
+            assert beyond.mean() > 1.0 - prune.WORTH_TESTING  # (the look decides these clouds)
+        elif "core" in name or name == "solid blob":
+            assert inside.any() and beyond.any()  # (both found: the check above checks something)
+
+
+@pytest.mark.parametrize("name", SHORTCUT_CLOUDS)
+def test_pruning_is_that_without_the_cheap_look(name, monkeypatch):
+    """The same points pruned as with the fan test alone, the cheap look taken or not."""
+    points = SHORTCUT_CLOUDS[name]
+    looked = interior_points(points)
+    monkeypatch.setattr(prune, "_beyond_supports", lambda sample: np.zeros(len(sample), dtype=bool))
+    assert np.array_equal(looked, interior_points(points))

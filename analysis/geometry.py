@@ -139,22 +139,23 @@ def triangles_of_many(meshes: list[MeshArrays]) -> list[np.ndarray]:
     return found
 
 
-def mesh_arrays(mesh: Optional[bpy.types.Mesh], small_triangles: bool = True) -> MeshArrays:
+def mesh_arrays(mesh: Optional[bpy.types.Mesh], triangles: bool = True,
+                local: Optional[np.ndarray] = None) -> MeshArrays:
     """The mesh's arrays (``MeshArrays``), copied in bulk: the positions, the faces' first corners and the
     corners' vertices (an attribute copied at once), for ``MeshArrays.triangles`` to split the faces with Blender's
     own rule for quads; everything big meshes are made of (subdivided, sculpted, scanned) is triangles and quads.
     For a mesh with n-gons (or faces out of order), Blender's loop triangles, which ``foreach_get`` reads element by
     element, about five times as long on the main thread; for a mesh of fewer than ``SPLIT_MIN_FACES`` faces too:
     the split's numpy calls would cost it more (a 128-face sphere 0.35 against 0.07 ms; 2,000 small objects read
-    0.5 s sooner). With ``small_triangles`` False, such a small mesh's are not read (``loop_triangles`` None and no
-    faces: the caller reads them later, ``loop_triangles``, or never)."""
+    0.5 s sooner). With ``triangles`` False, no face is read (``loop_triangles`` None and no faces: the caller reads
+    them later, giving the positions read then as ``local``, or never)."""
     no_faces = np.empty(0, dtype=np.int32)
-    local = local_positions(mesh)
-    faces = 0 if mesh is None else len(mesh.polygons)  # (asked once: each question goes through Blender)
+    local = local_positions(mesh) if local is None else local
+    faces = 0 if mesh is None or not triangles else len(mesh.polygons)  # (asked once: each question goes to Blender)
     if faces == 0:
         return MeshArrays(local, no_faces, no_faces)
     if faces < SPLIT_MIN_FACES:
-        return MeshArrays(local, no_faces, no_faces, loop_triangles(mesh) if small_triangles else None)
+        return MeshArrays(local, no_faces, no_faces, loop_triangles(mesh))
     starts = np.empty(faces, dtype=np.int32)
     mesh.polygons.foreach_get('loop_start', starts)
     sizes = np.diff(starts, append=len(mesh.loops))

@@ -15,8 +15,8 @@ from ..core.mesh import Solid, TriangleMesh
 from ..core.steps import checkpoint
 from ..core.vector.arrays import reduce_in_chunks
 from .background import meanwhile
-from .geometry import (MeshArrays, ObjectGeometryError, evaluated_mesh, has_geometry, loop_triangles, mesh_arrays,
-                       to_world, triangles_of_many)
+from .geometry import (MeshArrays, ObjectGeometryError, evaluated_mesh, has_geometry, mesh_arrays, to_world,
+                       triangles_of_many)
 
 #: The separator in an instanced object's name: "Instancer ▸ Object".
 INSTANCE_SEPARATOR = " \u25b8 "
@@ -213,9 +213,8 @@ def read_arrays(source: Source, depsgraph: bpy.types.Depsgraph, triangles: bool 
     """The source's evaluated mesh and its geometry nodes' instances (``node_instances``) copied out of Blender
     (``geometry.mesh_arrays``: the main thread's share of reading it). A mesh object without modifiers, its mesh not in
     Edit Mode, is read from its evaluated mesh itself (its data with shape keys applied: what ``to_mesh`` would copy,
-    without the copy, a quarter of a small object's read). With ``triangles`` False, such an object's triangles, when
-    it is small (Blender's loop triangles), are left for ``with_triangles`` (``pending``): a check reads them only
-    for the objects its broad phase keeps."""
+    without the copy, a quarter of a small object's read). With ``triangles`` False, such an object's faces are left
+    for ``with_triangles`` (``pending``): a check reads them only for the objects its broad phase keeps."""
     obj = source.obj
     direct = _direct(obj)
     if direct:
@@ -240,16 +239,14 @@ def _direct(obj: bpy.types.Object) -> bool:
 
 
 def with_triangles(read: ReadSource, source: Source, depsgraph: bpy.types.Depsgraph) -> ReadSource:
-    """The ``pending`` read of ``source`` with its triangles (Blender's loop triangles of the same evaluated mesh);
-    read again in full when the object is no longer read directly or its vertex count has changed since (an edit
-    while a modal check ran), so that vertices and triangles are always of one moment."""
+    """The ``pending`` read of ``source`` with its faces (of the same evaluated mesh, read as ``read_arrays`` reads
+    them: the same triangles); read again in full when the object is no longer read directly or its vertex count
+    has changed since (an edit while a modal check ran), so that vertices and triangles are always of one moment."""
     obj = source.obj
     if _direct(obj):
         mesh = obj.evaluated_get(depsgraph).data
         if len(mesh.vertices) == len(read.arrays.positions):
-            arrays = MeshArrays(read.arrays.positions, read.arrays.face_starts, read.arrays.corner_verts,
-                                loop_triangles(mesh))
-            return ReadSource(read.name, arrays, read.matrix, read.instances)
+            return ReadSource(read.name, mesh_arrays(mesh, local=read.arrays.positions), read.matrix, read.instances)
     return read_arrays(source, depsgraph)
 
 

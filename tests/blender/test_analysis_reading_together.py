@@ -137,26 +137,50 @@ def test_a_check_reading_together_answers_as_reading_each_alone(empty_scene, cla
         assert kept[1].mesh.triangles.tobytes() == reference[1].mesh.triangles.tobytes()
 
 
+def big_sphere(rng: np.random.Generator) -> bpy.types.Mesh:
+    """A UV sphere of 40 x 26 faces, its vertices moved apart at random (not convex): more faces than
+    ``geometry.SPLIT_MIN_FACES``, whose quads the reading splits itself."""
+    bm = bmesh.new()
+    bmesh.ops.create_uvsphere(bm, u_segments=40, v_segments=26, radius=0.5)
+    for vertex in bm.verts:
+        vertex.co *= float(rng.uniform(0.95, 1.05))
+    mesh = bpy.data.meshes.new("big sphere")
+    bm.to_mesh(mesh)
+    bm.free()
+    return mesh
+
+
 def test_a_check_reads_triangles_only_of_the_objects_its_broad_phase_keeps(empty_scene, clash, addon, monkeypatch):
-    """Blender's loop triangles are read only for objects in candidate pairs (those alone are read as vertices and
-    a box), and the answers are those of reading every object whole (``every_pair`` reads every one)."""
+    """Faces are read only for objects in candidate pairs (those alone are read as vertices and a box), small
+    objects' (Blender's loop triangles) and big ones' (faces split by the reading) alike, and the answers are those
+    of reading every object whole (``every_pair`` reads every one)."""
     geometry = importlib.import_module(addon.__name__ + ".analysis.geometry")
-    shapes = importlib.import_module(addon.__name__ + ".analysis.shapes")
-    crowded_scene(np.random.default_rng(5), 24)
+    rng = np.random.default_rng(5)
+    crowded_scene(rng, 24)
     for index in range(6):  # far from everything
-        lonely = bpy.data.objects.new(f"lonely {index}", convex_mesh("ico"))
+        lonely = bpy.data.objects.new(f"lonely {index}", convex_mesh("ico") if index % 2 else big_sphere(rng))
         lonely.location = (40.0 + 3.0 * index, -30.0, 0.0)
         empty_scene.collection.objects.link(lonely)
+    for index in range(3):  # near small objects
+        near = bpy.data.objects.new(f"big {index}", big_sphere(rng))
+        near.location = (0.7 * index + 0.3, 0.35, 0.0)
+        empty_scene.collection.objects.link(near)
     bpy.context.view_layer.update()
+    assert min(len(bpy.data.objects[f"big {index}"].data.polygons) for index in range(3)) >= geometry.SPLIT_MIN_FACES
     read_from: list = []
-    counted = geometry.loop_triangles
+    counted, copied = geometry.loop_triangles, geometry._corner_or_point_array
 
     def counting(mesh):
         read_from.append(mesh.name)
         return counted(mesh)
 
+    def copying(mesh, attribute, *rest):
+        if attribute == ".corner_vert":  # a big mesh's faces
+            read_from.append(mesh.name)
+        return copied(mesh, attribute, *rest)
+
     monkeypatch.setattr(geometry, "loop_triangles", counting)
-    monkeypatch.setattr(shapes, "loop_triangles", counting)
+    monkeypatch.setattr(geometry, "_corner_or_point_array", copying)
     monkeypatch.setattr(clash, "READ_TOGETHER", 8)  # several steps of reading triangles
     depsgraph = bpy.context.evaluated_depsgraph_get()
     report = clash.check_scene(empty_scene, depsgraph, scope="ALL")
@@ -166,6 +190,7 @@ def test_a_check_reads_triangles_only_of_the_objects_its_broad_phase_keeps(empty
                 if len(bpy.data.objects[name].data.polygons)}  # (the point cloud has none to read)
     assert len(read_objects) == len(set(read_objects))  # each at most once
     assert involved <= set(read_objects) and not any(name.startswith("lonely") for name in read_objects)
+    assert {"big 0", "big 1", "big 2"} <= involved
     read_from.clear()
     whole = clash.check_scene(empty_scene, depsgraph, scope="ALL", every_pair=True)  # every object read whole
     assert len(read_from) == len([obj for obj in empty_scene.objects if len(obj.data.polygons)])
@@ -190,12 +215,15 @@ def _read_then(clash, scene, edit) -> object:
     return report
 
 
+@pytest.mark.parametrize("big", [False, True])
 @pytest.mark.parametrize("change", ["vertex count", "vertices moved"])
-def test_an_object_edited_before_its_triangles_are_read_is_measured_as_one_moment(empty_scene, clash, change):
+def test_an_object_edited_before_its_triangles_are_read_is_measured_as_one_moment(empty_scene, clash, change, big):
     """An object whose vertex count changed since its vertices were read is read again whole (the new geometry); one
-    whose vertices only moved keeps the vertices read with its triangles (the old geometry): never a mix."""
+    whose vertices only moved keeps the vertices read with its triangles (the old geometry): never a mix. Small
+    objects and big ones (whose faces the reading splits) alike."""
     for name, x in (("A", 0.0), ("B", 0.6), ("C", 30.0)):
-        obj = bpy.data.objects.new(name, convex_mesh("cube"))
+        obj = bpy.data.objects.new(name, big_sphere(np.random.default_rng(7)) if big and name == "B" else
+                                   convex_mesh("cube"))
         obj.location = (x, 0.1 * x, 0.0)
         empty_scene.collection.objects.link(obj)
     bpy.context.view_layer.update()

@@ -16,7 +16,7 @@ import time
 
 import bpy
 
-from .analysis.background import Announced
+from .analysis.background import Announced, collection_paused
 from .analysis.clash import start_check
 from .analysis.clash_report import ClashReport, write_csv, write_json
 from .analysis.geometry import ObjectGeometryError
@@ -261,9 +261,10 @@ def _check(arguments: argparse.Namespace) -> ClashReport | SelfCheckReport:
     else:
         report, steps = start_check(context.scene, context.evaluated_depsgraph_get(), **options)
         progress = _ProgressPrinter(report.objects)
-        for step in steps:
-            if not isinstance(step, Announced):  # (for the interface: nothing was done since the last step)
-                progress(*step)
+        with collection_paused():  # (as ``check_scene``: the reading's thousands of small objects too)
+            for step in steps:
+                if not isinstance(step, Announced):  # (for the interface: nothing was done since the last step)
+                    progress(*step)
     record_modes(report, context.scene.collision_inspector, modes)
     # Review states of pairs reviewed in the panel and saved with the file carry over to the report.
     report.results = with_review_states(report.results, stored_reviews(context.scene.collision_inspector))

@@ -114,10 +114,11 @@ def _beyond_supports(sample: np.ndarray) -> np.ndarray:
     # Each product's rounding is far below 1e-12 of |d| times the coordinates' reach; the margin is well above it
     # and above the fan's facets' slack (a nearly flat facet may stand that far out of the hull).
     radial = sample - supports.mean(axis=0)
-    beyond = dot(radial, sample) - (radial @ supports.T).max(axis=1)
+    beyond = dot(radial, sample) - product_in_pieces(radial, supports.T).max(axis=1)
     outside = beyond > _BEYOND_MARGIN * reach * np.sqrt(dot(radial, radial))
     undecided = np.flatnonzero(~outside)
-    heights = sample[undecided] @ _SPREAD.T - (_SPREAD @ supports.T).max(axis=1)  # (unit directions, to rounding)
+    # (unit directions, to rounding)
+    heights = product_in_pieces(sample[undecided], _SPREAD.T) - (_SPREAD @ supports.T).max(axis=1)
     outside[undecided] = (heights > 2.0 * _BEYOND_MARGIN * reach).any(axis=1)
     return outside
 

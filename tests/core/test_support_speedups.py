@@ -165,8 +165,8 @@ def _uv_sphere(segments: int, rings: int) -> np.ndarray:
     """The vertices of a UV sphere of radius 0.5 (``segments * (rings - 1) + 2``)."""
     polar = np.pi * np.arange(1, rings) / rings
     turn = 2.0 * np.pi * np.arange(segments) / segments
-    ring = np.column_stack([np.outer(np.sin(polar), np.cos(turn)).ravel(), np.outer(np.sin(polar), np.sin(turn)).ravel(),
-                            np.repeat(np.cos(polar), segments)])
+    ring = np.column_stack([np.outer(np.sin(polar), np.cos(turn)).ravel(),
+                            np.outer(np.sin(polar), np.sin(turn)).ravel(), np.repeat(np.cos(polar), segments)])
     return 0.5 * np.vstack([[0.0, 0.0, 1.0], ring, [0.0, 0.0, -1.0]])
 
 
@@ -184,7 +184,8 @@ def _shortcut_clouds() -> dict[str, np.ndarray]:
 
 
 SHORTCUT_CLOUDS = _shortcut_clouds()
-SURFACE_LIKE = ["noisy shell", "sphere surface", "jittered sphere", "jittered sphere far away", "turned jittered sphere"]
+SURFACE_LIKE = ["noisy shell", "sphere surface", "jittered sphere", "jittered sphere far away",
+                "turned jittered sphere"]
 
 
 @pytest.mark.parametrize("name", SHORTCUT_CLOUDS)

@@ -153,24 +153,66 @@ class _OffsetPairs(NamedTuple):
         sizes = np.maximum(still_sizes[request], ((high[request] + shifts) - (low[request] + shifts)).max(axis=1))
         tolerance = RELATIVE_TOLERANCE * sizes
         i, j, alone = _swept_candidates(still, moving, shifts, request, tolerance, counts)
-        # every (candidate, offset) of a pair, candidate after candidate, kept where the moved boxes meet
+        # every (candidate, offset) of a pair, candidate after candidate, kept where the moved boxes meet (a pair's
+        # one offset's boxes are the swept boxes its candidates were found with: only pairs of more need the test)
         candidate_counts = np.bincount(still.owner[i], minlength=len(pairs))
         pair, candidate, k, _starts = pairings(candidate_counts, counts)
         candidate += (np.cumsum(candidate_counts) - candidate_counts)[pair]
         k += (np.cumsum(counts) - counts)[pair]
         i, j = i[candidate], j[candidate]
-        margin = tolerance[k][:, None]
-        lows, highs = moving.lows[j] + shifts[k], moving.highs[j] + shifts[k]
-        near = ((still.lows[i] - margin <= highs + margin) & (lows - margin <= still.highs[i] + margin)).all(axis=1)
-        i, j, k = i[near], j[near], k[near]
-        corners = moving.corners[j] + shifts[k][:, None]
-        moved = (corners, cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]), moving.ids[j])
-        still_normals = np.concatenate([mesh.area_normals for mesh in still.meshes]) if pairs else np.zeros((0, 3))
-        kept = (still.corners[i], still_normals[i], still.ids[i])
+        several = np.flatnonzero(counts[pair] > 1)
+        if len(several):
+            rows_i, rows_j, rows_k = i[several], j[several], k[several]
+            margin = tolerance[rows_k][:, None]
+            shift = np.take(shifts, rows_k, axis=0)
+            lows, highs = np.take(moving.lows, rows_j, axis=0) + shift, np.take(moving.highs, rows_j, axis=0) + shift
+            near = ((np.take(still.lows, rows_i, axis=0) - margin <= highs + margin)
+                    & (lows - margin <= np.take(still.highs, rows_i, axis=0) + margin)).all(axis=1)
+            keep = np.ones(len(i), dtype=bool)
+            keep[several[~near]] = False
+            i, j, k = i[keep], j[keep], k[keep]
+        # the rows of pairs whose A moves first, then the others: each column is two runs of gathered rows
         first_moves = move_a[still.owner[i]]
-        columns = [np.where(first_moves.reshape(-1, *[1] * (first.ndim - 1)), first, second)
-                   for first, second in zip(moved + kept, kept + moved)]
+        order = np.concatenate([np.flatnonzero(first_moves), np.flatnonzero(~first_moves)])
+        i, j, k, split = i[order], j[order], k[order], int(np.count_nonzero(first_moves))
+        corners_a = _two_runs(moving.corners, j[:split], still.corners, i[split:])
+        corners_b = _two_runs(still.corners, i[:split], moving.corners, j[split:])
+        corners_a[:split] += np.take(shifts, k[:split], axis=0)[:, None]
+        corners_b[split:] += np.take(shifts, k[split:], axis=0)[:, None]
+        still_normals = np.concatenate([mesh.area_normals for mesh in still.meshes]) if pairs else np.zeros((0, 3))
+        normals_a, normals_b = np.empty((len(i), 3)), np.empty((len(i), 3))
+        normals_a[:split] = _area_normals(corners_a[:split])
+        _take_rows(still_normals, i[split:], normals_a[split:])
+        _take_rows(still_normals, i[:split], normals_b[:split])
+        normals_b[split:] = _area_normals(corners_b[split:])
+        ids_a = _two_runs(moving.ids, j[:split], still.ids, i[split:])
+        ids_b = _two_runs(still.ids, i[:split], moving.ids, j[split:])
+        columns = (corners_a, normals_a, ids_a, corners_b, normals_b, ids_b)
         return cls(*columns, k, tolerance, sizes), alone
+
+
+def _two_runs(first: np.ndarray, first_rows: np.ndarray, second: np.ndarray, second_rows: np.ndarray) -> np.ndarray:
+    """Rows ``first_rows`` of ``first`` then rows ``second_rows`` of ``second``, as one array."""
+    out = np.empty((len(first_rows) + len(second_rows),) + first.shape[1:], dtype=first.dtype)
+    _take_rows(first, first_rows, out[:len(first_rows)])
+    _take_rows(second, second_rows, out[len(first_rows):])
+    return out
+
+
+def _rows(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``values[rows]``, gathered by ``np.take``: several times faster than indexing on (n, 3) and (n, 3, 3) arrays."""
+    return np.take(values, rows, axis=0)
+
+
+def _take_rows(values: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
+    """``out[:] = values[rows]`` (rows in range), gathered in place: several times faster than indexing on (n, 3) and
+    (n, 3, 3) arrays, the same values."""
+    np.take(values, rows, axis=0, out=out, mode="clip")
+
+
+def _area_normals(corners: np.ndarray) -> np.ndarray:
+    """Area normals of triangles ``corners`` (K, 3, 3), as ``TriangleMesh.area_normals`` computes them."""
+    return cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
 
 
 def _shared_offsets(pairs: _OffsetPairs, count: int) -> np.ndarray:
@@ -186,19 +228,20 @@ def _shared_offsets(pairs: _OffsetPairs, count: int) -> np.ndarray:
     flat_a = largest3(np.abs(a_heights)) <= tolerance
     rows = np.flatnonzero(straddles_a | flat_a)
     corners_a, normals_a, corners_b, normals_b, a_heights, k, tolerance = (
-        values[rows] for values in (pairs.corners_a, pairs.normals_a, pairs.corners_b, pairs.normals_b, a_heights, k,
-                                    tolerance))
+        _rows(values, rows) for values in (pairs.corners_a, pairs.normals_a, pairs.corners_b, pairs.normals_b,
+                                           a_heights, k, tolerance))
     b_heights = plane_heights(corners_b, corners_a, normals_a)
     shared = np.zeros(count, dtype=bool)
     crossing = np.flatnonzero(straddles_a[rows] & (largest3(b_heights) > tolerance)
                               & (smallest3(b_heights) < -tolerance))
-    apart = apart_on_common_line(corners_a[crossing], normals_a[crossing], a_heights[crossing], corners_b[crossing],
-                                 normals_b[crossing], b_heights[crossing], tolerance[crossing],
+    apart = apart_on_common_line(*(_rows(values, crossing) for values in (corners_a, normals_a, a_heights, corners_b,
+                                                                          normals_b, b_heights, tolerance)),
                                  pairs.sizes[k[crossing]])
     crossing = crossing[~apart]
     if len(crossing):
-        found = pair_crossings(corners_a[crossing], pairs.ids_a[rows[crossing]], normals_a[crossing],
-                               corners_b[crossing], pairs.ids_b[rows[crossing]], normals_b[crossing])
+        ids_a, ids_b = _rows(pairs.ids_a, rows[crossing]), _rows(pairs.ids_b, rows[crossing])
+        found = pair_crossings(_rows(corners_a, crossing), ids_a, _rows(normals_a, crossing),
+                               _rows(corners_b, crossing), ids_b, _rows(normals_b, crossing))
         shared[k[crossing[proper_mask(found, *found.segments(), tolerance[crossing])]]] = True
     flat = np.flatnonzero(flat_a[rows] & (largest3(np.abs(b_heights)) <= tolerance) & ~shared[k])
     if len(flat):
@@ -224,7 +267,8 @@ def _swept_candidates(still: StackedMeshes, moving: StackedMeshes, shifts: np.nd
         reach[has] = np.maximum.reduceat(tolerance, starts)
         shift_low[has] = np.minimum.reduceat(shifts, starts, axis=0)
         shift_high[has] = np.maximum.reduceat(shifts, starts, axis=0)
-    swept_lows, swept_highs = moving.lows + shift_low[moving.owner], moving.highs + shift_high[moving.owner]
+    swept_lows = moving.lows + np.take(shift_low, moving.owner, axis=0)
+    swept_highs = moving.highs + np.take(shift_high, moving.owner, axis=0)
     swept_low, swept_high = _boxes_of(moving, swept_lows, swept_highs)
     still_low, still_high = still.triangle_box
     near_still = _meeting(still.lows, still.highs, swept_low[still.owner], swept_high[still.owner],
@@ -236,12 +280,19 @@ def _swept_candidates(still: StackedMeshes, moving: StackedMeshes, shifts: np.nd
     moving_counts = np.bincount(moving.owner[near_moving], minlength=count)
     flat = still_counts * moving_counts <= FLAT_PAIRS
     pair, i, j, _starts = pairings(np.where(flat, still_counts, 0), np.where(flat, moving_counts, 0))
-    i, j = near_still[(np.cumsum(still_counts) - still_counts)[pair] + i], \
-        near_moving[(np.cumsum(moving_counts) - moving_counts)[pair] + j]
-    widened = reach[pair][:, None]
-    keep = ((still.lows[i] - widened <= swept_highs[j] + widened)
-            & (swept_lows[j] - widened <= still.highs[i] + widened)).all(axis=1)
-    found_i, found_j = [i[keep]], [j[keep]]
+    i += (np.cumsum(still_counts) - still_counts)[pair]  # (places among the near rows)
+    j += (np.cumsum(moving_counts) - moving_counts)[pair]
+    # each near row's box widened by its pair's reach once, then compared pair by pair
+    still_widened, moving_widened = reach[still.owner[near_still]][:, None], reach[moving.owner[near_moving]][:, None]
+    still_lows, still_highs = (np.take(values, near_still, axis=0) for values in (still.lows, still.highs))
+    moving_lows, moving_highs = (np.take(values, near_moving, axis=0) for values in (swept_lows, swept_highs))
+    still_lows -= still_widened
+    still_highs += still_widened
+    moving_lows -= moving_widened
+    moving_highs += moving_widened
+    keep = ((np.take(still_lows, i, axis=0) <= np.take(moving_highs, j, axis=0))
+            & (np.take(moving_lows, j, axis=0) <= np.take(still_highs, i, axis=0))).all(axis=1)
+    found_i, found_j = [near_still[i[keep]]], [near_moving[j[keep]]]
     for k in np.flatnonzero(~flat).tolist():
         rows_still = slice(still.triangle_starts[k], still.triangle_starts[k + 1])
         rows_moving = slice(moving.triangle_starts[k], moving.triangle_starts[k + 1])

@@ -118,6 +118,58 @@ def test_exact_placements_overlap_as_built():
         assert shares_interior_after(a, b, np.zeros((1, 3))).tolist() == [overlapping]
 
 
+@pytest.mark.parametrize("path", ["flat", "sweep"])
+def test_offset_rows_are_each_offsets_candidate_pairs_with_the_moved_meshes_numbers(path, monkeypatch):
+    """The batch's rows (``_OffsetPairs.of_requests``) are, offset by offset, exactly the triangle pairs whose boxes
+    (the moved mesh's own) meet once both are widened by the tolerance, each row holding the moved mesh's corners and
+    area normals, A's first: faces apart by fractions of the tolerance too, either object the moved one, one and
+    several offsets a pair; candidates screened all at once or by a sort and sweep."""
+    rng = np.random.default_rng(7)
+    mixed = seeded_pairs(6, count=2)  # (an L-bracket with a channel, a channel with a plate)
+    pairs = seeded_pairs(5, count=3) + exact_placements() + mixed + [(b, a) for a, b in mixed]
+    requests, just_apart, gaps = [], [], []
+    for a, b in pairs:
+        tolerance = 1e-9 * max(a.mesh.size, b.mesh.size)
+        moves = offsets_for(a, b, rng)
+        # the touching offsets (B's low faces onto A's high faces, its high faces onto A's low ones), moved on apart
+        apart = np.concatenate([moves[-6:-3] + step * tolerance * np.eye(3) for step in (0.5, 1.5, 1.9, 2.5)]
+                               + [moves[-3:] - step * tolerance * np.eye(3) for step in (0.5, 1.5, 1.9, 2.5)])
+        just_apart.extend(np.concatenate([apart[3:9], apart[15:21]]).tolist())  # (found only by widened boxes)
+        requests.append((a, b, np.vstack([moves, apart])))
+        requests.extend((a, b, offset[None]) for offset in apart)
+    pairs, offsets = [(a, b) for a, b, _moves in requests], [moves for _a, _b, moves in requests]
+    assert {len(a.mesh.triangles) < len(b.mesh.triangles) for a, b in pairs} == {False, True}
+    if path == "sweep":
+        monkeypatch.setattr(containment_module, "FLAT_PAIRS", 0)
+    rows, alone = containment_module._OffsetPairs.of_requests(pairs, offsets)
+    assert not alone.any()
+    starts = np.cumsum([0] + [len(moves) for moves in offsets])
+    for index, ((a, b), moves) in enumerate(zip(pairs, offsets)):
+        vertex_starts = set()
+        for k, offset in enumerate(moves):
+            moved_a = len(a.mesh.triangles) < len(b.mesh.triangles)
+            mesh_a, mesh_b = (a.translated(-offset).mesh, b.mesh) if moved_a else (a.mesh, b.translated(offset).mesh)
+            tolerance = 1e-9 * max(mesh_a.size, mesh_b.size)
+            meet = ((mesh_a.lows[:, None] - tolerance <= mesh_b.highs[None] + tolerance)
+                    & (mesh_b.lows[None] - tolerance <= mesh_a.highs[:, None] + tolerance)).all(axis=2)
+            expected = {(first.tobytes(), second.tobytes()): (i, j) for i, j in np.argwhere(meet)
+                        for first, second in [(mesh_a.corners[i], mesh_b.corners[j])]}
+            mine = np.flatnonzero(rows.offset == starts[index] + k)
+            assert rows.tolerance[starts[index] + k] == tolerance
+            found = {(rows.corners_a[r].tobytes(), rows.corners_b[r].tobytes()): r for r in mine.tolist()}
+            assert len(found) == len(mine) and found.keys() == expected.keys()
+            gaps.append(len(mine) if offset.tolist() in just_apart else 0)
+            for key, r in found.items():
+                i, j = expected[key]
+                assert rows.normals_a[r].tobytes() == mesh_a.area_normals[i].tobytes()
+                assert rows.normals_b[r].tobytes() == mesh_b.area_normals[j].tobytes()
+                vertex_starts.add((tuple(rows.ids_a[r] - mesh_a.triangles[i]),
+                                   tuple(rows.ids_b[r] - mesh_b.triangles[j])))
+        assert len({(first[0], second[0]) for first, second in vertex_starts}) <= 1  # each side's own vertex ids
+        assert all(len(set(first)) == len(set(second)) == 1 for first, second in vertex_starts)
+    assert sum(gaps) > 0
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_batched_search_finds_the_per_offset_search_push_out(seed):
     """Several bisection steps a batch give the same depth and normal as asking offset after offset."""

@@ -72,16 +72,19 @@ def stacked_crossing_windings(meshes: list[TriangleMesh] | StackedMeshes, points
     slacks = BOX_SLACK * np.maximum(np.maximum(np.abs(lows).max(axis=1), np.abs(highs).max(axis=1)),
                                     (highs - lows).max(axis=1))
     lengths = _ray_length(lows, highs)
-    mesh_of = owners[near]
+    mesh_of, points = owners[near], np.take(points, near, axis=0)
     groups = RowGroups(stack)  # rays tested against boxes of a few dozen triangles first
     point, group = groups.pairs(mesh_of)
-    meets = _ray_meets(points[near][point], groups.lows[group], groups.highs[group], slacks[mesh_of[point]][:, None])
+    meets = _ray_meets(np.take(points, point, axis=0), np.take(groups.lows, group, axis=0),
+                       np.take(groups.highs, group, axis=0), slacks[mesh_of[point]][:, None])
     point, rows = groups.rows(point[meets], group[meets])
-    meets = _ray_meets(points[near][point], stack.lows[rows], stack.highs[rows], slacks[mesh_of[point]][:, None])
+    meets = _ray_meets(np.take(points, point, axis=0), np.take(stack.lows, rows, axis=0),
+                       np.take(stack.highs, rows, axis=0), slacks[mesh_of[point]][:, None])
     point, rows = point[meets], rows[meets]
-    start = points[near][point]
+    start = np.take(points, point, axis=0)
     far = start + lengths[mesh_of[point]][:, None] * RAY
-    windings[near] = _signed_crossings(start, far, stack.corners[rows], stack.ids[rows], point, len(near), True)
+    windings[near] = _signed_crossings(start, far, np.take(stack.corners, rows, axis=0),
+                                       np.take(stack.ids, rows, axis=0), point, len(near), True)
     return windings
 
 
@@ -94,17 +97,20 @@ def _signed_crossings(start: np.ndarray, far: np.ndarray, corners: np.ndarray, i
                       count: int, points_move: bool) -> np.ndarray:
     """(count,) sum of the signed crossings of the segments ``start``-``far`` (K, 3) with the triangles ``corners``
     (K, 3, 3; vertex ``ids`` (K, 3)) in the perturbed model, per owner (K,)."""
-    edge_low, edge_high, flip = canonical_edges(corners, ids)
     side_start = plane_sides(start, corners, points_move)
     side_far = plane_sides(far, corners, points_move)
+    cut = np.flatnonzero(side_start * side_far < 0)  # only a plane the segment crosses can be pierced
+    start, far, corners, ids, side_far = (np.take(values, cut, axis=0) for values in (start, far, corners, ids,
+                                                                                      side_far))
+    edge_low, edge_high, flip = canonical_edges(corners, ids)
     ray_start, ray_far = start[:, None, :], far[:, None, :]
     if points_move:
         orient = edge_orientations(edge_low, edge_high, ray_start, ray_far)
     else:
         orient = edge_orientations(ray_start, ray_far, edge_low, edge_high)
-    pierced = (side_start * side_far < 0) & all_same(orient * flip)
+    pierced = all_same(orient * flip)
     # leaving through the front (the far end in front of the plane) counts +1, entering -1
-    return np.bincount(owners[pierced], weights=side_far[pierced], minlength=count).astype(np.int64)
+    return np.bincount(owners[cut[pierced]], weights=side_far[pierced], minlength=count).astype(np.int64)
 
 
 def _ray_meets(origins: np.ndarray, lows: np.ndarray, highs: np.ndarray, slack) -> np.ndarray:

@@ -370,9 +370,10 @@ def vertices_poke_in(requests: list[tuple[Solid, Solid, np.ndarray]]) -> list[np
         return answers
     test, offset, points = _moved_vertices_in_boxes(inners, outers, moves)
     solids, outer_of = _distinct(outers)
-    keep = np.flatnonzero(~beyond_slabs(StackedMeshes([solid.mesh for solid in solids]), points, outer_of[test]))
-    test, offset, points = test[keep], offset[keep], points[keep]
-    deep = _deeper_than(points, outer_of[test], solids, np.asarray(tolerances)[test])
+    stack = StackedMeshes([solid.mesh for solid in solids])
+    keep = np.flatnonzero(~beyond_slabs(stack, points, outer_of[test]))
+    test, offset, points = test[keep], offset[keep], np.take(points, keep, axis=0)
+    deep = _deeper_than(points, outer_of[test], solids, np.asarray(tolerances)[test], stack)
     for t, k in zip(test[deep].tolist(), offset[deep].tolist()):
         answers[asked[t]][k] = True
     return answers
@@ -426,8 +427,7 @@ def _stacked_moved_vertices(tests: list[int], inners: list[TriangleMesh], outers
     shifts = np.concatenate([moves[t] for t in tests])
     low, high = (np.array(corner) for corner in zip(*[outers[t].bounds for t in tests]))
     shift_low, shift_high = np.minimum.reduceat(shifts, starts, axis=0), np.maximum.reduceat(shifts, starts, axis=0)
-    used = np.zeros(len(stack.vertices), dtype=bool)
-    used[stack.ids.ravel()] = True  # corners of triangles, which some shift brings into the box
+    used = np.concatenate([mesh.used for mesh in stack.meshes])  # (corners of triangles)
     owner = stack.vertex_owner
     near = np.flatnonzero(used & ((stack.vertices >= (low - shift_high)[owner])
                                   & (stack.vertices <= (high - shift_low)[owner])).all(axis=1))
@@ -440,14 +440,15 @@ def _stacked_moved_vertices(tests: list[int], inners: list[TriangleMesh], outers
     return np.asarray(tests, dtype=np.int64)[segment[inside]], shift[inside] - starts[segment[inside]], points[inside]
 
 
-def _deeper_than(points: np.ndarray, outer_of: np.ndarray, solids: list[Solid], tolerances: np.ndarray
-                 ) -> np.ndarray:
-    """Which ``points`` lie inside their outer object (``solids[outer_of[p]]``) deeper than their ``tolerances[p]``:
-    winding numbers, then the distance to the surface of the points inside; small objects' points in one pass
-    (``STACKED_TRIANGLES``), large ones' down their trees."""
+def _deeper_than(points: np.ndarray, outer_of: np.ndarray, solids: list[Solid], tolerances: np.ndarray,
+                 stack: StackedMeshes) -> np.ndarray:
+    """Which ``points`` lie inside their outer object (``solids[outer_of[p]]``, ``stack`` their meshes) deeper than
+    their ``tolerances[p]``: winding numbers, then the distance to the surface of the points inside; small objects'
+    points in one pass (``STACKED_TRIANGLES``), large ones' down their trees."""
     small = np.array([len(solid.mesh.triangles) <= STACKED_TRIANGLES for solid in solids])
     stack_index = np.cumsum(small) - 1  # each small solid's place among the small ones
-    small_meshes = StackedMeshes([solid.mesh for solid, is_small in zip(solids, small) if is_small])
+    small_meshes = stack if small.all() else StackedMeshes([solid.mesh for solid, is_small in zip(solids, small)
+                                                            if is_small])
     windings = np.zeros(len(points), dtype=np.int64)
     stacked = np.flatnonzero(small[outer_of])
     if len(stacked):

@@ -144,6 +144,7 @@ def test_offset_rows_are_each_offsets_candidate_pairs_with_the_moved_meshes_numb
     rows, alone = containment_module._OffsetPairs.of_requests(pairs, offsets)
     assert not alone.any()
     starts = np.cumsum([0] + [len(moves) for moves in offsets])
+    ids_a, ids_b = rows.ids(np.arange(len(rows.offset)))
     for index, ((a, b), moves) in enumerate(zip(pairs, offsets)):
         vertex_starts = set()
         for k, offset in enumerate(moves):
@@ -163,8 +164,7 @@ def test_offset_rows_are_each_offsets_candidate_pairs_with_the_moved_meshes_numb
                 i, j = expected[key]
                 assert rows.normals_a[r].tobytes() == mesh_a.area_normals[i].tobytes()
                 assert rows.normals_b[r].tobytes() == mesh_b.area_normals[j].tobytes()
-                vertex_starts.add((tuple(rows.ids_a[r] - mesh_a.triangles[i]),
-                                   tuple(rows.ids_b[r] - mesh_b.triangles[j])))
+                vertex_starts.add((tuple(ids_a[r] - mesh_a.triangles[i]), tuple(ids_b[r] - mesh_b.triangles[j])))
         assert len({(first[0], second[0]) for first, second in vertex_starts}) <= 1  # each side's own vertex ids
         assert all(len(set(first)) == len(set(second)) == 1 for first, second in vertex_starts)
     assert sum(gaps) > 0

@@ -119,19 +119,32 @@ def shares_interior_after_many(requests: list[tuple[Solid, Solid, np.ndarray]]) 
 
 
 class _OffsetPairs(NamedTuple):
-    """The triangle pairs of batches of offsets of B, as ``shares_interior_after`` tests them: corners, area normals
-    and vertex ids of A's and of B's moved triangles, the offset each row belongs to (``offset``, numbered on over
-    the batches), and per offset the tolerance and the size it is relative to."""
+    """The triangle pairs of batches of offsets of B, as ``shares_interior_after`` tests them: corners and area normals
+    of A's and of B's moved triangles, the offset each row belongs to (``offset``, numbered on over the batches), per
+    offset the tolerance and the size it is relative to, and what the rows' vertex ids are read from (``ids``): the
+    rows of ``still`` and ``moving`` each row pairs, the rows before ``split`` those whose A moves."""
 
     corners_a: np.ndarray
     normals_a: np.ndarray
-    ids_a: np.ndarray
     corners_b: np.ndarray
     normals_b: np.ndarray
-    ids_b: np.ndarray
     offset: np.ndarray
     tolerance: np.ndarray
     sizes: np.ndarray
+    still: StackedMeshes
+    moving: StackedMeshes
+    still_rows: np.ndarray
+    moving_rows: np.ndarray
+    split: int
+
+    def ids(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Vertex ids (K, 3) of A's and of B's triangles of the (increasing) ``rows``: only the few rows the exact
+        crossing test reads them for are gathered."""
+        cut = int(np.searchsorted(rows, self.split))
+        first, second = rows[:cut], rows[cut:]
+        ids_a = _two_runs(self.moving.ids, self.moving_rows[first], self.still.ids, self.still_rows[second])
+        ids_b = _two_runs(self.still.ids, self.still_rows[first], self.moving.ids, self.moving_rows[second])
+        return ids_a, ids_b
 
     @classmethod
     def of_requests(cls, pairs: list[tuple[Solid, Solid]], offsets: list[np.ndarray]
@@ -185,10 +198,7 @@ class _OffsetPairs(NamedTuple):
         _take_rows(still_normals, i[split:], normals_a[split:])
         _take_rows(still_normals, i[:split], normals_b[:split])
         normals_b[split:] = _area_normals(corners_b[split:])
-        ids_a = _two_runs(moving.ids, j[:split], still.ids, i[split:])
-        ids_b = _two_runs(still.ids, i[:split], moving.ids, j[split:])
-        columns = (corners_a, normals_a, ids_a, corners_b, normals_b, ids_b)
-        return cls(*columns, k, tolerance, sizes), alone
+        return cls(corners_a, normals_a, corners_b, normals_b, k, tolerance, sizes, still, moving, i, j, split), alone
 
 
 def _two_runs(first: np.ndarray, first_rows: np.ndarray, second: np.ndarray, second_rows: np.ndarray) -> np.ndarray:
@@ -239,7 +249,7 @@ def _shared_offsets(pairs: _OffsetPairs, count: int) -> np.ndarray:
                                  pairs.sizes[k[crossing]])
     crossing = crossing[~apart]
     if len(crossing):
-        ids_a, ids_b = _rows(pairs.ids_a, rows[crossing]), _rows(pairs.ids_b, rows[crossing])
+        ids_a, ids_b = pairs.ids(rows[crossing])
         found = pair_crossings(_rows(corners_a, crossing), ids_a, _rows(normals_a, crossing),
                                _rows(corners_b, crossing), ids_b, _rows(normals_b, crossing))
         shared[k[crossing[proper_mask(found, *found.segments(), tolerance[crossing])]]] = True

@@ -17,8 +17,8 @@ from ..validation import as_length
 from .bvh import TriangleBVH, leaf_pair_triangles, near_leaf_pairs
 from .stacked import StackedMeshes, stacked_candidates, stacked_together
 from .topology import EdgeTable, edge_table, label_components
-from .triangle_intersection import (PairCrossings, coplanar_mask, coplanar_overlap_areas, may_meet, pair_crossings,
-                                    proper_mask)
+from .triangle_intersection import (PairCrossings, TrianglePlanes, coplanar_mask, coplanar_overlap_areas, meeting_rows,
+                                    pair_crossings, proper_mask)
 from .trimesh import TriangleMesh
 
 #: Default tolerance, relative to the larger mesh's size.
@@ -62,16 +62,18 @@ class MeshPairs:
     def of_pairs(cls, mesh_a: TriangleMesh, mesh_b: TriangleMesh, pairs: np.ndarray, tolerance: float | np.ndarray,
                  size: float | np.ndarray, meeting_only: bool = False) -> "MeshPairs":
         """The crossings of the given candidate ``pairs``; with ``meeting_only``, of those that may cross or lie in one
-        plane (``may_meet``) only: the others add no piercing, segment or patch."""
-        t, s = pairs[:, 0], pairs[:, 1]
-        corners_a, normals_a = mesh_a.corners[t], mesh_a.area_normals_of(t)
-        corners_b, normals_b = mesh_b.corners[s], mesh_b.area_normals_of(s)
+        plane (``meeting_rows``, every triangle's plane taken once) only: the others add no piercing, segment or
+        patch."""
+        known = None
         if meeting_only:
-            keep = np.flatnonzero(may_meet(corners_a, normals_a, corners_b, normals_b, tolerance, size))
-            pairs, t, s, corners_a, normals_a, corners_b, normals_b = (
-                values[keep] for values in (pairs, t, s, corners_a, normals_a, corners_b, normals_b))
+            keep, known = meeting_rows(TrianglePlanes.of(mesh_a.corners, mesh_a.area_normals), pairs[:, 0],
+                                       TrianglePlanes.of(mesh_b.corners, mesh_b.area_normals), pairs[:, 1], tolerance,
+                                       size)
+            pairs = pairs[keep]
             tolerance, size = (value[keep] if isinstance(value, np.ndarray) else value for value in (tolerance, size))
-        crossings = pair_crossings(corners_a, mesh_a.triangles[t], normals_a, corners_b, mesh_b.triangles[s], normals_b)
+        t, s = pairs[:, 0], pairs[:, 1]
+        crossings = pair_crossings(mesh_a.corners[t], mesh_a.triangles[t], mesh_a.area_normals_of(t),
+                                   mesh_b.corners[s], mesh_b.triangles[s], mesh_b.area_normals_of(s), known)
         return cls(mesh_a, mesh_b, pairs, crossings, tolerance, size)
 
     @cached_property

@@ -6,6 +6,7 @@ See docs/architecture.md, section "Mesh: triangle intersection by symbolic pertu
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -283,10 +284,18 @@ def _edge_crossings(low: np.ndarray, high: np.ndarray, corners: np.ndarray):
 
 
 def pair_crossings(corners_a: np.ndarray, ids_a: np.ndarray, normals_a: np.ndarray,
-                   corners_b: np.ndarray, ids_b: np.ndarray, normals_b: np.ndarray) -> PairCrossings:
-    """Edge-piercings of K triangle pairs; ``ids_*`` (K, 3) are vertex ids fixing the canonical order."""
-    side_a = plane_sides(corners_a, corners_b[:, None], points_move=False)
-    side_b = plane_sides(corners_b, corners_a[:, None], points_move=True)
+                   corners_b: np.ndarray, ids_b: np.ndarray, normals_b: np.ndarray,
+                   known: PlaneSides | None = None) -> PairCrossings:
+    """Edge-piercings of K triangle pairs; ``ids_*`` (K, 3) are vertex ids fixing the canonical order. ``known``: the
+    pairs' heights and the sides already sure (``meeting_rows``), taken instead of found again."""
+    if known is None:
+        side_a = plane_sides(corners_a, corners_b[:, None], points_move=False)
+        side_b = plane_sides(corners_b, corners_a[:, None], points_move=True)
+        heights = pair_heights(corners_a, normals_a, corners_b, normals_b)
+    else:
+        side_a = _all_sides(known.a_sides, corners_a, corners_b, points_move=False)
+        side_b = _all_sides(known.b_sides, corners_b, corners_a, points_move=True)
+        heights = known.a_heights, known.b_heights
     low_a, high_a, flip_a = canonical_edges(corners_a, ids_a)
     low_b, high_b, flip_b = canonical_edges(corners_b, ids_b)
     a_crosses = side_a * side_a[:, NEXT_CORNER] < 0
@@ -300,7 +309,18 @@ def pair_crossings(corners_a: np.ndarray, ids_a: np.ndarray, normals_a: np.ndarr
     a_params, a_points = _piercings(a_crosses, low_a, high_a, corners_b)
     b_params, b_points = _piercings(b_crosses, low_b, high_b, corners_a)
     return PairCrossings(a_crosses, a_params, a_points, side_a < 0, b_crosses, b_params, b_points, side_b > 0,
-                         *pair_heights(corners_a, normals_a, corners_b, normals_b))
+                         *heights)
+
+
+def _all_sides(sides: np.ndarray, points: np.ndarray, corners: np.ndarray, points_move: bool) -> np.ndarray:
+    """(K, 3) ``plane_sides`` of the ``points`` (K, 3, 3) against the planes of ``corners`` (K, 3, 3): ``sides`` where
+    it is not 0 (sure already), found for the others (each sign is its own row's: the same in any batch)."""
+    rows, corner = np.nonzero(sides == 0)
+    if not len(rows):
+        return sides
+    sides = sides.copy()
+    sides[rows, corner] = plane_sides(points[rows, corner], corners[rows], points_move)
+    return sides
 
 
 def _piercings(crosses: np.ndarray, low: np.ndarray, high: np.ndarray, corners: np.ndarray
@@ -327,56 +347,107 @@ def plane_heights(points: np.ndarray, corners: np.ndarray, normals: np.ndarray) 
     return plane_values(points, corners[:, None, 0], normals[:, None]) / scale
 
 
-#: ``may_meet`` takes a corner's side of a plane as certain beyond this share of its determinant's permanent: far
+#: ``meeting_rows`` takes a corner's side of a plane as certain beyond this share of its determinant's permanent: far
 #: beyond the rounding of the plane value (a few 1e-16 of it; ``orientation_signs`` trusts 4e-15).
 _SURE_SIDE = 1e-12
 
 
-def may_meet(corners_a: np.ndarray, normals_a: np.ndarray, corners_b: np.ndarray, normals_b: np.ndarray,
-             tolerance: float | np.ndarray, size: float | np.ndarray) -> np.ndarray:
-    """(K,) triangle pairs that may cross in the perturbed model or lie in one plane within ``tolerance`` (scalars
-    or per pair; ``size`` as for ``apart_on_common_line``). The others find nothing in ``pair_crossings`` (no
-    piercing, no segment, no coplanar overlap): one triangle's corners lie certainly on one side of the other's
-    plane, or both straddle the other's plane and are clearly apart along the planes' common line. Each test runs
-    only on the pairs the ones before leave (row by row the same arithmetic as on all of them)."""
-    count = len(corners_a)
+@dataclass(frozen=True)
+class TrianglePlanes:
+    """Triangles' corners and planes for ``meeting_rows``, also coordinates first (a coordinate of many rows is one
+    contiguous run, numpy's fast case, and a row's data is one gather): ``corners`` (M, 3, 3) and area ``normals``
+    (M, 3) as given; ``axes`` (3 corners, 3 coordinates, M); ``planes`` (10, M): the first corner, the area normal,
+    |normal| (``plane_heights`` divides by it) and the three weights of the sure bound (per coordinate of a point's
+    offset from the first corner: ``_SURE_SIDE`` x the permanent's factors / |normal|)."""
+
+    corners: np.ndarray
+    normals: np.ndarray
+    axes: np.ndarray
+    planes: np.ndarray
+
+    @classmethod
+    def of(cls, corners: np.ndarray, normals: np.ndarray) -> "TrianglePlanes":
+        axes = np.ascontiguousarray(corners.transpose(1, 2, 0))
+        (x1, y1, z1), (x2, y2, z2) = (axes[corner] - axes[0] for corner in (1, 2))
+        tiny = np.finfo(float).tiny
+        planes = np.empty((10, len(corners)))
+        planes[0:3], planes[3:6] = axes[0], normals.T
+        planes[6] = np.maximum(np.linalg.norm(normals, axis=1), tiny)
+        scale = np.maximum(np.sqrt(dot(normals, normals)), tiny)
+        for row, (u1, v2, w1, t2) in enumerate(((y1, z2, z1, y2), (z1, x2, x1, z2), (x1, y2, y1, x2)), start=7):
+            planes[row] = _SURE_SIDE * (np.abs(u1 * v2) + np.abs(w1 * t2)) / scale
+        return cls(corners, normals, axes, planes)
+
+
+class PlaneSides(NamedTuple):
+    """What ``meeting_rows`` learnt of the rows it keeps, for ``pair_crossings``: ``a_heights`` and ``b_heights``
+    (K, 3) as ``pair_heights`` gives them, and ``a_sides``, ``b_sides`` (K, 3, int8) each corner's side of the other
+    triangle's plane where the height makes it certain (the exact sign, as ``plane_sides`` finds it), else 0."""
+
+    a_heights: np.ndarray
+    b_heights: np.ndarray
+    a_sides: np.ndarray
+    b_sides: np.ndarray
+
+
+def meeting_rows(a: TrianglePlanes, t: np.ndarray, b: TrianglePlanes, s: np.ndarray, tolerance: float | np.ndarray,
+                 size: float | np.ndarray) -> tuple[np.ndarray, PlaneSides]:
+    """Of K triangle pairs (``a``'s triangles ``t``, ``b``'s ``s``), those that may cross in the perturbed model or
+    lie in one plane within ``tolerance`` (scalars or per pair; ``size`` as for ``apart_on_common_line``): (their
+    indices, their ``PlaneSides``). The others find nothing in ``pair_crossings`` (no piercing, no segment, no coplanar
+    overlap): one triangle's corners lie certainly on one side of the other's plane (each height beyond ``_SURE_SIDE``
+    x its determinant's permanent / |normal|, far beyond its rounding, so it has the exact sign), or both straddle the
+    other's plane and are clearly apart along the planes' common line. Each test runs only on the pairs the ones
+    before leave: A's corners against B's plane first, B's only where A's straddle or lie in it."""
+    count = len(t)
     tolerance, size = (np.broadcast_to(np.asarray(value, dtype=np.float64), (count,)) for value in (tolerance, size))
-    a_heights = plane_heights(corners_a, corners_b, normals_b)
-    flat_a = largest3(np.abs(a_heights)) <= tolerance
-    one_a = _one_side(corners_a, a_heights, corners_b, normals_b)
+    a_heights, a_sure = _heights(a.axes[:, :, t], b.planes[:, s])
+    flat_a = _largest_size(a_heights) <= tolerance
+    one_a = _one_sided(a_heights, a_sure)
     rows = np.flatnonzero(flat_a | ~one_a)  # the others: A certainly on one side of B's plane, not in it
-    corners_a, normals_a, a_heights, corners_b, normals_b, tolerance, size = (
-        values[rows] for values in (corners_a, normals_a, a_heights, corners_b, normals_b, tolerance, size))
-    b_heights = plane_heights(corners_b, corners_a, normals_a)
-    coplanar = flat_a[rows] & (largest3(np.abs(b_heights)) <= tolerance)
-    near = ~one_a[rows] & ~_one_side(corners_b, b_heights, corners_a, normals_a)
-    straddle = np.flatnonzero(near & straddling(a_heights, b_heights, tolerance))
-    near[straddle[apart_on_common_line(corners_a[straddle], normals_a[straddle], a_heights[straddle],
-                                       corners_b[straddle], normals_b[straddle], b_heights[straddle],
-                                       tolerance[straddle], size[straddle])]] = False
-    meet = np.zeros(count, dtype=bool)
-    meet[rows] = near | coplanar
-    return meet
+    t, s, tolerance, size, a_heights, a_sure = t[rows], s[rows], tolerance[rows], size[rows], a_heights[:, rows], \
+        a_sure[:, rows]
+    b_heights, b_sure = _heights(b.axes[:, :, s], a.planes[:, t])
+    coplanar = flat_a[rows] & (_largest_size(b_heights) <= tolerance)
+    near = ~one_a[rows] & ~_one_sided(b_heights, b_sure)
+    straddle = np.flatnonzero(near & (largest3(a_heights.T) > tolerance) & (smallest3(a_heights.T) < -tolerance)
+                              & (largest3(b_heights.T) > tolerance) & (smallest3(b_heights.T) < -tolerance))
+    ts, ss = t[straddle], s[straddle]
+    near[straddle[apart_on_common_line(a.corners[ts], a.normals[ts], a_heights[:, straddle].T, b.corners[ss],
+                                       b.normals[ss], b_heights[:, straddle].T, tolerance[straddle],
+                                       size[straddle])]] = False
+    meet = np.flatnonzero(near | coplanar)
+    a_heights, a_sure, b_heights, b_sure = (values[:, meet].T for values in (a_heights, a_sure, b_heights, b_sure))
+    return rows[meet], PlaneSides(np.ascontiguousarray(a_heights), np.ascontiguousarray(b_heights),
+                                  _sure_signs(a_heights, a_sure), _sure_signs(b_heights, b_sure))
 
 
-def _one_side(points: np.ndarray, heights: np.ndarray, corners: np.ndarray, normals: np.ndarray) -> np.ndarray:
-    """(K,) whether the three ``points`` (K, 3, 3), at ``heights`` (``pair_heights``) over the planes of ``corners``,
-    lie certainly on one side: each height beyond ``_SURE_SIDE`` x its determinant's permanent / |normal| (asked
-    only where the three heights have one sign)."""
-    count = len(heights)
-    one_sign = np.flatnonzero(((heights[:, 0] > 0.0) & (heights[:, 1] > 0.0) & (heights[:, 2] > 0.0))
-                              | ((heights[:, 0] < 0.0) & (heights[:, 1] < 0.0) & (heights[:, 2] < 0.0)))
-    points, heights, corners, normals = points[one_sign], heights[one_sign], corners[one_sign], normals[one_sign]
-    origin = corners[:, 0]
-    (x1, y1, z1), (x2, y2, z2) = ((corners[:, corner] - origin).T for corner in (1, 2))
-    scale = np.maximum(np.sqrt(dot(normals, normals)), np.finfo(float).tiny)
-    weights = [_SURE_SIDE * (np.abs(u1 * v2) + np.abs(w1 * t2)) / scale
-               for u1, v2, w1, t2 in ((y1, z2, z1, y2), (z1, x2, x1, z2), (x1, y2, y1, x2))]
-    sure = dot(np.abs(points - origin[:, None]), np.stack(weights, axis=1)[:, None])
+def _heights(points: np.ndarray, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(3, K) heights of ``points`` (3 corners, 3 coordinates, K) over the ``planes`` (10, K) of ``TrianglePlanes``
+    (``plane_heights``' numbers, bit for bit), and (3, K) the bounds beyond which their signs are sure."""
+    origin, normal, scale, weights = planes[0:3], planes[3:6], planes[6], planes[7:10]
+    heights, sure = np.empty((2, 3, points.shape[2]))
+    for corner in range(3):
+        d0, d1, d2 = (points[corner, axis] - origin[axis] for axis in range(3))
+        heights[corner] = (normal[0] * d0 + normal[1] * d1 + normal[2] * d2) / scale
+        sure[corner] = np.abs(d0) * weights[0] + np.abs(d1) * weights[1] + np.abs(d2) * weights[2]
+    return heights, sure
+
+
+def _largest_size(heights: np.ndarray) -> np.ndarray:
+    """(K,) the largest |height| of the three rows of ``heights`` (3, K)."""
+    return np.maximum(np.maximum(np.abs(heights[0]), np.abs(heights[1])), np.abs(heights[2]))
+
+
+def _one_sided(heights: np.ndarray, sure: np.ndarray) -> np.ndarray:
+    """(K,) whether the three ``heights`` (3, K) are all surely above or all surely below their plane."""
     above, below = heights > sure, heights < -sure
-    one_side = np.zeros(count, dtype=bool)
-    one_side[one_sign] = (above[:, 0] & above[:, 1] & above[:, 2]) | (below[:, 0] & below[:, 1] & below[:, 2])
-    return one_side
+    return (above[0] & above[1] & above[2]) | (below[0] & below[1] & below[2])
+
+
+def _sure_signs(heights: np.ndarray, sure: np.ndarray) -> np.ndarray:
+    """(K, 3) int8: +1 / -1 where a height is surely above / below its plane, else 0."""
+    return (heights > sure).astype(np.int8) - (heights < -sure).astype(np.int8)
 
 
 def straddling(a_heights: np.ndarray, b_heights: np.ndarray, tolerance: float | np.ndarray) -> np.ndarray:

@@ -16,7 +16,8 @@ import core.mesh.intersection as intersection_module
 from core.mesh.intersection import candidate_pairs, default_tolerance, surface_crossings, surface_intersection
 import core.mesh.stacked as stacked_module
 from core.mesh.stacked import StackedMeshes
-from core.mesh.triangle_intersection import may_meet, pair_crossings
+from core.mesh.triangle_intersection import (PairCrossings, TrianglePlanes, coplanar_heights, meeting_rows,
+                                             pair_crossings)
 from core.mesh.topology import edge_table
 from core.mesh.volume import mesh_volume, overlap_volume, overlap_volumes
 from generators import random_rotation
@@ -155,12 +156,10 @@ def test_pairs_too_large_to_stack_are_measured_alone_with_the_same_answers(monke
             np.testing.assert_array_equal(centroid, alone_centroid)
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_pairs_that_cannot_meet_have_no_crossings_and_are_not_coplanar(seed):
-    """``may_meet`` leaves out only triangle pairs in which the exact test finds no piercing and which do not lie in
-    one plane: random pairs near each other's planes, parallel planes a hair apart, shared corners and edges."""
+def random_near_pairs(seed: int, count: int = 4000) -> tuple[np.ndarray, np.ndarray]:
+    """Random triangle pairs near each other's planes, parallel planes a hair apart, shared corners and edges, nearly
+    coincident triangles: (K, 3, 3) corners of A and of B."""
     rng = np.random.default_rng(seed)
-    count = 4000
     a = rng.uniform(-1, 1, (count, 3, 3))
     b = rng.uniform(-1, 1, (count, 3, 3))
     a[::4, :, 2] = 0.0  # parallel planes: the same, a hair apart, or apart
@@ -168,17 +167,66 @@ def test_pairs_that_cannot_meet_have_no_crossings_and_are_not_coplanar(seed):
     b[1::4, 0] = a[1::4, 0]  # a shared corner
     b[2::4, :2] = a[2::4, :2]  # a shared edge
     b[3::4] = a[3::4] + rng.normal(scale=1e-6, size=(count // 4, 3, 3))  # nearly coincident
+    return a, b
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pairs_that_cannot_meet_have_no_crossings_and_are_not_coplanar(seed):
+    """``meeting_rows`` leaves out only triangle pairs in which the exact test finds no piercing and which do not lie
+    in one plane, and what it hands on (heights, sure sides) gives the pairs it keeps the crossings found without it,
+    field for field."""
+    a, b = random_near_pairs(seed)
+    count = len(a)
     normals_a = np.cross(a[:, 1] - a[:, 0], a[:, 2] - a[:, 0])
     normals_b = np.cross(b[:, 1] - b[:, 0], b[:, 2] - b[:, 0])
     ids = np.broadcast_to(np.arange(3), (count, 3))
     crossings = pair_crossings(a, ids, normals_a, b, ids + 3, normals_b)
     tolerance = 1e-9
-    meet = may_meet(a, normals_a, b, normals_b, tolerance, 2.0)
+    rows = np.arange(count)
+    kept, known = meeting_rows(TrianglePlanes.of(a, normals_a), rows, TrianglePlanes.of(b, normals_b), rows, tolerance,
+                               2.0)
+    meet = np.zeros(count, dtype=bool)
+    meet[kept] = True
     found = crossings.a_crosses.any(axis=1) | crossings.b_crosses.any(axis=1)
     coplanar = (np.abs(crossings.a_heights).max(axis=1) <= tolerance) & (np.abs(crossings.b_heights).max(axis=1)
                                                                         <= tolerance)
     assert not (found & ~meet).any() and not (coplanar & ~meet).any()
     assert (~meet).sum() > 0.1 * count and found.sum() > 0.1 * count and coplanar.sum() > 0.05 * count
+    handed = pair_crossings(a[kept], ids[kept], normals_a[kept], b[kept], ids[kept] + 3, normals_b[kept], known)
+    for field in PairCrossings.__dataclass_fields__:
+        np.testing.assert_array_equal(getattr(handed, field), getattr(crossings, field)[kept], err_msg=field)
+    sure = (known.a_sides != 0).sum() + (known.b_sides != 0).sum()
+    assert 0.5 * known.a_sides.size < sure < 2 * known.a_sides.size  # most sides handed on, not all
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_screened_rows_of_the_roof_cross_as_found_without_the_screen(seed):
+    """On a slice of the roof (flush faces, shared planes), the rows ``meeting_rows`` keeps and what it hands on give
+    the crossings ``pair_crossings`` finds on its own, field for field, and every row it leaves out finds nothing."""
+    pairs = kitbash_pairs(seed)
+    stack_a, stack_b = StackedMeshes([a.mesh for a, _ in pairs]), StackedMeshes([b.mesh for _, b in pairs])
+    tolerances = np.array([default_tolerance(a.mesh, b.mesh, None) for a, b in pairs])
+    sizes = np.array([max(a.mesh.size, b.mesh.size) for a, b in pairs])
+    mesh_a, mesh_b = stack_a.mesh, stack_b.mesh
+    rows = np.argwhere(np.ones((len(mesh_a.triangles), len(mesh_b.triangles)), dtype=bool))
+    rows = rows[stack_a.owner[rows[:, 0]] == stack_b.owner[rows[:, 1]]]  # every triangle pair of every mesh pair
+    owner = stack_a.owner[rows[:, 0]]
+    kept, known = meeting_rows(TrianglePlanes.of(mesh_a.corners, mesh_a.area_normals), rows[:, 0],
+                               TrianglePlanes.of(mesh_b.corners, mesh_b.area_normals), rows[:, 1], tolerances[owner],
+                               sizes[owner])
+    t, s = rows[:, 0], rows[:, 1]
+    alone = pair_crossings(mesh_a.corners[t], mesh_a.triangles[t], mesh_a.area_normals[t], mesh_b.corners[s],
+                           mesh_b.triangles[s], mesh_b.area_normals[s])
+    t, s = t[kept], s[kept]
+    handed = pair_crossings(mesh_a.corners[t], mesh_a.triangles[t], mesh_a.area_normals[t], mesh_b.corners[s],
+                            mesh_b.triangles[s], mesh_b.area_normals[s], known)
+    for field in PairCrossings.__dataclass_fields__:
+        np.testing.assert_array_equal(getattr(handed, field), getattr(alone, field)[kept], err_msg=field)
+    left = np.ones(len(rows), dtype=bool)
+    left[kept] = False
+    assert not (alone.a_crosses[left].any() or alone.b_crosses[left].any())
+    assert not (coplanar_heights(alone.a_heights, alone.b_heights, tolerances[owner]) & left).any()
+    assert left.sum() > 0.5 * len(rows) and alone.segment_mask[kept].sum() > 100
 
 
 def test_stacked_meshes_keep_each_meshs_edges_and_order():

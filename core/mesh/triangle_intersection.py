@@ -253,19 +253,23 @@ def _plane_permanent(points: np.ndarray, corners: np.ndarray) -> np.ndarray:
                 + np.abs(d1[..., [2, 0, 1]] * d2[..., [1, 2, 0]]))
 
 
-def _edge_crossings(low: np.ndarray, high: np.ndarray, corners: np.ndarray):
+def _edge_crossings(low: np.ndarray, high: np.ndarray, corners: np.ndarray,
+                    ends: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None):
     """Parameter (from low to high) and point where each edge meets the plane of the triangle ``corners``.
 
     Float plane values give the parameter to about 1e-15 / sin(angle between edge and plane); edges
     within 1e-3 rad of the plane (nearly coplanar faces) use exact plane values instead, so a sliver
-    between nearly coincident faces gets its true, tiny size.
+    between nearly coincident faces gets its true, tiny size. ``ends``: the ends' plane values and the sum of their
+    permanents where known (the same numbers), else computed here.
     """
-    normals = cross(corners[..., 1, :] - corners[..., 0, :], corners[..., 2, :] - corners[..., 0, :])
-    v_low = plane_values(low, corners[..., 0, :], normals)
-    v_high = plane_values(high, corners[..., 0, :], normals)
+    if ends is None:
+        normals = cross(corners[..., 1, :] - corners[..., 0, :], corners[..., 2, :] - corners[..., 0, :])
+        ends = (plane_values(low, corners[..., 0, :], normals), plane_values(high, corners[..., 0, :], normals),
+                _plane_permanent(low, corners) + _plane_permanent(high, corners))
+    v_low, v_high, permanents = ends
     span = v_low - v_high
     params = v_low / np.where(span == 0, 1.0, span)
-    bound = _SHALLOW * (_plane_permanent(low, corners) + _plane_permanent(high, corners))
+    bound = _SHALLOW * permanents
     shallow = (np.abs(v_low) + np.abs(v_high) <= bound) & (span != 0)
     if shallow.any():
         corners_s = np.broadcast_to(corners, np.broadcast_shapes(corners.shape, low.shape[:-1] + (3, 3)))[shallow]
@@ -287,15 +291,15 @@ def pair_crossings(corners_a: np.ndarray, ids_a: np.ndarray, normals_a: np.ndarr
                    corners_b: np.ndarray, ids_b: np.ndarray, normals_b: np.ndarray,
                    known: PlaneSides | None = None) -> PairCrossings:
     """Edge-piercings of K triangle pairs; ``ids_*`` (K, 3) are vertex ids fixing the canonical order. ``known``: the
-    pairs' heights and the sides already sure (``meeting_rows``), taken instead of found again."""
+    pairs' corners' plane values, heights and the sides already sure (``meeting_rows``), taken instead of found again."""
     if known is None:
         side_a = plane_sides(corners_a, corners_b[:, None], points_move=False)
         side_b = plane_sides(corners_b, corners_a[:, None], points_move=True)
         heights = pair_heights(corners_a, normals_a, corners_b, normals_b)
     else:
-        side_a = _all_sides(known.a_sides, corners_a, corners_b, points_move=False)
-        side_b = _all_sides(known.b_sides, corners_b, corners_a, points_move=True)
-        heights = known.a_heights, known.b_heights
+        side_a = _all_sides(known.a.sides, corners_a, corners_b, points_move=False)
+        side_b = _all_sides(known.b.sides, corners_b, corners_a, points_move=True)
+        heights = known.a.heights, known.b.heights
     low_a, high_a, flip_a = canonical_edges(corners_a, ids_a)
     low_b, high_b, flip_b = canonical_edges(corners_b, ids_b)
     a_crosses = side_a * side_a[:, NEXT_CORNER] < 0
@@ -306,8 +310,8 @@ def pair_crossings(corners_a: np.ndarray, ids_a: np.ndarray, normals_a: np.ndarr
                                       high_b[both, None, :]) * flip_a[both, :, None] * flip_b[both, None, :])
     a_crosses &= all_same(orient)
     b_crosses &= all_same(np.swapaxes(orient, 1, 2))
-    a_params, a_points = _piercings(a_crosses, low_a, high_a, corners_b)
-    b_params, b_points = _piercings(b_crosses, low_b, high_b, corners_a)
+    a_params, a_points = _piercings(a_crosses, low_a, high_a, flip_a, corners_b, None if known is None else known.a)
+    b_params, b_points = _piercings(b_crosses, low_b, high_b, flip_b, corners_a, None if known is None else known.b)
     return PairCrossings(a_crosses, a_params, a_points, side_a < 0, b_crosses, b_params, b_points, side_b > 0,
                          *heights)
 
@@ -323,14 +327,24 @@ def _all_sides(sides: np.ndarray, points: np.ndarray, corners: np.ndarray, point
     return sides
 
 
-def _piercings(crosses: np.ndarray, low: np.ndarray, high: np.ndarray, corners: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """(K, 3) parameters and (K, 3, 3) points where the edges ``low``-``high`` (K, 3, 3) that cross (``crosses``)
-    meet the planes of their pairs' other triangles ``corners`` (K, 3, 3): ``_edge_crossings`` of those edges alone,
-    zeros elsewhere."""
+def _piercings(crosses: np.ndarray, low: np.ndarray, high: np.ndarray, flip: np.ndarray, corners: np.ndarray,
+               known: CornerSides | None) -> tuple[np.ndarray, np.ndarray]:
+    """(K, 3) parameters and (K, 3, 3) points where the edges ``low``-``high`` (K, 3, 3; ``flip`` -1 where low is the
+    edge's second corner) that cross (``crosses``) meet the planes of their pairs' other triangles ``corners``
+    (K, 3, 3): ``_edge_crossings`` of those edges alone (their ends' plane values and permanents taken from
+    ``known`` where given), zeros elsewhere."""
     params, points = np.zeros(crosses.shape), np.zeros(crosses.shape + (3,))
     rows, edges = np.nonzero(crosses)
-    params[rows, edges], points[rows, edges] = _edge_crossings(low[rows, edges], high[rows, edges], corners[rows])
+    ends = None
+    if known is not None:
+        flipped = flip[rows, edges] < 0
+        following = NEXT_CORNER[edges]
+        (value, permanent), (next_value, next_permanent) = ((known.values[rows, k], known.permanents[rows, k])
+                                                            for k in (edges, following))
+        ends = (np.where(flipped, next_value, value), np.where(flipped, value, next_value),
+                np.where(flipped, next_permanent, permanent) + np.where(flipped, permanent, next_permanent))
+    params[rows, edges], points[rows, edges] = _edge_crossings(low[rows, edges], high[rows, edges], corners[rows],
+                                                               ends)
     return params, points
 
 
@@ -357,8 +371,8 @@ class TrianglePlanes:
     """Triangles' corners and planes for ``meeting_rows``, also coordinates first (a coordinate of many rows is one
     contiguous run, numpy's fast case, and a row's data is one gather): ``corners`` (M, 3, 3) and area ``normals``
     (M, 3) as given; ``axes`` (3 corners, 3 coordinates, M); ``planes`` (10, M): the first corner, the area normal,
-    |normal| (``plane_heights`` divides by it) and the three weights of the sure bound (per coordinate of a point's
-    offset from the first corner: ``_SURE_SIDE`` x the permanent's factors / |normal|)."""
+    |normal| (``plane_heights`` divides by it) and the permanent's three factors (per coordinate of a point's offset
+    from the first corner, as ``_plane_permanent`` has them)."""
 
     corners: np.ndarray
     normals: np.ndarray
@@ -369,25 +383,32 @@ class TrianglePlanes:
     def of(cls, corners: np.ndarray, normals: np.ndarray) -> "TrianglePlanes":
         axes = np.ascontiguousarray(corners.transpose(1, 2, 0))
         (x1, y1, z1), (x2, y2, z2) = (axes[corner] - axes[0] for corner in (1, 2))
-        tiny = np.finfo(float).tiny
         planes = np.empty((10, len(corners)))
         planes[0:3], planes[3:6] = axes[0], normals.T
-        planes[6] = np.maximum(np.linalg.norm(normals, axis=1), tiny)
-        scale = np.maximum(np.sqrt(dot(normals, normals)), tiny)
+        planes[6] = np.maximum(np.linalg.norm(normals, axis=1), np.finfo(float).tiny)
         for row, (u1, v2, w1, t2) in enumerate(((y1, z2, z1, y2), (z1, x2, x1, z2), (x1, y2, y1, x2)), start=7):
-            planes[row] = _SURE_SIDE * (np.abs(u1 * v2) + np.abs(w1 * t2)) / scale
+            planes[row] = np.abs(u1 * v2) + np.abs(w1 * t2)
         return cls(corners, normals, axes, planes)
 
 
-class PlaneSides(NamedTuple):
-    """What ``meeting_rows`` learnt of the rows it keeps, for ``pair_crossings``: ``a_heights`` and ``b_heights``
-    (K, 3) as ``pair_heights`` gives them, and ``a_sides``, ``b_sides`` (K, 3, int8) each corner's side of the other
-    triangle's plane where the height makes it certain (the exact sign, as ``plane_sides`` finds it), else 0."""
+class CornerSides(NamedTuple):
+    """One triangle's corners against the other's plane, for K pairs, (K, 3) each: ``values`` n . (p - o) (as
+    ``plane_values`` gives them), ``permanents`` their rounding's scale (as ``_plane_permanent``), ``heights`` (as
+    ``plane_heights``), and ``sides`` (int8) the side where the value makes it certain (the exact sign, as
+    ``plane_sides`` finds it), else 0."""
 
-    a_heights: np.ndarray
-    b_heights: np.ndarray
-    a_sides: np.ndarray
-    b_sides: np.ndarray
+    values: np.ndarray
+    permanents: np.ndarray
+    heights: np.ndarray
+    sides: np.ndarray
+
+
+class PlaneSides(NamedTuple):
+    """What ``meeting_rows`` learnt of the pairs it keeps, for ``pair_crossings``: A's corners against B's planes
+    (``a``) and B's against A's (``b``)."""
+
+    a: CornerSides
+    b: CornerSides
 
 
 def meeting_rows(a: TrianglePlanes, t: np.ndarray, b: TrianglePlanes, s: np.ndarray, tolerance: float | np.ndarray,
@@ -395,43 +416,44 @@ def meeting_rows(a: TrianglePlanes, t: np.ndarray, b: TrianglePlanes, s: np.ndar
     """Of K triangle pairs (``a``'s triangles ``t``, ``b``'s ``s``), those that may cross in the perturbed model or
     lie in one plane within ``tolerance`` (scalars or per pair; ``size`` as for ``apart_on_common_line``): (their
     indices, their ``PlaneSides``). The others find nothing in ``pair_crossings`` (no piercing, no segment, no coplanar
-    overlap): one triangle's corners lie certainly on one side of the other's plane (each height beyond ``_SURE_SIDE``
-    x its determinant's permanent / |normal|, far beyond its rounding, so it has the exact sign), or both straddle the
-    other's plane and are clearly apart along the planes' common line. Each test runs only on the pairs the ones
-    before leave: A's corners against B's plane first, B's only where A's straddle or lie in it."""
+    overlap): one triangle's corners lie certainly on one side of the other's plane (each value beyond ``_SURE_SIDE``
+    x its permanent, far beyond its rounding, so it has the exact sign), or both straddle the other's plane and are
+    clearly apart along the planes' common line. Each test runs only on the pairs the ones before leave: A's corners
+    against B's plane first, B's only where A's straddle or lie in it."""
     count = len(t)
     tolerance, size = (np.broadcast_to(np.asarray(value, dtype=np.float64), (count,)) for value in (tolerance, size))
-    a_heights, a_sure = _heights(a.axes[:, :, t], b.planes[:, s])
-    flat_a = _largest_size(a_heights) <= tolerance
-    one_a = _one_sided(a_heights, a_sure)
+    a_sides = _corner_sides(a.axes[:, :, t], b.planes[:, s])
+    flat_a = _largest_size(a_sides.heights) <= tolerance
+    one_a = _one_sided(a_sides.sides)
     rows = np.flatnonzero(flat_a | ~one_a)  # the others: A certainly on one side of B's plane, not in it
-    t, s, tolerance, size, a_heights, a_sure = t[rows], s[rows], tolerance[rows], size[rows], a_heights[:, rows], \
-        a_sure[:, rows]
-    b_heights, b_sure = _heights(b.axes[:, :, s], a.planes[:, t])
-    coplanar = flat_a[rows] & (_largest_size(b_heights) <= tolerance)
-    near = ~one_a[rows] & ~_one_sided(b_heights, b_sure)
-    straddle = np.flatnonzero(near & (largest3(a_heights.T) > tolerance) & (smallest3(a_heights.T) < -tolerance)
-                              & (largest3(b_heights.T) > tolerance) & (smallest3(b_heights.T) < -tolerance))
+    t, s, tolerance, size = t[rows], s[rows], tolerance[rows], size[rows]
+    b_sides = _corner_sides(b.axes[:, :, s], a.planes[:, t])
+    coplanar = flat_a[rows] & (_largest_size(b_sides.heights) <= tolerance)
+    near = ~one_a[rows] & ~_one_sided(b_sides.sides)
+    a_heights, b_heights = a_sides.heights[:, rows].T, b_sides.heights.T
+    straddle = np.flatnonzero(near & (largest3(a_heights) > tolerance) & (smallest3(a_heights) < -tolerance)
+                              & (largest3(b_heights) > tolerance) & (smallest3(b_heights) < -tolerance))
     ts, ss = t[straddle], s[straddle]
-    near[straddle[apart_on_common_line(a.corners[ts], a.normals[ts], a_heights[:, straddle].T, b.corners[ss],
-                                       b.normals[ss], b_heights[:, straddle].T, tolerance[straddle],
+    near[straddle[apart_on_common_line(a.corners[ts], a.normals[ts], a_heights[straddle], b.corners[ss],
+                                       b.normals[ss], b_heights[straddle], tolerance[straddle],
                                        size[straddle])]] = False
     meet = np.flatnonzero(near | coplanar)
-    a_heights, a_sure, b_heights, b_sure = (values[:, meet].T for values in (a_heights, a_sure, b_heights, b_sure))
-    return rows[meet], PlaneSides(np.ascontiguousarray(a_heights), np.ascontiguousarray(b_heights),
-                                  _sure_signs(a_heights, a_sure), _sure_signs(b_heights, b_sure))
+    return rows[meet], PlaneSides(CornerSides(*(np.ascontiguousarray(values[:, rows[meet]].T) for values in a_sides)),
+                                  CornerSides(*(np.ascontiguousarray(values[:, meet].T) for values in b_sides)))
 
 
-def _heights(points: np.ndarray, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(3, K) heights of ``points`` (3 corners, 3 coordinates, K) over the ``planes`` (10, K) of ``TrianglePlanes``
-    (``plane_heights``' numbers, bit for bit), and (3, K) the bounds beyond which their signs are sure."""
-    origin, normal, scale, weights = planes[0:3], planes[3:6], planes[6], planes[7:10]
-    heights, sure = np.empty((2, 3, points.shape[2]))
+def _corner_sides(points: np.ndarray, planes: np.ndarray) -> CornerSides:
+    """``CornerSides`` (each (3, K): corners first) of ``points`` (3 corners, 3 coordinates, K) against the ``planes``
+    (10, K) of ``TrianglePlanes``, with ``plane_values``', ``_plane_permanent``'s and ``plane_heights``' arithmetic."""
+    origin, normal, scale, factors = planes[0:3], planes[3:6], planes[6], planes[7:10]
+    values, permanents = np.empty((2, 3, points.shape[2]))
     for corner in range(3):
         d0, d1, d2 = (points[corner, axis] - origin[axis] for axis in range(3))
-        heights[corner] = (normal[0] * d0 + normal[1] * d1 + normal[2] * d2) / scale
-        sure[corner] = np.abs(d0) * weights[0] + np.abs(d1) * weights[1] + np.abs(d2) * weights[2]
-    return heights, sure
+        values[corner] = normal[0] * d0 + normal[1] * d1 + normal[2] * d2
+        permanents[corner] = np.abs(d0) * factors[0] + np.abs(d1) * factors[1] + np.abs(d2) * factors[2]
+    sure = _SURE_SIDE * permanents
+    sides = (values > sure).view(np.int8) - (values < -sure).view(np.int8)
+    return CornerSides(values, permanents, values / scale, sides)
 
 
 def _largest_size(heights: np.ndarray) -> np.ndarray:
@@ -439,15 +461,9 @@ def _largest_size(heights: np.ndarray) -> np.ndarray:
     return np.maximum(np.maximum(np.abs(heights[0]), np.abs(heights[1])), np.abs(heights[2]))
 
 
-def _one_sided(heights: np.ndarray, sure: np.ndarray) -> np.ndarray:
-    """(K,) whether the three ``heights`` (3, K) are all surely above or all surely below their plane."""
-    above, below = heights > sure, heights < -sure
-    return (above[0] & above[1] & above[2]) | (below[0] & below[1] & below[2])
-
-
-def _sure_signs(heights: np.ndarray, sure: np.ndarray) -> np.ndarray:
-    """(K, 3) int8: +1 / -1 where a height is surely above / below its plane, else 0."""
-    return (heights > sure).astype(np.int8) - (heights < -sure).astype(np.int8)
+def _one_sided(sides: np.ndarray) -> np.ndarray:
+    """(K,) whether the three corners' sure ``sides`` (3, K) are all above or all below the plane."""
+    return ((sides[0] > 0) & (sides[1] > 0) & (sides[2] > 0)) | ((sides[0] < 0) & (sides[1] < 0) & (sides[2] < 0))
 
 
 def straddling(a_heights: np.ndarray, b_heights: np.ndarray, tolerance: float | np.ndarray) -> np.ndarray:

@@ -195,8 +195,8 @@ def test_pairs_that_cannot_meet_have_no_crossings_and_are_not_coplanar(seed):
     handed = pair_crossings(a[kept], ids[kept], normals_a[kept], b[kept], ids[kept] + 3, normals_b[kept], known)
     for field in PairCrossings.__dataclass_fields__:
         np.testing.assert_array_equal(getattr(handed, field), getattr(crossings, field)[kept], err_msg=field)
-    sure = (known.a_sides != 0).sum() + (known.b_sides != 0).sum()
-    assert 0.5 * known.a_sides.size < sure < 2 * known.a_sides.size  # most sides handed on, not all
+    sure = (known.a.sides != 0).sum() + (known.b.sides != 0).sum()
+    assert 0.5 * known.a.sides.size < sure < 2 * known.a.sides.size  # most sides handed on, not all
 
 
 @pytest.mark.parametrize("seed", range(2))

@@ -204,16 +204,28 @@ def _stacked_volumes(pairs: list[tuple[TriangleMesh, TriangleMesh]], crossed: li
     order = np.argsort(pair, kind="stable")  # each pair's pieces in the order it lists them alone
     origin = 0.5 * (np.minimum(box_a[0], box_b[0]) + np.maximum(box_a[1], box_b[1]))
     pair = pair[order]
-    c, p, q = (values[order] - origin[pair] for values in (c, p, q))
+    shift = origin[pair]
+    c, p, q = (values[order] - shift for values in (c, p, q))
     volumes = np.einsum("ij,ij->i", c, np.cross(p, q)) / 6.0
     moments = volumes[:, None] * (c + p + q)
-    bounds = np.searchsorted(pair, np.arange(len(pairs) + 1))
-    answers: list[tuple[float, np.ndarray | None]] = []
-    for k, (first, last) in enumerate(zip(bounds[:-1].tolist(), bounds[1:].tolist())):
-        volume = float(volumes[first:last].sum())  # summed pair by pair, as for the pair alone
-        answers.append((0.0, None) if volume <= 0.0
-                       else (volume, origin[k] + moments[first:last].sum(axis=0) / (4.0 * volume)))
-    return answers
+    volume, moment = _pair_sums(volumes, moments, np.searchsorted(pair, np.arange(len(pairs) + 1)))
+    positive = ~(volume <= 0.0)
+    centroids = origin + moment / (4.0 * np.where(positive, volume, 1.0))[:, None]
+    return [(volume, centroid) if inside else (0.0, None)
+            for volume, centroid, inside in zip(volume.tolist(), centroids, positive.tolist())]
+
+
+def _pair_sums(volumes: np.ndarray, moments: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each pair's sum of ``volumes`` (N,) and ``moments`` (N, 3) over its rows ``bounds[k]:bounds[k + 1]``, bit for
+    bit as its slice's ``sum`` (numpy's pairwise order, not ``reduceat``'s): the pairs of one row count summed as one
+    (count, rows) stack, whose rows numpy sums in the order it sums one slice alone."""
+    firsts, counts = bounds[:-1], np.diff(bounds)
+    volume, moment = np.zeros(len(counts)), np.zeros((len(counts), 3))
+    for count in np.unique(counts).tolist():
+        members = np.flatnonzero(counts == count)
+        rows = firsts[members, None] + np.arange(count)
+        volume[members], moment[members] = volumes[rows].sum(axis=1), moments[rows].sum(axis=1)
+    return volume, moment
 
 
 def _crossed_again(stack_a: StackedMeshes, stack_b: StackedMeshes, near_a: np.ndarray, near_b: np.ndarray,

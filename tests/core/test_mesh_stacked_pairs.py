@@ -19,6 +19,7 @@ from core.mesh.stacked import StackedMeshes
 from core.mesh.triangle_intersection import (PairCrossings, TrianglePlanes, coplanar_heights, meeting_rows,
                                              pair_crossings)
 from core.mesh.topology import edge_table
+import core.mesh.volume as volume_module
 from core.mesh.volume import mesh_volume, overlap_volume, overlap_volumes
 from generators import random_rotation
 from mesh_fixtures import box, manifold_overlap, transformed, uv_sphere
@@ -227,6 +228,21 @@ def test_screened_rows_of_the_roof_cross_as_found_without_the_screen(seed):
     assert not (alone.a_crosses[left].any() or alone.b_crosses[left].any())
     assert not (coplanar_heights(alone.a_heights, alone.b_heights, tolerances[owner]) & left).any()
     assert left.sum() > 0.5 * len(rows) and alone.segment_mask[kept].sum() > 100
+
+
+def test_pair_sums_are_each_slices_own_sum_bit_for_bit():
+    """The volumes' per-pair sums, pairs of one row count summed as one stack, are each slice's own ``sum``, bit for
+    bit (numpy's pairwise order: ``reduceat`` differs from a slice of nine rows on), for empty and long slices."""
+    rng = np.random.default_rng(5)
+    counts = rng.integers(0, 300, 400)
+    counts[:3] = (0, 9, 1000)
+    bounds = np.concatenate([[0], np.cumsum(counts)])
+    volumes = rng.normal(size=bounds[-1]) * 10.0 ** rng.integers(-6, 6, bounds[-1])
+    moments = rng.normal(size=(bounds[-1], 3)) * 10.0 ** rng.integers(-6, 6, (bounds[-1], 1))
+    volume, moment = volume_module._pair_sums(volumes, moments, bounds)
+    for k, (first, last) in enumerate(zip(bounds[:-1], bounds[1:])):
+        assert volume[k] == volumes[first:last].sum()
+        np.testing.assert_array_equal(moment[k], moments[first:last].sum(axis=0))
 
 
 def test_stacked_meshes_keep_each_meshs_edges_and_order():

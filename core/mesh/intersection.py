@@ -89,9 +89,14 @@ class MeshPairs:
         return self.crossings.segment_mask
 
     @cached_property
+    def _row_segments(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every row's segment start and end (K, 3) (``PairCrossings.segments``, meaningful where ``segment_mask``)."""
+        return self.crossings.segments()
+
+    @cached_property
     def segment_ends(self) -> tuple[np.ndarray, np.ndarray]:
         """Start and end (S, 3) of the segments, oriented along n_t × n_s."""
-        start, end = self.crossings.segments()
+        start, end = self._row_segments
         return start[self.segment_mask], end[self.segment_mask]
 
     @cached_property
@@ -101,7 +106,7 @@ class MeshPairs:
     @cached_property
     def proper(self) -> np.ndarray:
         """(S,) segments where the surfaces cross for real, beyond the tolerance."""
-        start, end = self.crossings.segments()
+        start, end = self._row_segments
         return proper_mask(self.crossings, start, end, self.tolerance)[self.segment_mask]
 
     def _piercing_keys(self) -> np.ndarray:
@@ -273,16 +278,22 @@ class SurfaceIntersection:
 
 
 def _curves(pairs: MeshPairs) -> tuple[list, np.ndarray, np.ndarray]:
+    """The chained segments' polylines: each chain's segment starts in order, and an open chain's last end after
+    them; gathered at once, each curve a slice."""
     start, end = pairs.segment_ends
     order, chain, closed = chain_segments(*pairs.segment_keys)
     if not len(order):
         return [], closed, chain
-    bounds = np.flatnonzero(np.diff(chain[order])) + 1
-    curves = []
-    for members, loop in zip(np.split(order, bounds), closed):
-        points = start[members] if loop else np.concatenate([start[members], end[members[-1:]]])
-        curves.append(points)
-    return curves, closed, chain
+    bounds = np.concatenate([[0], np.flatnonzero(np.diff(chain[order])) + 1, [len(order)]])
+    opened = (~closed).astype(np.int64)
+    before = np.cumsum(opened) - opened  # open chains before each chain: each adds its last end
+    places = np.concatenate([[0], np.cumsum(np.diff(bounds) + opened)])
+    rows = np.empty(places[-1], dtype=np.int64)
+    rows[np.arange(len(order)) + np.repeat(before, np.diff(bounds))] = order
+    rows[places[1:][~closed] - 1] = len(start) + order[bounds[1:][~closed] - 1]
+    points = np.concatenate([start, end])[rows]
+    places = places.tolist()
+    return [points[first:last] for first, last in zip(places[:-1], places[1:])], closed, chain
 
 
 def _patch_groups(pairs: MeshPairs):

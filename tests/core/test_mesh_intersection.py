@@ -383,3 +383,34 @@ def test_orientation_signs_of_nearly_coplanar_points_match_rationals_with_and_wi
     assert answers[True] <= answers[False]
     if module._extended_precision():
         assert answers[True] < answers[False] / 4
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_curves_run_through_their_segments_in_order(seed):
+    """Each curve is its chain's segments end to end: every two consecutive points (and a loop's last and first) are
+    one segment's start and end, each segment used once, an open curve one point longer than its segments. Closed
+    loops where closed meshes cross, open curves where an open sheet ending inside a box cuts it."""
+    rng = np.random.default_rng(seed)
+    grid = np.array([(x, y, 0.0) for x in (-2.0, -0.5, 0.3) for y in (-2.0, 0.0, 2.0)])
+    sheet = fx.mesh(grid, np.array([(i, i + 3, i + 4) for i in (0, 1, 3, 4)] + [(i, i + 4, i + 1) for i in (0, 1, 3, 4)]))
+    pairs = [(fx.uv_sphere(1.0, rings=8, segments=12), fx.transformed(fx.torus(1.0, 0.3), random_rotation(rng),
+                                                                       rng.uniform(-0.3, 0.3, 3))),
+             (fx.box((-1, -1, -1), (1, 1, 1)), fx.transformed(sheet, np.eye(3) + 0.2 * rng.uniform(-1, 1, (3, 3)),
+                                                              rng.uniform(-0.2, 0.2, 3))),
+             (fx.l_bracket(), fx.transformed(fx.rod(0.3, -2.0, 2.0, 10), random_rotation(rng), (0.5, 0.5, 0.5)))]
+    open_curves = closed_curves = 0
+    for a, b in pairs:
+        found = surface_intersection(a, b)
+        assert len(found.curves) > 0
+        for k, curve in enumerate(found.curves):
+            segments = found.segments[found.curve_of_segment == k]
+            steps = np.stack([curve[:-1], curve[1:]], axis=1)
+            if found.closed[k]:
+                steps = np.concatenate([steps, [[curve[-1], curve[0]]]])
+                closed_curves += 1
+            else:
+                open_curves += 1
+            assert len(steps) == len(segments)
+            np.testing.assert_array_equal(np.unique(steps.reshape(len(steps), -1), axis=0),
+                                          np.unique(segments.reshape(len(segments), -1), axis=0))
+    assert open_curves > 0 and closed_curves > 0

@@ -235,7 +235,7 @@ def _crossed_again(stack_a: StackedMeshes, stack_b: StackedMeshes, near_a: np.nd
     meshes ``mesh_a`` and ``mesh_b``) would give, taken from the pairs' surface crossings (all in one ``found``): their
     rows whose triangles are both kept, renumbered, with their crossings. The same rows in the same order, but for
     rows without a crossing: the surface crossings' candidates are the triangle pairs whose boxes meet within the same
-    tolerance (pair after pair, sorted, kept by the same ``may_meet``), a superset of those of the kept rows, less
+    tolerance (pair after pair, sorted, kept by the same ``meeting_rows``), a superset of those of the kept rows, less
     (down trees) only pairs too far apart to cross, and a triangle away from the other mesh's box crosses nothing.
     Rows without a crossing add nothing to a volume."""
     found = crossed[0].found

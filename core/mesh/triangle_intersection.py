@@ -304,16 +304,37 @@ def pair_crossings(corners_a: np.ndarray, ids_a: np.ndarray, normals_a: np.ndarr
     low_b, high_b, flip_b = canonical_edges(corners_b, ids_b)
     a_crosses = side_a * side_a[:, NEXT_CORNER] < 0
     b_crosses = side_b * side_b[:, NEXT_CORNER] < 0
-    both = np.flatnonzero(a_crosses.any(axis=1) & b_crosses.any(axis=1))  # each straddles the other's plane
-    orient = np.zeros((len(corners_a), 3, 3), dtype=np.int8)
-    orient[both] = (edge_orientations(low_a[both, :, None], high_a[both, :, None], low_b[both, None, :],
-                                      high_b[both, None, :]) * flip_a[both, :, None] * flip_b[both, None, :])
-    a_crosses &= all_same(orient)
-    b_crosses &= all_same(np.swapaxes(orient, 1, 2))
+    a_crosses, b_crosses = _piercing_edges(a_crosses, low_a, high_a, flip_a, b_crosses, low_b, high_b, flip_b)
     a_params, a_points = _piercings(a_crosses, low_a, high_a, flip_a, corners_b, None if known is None else known.a)
     b_params, b_points = _piercings(b_crosses, low_b, high_b, flip_b, corners_a, None if known is None else known.b)
     return PairCrossings(a_crosses, a_params, a_points, side_a < 0, b_crosses, b_params, b_points, side_b > 0,
                          *heights)
+
+
+def _piercing_edges(a_across: np.ndarray, low_a: np.ndarray, high_a: np.ndarray, flip_a: np.ndarray,
+                    b_across: np.ndarray, low_b: np.ndarray, high_b: np.ndarray, flip_b: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """(K, 3) each: which edges of A pierce B and which of B pierce A, of the edges across the other's plane
+    (``*_across``; ``low``, ``high``, ``flip`` as ``canonical_edges`` gives them).
+
+    An edge across B's plane meets it on the planes' common line L, which crosses B between the points where B's two
+    edges across A's plane meet L; the edge pierces B exactly when it passes both of those edges on the same side
+    (moving along L, the side of each of B's edge lines changes only where L crosses it, and the third edge line
+    agrees with both inside B). So of each pair's nine edge orientations only the four between the two edges across
+    on each side are needed (in the perturbed model no side and none of these four is zero unless a triangle has no
+    area, and then no edge is across)."""
+    both = np.flatnonzero(a_across.any(axis=1) & b_across.any(axis=1))  # each straddles the other's plane
+    rows = both[:, None]
+    # a triangle across a plane has two edges across it: its first and its last
+    edges_a, edges_b = (np.stack([np.argmax(across[both], axis=1), 2 - np.argmax(across[both, ::-1], axis=1)], axis=1)
+                        for across in (a_across, b_across))
+    signs = (edge_orientations(low_a[rows, edges_a][:, :, None], high_a[rows, edges_a][:, :, None],
+                               low_b[rows, edges_b][:, None, :], high_b[rows, edges_b][:, None, :])
+             * flip_a[rows, edges_a][:, :, None] * flip_b[rows, edges_b][:, None, :])
+    a_pierces, b_pierces = np.zeros_like(a_across), np.zeros_like(b_across)
+    a_pierces[rows, edges_a] = (signs[:, :, 0] == signs[:, :, 1]) & (signs[:, :, 0] != 0)
+    b_pierces[rows, edges_b] = (signs[:, 0, :] == signs[:, 1, :]) & (signs[:, 0, :] != 0)
+    return a_pierces, b_pierces
 
 
 def _all_sides(sides: np.ndarray, points: np.ndarray, corners: np.ndarray, points_move: bool) -> np.ndarray:

@@ -10,7 +10,9 @@ import mesh_fixtures as fx
 from core.mesh import Solid
 from core.mesh.intersection import (MeshPairs, chain_segments, default_tolerance, surface_intersection,
                                     surfaces_cross, surfaces_overlap)
-from core.mesh.triangle_intersection import exact_integers, intersect_triangle_pairs, orientation_signs
+from core.mesh.triangle_intersection import (all_same, canonical_edges, edge_orientations, exact_integers,
+                                             intersect_triangle_pairs, orientation_signs, pair_crossings,
+                                             plane_sides)
 from core.mesh.volume import overlap_volume
 from core.mesh.inside import contains, solid_angle_windings
 from generators import random_rotation
@@ -414,3 +416,34 @@ def test_curves_run_through_their_segments_in_order(seed):
             np.testing.assert_array_equal(np.unique(steps.reshape(len(steps), -1), axis=0),
                                           np.unique(segments.reshape(len(segments), -1), axis=0))
     assert open_curves > 0 and closed_curves > 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_piercings_from_four_orientations_match_all_nine(seed):
+    """``pair_crossings`` decides which edges pierce from the four orientations between the two edges across each
+    other's plane on each side; an edge pierces when all three of the other's edges see it on one side (every
+    orientation of the pair): the same answers on random pairs near each other, lattice points (exact zeros,
+    parallel and shared edges), shared corners and edges, and triangles without area."""
+    rng = np.random.default_rng(seed)
+    count = 4000
+    a, b = rng.uniform(-1, 1, (count, 3, 3)), rng.uniform(-1, 1, (count, 3, 3))
+    b[1::4, 0] = a[1::4, 0]  # a shared corner
+    b[2::4, :2] = a[2::4, :2]  # a shared edge
+    b[3::4] = a[3::4] + rng.normal(scale=1e-6, size=(count // 4, 3, 3))  # nearly coincident
+    if seed % 2:
+        a, b = np.round(2.0 * a), np.round(2.0 * b)  # lattice points
+    a[::7, 2] = a[::7, 1]  # no area
+    b[::9, 2] = 0.5 * (b[::9, 0] + b[::9, 1])
+    ids_a = np.broadcast_to(np.arange(3), (count, 3))
+    ids_b = np.broadcast_to(np.array([5, 3, 4]) if seed % 3 else np.arange(3, 6), (count, 3))
+    normals_a, normals_b = np.cross(a[:, 1] - a[:, 0], a[:, 2] - a[:, 0]), np.cross(b[:, 1] - b[:, 0], b[:, 2] - b[:, 0])
+    found = pair_crossings(a, ids_a, normals_a, b, ids_b, normals_b)
+    side_a, side_b = plane_sides(a, b[:, None], points_move=False), plane_sides(b, a[:, None], points_move=True)
+    (low_a, high_a, flip_a), (low_b, high_b, flip_b) = canonical_edges(a, ids_a), canonical_edges(b, ids_b)
+    orient = (edge_orientations(low_a[:, :, None], high_a[:, :, None], low_b[:, None, :], high_b[:, None, :])
+              * flip_a[:, :, None] * flip_b[:, None, :])
+    a_across, b_across = side_a * np.roll(side_a, -1, axis=1) < 0, side_b * np.roll(side_b, -1, axis=1) < 0
+    straddle = (a_across.any(axis=1) & b_across.any(axis=1))[:, None]
+    np.testing.assert_array_equal(found.a_crosses, a_across & straddle & all_same(orient))
+    np.testing.assert_array_equal(found.b_crosses, b_across & straddle & all_same(np.swapaxes(orient, 1, 2)))
+    assert found.a_crosses.any(axis=1).sum() > 0.05 * count and (a_across & straddle & ~found.a_crosses).any()

@@ -443,12 +443,12 @@ def meeting_rows(a: TrianglePlanes, t: np.ndarray, b: TrianglePlanes, s: np.ndar
     against B's plane first, B's only where A's straddle or lie in it."""
     count = len(t)
     tolerance, size = (np.broadcast_to(np.asarray(value, dtype=np.float64), (count,)) for value in (tolerance, size))
-    a_sides = _corner_sides(a.axes[:, :, t], b.planes[:, s])
+    a_sides = _corner_sides(a, t, b, s)
     flat_a = _largest_size(a_sides.heights) <= tolerance
     one_a = _one_sided(a_sides.sides)
     rows = np.flatnonzero(flat_a | ~one_a)  # the others: A certainly on one side of B's plane, not in it
     t, s, tolerance, size = t[rows], s[rows], tolerance[rows], size[rows]
-    b_sides = _corner_sides(b.axes[:, :, s], a.planes[:, t])
+    b_sides = _corner_sides(b, s, a, t)
     coplanar = flat_a[rows] & (_largest_size(b_sides.heights) <= tolerance)
     near = ~one_a[rows] & ~_one_sided(b_sides.sides)
     a_heights, b_heights = a_sides.heights[:, rows].T, b_sides.heights.T
@@ -463,18 +463,29 @@ def meeting_rows(a: TrianglePlanes, t: np.ndarray, b: TrianglePlanes, s: np.ndar
                                   CornerSides(*(np.ascontiguousarray(values[:, meet].T) for values in b_sides)))
 
 
-def _corner_sides(points: np.ndarray, planes: np.ndarray) -> CornerSides:
-    """``CornerSides`` (each (3, K): corners first) of ``points`` (3 corners, 3 coordinates, K) against the ``planes``
-    (10, K) of ``TrianglePlanes``, with ``plane_values``', ``_plane_permanent``'s and ``plane_heights``' arithmetic."""
-    origin, normal, scale, factors = planes[0:3], planes[3:6], planes[6], planes[7:10]
-    values, permanents = np.empty((2, 3, points.shape[2]))
-    for corner in range(3):
-        d0, d1, d2 = (points[corner, axis] - origin[axis] for axis in range(3))
-        values[corner] = normal[0] * d0 + normal[1] * d1 + normal[2] * d2
-        permanents[corner] = np.abs(d0) * factors[0] + np.abs(d1) * factors[1] + np.abs(d2) * factors[2]
-    sure = _SURE_SIDE * permanents
-    sides = (values > sure).view(np.int8) - (values < -sure).view(np.int8)
-    return CornerSides(values, permanents, values / scale, sides)
+#: ``meeting_rows`` works through this many rows at a time: each of its dozens of element-wise passes then stays in
+#: the processor's cache (on 269k rows at once, a fifth slower).
+SCREEN_BLOCK = 8192
+
+
+def _corner_sides(points: TrianglePlanes, t: np.ndarray, planes: TrianglePlanes, s: np.ndarray) -> CornerSides:
+    """``CornerSides`` (each (3, K): corners first) of the corners of ``points``' triangles ``t`` against the planes
+    of ``planes``' triangles ``s``, with ``plane_values``', ``_plane_permanent``'s and ``plane_heights``' arithmetic,
+    ``SCREEN_BLOCK`` rows at a time."""
+    values, permanents, heights = np.empty((3, 3, len(t)))
+    sides = np.empty((3, len(t)), dtype=np.int8)
+    for first in range(0, len(t), SCREEN_BLOCK):
+        rows = slice(first, first + SCREEN_BLOCK)
+        corners, plane = points.axes[:, :, t[rows]], planes.planes[:, s[rows]]
+        origin, normal, scale, factors = plane[0:3], plane[3:6], plane[6], plane[7:10]
+        for corner in range(3):
+            d0, d1, d2 = (corners[corner, axis] - origin[axis] for axis in range(3))
+            value = normal[0] * d0 + normal[1] * d1 + normal[2] * d2
+            permanent = np.abs(d0) * factors[0] + np.abs(d1) * factors[1] + np.abs(d2) * factors[2]
+            sure = _SURE_SIDE * permanent
+            values[corner, rows], permanents[corner, rows], heights[corner, rows] = value, permanent, value / scale
+            sides[corner, rows] = (value > sure).view(np.int8) - (value < -sure).view(np.int8)
+    return CornerSides(values, permanents, heights, sides)
 
 
 def _largest_size(heights: np.ndarray) -> np.ndarray:

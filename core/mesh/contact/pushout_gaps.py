@@ -73,8 +73,8 @@ def meeting_intervals(a: TriangleTerms, b: TriangleTerms, directions: np.ndarray
     (``plane_intervals``) and the nine edge pairs' (``edge_intervals``), which a pair measured along several
     directions computes once per pair (``plane_extents``, ``edge_extents``)."""
     place, axis = np.arange(len(directions)), axis_numbers(directions)
-    plane_low, plane_high = plane_intervals(a, b, *plane_extents(a, b), place, directions, axis, shrink)
-    edge_low, edge_high = edge_intervals(a, b, *edge_extents(a, b), place, directions, axis, shrink)
+    plane_low, plane_high = plane_intervals(a, b, *plane_extents(a, b), place, place, directions, axis, shrink)
+    edge_low, edge_high = edge_intervals(a, b, *edge_extents(a, b), place, place, directions, axis, shrink)
     return np.maximum(plane_low, edge_low), np.minimum(plane_high, edge_high)
 
 
@@ -109,37 +109,42 @@ def edge_extents(a: TriangleTerms, b: TriangleTerms) -> tuple[np.ndarray, np.nda
 
 
 def plane_intervals(a: TriangleTerms, b: TriangleTerms, low: np.ndarray, high: np.ndarray, place: np.ndarray,
-                    directions: np.ndarray, axis: np.ndarray, shrink: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                    segment: np.ndarray, directions: np.ndarray, axis: np.ndarray, shrink: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
     """The intersection of [low, high] / (m·d) over the two planes' axes m (``plane_extents`` (2, R)) of N
-    (triangle pair, direction) items: item n is pair ``place[n]`` along ``directions[n]`` (row ``axis[n]`` of
-    ``AXES``, -1 for another direction); see ``meeting_intervals``."""
+    (triangle pair, direction) items: item n is pair ``place[n]`` along segment ``segment[n]``'s direction
+    (``directions``, ``axis`` (the row of ``AXES`` it is, -1 for another direction) and ``shrink`` are per segment,
+    read only where needed); see ``meeting_intervals``."""
     axes = np.stack([a.normal, b.normal], axis=1)  # (3, 2, R)
-    rate = _axis_rates(axes, place, axis)
-    general = np.flatnonzero(axis < 0)
+    along = axis[segment]
+    rate = _axis_rates(axes, place, along)
+    general = np.flatnonzero(along < 0)
     if len(general):
-        d, rows = directions[general].T, place[general]
+        d, rows = directions[segment[general]].T, place[general]
         for m, normal in enumerate((np.take(a.normal, rows, axis=1), np.take(b.normal, rows, axis=1))):
             rate[m, general] = (normal[0] * d[0] + normal[1] * d[1]) + normal[2] * d[2]
-    return _intersected(np.take(low, place, axis=1), np.take(high, place, axis=1), rate, axes, place, shrink)
+    return _intersected(np.take(low, place, axis=1), np.take(high, place, axis=1), rate, axes, place, segment, shrink)
 
 
 def edge_intervals(a: TriangleTerms, b: TriangleTerms, low: np.ndarray, high: np.ndarray, place: np.ndarray,
-                   directions: np.ndarray, axis: np.ndarray, shrink: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                   segment: np.ndarray, directions: np.ndarray, axis: np.ndarray, shrink: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
     """``plane_intervals`` over the nine edge pairs' axes e_a k × e_b l (``edge_extents`` (9, R)), their rates
     computed as (d × e_a)·e_b."""
     u, v = a.edges[:, None], b.edges[None, :]  # e_a k × e_b l, coordinates first: (3, 9, R)
     axes = np.stack([u[:, :, 1] * v[:, :, 2] - u[:, :, 2] * v[:, :, 1],
                      u[:, :, 2] * v[:, :, 0] - u[:, :, 0] * v[:, :, 2],
                      u[:, :, 0] * v[:, :, 1] - u[:, :, 1] * v[:, :, 0]]).reshape(3, 9, -1)
-    rate = _axis_rates(axes, place, axis)
-    general = np.flatnonzero(axis < 0)
+    along = axis[segment]
+    rate = _axis_rates(axes, place, along)
+    general = np.flatnonzero(along < 0)
     if len(general):
-        d, rows = directions[general].T, place[general]
+        d, rows = directions[segment[general]].T, place[general]
         edges_a, edges_b = np.take(a.edges, rows, axis=-1), np.take(b.edges, rows, axis=-1)
         turned = np.stack([d[1] * edges_a[:, 2] - d[2] * edges_a[:, 1], d[2] * edges_a[:, 0] - d[0] * edges_a[:, 2],
                            d[0] * edges_a[:, 1] - d[1] * edges_a[:, 0]], axis=1)  # d × e_a k: (3 k, 3, n)
         rate[:, general] = _products(turned, edges_b).reshape(9, -1)
-    return _intersected(np.take(low, place, axis=1), np.take(high, place, axis=1), rate, axes, place, shrink)
+    return _intersected(np.take(low, place, axis=1), np.take(high, place, axis=1), rate, axes, place, segment, shrink)
 
 
 def _axis_rates(axes: np.ndarray, place: np.ndarray, axis: np.ndarray) -> np.ndarray:
@@ -159,10 +164,11 @@ def _axis_rates(axes: np.ndarray, place: np.ndarray, axis: np.ndarray) -> np.nda
 
 
 def _intersected(low: np.ndarray, high: np.ndarray, rate: np.ndarray, axes: np.ndarray, place: np.ndarray,
-                 shrink: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                 segment: np.ndarray, shrink: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The intersection over F facets of the items' [low, high] / rate (each (F, N)): where a rate is 0 (d runs
-    parallel to the facet), no bound if the difference reaches more than ``shrink`` times the axis's length
-    (``axes`` (3, F, R), item n's of pair ``place[n]``) beyond the line on both sides, else an empty interval.
+    parallel to the facet), no bound if the difference reaches more than ``shrink`` (per segment, item n's
+    ``segment[n]``) times the axis's length (``axes`` (3, F, R), item n's of pair ``place[n]``) beyond the line on
+    both sides, else an empty interval.
     Axis-major arrays: numpy reduces over a short last axis slowly."""
     with np.errstate(divide="ignore", invalid="ignore"):
         first, last = low / rate, high / rate
@@ -173,7 +179,7 @@ def _intersected(low: np.ndarray, high: np.ndarray, rate: np.ndarray, axes: np.n
     if len(item):
         vectors = axes[:, facet, place[item]].T
         length = np.sqrt(dot(vectors, vectors))
-        margin = shrink[item] * length
+        margin = shrink[segment[item]] * length
         across = ((low[facet, item] < -margin) & (high[facet, item] > margin)) | (length == 0.0)  # parallel edges
         starts[facet, item] = np.where(across, -np.inf, np.inf)
         ends[facet, item] = np.where(across, np.inf, -np.inf)
@@ -252,7 +258,7 @@ def _grouped_gap_ends(requests: list[tuple[Solid, Solid, np.ndarray, float, floa
     sweep_low = np.minimum(lower[:, None] * directions, reach[:, None] * directions)
     sweep_high = np.maximum(lower[:, None] * directions, reach[:, None] * directions)
     tolerance = RELATIVE_TOLERANCE * np.array([max(a.mesh.size, b.mesh.size) for a, b, *_rest in requests])
-    shrink = SHRINK * tolerance
+    segment_shrink = (SHRINK * tolerance)[pair]
     low_a, high_a = (box[pair] for box in stack_a.vertex_boxes)
     low_b, high_b = (box[pair] for box in stack_b.vertex_boxes)
     # A's triangles that B's swept box reaches, and B's triangles whose swept boxes reach A's box
@@ -282,13 +288,13 @@ def _grouped_gap_ends(requests: list[tuple[Solid, Solid, np.ndarray, float, floa
         row, k = row[near], k[near]
         # the planes' bounds first; the edge pairs' (which only narrow them) where those leave t within the window
         place, used_a, used_b = _used(row, term_i, term_j, terms_a, terms_b, PLANE_TERMS)
-        low, high = plane_intervals(used_a, used_b, *plane_extents(used_a, used_b), place, directions[k], axis[k],
-                                    shrink[pair[k]])
+        low, high = plane_intervals(used_a, used_b, *plane_extents(used_a, used_b), place, k, directions, axis,
+                                    segment_shrink)
         inside = (low <= high) & (high >= lower[k]) & (low < reach[k])
         row, k, low, high = row[inside], k[inside], low[inside], high[inside]
         place, used_a, used_b = _used(row, term_i, term_j, terms_a, terms_b, EDGE_TERMS)
-        edge_low, edge_high = edge_intervals(used_a, used_b, *edge_extents(used_a, used_b), place, directions[k],
-                                             axis[k], shrink[pair[k]])
+        edge_low, edge_high = edge_intervals(used_a, used_b, *edge_extents(used_a, used_b), place, k, directions,
+                                             axis, segment_shrink)
         low, high = np.maximum(low, edge_low), np.minimum(high, edge_high)
         met = (low <= high) & (high >= lower[k]) & (low < reach[k])
         met_segment.append(k[met])

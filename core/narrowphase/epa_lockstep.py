@@ -43,7 +43,7 @@ def collide_overlapping(shapes_a: Sequence, shapes_b: Sequence, *, tolerance: fl
     qualified = [k for k, pair in enumerate(pairs) if _qualifies(pair)]
     for k in sorted(set(range(len(pairs))) - set(qualified)):
         answers[k] = solve_pair(pairs[k])[0]
-    sides = stacked_sides([pairs[k] for k in qualified])  # GJK's stacked shapes, EPA's too
+    sides = stacked_sides([pairs[k] for k in qualified]) if qualified else None  # GJK's stacked shapes, EPA's too
     seeds, whole = seeded_many([pairs[k] for k in qualified], arrays=True, sides=sides)
     whole_row = dict(zip(whole.index.tolist(), range(len(whole.index))))
     taken = []  # per pair begun: its row of ``whole``, or -1 when its seed is not GJK's tetrahedron kept whole

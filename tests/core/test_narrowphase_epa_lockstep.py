@@ -91,6 +91,16 @@ def test_pairs_too_large_or_too_small_to_solve_unscaled_and_iteration_caps():
     assert {c.solver_status for c in collide_overlapping(shapes_a, shapes_b, max_iterations=1)} == {"iteration_limit"}
 
 
+def test_no_pairs_and_no_pair_the_lockstep_takes():
+    """No pairs at all, and only pairs ``collide`` solves alone (a margin, a shape of too many vertices)."""
+    assert collide_overlapping([], []) == []
+    points = sphere(60, 0.5)
+    shapes_a = [core.Sphere((0.0, 0.0, 0.0), 0.5), sphere(2000, 0.5)]
+    shapes_b = [points + 0.3, points + 0.3]
+    for contact, a, b in zip(collide_overlapping(shapes_a, shapes_b), shapes_a, shapes_b):
+        assert identical(contact, core.collide(a, b))
+
+
 def test_pairs_still_growing_after_the_lockstep_steps_are_solved_by_collide(monkeypatch):
     shapes_a, shapes_b = overlapping_hulls(5, 30)
     monkeypatch.setattr(lockstep, "MAX_STEPS", 3)

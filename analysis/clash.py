@@ -18,7 +18,7 @@ import numpy as np
 from ..core import overlapping_pairs
 from ..core.mesh import CONVEX, HULL, Solid, measure_solid_pairs
 from ..core.mesh.classify import classify_solids
-from ..core.mesh.contact.batch import LOCKSTEP_PAIRS
+from ..core.mesh.contact.batch import lockstep_chunks
 from ..core.mesh.contact.containment import BATCHED_TRIANGLE_PAIRS
 from .clash_report import ClashReport, ClashResult, pair_status
 from .analysed_shapes import placement
@@ -385,10 +385,10 @@ def _measure(report: ClashReport, members: list[Source], sides: tuple[set, set],
 def _batches(pairs: list[tuple[int, int]], solids: list[Solid]) -> Iterator[list[tuple[int, int]]]:
     """The pairs in measuring order: pairs of convex objects (or hulls: ``core.mesh.pair_method``) together,
     at most ``BATCH_PAIRS`` and ``BATCH_VERTICES`` padded vertices at a time, for the core's batch; then pairs of
-    meshes short of sculpts (``BATCHED_TRIANGLE_PAIRS``) as many at a time as the core steps in lockstep
-    (``LOCKSTEP_PAIRS``: fewer would pay its per-step numpy calls more often, about twice the time on a kitbashed
-    roof at 16 a time; about a second each, and Esc stops the worker between its steps); then every other pair alone
-    (each may take a while: progress and Esc come between them)."""
+    meshes short of sculpts (``BATCHED_TRIANGLE_PAIRS``) in the chunks the core steps in lockstep
+    (``lockstep_chunks``: smaller ones would pay its per-step numpy calls more often, about twice the time on a
+    kitbashed roof at 16 pairs a chunk; a second or two each, and Esc stops the worker between its steps); then every
+    other pair alone (each may take a while: progress and Esc come between them)."""
     involved = {index for pair in pairs for index in pair}  # the others are never classified
     methods = {index: solids[index].method for index in involved}
     batched = [(i, j) for i, j in pairs if HULL in (methods[i], methods[j]) or methods[i] == methods[j] == CONVEX]
@@ -408,8 +408,8 @@ def _batches(pairs: list[tuple[int, int]], solids: list[Solid]) -> Iterator[list
     rest = [pair for pair in pairs if pair not in alone]
     small = [(i, j) for i, j in rest
              if len(solids[i].mesh.triangles) * len(solids[j].mesh.triangles) <= BATCHED_TRIANGLE_PAIRS]
-    for first in range(0, len(small), LOCKSTEP_PAIRS):
-        yield small[first:first + LOCKSTEP_PAIRS]
+    for chunk in lockstep_chunks([len(solids[i].mesh.triangles) + len(solids[j].mesh.triangles) for i, j in small]):
+        yield [small[row] for row in chunk]
     grouped = set(small)
     yield from ([pair] for pair in rest if pair not in grouped)
 

@@ -11,6 +11,7 @@ import coal
 import numpy as np
 import pytest
 
+import core.mesh.contact.batch as batch_module
 import core.mesh.contact.containment as containment_module
 from core.mesh import MESH, Solid, collide_solids, measure_solid_pairs
 from core.mesh.contact.containment import (share_interior, share_interior_moved, shares_interior_after,
@@ -250,6 +251,33 @@ def test_pairs_measured_in_lockstep_answer_as_each_alone():
             np.testing.assert_array_equal(getattr(contact, field), getattr(alone, field))
         penetrating += contact.status == "penetrating"
     assert len(pairs) >= 10 and penetrating >= 5
+
+
+@pytest.mark.parametrize("most_pairs, most_triangles", [(3, 10_000), (1_000, 200)])
+def test_lockstep_chunks_keep_order_and_both_limits_and_give_the_same_answers(most_pairs, most_triangles,
+                                                                             monkeypatch):
+    """Mesh pairs go through the lockstep in order, in chunks of at most ``LOCKSTEP_PAIRS`` pairs and
+    ``LOCKSTEP_TRIANGLES`` triangles (a pair above that alone); the answers do not depend on the chunks."""
+    monkeypatch.setattr(batch_module, "LOCKSTEP_PAIRS", most_pairs)
+    monkeypatch.setattr(batch_module, "LOCKSTEP_TRIANGLES", most_triangles)
+    counts = [120, 40, 260, 30, 30, 90, 10, 150]
+    chunks = list(batch_module.lockstep_chunks(counts))
+    assert [index for chunk in chunks for index in chunk] == list(range(len(counts)))
+    for chunk, after in zip(chunks, chunks[1:] + [None]):
+        assert len(chunk) <= most_pairs
+        assert len(chunk) == 1 or sum(counts[k] for k in chunk) <= most_triangles
+        if after is not None:  # the chunk ended only because the next pair would break a limit
+            assert len(chunk) == most_pairs or sum(counts[k] for k in chunk + after[:1]) > most_triangles
+    pairs = [(a, b) for a, b in seeded_pairs(11) + exact_placements() if MESH in (a.method, b.method)]
+    assert len(list(batch_module.lockstep_chunks(
+        [len(a.mesh.triangles) + len(b.mesh.triangles) for a, b in pairs]))) > 1
+    chunked = measure_solid_pairs(pairs)[1]
+    monkeypatch.setattr(batch_module, "LOCKSTEP_PAIRS", len(pairs))
+    monkeypatch.setattr(batch_module, "LOCKSTEP_TRIANGLES", 1 << 40)
+    for contact, whole in zip(chunked, measure_solid_pairs(pairs)[1]):
+        assert (contact.status, contact.signed_distance, contact.overlap_volume) == (
+            whole.status, whole.signed_distance, whole.overlap_volume)
+        np.testing.assert_array_equal(contact.normal, whole.normal)
 
 
 def test_larger_meshes_in_lockstep_answer_as_each_alone():

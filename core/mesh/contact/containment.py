@@ -122,7 +122,7 @@ class _OffsetPairs(NamedTuple):
     """The triangle pairs of batches of offsets of B, as ``shares_interior_after`` tests them: corners and area normals
     of A's and of B's moved triangles, the offset each row belongs to (``offset``, numbered on over the batches), per
     offset the tolerance and the size it is relative to, and what the rows' vertex ids are read from (``ids``): the
-    rows of ``still`` and ``moving`` each row pairs, the rows before ``split`` those whose A moves."""
+    rows of the stacks ``still`` and ``moving`` each row pairs, the rows before ``split`` those whose A moves."""
 
     corners_a: np.ndarray
     normals_a: np.ndarray
@@ -138,12 +138,15 @@ class _OffsetPairs(NamedTuple):
     split: int
 
     def ids(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Vertex ids (K, 3) of A's and of B's triangles of the (increasing) ``rows``: only the few rows the exact
-        crossing test reads them for are gathered."""
+        """Vertex ids (K, 3) of A's and of B's triangles of the (increasing) ``rows``, each in its own mesh's
+        numbering (the crossing test reads only their order within a triangle, which the stacks' numbering, each
+        mesh's shifted by a constant, keeps): only the few rows the exact crossing test reads them for are gathered."""
         cut = int(np.searchsorted(rows, self.split))
         first, second = rows[:cut], rows[cut:]
-        ids_a = _two_runs(self.moving.ids, self.moving_rows[first], self.still.ids, self.still_rows[second])
-        ids_b = _two_runs(self.still.ids, self.still_rows[first], self.moving.ids, self.moving_rows[second])
+        still, moving = (np.concatenate([mesh.triangles for mesh in stack.meshes] + [np.zeros((0, 3), np.int64)])
+                         for stack in (self.still, self.moving))
+        ids_a = _two_runs(moving, self.moving_rows[first], still, self.still_rows[second])
+        ids_b = _two_runs(still, self.still_rows[first], moving, self.moving_rows[second])
         return ids_a, ids_b
 
     @classmethod

@@ -322,7 +322,9 @@ def nearest_distances(meshes: Sequence[TriangleMesh] | StackedMeshes, points: np
 
 def _stacked_nearest(stack: StackedMeshes, groups: RowGroups, points: np.ndarray, owners: np.ndarray) -> np.ndarray:
     """The distances, the triangles' boxes tested a group at a time (``row_groups``). The upper bound a point starts
-    from (any triangle's exact distance) only prunes: the least distance, the answer, is the same number."""
+    from (any triangle's exact distance) only prunes: the least distance, the answer, is the same number. Where every
+    point's mesh is one group (meshes of up to ``GROUP`` triangles) its rows' box gaps, found for the upper bound,
+    are the near groups' rows' too (a group farther than the bound has each of its rows farther)."""
     count = len(points)
     query, group = groups.pairs(owners)
     group_gap_sq = point_box_distance_sq(points[query], groups.lows[group], groups.highs[group])
@@ -332,10 +334,11 @@ def _stacked_nearest(stack: StackedMeshes, groups: RowGroups, points: np.ndarray
     upper, _closest = point_triangle_closest(points, stack.corners[rows[segment_firsts(gap_sq, point, count)]])
     reach = upper + ROUNDING * np.maximum(stack.scales[owners], np.abs(points).max(axis=1))
     limit_sq = reach * reach * (1.0 + BOUND_SLACK)
-    near = group_gap_sq <= limit_sq[query]
-    point, rows = groups.rows(query[near], group[near])
-    keep = np.flatnonzero(point_box_distance_sq(points[point], stack.lows[rows], stack.highs[rows])
-                          <= limit_sq[point])
+    if len(query) > count:  # some mesh of several groups: the near groups' rows
+        near = group_gap_sq <= limit_sq[query]
+        point, rows = groups.rows(query[near], group[near])
+        gap_sq = point_box_distance_sq(points[point], stack.lows[rows], stack.highs[rows])
+    keep = np.flatnonzero(gap_sq <= limit_sq[point])
     distance, _closest = point_triangle_closest(points[point[keep]], stack.corners[rows[keep]])
     best = segment_firsts(distance, point[keep], count)
     return np.minimum(upper, np.where(best >= 0, distance[best], np.inf))

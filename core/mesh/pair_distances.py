@@ -197,20 +197,30 @@ def _closest_within(side_a: StackedMeshes, side_b: StackedMeshes, near_a: np.nda
         lower_sq = np.maximum(lower_sq, axis_lower * axis_lower)
     keep = np.flatnonzero(lower_sq <= bound_sq[owner])
     rows = _Rows(owner[keep], rows_a[keep], rows_b[keep], lower_sq[keep], corners_a[keep], corners_b[keep])
-    # A tighter bound: the exact distance of each pair's triangle pair with the smallest lower bound.
+    # A tighter bound: the exact distance of each pair's triangle pair with the smallest lower bound. Where that is
+    # 0 at a lower bound of 0 the pair is settled: every row before it has a positive lower bound (so a positive
+    # distance), and measured in order it would be the first row and the first zero.
     probe = segment_firsts(rows.lower_sq, rows.owner, count)
     probed = np.flatnonzero(probe >= 0)
+    measured = triangle_pair_distance(rows.corners_a[probe[probed]], rows.corners_b[probe[probed]])
     bound = bound.copy()
-    bound[probed] = np.minimum(bound[probed], triangle_pair_distance(rows.corners_a[probe[probed]],
-                                                                     rows.corners_b[probe[probed]])[0])
+    bound[probed] = np.minimum(bound[probed], measured[0])
+    settled = (measured[0] == 0.0) & (rows.lower_sq[probe[probed]] == 0.0)
+    first = probe[probed[settled]]
+    found = (measured[0][settled], measured[1][settled], measured[2][settled], rows.rows_a[first], rows.rows_b[first])
     bound_sq = bound * bound * (1.0 + BOUND_SLACK)
-    rows = rows.kept(np.flatnonzero(rows.lower_sq <= bound_sq[rows.owner]))
+    open_rows = np.ones(count, dtype=bool)
+    open_rows[probed[settled]] = False
+    rows = rows.kept(np.flatnonzero((rows.lower_sq <= bound_sq[rows.owner]) & open_rows[rows.owner]))
     # The rows left get the tighter ``facing_lower_bound_sq`` (worth its cost only on them: most are faces that lie
     # sideways of the closest ones).
     rows.lower_sq = np.maximum(rows.lower_sq, facing_lower_bound_sq(
         rows.corners_a, rows.corners_b, side_a.unit_normals[rows.rows_a], side_b.unit_normals[rows.rows_b],
         margin[rows.owner]))
-    return _first_least(rows.kept(np.flatnonzero(rows.lower_sq <= bound_sq[rows.owner])), count)
+    columns = _first_least(rows.kept(np.flatnonzero(rows.lower_sq <= bound_sq[rows.owner])), count)
+    for column, values in zip(columns, found):
+        column[probed[settled]] = values
+    return columns
 
 
 def _axis_screen(side_a: StackedMeshes, rows_a: np.ndarray, side_b: StackedMeshes, rows_b: np.ndarray,

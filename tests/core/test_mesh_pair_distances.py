@@ -23,6 +23,7 @@ from core.mesh.contact.volumes import pair_volumes
 from core.mesh.distance import mesh_distance, nearest_on_surface
 from core.mesh.inside import crossing_windings, stacked_crossing_windings
 from core.mesh.pair_distances import mesh_distances, nearest_distances
+from core.mesh.triangle_distance import triangle_pair_distance
 from mesh_fixtures import box, coal_distance, coal_surface_distance, mesh, torus, uv_sphere
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -185,12 +186,24 @@ def test_push_out_witnesses_are_the_closest_points_of_the_moved_pair():
         np.testing.assert_allclose(point_a - point_b, depth * normal, rtol=0.0, atol=1e-15)
 
 
+def check_first_least(a: TriangleMesh, b: TriangleMesh, found) -> None:
+    """``found`` is the first (A's triangle major) of the least of every triangle pair's exact distance: the
+    definition, every triangle pair measured (touching pairs: the first pair at 0, and its points)."""
+    rows_a, rows_b = np.repeat(np.arange(len(a.triangles)), len(b.triangles)), np.tile(np.arange(len(b.triangles)),
+                                                                                     len(a.triangles))
+    distance, point_a, point_b = triangle_pair_distance(a.corners[rows_a], b.corners[rows_b])
+    first = int(np.argmin(distance))
+    assert (found.distance, found.triangle_a, found.triangle_b) == (distance[first], rows_a[first], rows_b[first])
+    assert found.point_a.tobytes() == point_a[first].tobytes() and found.point_b.tobytes() == point_b[first].tobytes()
+
+
 @pytest.mark.parametrize("seed", range(2))
 def test_screening_axes_only_prune(seed):
     """``axes`` screen the triangle pairs by their extents along each pair's axis: whatever the axes (the push-out's
     normal, it lengthened or shortened, random directions, zero), the answers are those without them, to the bit,
     with or without hints: a roof's penetrating pairs moved by their push-outs (just touching: a push-out's
-    witnesses, where the screen drops most triangle pairs) and its other pairs moved at random."""
+    witnesses, where the screen drops most triangle pairs) and its other pairs moved at random; without hints every
+    answer checked against every triangle pair measured."""
     solids = roof_solids(seed + 8)
     pairs = [(solids[i], solids[j]) for i, j in candidate_pairs(solids, 1e-5)]
     _apart, answers = measure_solid_pairs(pairs, tolerance=1e-9, touch_tolerance=1e-5)
@@ -206,6 +219,9 @@ def test_screening_axes_only_prune(seed):
     for upper_bounds in (None, hints):
         expected = mesh_distances(meshes, upper_bounds, offsets)
         assert len(pushed) >= 10 and sum(expected[k].distance == 0.0 for k in pushed) >= 5
+        if upper_bounds is None:
+            for (a, b), offset, found in zip(meshes, offsets, expected):
+                check_first_least(a, TriangleMesh.from_arrays(b.vertices + offset, b.triangles), found)
         for axes in kinds:
             for found, alone in zip(mesh_distances(meshes, upper_bounds, offsets, axes), expected):
                 assert (found.distance, found.triangle_a, found.triangle_b) == (alone.distance, alone.triangle_a,

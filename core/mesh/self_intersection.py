@@ -20,9 +20,9 @@ from .triangle_intersection import orientation_signs
 from .trimesh import TriangleMesh
 from .weld import exact_representatives
 
-#: A side test's float value decides when it exceeds this times |e1| |e2| |q - o|, a bound on its rounding
-#: (about 10 units of 1.1e-16 for the differences, the cross product and the dot product) with a wide margin.
-SIDE_FILTER = 1e-13
+#: A side test's float value decides when it exceeds this times its permanent (Shewchuk's bound on the rounding of
+#: an orientation determinant, 7.8e-16 of it, with a margin: the filter ``orientation_signs`` applies).
+SIDE_FILTER = 4e-15
 #: Segment ends closer than about this fraction of the mesh's size join their segments into one curve.
 JOIN_DISTANCE = 1e-9
 #: Grid cells are this many times the median box (its largest side): larger cells list more pairs per cell (one
@@ -350,9 +350,9 @@ def _share_label(first: list, second: list) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Planes:
-    """Each triangle's plane for the float filter of its side tests, one row (M, 7) per triangle so that a pair
-    gathers it at once: first corner, area normal (edge cross product) and the product of its two edges' lengths
-    (the scale of the test's rounding)."""
+    """Each triangle's plane for the float filter of its side tests, one row (M, 9) per triangle so that a pair
+    gathers it at once: first corner, area normal (edge cross product) and the permanent's factors (the absolute
+    values of the normal's two products, coordinate by coordinate: the scale of the test's rounding)."""
 
     rows: np.ndarray
 
@@ -360,21 +360,23 @@ class _Planes:
     def of(cls, mesh: TriangleMesh) -> "_Planes":
         corners = mesh.corners
         first, second = corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]
-        scales = np.sqrt(np.einsum("ij,ij->i", first, first) * np.einsum("ij,ij->i", second, second))
-        return cls(np.column_stack([corners[:, 0], cross(first, second), scales]))
+        factors = (np.abs(first[:, [1, 2, 0]] * second[:, [2, 0, 1]])
+                   + np.abs(first[:, [2, 0, 1]] * second[:, [1, 2, 0]]))
+        return cls(np.column_stack([corners[:, 0], cross(first, second), factors]))
 
 
 def _sides(mesh: TriangleMesh, planes: _Planes, t: np.ndarray, s: np.ndarray) -> np.ndarray:
     """(K, 3) exact sides (+1, -1, 0) of the corners of triangles ``s`` against the planes of triangles ``t``.
 
-    The float value n_t . (q - o_t) decides when it exceeds ``SIDE_FILTER`` x |e1| |e2| |q - o_t| (far beyond its
-    rounding). The rest are a corner of t (by index: on the plane) or go to the exact ``orientation_signs``; a
-    corner of t is always among them (its exact value is 0, so its float value is within the bound).
+    The float value n_t . (q - o_t) decides when it exceeds ``SIDE_FILTER`` x its permanent |q - o_t| . factors
+    (beyond its rounding). The rest are a corner of t (by index: on the plane) or go to the exact
+    ``orientation_signs``; a corner of t is always among them (its exact value is 0, so its float value is within
+    the bound).
     """
     plane = np.take(planes.rows, t, axis=0)  # (rows taken with np.take: about twice as fast as indexing)
     offsets = np.take(mesh.corners, s, axis=0) - plane[:, None, :3]  # (one row of corners per triangle)
     values = np.einsum("kij,kj->ki", offsets, plane[:, 3:6])
-    bound = SIDE_FILTER * plane[:, 6:] * np.sqrt(np.einsum("kij,kij->ki", offsets, offsets))
+    bound = SIDE_FILTER * np.einsum("kij,kj->ki", np.abs(offsets), plane[:, 6:])
     sides = np.sign(values).astype(np.int8)
     row, corner = np.nonzero(np.abs(values) <= bound)
     if len(row):

@@ -319,3 +319,30 @@ def test_faces_too_big_for_the_grid_are_paired_by_the_sweep_less_their_certified
                                                                        -1 - np.arange(shape.triangles.size)
                                                                        .reshape(-1, 3)))))
     assert not any(i in fan_faces and j in fan_faces for i, j in listed.tolist())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_side_tests_are_the_exact_signs(seed):
+    """The side tests' float filter (the permanent's bound) lets through only signs it gets right: every corner of
+    every triangle against every other triangle's plane, on turned lattice faces whose points are coplanar only to
+    rounding, nudged by an ulp, and exactly coplanar ones, against the exact signs in rational arithmetic."""
+    rng = np.random.default_rng(seed)
+    lattice = rng.integers(-3, 4, (60, 3)).astype(float)
+    turned = lattice @ fx.rotation_z(0.3 + seed)[:3, :3].T * 0.37 + 10.0  # off the origin: large coordinates
+    vertices = np.concatenate([lattice, turned, np.nextafter(turned, np.inf)])
+    triangles = rng.integers(0, len(vertices), (90, 3))
+    triangles = triangles[(triangles[:, 0] != triangles[:, 1]) & (triangles[:, 1] != triangles[:, 2])
+                          & (triangles[:, 0] != triangles[:, 2])]
+    mesh = fx.mesh(vertices, triangles)
+    t, s = (pair.ravel() for pair in np.meshgrid(np.arange(len(triangles)), np.arange(len(triangles)), indexing="ij"))
+    sides = self_intersection_module._sides(mesh, self_intersection_module._Planes.of(mesh), t, s)
+    expected = np.zeros(sides.shape, dtype=int)
+    corners = mesh.corners
+    for row in range(len(t)):
+        a, b, c = _rational(corners[t[row]])
+        normal = _cross(_sub(b, a), _sub(c, a))
+        for k, q in enumerate(_rational(corners[s[row]])):
+            value = _dot(normal, _sub(q, a))
+            expected[row, k] = (value > 0) - (value < 0)
+    np.testing.assert_array_equal(sides, expected)
+    assert (expected == 0).sum() > 200 and (expected != 0).sum() > 2000

@@ -71,6 +71,13 @@ def point_node_distance_sq(bvh: "TriangleBVH", points: np.ndarray, nodes: np.nda
     return np.maximum(aligned, _squared_norm(np.maximum(local - bvh.halves[nodes], 0.0)))
 
 
+def _padding(mesh: TriangleMesh) -> float:
+    """The rounding allowance of a tree's oriented boxes: 1e-13 of the largest vertex coordinate's size (read from
+    the mesh's box: the largest size is its least or largest coordinate's)."""
+    low, high = mesh.box
+    return 1e-13 * max(abs(float(low.min())), abs(float(high.max())))
+
+
 def _squared_norm(v: np.ndarray) -> np.ndarray:
     return v[..., 0] ** 2 + v[..., 1] ** 2 + v[..., 2] ** 2
 
@@ -186,7 +193,8 @@ class TriangleBVH:
             counts = ends[oriented_leaves] - starts[oriented_leaves]
             local_starts = np.cumsum(counts) - counts
             local_ends = local_starts + counts
-            sums = _bottom_up(np.add, _range_reduce(np.add, corners.sum(axis=1), local_starts, local_ends),
+            corner_sums = corners[:, 0] + corners[:, 1] + corners[:, 2]  # (``sum(axis=1)``'s order, sooner)
+            sums = _bottom_up(np.add, _range_reduce(np.add, corner_sums, local_starts, local_ends),
                               oriented_leaves, oriented_internal, children)
             checkpoint()
             moments = _bottom_up(np.add, _range_reduce(np.add, np.matmul(corners.transpose(0, 2, 1), corners),
@@ -203,7 +211,7 @@ class TriangleBVH:
             _oriented_extents(corners, axes, local_starts, local_ends, oriented_leaves, oriented_internal, children,
                               low, high)
         # Padding for the rounding of the projections, so the oriented boxes surely hold their corners.
-        pad = 1e-13 * float(np.abs(mesh.vertices).max())
+        pad = _padding(mesh)
         centres = np.einsum("nij,nj->ni", axes, 0.5 * (low + high))
         anchors = mesh.corners[order[(starts + ends - 1) // 2], 0]  # see anchor_triangle
         return cls(mesh, order, lows, highs, axes, centres, 0.5 * (high - low) + pad, children, starts, ends,
@@ -227,7 +235,7 @@ class TriangleBVH:
         left, stretch, right = np.linalg.svd(linear)
         rotation = left @ right
         scale, spread = 0.5 * (stretch[0] + stretch[-1]), 0.5 * (stretch[0] - stretch[-1])
-        pad = 1e-13 * float(np.abs(mesh.vertices).max())
+        pad = _padding(mesh)
         axes = np.matmul(rotation, self.axes)  # each box's axes (its columns) turned
         halves = scale * self.halves + (spread * self.halves.sum(axis=1) + pad)[:, None]
         centres = self.centres @ linear.T + offset
@@ -242,7 +250,7 @@ class TriangleBVH:
     def _translated(self, mesh: TriangleMesh, offset: np.ndarray, anchors: np.ndarray) -> "TriangleBVH":
         """``moved`` by a translation: every box shifts. Rounding is monotone, so a shifted aligned box still
         holds the shifted (rounded) vertices; oriented boxes, whose centres round on their own, are padded."""
-        pad = 1e-13 * float(np.abs(mesh.vertices).max())
+        pad = _padding(mesh)
         return TriangleBVH(mesh, self.order, self.lows + offset, self.highs + offset, self.axes, self.centres + offset,
                            self.halves + pad, self.children, self.starts, self.ends, anchors, self.focused)
 
@@ -267,10 +275,14 @@ class _MortonGrid:
         extent = float((high - self.low).max())
         self.scale = (2**21 - 1) / extent if extent > 0.0 else 0.0
         self.slack = 1e-9 * extent  # the rounding of a point's cell
-        cells = np.minimum((half - self.low) * self.scale, 2**21 - 1).astype(np.uint64)
+        half -= self.low  # (in place, here and below: the same numbers without a fresh array per step)
+        half *= self.scale
+        cells = np.minimum(half, 2**21 - 1, out=half).astype(np.uint64)
         self.codes = np.zeros(len(points), dtype=np.uint64)
         for axis in range(3):
-            self.codes |= _spread_bits(cells[:, axis]) << np.uint64(2 - axis)
+            spread = _spread_bits(cells[:, axis])
+            spread <<= np.uint64(2 - axis)
+            self.codes |= spread
 
     def reaches(self, codes: np.ndarray, starts: np.ndarray, ends: np.ndarray, reach: np.ndarray,
                 lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
@@ -312,9 +324,11 @@ def _split_positions(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray, ha
 def _spread_bits(values: np.ndarray) -> np.ndarray:
     """The 21 low bits of each value moved to every third bit (bit i to bit 3i)."""
     values = values & np.uint64(0x1FFFFF)
+    shifted = np.empty_like(values)
     for shift, mask in ((32, 0x1F00000000FFFF), (16, 0x1F0000FF0000FF), (8, 0x100F00F00F00F00F),
                         (4, 0x10C30C30C30C30C3), (2, 0x1249249249249249)):
-        values = (values | (values << np.uint64(shift))) & np.uint64(mask)
+        values |= np.left_shift(values, np.uint64(shift), out=shifted)
+        values &= np.uint64(mask)
     return values
 
 

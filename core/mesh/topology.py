@@ -33,25 +33,29 @@ def label_components(count: int, first: np.ndarray, second: np.ndarray,
     that is how inside/outside states travel along mesh edges that cross a surface an odd number of times.
     """
     parent = np.arange(count, dtype=np.int64)
-    relation = np.zeros(count, dtype=np.int64)
+    relation = np.zeros(count, dtype=np.int64)  # (stays zero without parities: their steps are skipped)
     first = np.asarray(first, dtype=np.int64)
     second = np.asarray(second, dtype=np.int64)
-    weight = np.zeros(len(first), dtype=np.int64) if parity is None else np.asarray(parity, dtype=np.int64) & 1
+    weight = None if parity is None else np.asarray(parity, dtype=np.int64) & 1
     while True:
         checkpoint()  # (a cancelled caller's worker stops here)
         while True:  # pointer jumping: every node points at its root
             grand = parent[parent]
             if np.array_equal(grand, parent):
                 break
-            relation = relation ^ relation[parent]
+            if weight is not None:
+                relation = relation ^ relation[parent]
             parent = grand
         root_1, root_2 = parent[first], parent[second]
         apart = root_1 != root_2
         if not apart.any():
             return parent, relation
-        first, second, weight = first[apart], second[apart], weight[apart]
+        first, second = first[apart], second[apart]
         root_1, root_2 = root_1[apart], root_2[apart]
-        between = weight ^ relation[first] ^ relation[second]
+        between = 0
+        if weight is not None:
+            weight = weight[apart]
+            between = weight ^ relation[first] ^ relation[second]
         high, low = np.maximum(root_1, root_2), np.minimum(root_1, root_2)
         best = np.full(count, np.iinfo(np.int64).max, dtype=np.int64)
         np.minimum.at(best, high, low * 2 + between)

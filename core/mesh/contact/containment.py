@@ -122,7 +122,8 @@ class _OffsetPairs(NamedTuple):
     """The triangle pairs of batches of offsets of B, as ``shares_interior_after`` tests them: corners and area normals
     of A's and of B's moved triangles, the offset each row belongs to (``offset``, numbered on over the batches), per
     offset the tolerance and the size it is relative to, and what the rows' vertex ids are read from (``ids``): the
-    rows of the stacks ``still`` and ``moving`` each row pairs, the rows before ``split`` those whose A moves."""
+    rows of the stacked meshes ``still`` and ``moving`` each row pairs, the rows before ``split`` those whose A moves
+    (the meshes only: the stacks' arrays are let go with the rows made)."""
 
     corners_a: np.ndarray
     normals_a: np.ndarray
@@ -131,8 +132,8 @@ class _OffsetPairs(NamedTuple):
     offset: np.ndarray
     tolerance: np.ndarray
     sizes: np.ndarray
-    still: StackedMeshes
-    moving: StackedMeshes
+    still: list[TriangleMesh]
+    moving: list[TriangleMesh]
     still_rows: np.ndarray
     moving_rows: np.ndarray
     split: int
@@ -143,8 +144,8 @@ class _OffsetPairs(NamedTuple):
         mesh's shifted by a constant, keeps): only the few rows the exact crossing test reads them for are gathered."""
         cut = int(np.searchsorted(rows, self.split))
         first, second = rows[:cut], rows[cut:]
-        still, moving = (np.concatenate([mesh.triangles for mesh in stack.meshes] + [np.zeros((0, 3), np.int64)])
-                         for stack in (self.still, self.moving))
+        still, moving = (np.concatenate([mesh.triangles for mesh in meshes] + [np.zeros((0, 3), np.int64)])
+                         for meshes in (self.still, self.moving))
         ids_a = _two_runs(moving, self.moving_rows[first], still, self.still_rows[second])
         ids_b = _two_runs(still, self.still_rows[first], moving, self.moving_rows[second])
         return ids_a, ids_b
@@ -201,7 +202,8 @@ class _OffsetPairs(NamedTuple):
         _take_rows(still_normals, i[split:], normals_a[split:])
         _take_rows(still_normals, i[:split], normals_b[:split])
         normals_b[split:] = _area_normals(corners_b[split:])
-        return cls(corners_a, normals_a, corners_b, normals_b, k, tolerance, sizes, still, moving, i, j, split), alone
+        return cls(corners_a, normals_a, corners_b, normals_b, k, tolerance, sizes, still.meshes, moving.meshes, i, j,
+                   split), alone
 
 
 def _two_runs(first: np.ndarray, first_rows: np.ndarray, second: np.ndarray, second_rows: np.ndarray) -> np.ndarray:

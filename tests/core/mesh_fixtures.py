@@ -97,6 +97,8 @@ def _triangulate(polygon: np.ndarray) -> np.ndarray:
             triangles.append((i, j, l))
             remaining.pop(k)
             break
+        else:  # (a clockwise or zero-area polygon has no ear: without this the loop never ended)
+            raise ValueError(f"polygon {polygon.tolist()} is not simple and counter-clockwise with an area")
     triangles.append(tuple(remaining))
     return np.array(triangles)
 

@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..validation import as_points
-from ..vector.arrays import largest3, smallest3
+from ..vector.arrays import dot_rows, largest3, smallest3
 from .bvh import TriangleBVH, leaf_triangles
 from .row_groups import RowGroups
 from .stacked import StackedMeshes
@@ -288,16 +288,11 @@ def _beyond(stack: StackedMeshes, points: np.ndarray, owners: np.ndarray, direct
     starts = np.cumsum(counts) - counts
     rows = np.arange(int(counts.sum())) + np.repeat(firsts - starts, counts)
     vertices = stack.vertices[rows]
-    heights = _heights(vertices, directions)
+    heights = dot_rows(vertices, directions)
     highest, lowest = np.maximum.reduceat(heights, starts, axis=0), np.minimum.reduceat(heights, starts, axis=0)
     scale = np.maximum.reduceat(np.abs(vertices).max(axis=1), starts)
     mesh = place[owners]
-    heights = _heights(points, directions)
+    heights = dot_rows(points, directions)
     reach = (DOT_ROUNDING * (scale[mesh] + np.abs(points).max(axis=1)))[:, None] * np.abs(directions).sum(axis=1) \
         + np.finfo(np.float64).tiny
     return ((heights - reach > highest[mesh]) | (heights + reach < lowest[mesh])).any(axis=1)
-
-
-def _heights(points: np.ndarray, directions: np.ndarray) -> np.ndarray:
-    """(P, D) dot products of the points with the directions, three products and two sums each."""
-    return points[:, :1] * directions[:, 0] + points[:, 1:2] * directions[:, 1] + points[:, 2:] * directions[:, 2]

@@ -424,8 +424,6 @@ def _stacked_crossings(pairs: list[tuple[TriangleMesh, TriangleMesh]],
     rows = stacked_candidates(stack_a, stack_b, tolerances, FLAT_PAIRS, lambda k: candidate_pairs(
         *pairs[k], float(tolerances[k]), None if trees is None else trees(k)))
     owner = stack_a.owner[rows[:, 0]]
-    for stack in (stack_a, stack_b):  # every row's normal once (the shares below read them), gathered by the pairs
-        stack.mesh.area_normals
     found = MeshPairs.of_pairs(stack_a.mesh, stack_b.mesh, rows, tolerances[owner], sizes[owner], meeting_only=True)
     curves, closed, chain = _curves(found)
     segment_owner = stack_a.owner[found.segment_pairs[:, 0]]

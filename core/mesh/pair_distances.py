@@ -18,7 +18,7 @@ from .distance import MeshDistance, mesh_distance
 from .row_groups import RowGroups
 from .stacked import StackedMeshes, pairings, segment_firsts
 from .triangle_distance import (facing_lower_bound_sq, point_triangle_closest, separation_lower_bound,
-                                triangle_pair_distance)
+                                triangle_pair_distance, unit_vectors)
 from .trimesh import CornerBoxes, TriangleMesh
 from ..vector.arrays import dot, largest3, smallest3
 
@@ -45,7 +45,7 @@ def mesh_distances(pairs: Sequence[tuple[TriangleMesh, TriangleMesh]],
     hints = np.array([np.inf if upper_bounds is None or upper_bounds[k] is None else float(upper_bounds[k])
                       for k in range(len(pairs))])
     offsets = None if offsets is None else np.asarray(offsets, dtype=np.float64).reshape(-1, 3)
-    axes = None if axes is None else _units(np.asarray(axes, dtype=np.float64).reshape(-1, 3))
+    axes = None if axes is None else unit_vectors(np.asarray(axes, dtype=np.float64).reshape(-1, 3))
     sizes = [len(a.triangles) * len(b.triangles) for a, b in pairs]
     answers: list = [None] * len(pairs)
     small = [k for k, size in enumerate(sizes) if 0 < size <= STACKED_TRIANGLE_PAIRS]
@@ -63,12 +63,6 @@ def mesh_distances(pairs: Sequence[tuple[TriangleMesh, TriangleMesh]],
                 b = TriangleMesh.from_arrays(moved_vertices(b.vertices, offsets[k]), b.triangles)
             answers[k] = mesh_distance(a, b, upper_bound=None if np.isinf(hints[k]) else hints[k])
     return answers
-
-
-def _units(vectors: np.ndarray) -> np.ndarray:
-    """(N, 3) vectors made unit length (up to rounding); zero ones stay zero (an axis that screens nothing)."""
-    length = np.sqrt(dot(vectors, vectors))
-    return vectors / np.where(length > 0.0, length, 1.0)[:, None]
 
 
 def moved_vertices(vertices: np.ndarray, offsets: np.ndarray) -> np.ndarray:

@@ -163,7 +163,7 @@ class Solid:
             return (Part(self.mesh, closed=False, convexity_defect=np.inf),)
         pieces = part_meshes(self.mesh)
         if len(pieces) > 1:  # cavities (the only parts still facing inward) joined to the parts around them
-            labels, count = loose_parts(self.mesh)
+            labels, _count = loose_parts(self.mesh)
             volumes = loose_part_volumes(self.mesh)
             if (volumes < 0.0).any():
                 pieces = with_cavities(pieces, cavity_hosts(self.mesh, labels, volumes))

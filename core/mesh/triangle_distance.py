@@ -196,7 +196,7 @@ def _interval_gap(axis: np.ndarray, tri_a: np.ndarray, tri_b: np.ndarray) -> np.
     return np.maximum(smallest3(along_b) - largest3(along_a), smallest3(along_a) - largest3(along_b))
 
 
-def _unit(vectors: np.ndarray) -> np.ndarray:
+def unit_vectors(vectors: np.ndarray) -> np.ndarray:
     """Unit vectors; zero where the vector is zero."""
     length = np.sqrt(dot(vectors, vectors))
     return vectors / np.where(length > 0.0, length, 1.0)[:, None]
@@ -204,7 +204,7 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
 
 def unit_normals(tri: np.ndarray) -> np.ndarray:
     """(K, 3) unit normals of triangles (K, 3, 3) by the right-hand rule; zero for zero-area triangles."""
-    return _unit(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]))
+    return unit_vectors(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]))
 
 
 def separation_lower_bound(tri_a: np.ndarray, tri_b: np.ndarray, normal_a: np.ndarray | None = None,
@@ -216,7 +216,7 @@ def separation_lower_bound(tri_a: np.ndarray, tri_b: np.ndarray, normal_a: np.nd
     ``normal_a``, ``normal_b``: the triangles' ``unit_normals`` when already known. Pairs whose
     centroid-line gap already exceeds ``bound`` skip the normals (their bound stays above ``bound``).
     """
-    centre_line = _unit(tri_b[:, 0] + tri_b[:, 1] + tri_b[:, 2] - tri_a[:, 0] - tri_a[:, 1] - tri_a[:, 2])
+    centre_line = unit_vectors(tri_b[:, 0] + tri_b[:, 1] + tri_b[:, 2] - tri_a[:, 0] - tri_a[:, 1] - tri_a[:, 2])
     gap = _interval_gap(centre_line, tri_a, tri_b)
     near = np.flatnonzero(gap <= bound)
     near_a, near_b = tri_a[near], tri_b[near]
@@ -258,7 +258,7 @@ def separating_axes(tri_a: np.ndarray, tri_b: np.ndarray, normal_a: np.ndarray,
     """Of ``separation_lower_bound``'s three axes, the one with the largest gap per pair, turned to point from A
     toward B: (axes (K, 3), gaps (K,), negative where the projections overlap). Moving B by ``t`` moves its
     projection by ``axes @ t`` and leaves A's: the pair's distance is then at least ``gaps + axes @ t``."""
-    centre_line = _unit(tri_b[:, 0] + tri_b[:, 1] + tri_b[:, 2] - tri_a[:, 0] - tri_a[:, 1] - tri_a[:, 2])
+    centre_line = unit_vectors(tri_b[:, 0] + tri_b[:, 1] + tri_b[:, 2] - tri_a[:, 0] - tri_a[:, 1] - tri_a[:, 2])
     candidates = np.stack([centre_line, normal_a, normal_b])  # (3, K, 3)
     along_a, along_b = dot(tri_a[None], candidates[:, :, None]), dot(tri_b[None], candidates[:, :, None])
     forward = smallest3(along_b) - largest3(along_a)

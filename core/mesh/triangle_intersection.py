@@ -444,16 +444,15 @@ def meeting_rows(a: TrianglePlanes, t: np.ndarray, b: TrianglePlanes, s: np.ndar
     count = len(t)
     tolerance, size = (np.broadcast_to(np.asarray(value, dtype=np.float64), (count,)) for value in (tolerance, size))
     a_sides = _corner_sides(a, t, b, s)
-    flat_a = _largest_size(a_sides.heights) <= tolerance
+    flat_a = largest3(np.abs(a_sides.heights.T)) <= tolerance
     one_a = _one_sided(a_sides.sides)
     rows = np.flatnonzero(flat_a | ~one_a)  # the others: A certainly on one side of B's plane, not in it
     t, s, tolerance, size = t[rows], s[rows], tolerance[rows], size[rows]
     b_sides = _corner_sides(b, s, a, t)
-    coplanar = flat_a[rows] & (_largest_size(b_sides.heights) <= tolerance)
+    coplanar = flat_a[rows] & (largest3(np.abs(b_sides.heights.T)) <= tolerance)
     near = ~one_a[rows] & ~_one_sided(b_sides.sides)
     a_heights, b_heights = a_sides.heights[:, rows].T, b_sides.heights.T
-    straddle = np.flatnonzero(near & (largest3(a_heights) > tolerance) & (smallest3(a_heights) < -tolerance)
-                              & (largest3(b_heights) > tolerance) & (smallest3(b_heights) < -tolerance))
+    straddle = np.flatnonzero(near & straddling(a_heights, b_heights, tolerance))
     ts, ss = t[straddle], s[straddle]
     near[straddle[apart_on_common_line(a.corners[ts], a.normals[ts], a_heights[straddle], b.corners[ss],
                                        b.normals[ss], b_heights[straddle], tolerance[straddle],
@@ -486,11 +485,6 @@ def _corner_sides(points: TrianglePlanes, t: np.ndarray, planes: TrianglePlanes,
             values[corner, rows], permanents[corner, rows], heights[corner, rows] = value, permanent, value / scale
             sides[corner, rows] = (value > sure).view(np.int8) - (value < -sure).view(np.int8)
     return CornerSides(values, permanents, heights, sides)
-
-
-def _largest_size(heights: np.ndarray) -> np.ndarray:
-    """(K,) the largest |height| of the three rows of ``heights`` (3, K)."""
-    return np.maximum(np.maximum(np.abs(heights[0]), np.abs(heights[1])), np.abs(heights[2]))
 
 
 def _one_sided(sides: np.ndarray) -> np.ndarray:

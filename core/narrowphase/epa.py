@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .gjk import SupportFn, Vertex
-from .simplex import EPSILON, closest_on_triangle, triangle_frame
+from .simplex import EIGHT_EPSILON, EPSILON, closest_on_triangle, triangle_frame
 from ..vector.vec3 import Vec3, combine, cross, dot, norm, normalized, orthonormal_basis, scale, sub
 
 
@@ -161,11 +161,8 @@ def plane_of(a: Vec3, b: Vec3, c: Vec3):
     length = sqrt(n2)
     nx, ny, nz = nx / length, ny / length, nz / length
     # (8 eps is formed first either way: the same floats as 8.0 * EPSILON * ...)
-    error = _EIGHT_EPSILON * (1.0 + sqrt(spread2 / n2)) * (abs(ax) + abs(ay) + abs(az))
+    error = EIGHT_EPSILON * (1.0 + sqrt(spread2 / n2)) * (abs(ax) + abs(ay) + abs(az))
     return (nx, ny, nz), nx * ax + ny * ay + nz * az, error
-
-
-_EIGHT_EPSILON = 8.0 * EPSILON
 
 
 def sliver_plane(p: Vec3, q: Vec3, r: Vec3):
@@ -210,7 +207,6 @@ def sliver_plane(p: Vec3, q: Vec3, r: Vec3):
         tilt = 8.0 * EPSILON * math.sqrt(length2 / height2)
         error = min(tilt * (1.0 + tilt), 2.0) * math.sqrt(from_line2) + rounding
     return (nx, ny, nz), nx * sx + ny * sy + nz * sz, error
-
 
 
 #: The faces of a seed tetrahedron (opposite corners 3, 2, 1, 0), all wound one way.

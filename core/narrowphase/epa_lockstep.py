@@ -15,11 +15,9 @@ from ..vector.arrays import dot
 from .collide import PreparedPair, after_epa, pair_contacts, seeded_many, solve_pair
 from .epa import SEED_FACES, EpaResult, polytope_answer
 from .stacked_simplex import closest_on_triangles
-from .gjk_lockstep import StackedShapes, stacked_sides
+from .gjk_lockstep import MAX_VERTICES, StackedShapes, stacked_sides
 from .warm_epa import corner_planes
 
-#: Shapes with more vertices than this go through ``collide`` (their supports have quicker ways than a scan).
-MAX_VERTICES = 1024
 #: Steps grown in lockstep; a pair still growing after them (below its own cap) is solved by ``collide``.
 MAX_STEPS = 512
 

@@ -6,7 +6,6 @@ simplex, weights, bounds and iteration count as alone, bit for bit. See docs/arc
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np

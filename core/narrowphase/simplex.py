@@ -12,7 +12,8 @@ EPSILON = 2.0 ** -53
 #: How far (relative to the tetrahedron's reach) the weights of an enclosed origin may put it back:
 #: farther, the tetrahedron is flat to rounding and its sign tests are noise.
 ENCLOSED_MISS = 1e-9
-_EIGHT_EPSILON = 8.0 * EPSILON
+#: Eight units of rounding: a relative error bound shared by the simplex's and EPA's sign tests.
+EIGHT_EPSILON = 8.0 * EPSILON
 
 
 def closest_on_segment(a: Vec3, b: Vec3) -> tuple[Vec3, tuple[float, float]]:
@@ -51,7 +52,7 @@ def closest_on_triangle(a: Vec3, b: Vec3, c: Vec3) -> tuple[Vec3, tuple[float, f
     if d3 >= 0.0 and d4 <= d3:
         return b, (0.0, 1.0, 0.0)
     vc = d1 * d4 - d3 * d2
-    vc_margin = _EIGHT_EPSILON * (abs(d1 * d4) + abs(d3 * d2))
+    vc_margin = EIGHT_EPSILON * (abs(d1 * d4) + abs(d3 * d2))
     if vc <= -vc_margin and d1 >= 0.0 and d3 <= 0.0:
         point, (u, v) = closest_on_segment(a, b)
         return point, (u, v, 0.0)
@@ -59,11 +60,11 @@ def closest_on_triangle(a: Vec3, b: Vec3, c: Vec3) -> tuple[Vec3, tuple[float, f
     if d6 >= 0.0 and d5 <= d6:
         return c, (0.0, 0.0, 1.0)
     vb = d5 * d2 - d1 * d6
-    vb_margin = _EIGHT_EPSILON * (abs(d5 * d2) + abs(d1 * d6))
+    vb_margin = EIGHT_EPSILON * (abs(d5 * d2) + abs(d1 * d6))
     if vb <= -vb_margin and d2 >= 0.0 and d6 <= 0.0:
         point, (u, w) = closest_on_segment(a, c)
         return point, (u, 0.0, w)
-    va_margin = _EIGHT_EPSILON * (abs(d3 * d6) + abs(d5 * d4))
+    va_margin = EIGHT_EPSILON * (abs(d3 * d6) + abs(d5 * d4))
     va = d3 * d6 - d5 * d4
     if va <= -va_margin and d4 - d3 >= 0.0 and d5 - d6 >= 0.0:
         point, (v, w) = closest_on_segment(b, c)
@@ -141,7 +142,7 @@ def _face_weights(frame, p: Vec3) -> tuple[tuple[float, float, float], bool]:
 
 def closest_on_tetrahedron(points) -> tuple[Vec3, tuple[float, ...], bool]:
     """Closest point on a tetrahedron; the flag says the origin is inside (closest point = origin)."""
-    sides = [_side(points, i, j, k, opposite) for i, j, k, opposite in _TETRAHEDRON_FACES]
+    sides = [_side(points, i, j, k, opposite) for i, j, k, opposite in TETRAHEDRON_FACES]
     if all(side >= 0.0 for side in sides):
         weights = _inside_weights(points)
         # On a tetrahedron flat to rounding the sign tests and the volume ratios are noise: the origin
@@ -152,13 +153,14 @@ def closest_on_tetrahedron(points) -> tuple[Vec3, tuple[float, ...], bool]:
             return (0.0, 0.0, 0.0), weights, True
     # The solid's nearest point to an outside origin is on a face the origin sees; where rounding
     # blurs the sign tests (a side of 0, or none negative yet not enclosed) all four are tried.
-    seen = [face[:3] for face, side in zip(_TETRAHEDRON_FACES, sides) if side < 0.0]
-    faces = seen if seen and all(side != 0.0 for side in sides) else [face[:3] for face in _TETRAHEDRON_FACES]
+    seen = [face[:3] for face, side in zip(TETRAHEDRON_FACES, sides) if side < 0.0]
+    faces = seen if seen and all(side != 0.0 for side in sides) else [face[:3] for face in TETRAHEDRON_FACES]
     point, weights = _closest_of(points, faces, closest_on_triangle)
     return point, weights, False
 
 
-_TETRAHEDRON_FACES = ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0))
+#: A tetrahedron's faces, each with its opposite corner last.
+TETRAHEDRON_FACES = ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0))
 
 
 def _side(points, i: int, j: int, k: int, opposite: int) -> float:

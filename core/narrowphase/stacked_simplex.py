@@ -9,13 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..vector.arrays import cross, dot
-from .simplex import ENCLOSED_MISS, EPSILON, closest_on_tetrahedron, closest_on_triangle
+from .simplex import EIGHT_EPSILON, ENCLOSED_MISS, TETRAHEDRON_FACES, closest_on_tetrahedron, closest_on_triangle
 
-_EIGHT_EPSILON = 8.0 * EPSILON
 #: How near ``1e-2 * longest2 ** 2`` a triangle's squared normal may come before the scalar code decides its
 #: face region (``**`` is the C library's ``pow``, which need not round as a product does).
 _POW_SLACK = 1e-12
-_TETRAHEDRON_FACES = ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0))
 
 
 def closest_on_segments(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -44,9 +42,9 @@ def closest_on_triangles(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[n
     d3, d4 = -dot(ab, b), -dot(ac, b)
     d5, d6 = -dot(ab, c), -dot(ac, c)
     vc, vb, va = d1 * d4 - d3 * d2, d5 * d2 - d1 * d6, d3 * d6 - d5 * d4
-    margin_c = _EIGHT_EPSILON * (abs(d1 * d4) + abs(d3 * d2))
-    margin_b = _EIGHT_EPSILON * (abs(d5 * d2) + abs(d1 * d6))
-    margin_a = _EIGHT_EPSILON * (abs(d3 * d6) + abs(d5 * d4))
+    margin_c = EIGHT_EPSILON * (abs(d1 * d4) + abs(d3 * d2))
+    margin_b = EIGHT_EPSILON * (abs(d5 * d2) + abs(d1 * d6))
+    margin_a = EIGHT_EPSILON * (abs(d3 * d6) + abs(d5 * d4))
     normal = cross(ab, ac)
     n2 = dot(normal, normal)
     bc = ac - ab
@@ -158,7 +156,7 @@ def closest_on_tetrahedra(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, n
     closest, weights, enclosed = np.empty((count, 3)), np.zeros((count, 4)), np.zeros(count, dtype=bool)
     corner = [points[:, k] for k in range(4)]
     sides = np.empty((count, 4))
-    for f, (i, j, k, opposite) in enumerate(_TETRAHEDRON_FACES):
+    for f, (i, j, k, opposite) in enumerate(TETRAHEDRON_FACES):
         normal = cross(corner[j] - corner[i], corner[k] - corner[i])
         sides[:, f] = -dot(normal, corner[i]) * dot(normal, corner[opposite] - corner[i])
     with np.errstate(all="ignore"):
@@ -178,7 +176,7 @@ def closest_on_tetrahedra(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, n
     seen = sides[rest] < 0.0
     tried = np.where((seen.any(axis=1) & (sides[rest] != 0.0).all(axis=1))[:, None], seen, True)
     owner, face = np.nonzero(tried)
-    slots = np.array(_TETRAHEDRON_FACES)[face, :3]
+    slots = np.array(TETRAHEDRON_FACES)[face, :3]
     on_face, face_weights = closest_on_triangles(*(points[rest[owner], slots[:, k]] for k in range(3)))
     distance2 = np.full((len(rest), 4), np.inf)
     distance2[owner, face] = dot(on_face, on_face)

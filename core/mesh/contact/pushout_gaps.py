@@ -37,8 +37,8 @@ class TriangleTerms(NamedTuple):
     """What ``meeting_intervals`` needs of each triangle, computed once per triangle: its corners and edges (edge k
     from corner k to k + 1), area normal, the normal's level (n · corner 0), and per edge k the products
     corner k × edge k (``on``, also corner k + 1's) and corner k + 2 × edge k (``off``): a · (e_a × e_b) is
-    e_b · (a × e_a). Coordinates first, triangles last (corners (3 corners, 3, M), normal (3, M), level (M,)):
-    the pairs' arithmetic then runs over contiguous rows of triangles."""
+    e_b · (a × e_a). Triangles last (``corners``, ``edges``, ``on``, ``off`` (3, 3, M): corner or edge, coordinate,
+    triangle; ``normal`` (3, M); ``level`` (M,)): the pairs' arithmetic then runs over contiguous rows of triangles."""
 
     corners: np.ndarray
     edges: np.ndarray
